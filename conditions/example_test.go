@@ -1,0 +1,121 @@
+package conditions_test
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/capkit/capkit/conditions"
+)
+
+// FooMachine stands for a provider's infrastructure machine type.
+type FooMachine struct {
+	metav1.ObjectMeta
+	Status struct {
+		Conditions []metav1.Condition
+	}
+}
+
+// GetConditions implements conditions.Getter.
+func (m *FooMachine) GetConditions() []metav1.Condition { return m.Status.Conditions }
+
+// SetConditions implements conditions.Setter.
+func (m *FooMachine) SetConditions(c []metav1.Condition) { m.Status.Conditions = c }
+
+var (
+	start = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	later = start.Add(time.Minute)
+)
+
+func show(m *FooMachine) {
+	for _, c := range m.Status.Conditions {
+		fmt.Printf("%s=%s reason=%s gen=%d at=%s msg=%q\n", c.Type, c.Status, c.Reason,
+			c.ObservedGeneration, c.LastTransitionTime.UTC().Format(time.TimeOnly), c.Message)
+	}
+}
+
+func ExampleSet() {
+	m := &FooMachine{ObjectMeta: metav1.ObjectMeta{Generation: 2}}
+
+	changed, _ := conditions.Set(m, metav1.Condition{Type: "VMReady", Status: metav1.ConditionFalse, Reason: "Creating"},
+		conditions.WithTime(start))
+	fmt.Println("changed:", changed)
+
+	// Same status, new reason: LastTransitionTime stays at start.
+	changed, _ = conditions.Set(m, metav1.Condition{Type: "VMReady", Status: metav1.ConditionFalse, Reason: "WaitingForIP"},
+		conditions.WithTime(later))
+	fmt.Println("changed:", changed)
+
+	// Nothing new: no write needed.
+	changed, _ = conditions.Set(m, metav1.Condition{Type: "VMReady", Status: metav1.ConditionFalse, Reason: "WaitingForIP"},
+		conditions.WithTime(later))
+	fmt.Println("changed:", changed)
+	show(m)
+	// Output:
+	// changed: true
+	// changed: true
+	// changed: false
+	// VMReady=False reason=WaitingForIP gen=2 at=12:00:00 msg=""
+}
+
+func ExampleMarkFalse() {
+	m := &FooMachine{}
+	_, _ = conditions.MarkFalse(m, "VMReady", "CreateFailed", "cannot create VM: quota exceeded", conditions.WithTime(start))
+	show(m)
+
+	_, err := conditions.MarkFalse(m, "VMReady", "create failed", "")
+	fmt.Println(errors.Is(err, conditions.ErrInvalidCondition))
+	fmt.Println(err)
+	// Output:
+	// VMReady=False reason=CreateFailed gen=0 at=12:00:00 msg="cannot create VM: quota exceeded"
+	// true
+	// cannot set condition "VMReady": invalid reason "create failed": must match ^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$: invalid condition
+}
+
+func ExampleSetSummary() {
+	m := &FooMachine{}
+	steps := []string{"NetworkReady", "LoadBalancerReady", conditions.Deleting}
+	negative := conditions.WithNegativePolarity(conditions.Deleting)
+
+	_, _ = conditions.MarkFalse(m, "NetworkReady", "QuotaExceeded", "subnet quota exceeded", conditions.WithTime(start))
+	_, _ = conditions.MarkFalse(m, conditions.Deleting, conditions.ReasonNotDeleting, "", conditions.WithTime(start))
+	_, _ = conditions.SetSummary(m, steps, negative, conditions.WithTime(start))
+	show(m)
+
+	_, _ = conditions.MarkTrue(m, "NetworkReady", "Provisioned", "", conditions.WithTime(later))
+	_, _ = conditions.MarkTrue(m, "LoadBalancerReady", "Provisioned", "", conditions.WithTime(later))
+	_, _ = conditions.SetSummary(m, steps, negative, conditions.WithTime(later))
+	fmt.Println(conditions.IsTrue(m, conditions.Ready), conditions.GetReason(m, conditions.Ready))
+	// Output:
+	// Ready=False reason=NotReady gen=0 at=12:00:00 msg="NetworkReady: subnet quota exceeded; LoadBalancerReady not reported"
+	// Deleting=False reason=NotDeleting gen=0 at=12:00:00 msg=""
+	// NetworkReady=False reason=QuotaExceeded gen=0 at=12:00:00 msg="subnet quota exceeded"
+	// true Ready
+}
+
+func ExampleMarkPaused() {
+	m := &FooMachine{ObjectMeta: metav1.ObjectMeta{Generation: 4}}
+	_, _ = conditions.MarkPaused(m, true, "Cluster spec.paused is set to true", conditions.WithTime(start))
+	show(m)
+
+	_, _ = conditions.MarkPaused(m, false, "", conditions.WithTime(later))
+	show(m)
+	// Output:
+	// Paused=True reason=Paused gen=4 at=12:00:00 msg="Cluster spec.paused is set to true"
+	// Paused=False reason=NotPaused gen=4 at=12:01:00 msg=""
+}
+
+func ExampleForSlice() {
+	var status struct{ Conditions []metav1.Condition }
+	s := conditions.ForSlice(&status.Conditions)
+	_, _ = conditions.MarkTrue(s, "VMReady", "Running", "", conditions.WithObservedGeneration(1))
+	_, _ = conditions.MarkUnknown(s, conditions.Ready, "", "")
+	for _, c := range status.Conditions {
+		fmt.Println(c.Type, c.Status, c.Reason, c.ObservedGeneration)
+	}
+	// Output:
+	// Ready Unknown Unspecified 0
+	// VMReady True Running 1
+}

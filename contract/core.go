@@ -1,0 +1,127 @@
+package contract
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Labels and annotations of the core Cluster API objects that providers read.
+const (
+	// GroupName is the API group of the core Cluster API types.
+	GroupName = "cluster.x-k8s.io"
+	// ClusterNameLabel names the Cluster an object belongs to.
+	ClusterNameLabel = "cluster.x-k8s.io/cluster-name"
+	// ControlPlaneLabel is present on control-plane Machines.
+	ControlPlaneLabel = "cluster.x-k8s.io/control-plane"
+	// PausedAnnotation pauses reconciliation of the object that carries it.
+	PausedAnnotation = "cluster.x-k8s.io/paused"
+	// WatchFilterLabel selects the objects a controller started with a watch filter reconciles.
+	WatchFilterLabel = "cluster.x-k8s.io/watch-filter"
+	// ManagedByAnnotation marks an InfraCluster managed outside Cluster API; providers must not reconcile it.
+	ManagedByAnnotation = "cluster.x-k8s.io/managed-by"
+	// ProviderLabel names the provider in clusterctl components.
+	ProviderLabel = "cluster.x-k8s.io/provider"
+	// ContractLabelPrefix starts the CRD labels that declare contract versions, e.g. cluster.x-k8s.io/v1beta2.
+	ContractLabelPrefix = GroupName + "/"
+)
+
+// ClusterFields are the fields of the core Cluster that providers read, for one core API version
+// (v1beta1 or v1beta2 of cluster.x-k8s.io; the core API version matches the contract version it implements).
+type ClusterFields struct{ version Version }
+
+// Cluster returns the core Cluster fields of API version v.
+func Cluster(v Version) ClusterFields { return ClusterFields{version: v} }
+
+// Paused is spec.paused.
+func (c ClusterFields) Paused() Field[bool] { return NewField[bool]("spec", "paused") }
+
+// ControlPlaneEndpoint is spec.controlPlaneEndpoint.
+func (c ClusterFields) ControlPlaneEndpoint() Field[APIEndpoint] {
+	return NewField[APIEndpoint]("spec", "controlPlaneEndpoint")
+}
+
+// InfrastructureProvisioned is status.infrastructureReady (v1beta1) or
+// status.initialization.infrastructureProvisioned (v1beta2).
+func (c ClusterFields) InfrastructureProvisioned() Field[bool] {
+	return pick(c.version, NewField[bool]("status", "infrastructureReady"),
+		NewField[bool]("status", "initialization", "infrastructureProvisioned"))
+}
+
+// InfrastructureRef is spec.infrastructureRef: apiVersion/kind/name (v1beta1) or apiGroup/kind/name (v1beta2).
+func (c ClusterFields) InfrastructureRef() Field[map[string]any] {
+	return NewField[map[string]any]("spec", "infrastructureRef")
+}
+
+// MachineFields are the fields of the core Machine that providers read, for one core API version.
+type MachineFields struct{ version Version }
+
+// Machine returns the core Machine fields of API version v.
+func Machine(v Version) MachineFields { return MachineFields{version: v} }
+
+// ClusterName is spec.clusterName.
+func (c MachineFields) ClusterName() Field[string] { return NewField[string]("spec", "clusterName") }
+
+// BootstrapDataSecretName is spec.bootstrap.dataSecretName.
+func (c MachineFields) BootstrapDataSecretName() Field[string] {
+	return NewField[string]("spec", "bootstrap", "dataSecretName")
+}
+
+// Version is spec.version, the Kubernetes version of the machine.
+func (c MachineFields) Version() Field[string] { return NewField[string]("spec", "version") }
+
+// FailureDomain is spec.failureDomain.
+func (c MachineFields) FailureDomain() Field[string] {
+	return NewField[string]("spec", "failureDomain")
+}
+
+// ProviderID is spec.providerID, copied by Cluster API from the InfraMachine.
+func (c MachineFields) ProviderID() Field[string] { return NewField[string]("spec", "providerID") }
+
+// InfrastructureRef is spec.infrastructureRef.
+func (c MachineFields) InfrastructureRef() Field[map[string]any] {
+	return NewField[map[string]any]("spec", "infrastructureRef")
+}
+
+// BootstrapDataSecretCreated is status.bootstrapReady (v1beta1) or
+// status.initialization.bootstrapDataSecretCreated (v1beta2).
+func (c MachineFields) BootstrapDataSecretCreated() Field[bool] {
+	return pick(c.version, NewField[bool]("status", "bootstrapReady"),
+		NewField[bool]("status", "initialization", "bootstrapDataSecretCreated"))
+}
+
+// InfrastructureProvisioned is status.infrastructureReady (v1beta1) or
+// status.initialization.infrastructureProvisioned (v1beta2).
+func (c MachineFields) InfrastructureProvisioned() Field[bool] {
+	return pick(c.version, NewField[bool]("status", "infrastructureReady"),
+		NewField[bool]("status", "initialization", "infrastructureProvisioned"))
+}
+
+// IsControlPlaneMachine reports whether a Machine carries the control-plane label.
+func IsControlPlaneMachine(machine *unstructured.Unstructured) bool {
+	if machine == nil {
+		return false
+	}
+	_, ok := machine.GetLabels()[ControlPlaneLabel]
+	return ok
+}
+
+// ClusterNameOf returns the cluster-name label of obj, or "".
+func ClusterNameOf(obj *unstructured.Unstructured) string {
+	if obj == nil {
+		return ""
+	}
+	return obj.GetLabels()[ClusterNameLabel]
+}
+
+// APIVersionOf returns the core Cluster API version (v1beta1 or v1beta2) of a core object from its apiVersion.
+func APIVersionOf(obj *unstructured.Unstructured) (Version, error) {
+	if obj == nil {
+		return "", fmt.Errorf("cannot get the API version of a nil object: %w", ErrUnknownVersion)
+	}
+	gv := obj.GroupVersionKind()
+	if gv.Group != GroupName {
+		return "", fmt.Errorf("cannot get the core API version of %q: group %q is not %q: %w", obj.GetAPIVersion(), gv.Group, GroupName, ErrUnknownVersion)
+	}
+	return ParseVersion(gv.Version)
+}

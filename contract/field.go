@@ -1,0 +1,230 @@
+package contract
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// ErrFieldNotFound is returned by Get when the field, or one of its parents, is absent.
+var ErrFieldNotFound = errors.New("field not found")
+
+// ErrFieldType is returned by Get when the field holds a value of another type than the contract says, and by
+// Set when a parent of the field is not an object or the value cannot be written as JSON.
+var ErrFieldType = errors.New("field has the wrong type")
+
+// Path is a field path in an object, e.g. {"status", "initialization", "provisioned"}.
+type Path []string
+
+// String returns the path in dotted form, e.g. "status.initialization.provisioned".
+func (p Path) String() string { return strings.Join(p, ".") }
+
+// Field is a typed accessor for one contract field in an unstructured object. T is the Go type of the field
+// as JSON decodes it (bool, string, int64, a struct, a map or a slice). Get returns a copy: changing the
+// returned value never changes the object.
+type Field[T any] struct {
+	path Path
+}
+
+// NewField returns an accessor for the field at path.
+func NewField[T any](path ...string) Field[T] { return Field[T]{path: path} }
+
+// Path returns the field's path.
+func (f Field[T]) Path() Path { return f.path }
+
+// Get returns the field's value; ErrFieldNotFound when it (or a parent) is absent or null, ErrFieldType when it
+// or a parent has another shape. Error messages name the path and the JSON types, never the value.
+func (f Field[T]) Get(u *unstructured.Unstructured) (T, error) {
+	var out T
+	if u == nil {
+		return out, fmt.Errorf("cannot get %q: nil object: %w", f.path, ErrFieldNotFound)
+	}
+	raw, err := lookup(u.Object, f.path)
+	if err != nil {
+		return out, fmt.Errorf("cannot get %q: %w", f.path, err)
+	}
+	switch any(out).(type) {
+	case bool, string, int64, float64:
+		if v, ok := raw.(T); ok {
+			return v, nil
+		}
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return out, fmt.Errorf("cannot get %q: %w: value of Go type %T is not JSON", f.path, ErrFieldType, raw)
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return out, fmt.Errorf("cannot get %q: %w: %q: want %s, got %s",
+				f.path, ErrFieldType, te.Field, jsonKindOfType(te.Type), te.Value)
+		}
+		return out, fmt.Errorf("cannot get %q: %w: want %s, got %s",
+			f.path, ErrFieldType, jsonKindOfType(reflect.TypeOf(&out).Elem()), jsonKind(raw))
+	}
+	return out, nil
+}
+
+// Has reports whether the field is present and not null, whatever its type.
+func (f Field[T]) Has(u *unstructured.Unstructured) bool {
+	if u == nil {
+		return false
+	}
+	_, err := lookup(u.Object, f.path)
+	return err == nil
+}
+
+// Set writes value at the field's path, creating parent objects as needed. A nil map, slice or pointer
+// removes the field instead of writing null. Set fails with ErrFieldType when a parent is not an object.
+func (f Field[T]) Set(u *unstructured.Unstructured, value T) error {
+	if u == nil {
+		return fmt.Errorf("cannot set %q: nil object", f.path)
+	}
+	if len(f.path) == 0 {
+		return fmt.Errorf("cannot set %q: empty path", f.path)
+	}
+	v, err := toUnstructured(value)
+	if err != nil {
+		return fmt.Errorf("cannot set %q: %w: %w", f.path, ErrFieldType, err)
+	}
+	if v == nil {
+		f.Delete(u)
+		return nil
+	}
+	if u.Object == nil {
+		u.Object = map[string]any{}
+	}
+	m := u.Object
+	for i, name := range f.path[:len(f.path)-1] {
+		next, ok := m[name]
+		if !ok || next == nil {
+			child := map[string]any{}
+			m[name] = child
+			m = child
+			continue
+		}
+		child, ok := next.(map[string]any)
+		if !ok {
+			return fmt.Errorf("cannot set %q: %w: %q is %s, not an object", f.path, ErrFieldType, f.path[:i+1], jsonKind(next))
+		}
+		m = child
+	}
+	m[f.path[len(f.path)-1]] = v
+	return nil
+}
+
+// Delete removes the field; deleting an absent field is not an error.
+func (f Field[T]) Delete(u *unstructured.Unstructured) {
+	if u != nil && u.Object != nil {
+		unstructured.RemoveNestedField(u.Object, f.path...)
+	}
+}
+
+// lookup walks path in obj without copying. It returns ErrFieldNotFound when a step is absent or null and
+// ErrFieldType when a parent is not an object.
+func lookup(obj map[string]any, path Path) (any, error) {
+	var cur any = obj
+	for i, name := range path {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%w: %q is %s, not an object", ErrFieldType, path[:i], jsonKind(cur))
+		}
+		next, found := m[name]
+		if !found || next == nil {
+			return nil, ErrFieldNotFound
+		}
+		cur = next
+	}
+	return cur, nil
+}
+
+// toUnstructured converts a Go value into the JSON-compatible form unstructured objects hold: maps, slices,
+// strings, booleans, int64 and float64. It returns nil for a nil value or a nil map, slice or pointer.
+func toUnstructured(value any) (any, error) {
+	switch v := value.(type) {
+	case nil:
+		return nil, nil
+	case bool, string, int64:
+		return v, nil
+	case int32:
+		return int64(v), nil
+	case int:
+		return int64(v), nil
+	case float64:
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("number %v is not valid JSON", v)
+		}
+		return v, nil
+	}
+	b, err := json.Marshal(value)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode %T as JSON", value)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, fmt.Errorf("cannot decode JSON of %T", value)
+	}
+	return normalizeNumbers(out), nil
+}
+
+// normalizeNumbers turns the float64 numbers of encoding/json into int64 where they are whole, as the
+// apimachinery JSON decoder does, so that values survive DeepCopy and compare equal to decoded objects.
+func normalizeNumbers(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			t[k] = normalizeNumbers(e)
+		}
+	case []any:
+		for i, e := range t {
+			t[i] = normalizeNumbers(e)
+		}
+	case float64:
+		if t == math.Trunc(t) && t >= math.MinInt64 && t < math.MaxInt64 {
+			return int64(t)
+		}
+	}
+	return v
+}
+
+// jsonKind names the JSON type of an unstructured value for error messages.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case int64, float64, int32, int, json.Number:
+		return "number"
+	case nil:
+		return "null"
+	default:
+		return fmt.Sprintf("Go type %T", v)
+	}
+}
+
+// jsonKindOfType names the JSON type a Go type decodes from, for error messages.
+func jsonKindOfType(t reflect.Type) string {
+	if t == nil {
+		return "a value"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == timeType {
+		return "string"
+	}
+	if k := openAPIType(t); k != "" {
+		return k
+	}
+	return t.String()
+}

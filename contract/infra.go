@@ -1,0 +1,176 @@
+package contract
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// InfraClusterFields are the contract fields of an InfraCluster (e.g. AWSCluster, MemCluster) for one contract version.
+type InfraClusterFields struct{ version Version }
+
+// InfraCluster returns the InfraCluster contract fields of contract version v.
+func InfraCluster(v Version) InfraClusterFields { return InfraClusterFields{version: v} }
+
+// ControlPlaneEndpoint is spec.controlPlaneEndpoint, the same in every contract version.
+func (c InfraClusterFields) ControlPlaneEndpoint() Field[APIEndpoint] {
+	return NewField[APIEndpoint]("spec", "controlPlaneEndpoint")
+}
+
+// Provisioned is status.ready (v1beta1) or status.initialization.provisioned (v1beta2).
+func (c InfraClusterFields) Provisioned() Field[bool] {
+	return pick(c.version, NewField[bool]("status", "ready"), NewField[bool]("status", "initialization", "provisioned"))
+}
+
+// FailureDomains is status.failureDomains: a map keyed by name (v1beta1) or a list (v1beta2).
+func (c InfraClusterFields) FailureDomains() FailureDomainsField {
+	return FailureDomainsField{version: c.version, path: Path{"status", "failureDomains"}}
+}
+
+// Conditions is where metav1.Conditions live: status.v1beta2.conditions (v1beta1) or status.conditions (v1beta2).
+func (c InfraClusterFields) Conditions() Field[[]metav1.Condition] { return conditionsField(c.version) }
+
+// InfraMachineFields are the contract fields of an InfraMachine (e.g. AWSMachine, MemMachine) for one contract version.
+type InfraMachineFields struct{ version Version }
+
+// InfraMachine returns the InfraMachine contract fields of contract version v.
+func InfraMachine(v Version) InfraMachineFields { return InfraMachineFields{version: v} }
+
+// ProviderID is spec.providerID, the same in every contract version.
+func (c InfraMachineFields) ProviderID() Field[string] { return NewField[string]("spec", "providerID") }
+
+// Provisioned is status.ready (v1beta1) or status.initialization.provisioned (v1beta2).
+func (c InfraMachineFields) Provisioned() Field[bool] {
+	return pick(c.version, NewField[bool]("status", "ready"), NewField[bool]("status", "initialization", "provisioned"))
+}
+
+// Addresses is status.addresses.
+func (c InfraMachineFields) Addresses() Field[[]MachineAddress] {
+	return NewField[[]MachineAddress]("status", "addresses")
+}
+
+// FailureDomain is status.failureDomain: the failure domain the machine was actually placed in.
+func (c InfraMachineFields) FailureDomain() Field[string] {
+	return NewField[string]("status", "failureDomain")
+}
+
+// SpecFailureDomain is spec.failureDomain: the failure domain Cluster API asked for (copied from the Machine).
+func (c InfraMachineFields) SpecFailureDomain() Field[string] {
+	return NewField[string]("spec", "failureDomain")
+}
+
+// Conditions is where metav1.Conditions live: status.v1beta2.conditions (v1beta1) or status.conditions (v1beta2).
+func (c InfraMachineFields) Conditions() Field[[]metav1.Condition] { return conditionsField(c.version) }
+
+// BootstrapConfigFields are the contract fields of a bootstrap config (e.g. KubeadmConfig).
+type BootstrapConfigFields struct{ version Version }
+
+// BootstrapConfig returns the bootstrap config contract fields of contract version v.
+func BootstrapConfig(v Version) BootstrapConfigFields { return BootstrapConfigFields{version: v} }
+
+// DataSecretName is status.dataSecretName, the same in every contract version.
+func (c BootstrapConfigFields) DataSecretName() Field[string] {
+	return NewField[string]("status", "dataSecretName")
+}
+
+// DataSecretCreated is status.ready (v1beta1) or status.initialization.dataSecretCreated (v1beta2).
+func (c BootstrapConfigFields) DataSecretCreated() Field[bool] {
+	return pick(c.version, NewField[bool]("status", "ready"), NewField[bool]("status", "initialization", "dataSecretCreated"))
+}
+
+// Conditions is where metav1.Conditions live for this contract version.
+func (c BootstrapConfigFields) Conditions() Field[[]metav1.Condition] {
+	return conditionsField(c.version)
+}
+
+// TemplateSpec is spec.template.spec of an InfraClusterTemplate, InfraMachineTemplate or bootstrap config template.
+func TemplateSpec() Field[map[string]any] {
+	return NewField[map[string]any]("spec", "template", "spec")
+}
+
+func conditionsField(v Version) Field[[]metav1.Condition] {
+	return pick(v, NewField[[]metav1.Condition]("status", "v1beta2", "conditions"),
+		NewField[[]metav1.Condition]("status", "conditions"))
+}
+
+// FailureDomainsField reads and writes status.failureDomains in the shape of its contract version, and always
+// presents it as a list sorted by name.
+type FailureDomainsField struct {
+	version Version
+	path    Path
+}
+
+// Path returns the field's path.
+func (f FailureDomainsField) Path() Path { return f.path }
+
+// legacyFailureDomain is the value of one v1beta1 failure-domain map entry.
+type legacyFailureDomain struct {
+	ControlPlane bool              `json:"controlPlane,omitempty"`
+	Attributes   map[string]string `json:"attributes,omitempty"`
+}
+
+// Get returns the failure domains sorted by name. A v1beta1 map entry becomes a FailureDomain named by its key,
+// with ControlPlane always set (an absent controlPlane is false in v1beta1).
+func (f FailureDomainsField) Get(u *unstructured.Unstructured) ([]FailureDomain, error) {
+	if f.version != V1Beta1 {
+		out, err := NewField[[]FailureDomain](f.path...).Get(u)
+		if err != nil {
+			return nil, err
+		}
+		sortFailureDomains(out)
+		return out, nil
+	}
+	m, err := NewField[map[string]legacyFailureDomain](f.path...).Get(u)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]FailureDomain, 0, len(m))
+	for name, d := range m {
+		cp := d.ControlPlane
+		out = append(out, FailureDomain{Name: name, ControlPlane: &cp, Attributes: d.Attributes})
+	}
+	sortFailureDomains(out)
+	return out, nil
+}
+
+// Set writes the failure domains in the shape of the field's contract version, sorted by name; names must be
+// unique and not empty. A nil list removes the field; an empty list writes an empty list (or map).
+func (f FailureDomainsField) Set(u *unstructured.Unstructured, domains []FailureDomain) error {
+	seen := make(map[string]bool, len(domains))
+	for i, d := range domains {
+		if d.Name == "" {
+			return fmt.Errorf("cannot set %q: item %d: name must not be empty", f.path, i)
+		}
+		if seen[d.Name] {
+			return fmt.Errorf("cannot set %q: item %d: duplicate name %q", f.path, i, d.Name)
+		}
+		seen[d.Name] = true
+	}
+	if domains == nil {
+		if u == nil {
+			return fmt.Errorf("cannot set %q: nil object", f.path)
+		}
+		NewField[any](f.path...).Delete(u)
+		return nil
+	}
+	sorted := slices.Clone(domains)
+	sortFailureDomains(sorted)
+	if f.version != V1Beta1 {
+		return NewField[[]FailureDomain](f.path...).Set(u, sorted)
+	}
+	m := make(map[string]legacyFailureDomain, len(sorted))
+	for _, d := range sorted {
+		m[d.Name] = legacyFailureDomain{ControlPlane: d.ControlPlane != nil && *d.ControlPlane, Attributes: d.Attributes}
+	}
+	return NewField[map[string]legacyFailureDomain](f.path...).Set(u, m)
+}
+
+// Delete removes the field; deleting an absent field is not an error.
+func (f FailureDomainsField) Delete(u *unstructured.Unstructured) { NewField[any](f.path...).Delete(u) }
+
+func sortFailureDomains(d []FailureDomain) {
+	slices.SortStableFunc(d, func(a, b FailureDomain) int { return strings.Compare(a.Name, b.Name) })
+}

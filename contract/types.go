@@ -1,0 +1,94 @@
+package contract
+
+// The types in this file have the JSON shapes of the v1beta2 contract. A provider embeds them in its own API
+// types so that its CRDs carry the right fields, types and validation; see the package example.
+
+// APIEndpoint is the address of a cluster's Kubernetes API server (InfraCluster spec.controlPlaneEndpoint).
+type APIEndpoint struct {
+	// host is the hostname or IP on which the API server is serving.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	Host string `json:"host,omitempty"`
+
+	// port is the port on which the API server is serving.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	Port int32 `json:"port,omitempty"`
+}
+
+// IsZero reports whether neither host nor port is set.
+func (e APIEndpoint) IsZero() bool { return e.Host == "" && e.Port == 0 }
+
+// IsValid reports whether both host and port are set.
+func (e APIEndpoint) IsValid() bool { return e.Host != "" && e.Port > 0 }
+
+// FailureDomain is one failure domain an InfraCluster offers (v1beta2: an item of status.failureDomains).
+type FailureDomain struct {
+	// name is the name of the failure domain.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	Name string `json:"name"`
+
+	// controlPlane determines if this failure domain is suitable for use by control plane machines.
+	// +optional
+	ControlPlane *bool `json:"controlPlane,omitempty"`
+
+	// attributes is a free form map of attributes an infrastructure provider might use or require.
+	// +optional
+	Attributes map[string]string `json:"attributes,omitempty"`
+}
+
+// MachineAddressType is the kind of a machine address.
+// +kubebuilder:validation:Enum=Hostname;ExternalIP;InternalIP;ExternalDNS;InternalDNS
+type MachineAddressType string
+
+// Machine address types, as Cluster API and Kubernetes Nodes define them.
+const (
+	MachineHostName    MachineAddressType = "Hostname"
+	MachineExternalIP  MachineAddressType = "ExternalIP"
+	MachineInternalIP  MachineAddressType = "InternalIP"
+	MachineExternalDNS MachineAddressType = "ExternalDNS"
+	MachineInternalDNS MachineAddressType = "InternalDNS"
+)
+
+// MachineAddress is one address of a machine (InfraMachine status.addresses).
+type MachineAddress struct {
+	// type is the machine address type, one of Hostname, ExternalIP, InternalIP, ExternalDNS or InternalDNS.
+	// +required
+	Type MachineAddressType `json:"type"`
+
+	// address is the machine address.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	Address string `json:"address"`
+}
+
+// InfraClusterInitialization is the v1beta2 InfraCluster status.initialization.
+// +kubebuilder:validation:MinProperties=1
+type InfraClusterInitialization struct {
+	// provisioned is true when the infrastructure provider reports that the cluster's infrastructure is fully
+	// provisioned. Cluster API reads it to orchestrate the cluster's initial provisioning.
+	// +optional
+	Provisioned *bool `json:"provisioned,omitempty"`
+}
+
+// InfraMachineInitialization is the v1beta2 InfraMachine status.initialization.
+// +kubebuilder:validation:MinProperties=1
+type InfraMachineInitialization struct {
+	// provisioned is true when the infrastructure provider reports that the machine's infrastructure is fully
+	// provisioned. Cluster API reads it to orchestrate the machine's initial provisioning.
+	// +optional
+	Provisioned *bool `json:"provisioned,omitempty"`
+}
+
+// BootstrapConfigInitialization is the v1beta2 bootstrap config status.initialization.
+// +kubebuilder:validation:MinProperties=1
+type BootstrapConfigInitialization struct {
+	// dataSecretCreated is true when the bootstrap provider reports that the Machine's bootstrap secret is created.
+	// +optional
+	DataSecretCreated *bool `json:"dataSecretCreated,omitempty"`
+}

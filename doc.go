@@ -1,0 +1,2 @@
+// Package capkit is placeholder; see README.md.
+package capkit
