@@ -1,0 +1,151 @@
+package cloud
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+)
+
+// DefaultMaxUserDataSize is the default limit of InstanceSpec.UserData: 16 KiB, as in EC2.
+const DefaultMaxUserDataSize = 16 * 1024
+
+// DefaultSeed is the seed used when WithSeed is not given, so that a Cloud is deterministic by
+// default.
+const DefaultSeed uint64 = 1
+
+// Cloud is an in-memory IaaS. All methods are safe for concurrent use.
+//
+// The API methods (Create*, Get*, Delete*, Find*, RegisterTarget, DeregisterTarget) behave like
+// a remote cloud API: they are counted (Calls), slowed down and failed by fault injection
+// (FaultConfig, FailNext), honour context cancellation and return copies, never internal
+// pointers. The inspection methods (Count, List, Report, InstanceUserData, ...) are for tests
+// and demos: they are never counted, delayed or failed.
+//
+// Idempotency tokens: a create request with a non-empty IdempotencyToken already used for the
+// same kind creates nothing and returns the resource created by the first request, even if
+// that request's response was lost. If the parameters differ from the first request the call
+// fails with ErrTokenMismatch; if that resource has been deleted since it fails with
+// ErrTokenReused, so that a stale retry never brings a deleted resource back. Tokens are per
+// kind and never expire. A request that failed before the change (invalid parameter, injected
+// fault before the change) does not use up its token.
+type Cloud struct {
+	mu sync.Mutex
+
+	now         func() time.Time
+	ids         *rand.Rand // resource IDs
+	rng         *rand.Rand // fault decisions and jitter
+	faults      FaultConfig
+	scripted    map[Op][]FaultMode
+	pendingGets int
+	maxUserData int
+	quotas      map[Kind]int
+
+	records      map[string]*record
+	issued       map[string]bool // every ID ever issued, so IDs are never reused
+	tokens       map[Kind]map[string]*tokenEntry
+	findSeq      map[Kind]uint64 // Find calls per kind, the clock of search lag
+	seq          uint64          // creation order
+	live         map[Kind]int
+	totalCreated int
+	stats        Stats
+}
+
+// Option configures a Cloud.
+type Option func(*Cloud)
+
+// WithSeed seeds the random generators of IDs, fault decisions and latency jitter. Two clouds
+// with the same seed and options given the same sequence of calls behave identically.
+// Default: DefaultSeed.
+func WithSeed(seed uint64) Option {
+	return func(c *Cloud) {
+		c.ids = rand.New(rand.NewPCG(seed, 0x6d656d636c6f7564))
+		c.rng = rand.New(rand.NewPCG(seed, 0x6661756c7473))
+	}
+}
+
+// WithClock sets the clock that stamps CreatedAt. Default: time.Now. A nil clock is ignored.
+func WithClock(now func() time.Time) Option {
+	return func(c *Cloud) {
+		if now != nil {
+			c.now = now
+		}
+	}
+}
+
+// WithFaults sets the initial fault injection; see FaultConfig and Cloud.SetFaults.
+func WithFaults(f FaultConfig) Option {
+	return func(c *Cloud) {
+		c.faults = f
+		c.faults.Ops = slices.Clone(f.Ops)
+	}
+}
+
+// WithPendingGets makes every new instance stay InstancePending for its first n GetInstance
+// calls; the call after those returns it InstanceRunning. Default 0: instances are running at
+// once.
+func WithPendingGets(n int) Option {
+	return func(c *Cloud) { c.pendingGets = n }
+}
+
+// WithQuota limits the number of live resources of a kind to maxLive; creating one more fails
+// with ErrQuotaExceeded. Default: no limit.
+func WithQuota(kind Kind, maxLive int) Option {
+	return func(c *Cloud) { c.quotas[kind] = maxLive }
+}
+
+// WithMaxUserDataSize sets the maximum size of InstanceSpec.UserData in bytes.
+// Default: DefaultMaxUserDataSize.
+func WithMaxUserDataSize(n int) Option {
+	return func(c *Cloud) { c.maxUserData = n }
+}
+
+// New returns an empty cloud. It fails with ErrInvalidParameter when an option has a bad value.
+func New(opts ...Option) (*Cloud, error) {
+	c := &Cloud{
+		now:         time.Now,
+		scripted:    map[Op][]FaultMode{},
+		maxUserData: DefaultMaxUserDataSize,
+		quotas:      map[Kind]int{},
+		records:     map[string]*record{},
+		issued:      map[string]bool{},
+		tokens:      map[Kind]map[string]*tokenEntry{},
+		findSeq:     map[Kind]uint64{},
+		live:        map[Kind]int{},
+		stats:       newStats(),
+	}
+	WithSeed(DefaultSeed)(c)
+	for _, opt := range opts {
+		if opt != nil {
+			opt(c)
+		}
+	}
+	if err := c.validateOptions(); err != nil {
+		return nil, fmt.Errorf("cannot create cloud: %w", err)
+	}
+	return c, nil
+}
+
+func (c *Cloud) validateOptions() error {
+	if err := c.faults.Validate(); err != nil {
+		return err
+	}
+	if c.pendingGets < 0 {
+		return invalid("pendingGets", c.pendingGets, "must not be negative")
+	}
+	if c.maxUserData < 0 {
+		return invalid("maxUserDataSize", c.maxUserData, "must not be negative")
+	}
+	for _, k := range Kinds() {
+		if q, ok := c.quotas[k]; ok && q < 0 {
+			return invalid("quota."+string(k), q, "must not be negative")
+		}
+	}
+	for k := range c.quotas {
+		if !k.valid() {
+			return invalid("quota kind", k, "is not a known kind")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,198 @@
+package cloud
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// CreateLoadBalancer creates a load balancer in a network, or returns the one created earlier
+// with the same IdempotencyToken (see Cloud). Its Host is "<id>.memcloud.local".
+func (c *Cloud) CreateLoadBalancer(ctx context.Context, spec LoadBalancerSpec) (*LoadBalancer, error) {
+	port := spec.Port
+	if port == 0 {
+		port = DefaultLoadBalancerPort
+	}
+	return as[LoadBalancer](c.create(ctx, createReq{
+		kind: KindLoadBalancer, name: spec.Name, tags: spec.Tags, token: spec.IdempotencyToken,
+		fingerprint: fingerprint(spec.Name, formatTags(spec.Tags), spec.NetworkID, strconv.Itoa(port)),
+		build: func(m Meta) (*record, error) {
+			if port < 1 || port > 65535 {
+				return nil, invalid("port", spec.Port, "must be from 1 to 65535, or 0 for the default")
+			}
+			if _, err := c.parentLocked("networkID", KindNetwork, spec.NetworkID); err != nil {
+				return nil, err
+			}
+			lb := &LoadBalancer{Meta: m, NetworkID: spec.NetworkID, Host: m.ID + "." + DNSSuffix, Port: port, Targets: []string{}}
+			return &record{obj: lb, parent: spec.NetworkID}, nil
+		},
+	}))
+}
+
+// GetLoadBalancer returns the load balancer with the given ID, or an error wrapping
+// ErrNotFound.
+func (c *Cloud) GetLoadBalancer(ctx context.Context, id string) (*LoadBalancer, error) {
+	return as[LoadBalancer](c.get(ctx, KindLoadBalancer, id))
+}
+
+// DeleteLoadBalancer deletes a load balancer, registered targets included. It fails with
+// ErrNotFound when it is gone.
+func (c *Cloud) DeleteLoadBalancer(ctx context.Context, id string) error {
+	return c.delete(ctx, KindLoadBalancer, id)
+}
+
+// FindLoadBalancers returns the load balancers that have all the given tags (at least one), in
+// creation order. Recently created ones may be missing: see FaultConfig.SearchLag.
+func (c *Cloud) FindLoadBalancers(ctx context.Context, tags map[string]string) ([]LoadBalancer, error) {
+	return asList[LoadBalancer](c.find(ctx, KindLoadBalancer, tags))
+}
+
+// RegisterTarget adds an instance of the load balancer's network to its targets. Registering
+// a registered instance does nothing and succeeds.
+func (c *Cloud) RegisterTarget(ctx context.Context, loadBalancerID, instanceID string) error {
+	if err := c.changeTargets(ctx, VerbRegister, loadBalancerID, instanceID); err != nil {
+		return fmt.Errorf("cannot register instance %q with load balancer %q: %w", instanceID, loadBalancerID, err)
+	}
+	return nil
+}
+
+// DeregisterTarget removes an instance from the load balancer's targets. Deregistering an
+// instance that is not registered, or no longer exists, does nothing and succeeds; an unknown
+// load balancer is ErrNotFound. Deleting an instance deregisters it everywhere.
+func (c *Cloud) DeregisterTarget(ctx context.Context, loadBalancerID, instanceID string) error {
+	if err := c.changeTargets(ctx, VerbDeregister, loadBalancerID, instanceID); err != nil {
+		return fmt.Errorf("cannot deregister instance %q from load balancer %q: %w", instanceID, loadBalancerID, err)
+	}
+	return nil
+}
+
+func (c *Cloud) changeTargets(ctx context.Context, verb Verb, lbID, instanceID string) error {
+	op := verb.On(KindLoadBalancer)
+	after, err := c.begin(ctx, op)
+	if err != nil {
+		return err
+	}
+	if err := checkID("loadBalancerID", KindLoadBalancer, lbID); err != nil {
+		return err
+	}
+	if err := checkID("instanceID", KindInstance, instanceID); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rec, err := c.lookupLocked(KindLoadBalancer, lbID)
+	if err != nil {
+		return err
+	}
+	lb := rec.obj.(*LoadBalancer)
+	if verb == VerbDeregister {
+		lb.Targets = slices.DeleteFunc(lb.Targets, func(t string) bool { return t == instanceID })
+	} else {
+		inst, err := c.parentLocked("instanceID", KindInstance, instanceID)
+		if err != nil {
+			return err
+		}
+		if network := inst.obj.(*Instance).NetworkID; network != lb.NetworkID {
+			return invalid("instanceID", instanceID, fmt.Sprintf("is in network %q, not in network %q of the load balancer", network, lb.NetworkID))
+		}
+		if !slices.Contains(lb.Targets, instanceID) {
+			lb.Targets = append(lb.Targets, instanceID)
+			slices.Sort(lb.Targets)
+		}
+	}
+	if after {
+		return c.faultLocked(op)
+	}
+	return nil
+}
+
+// CreateInstance starts an instance in a subnet, or returns the one created earlier with the
+// same IdempotencyToken (see Cloud). The instance gets the subnet's lowest free address; it is
+// InstanceRunning at once unless WithPendingGets is set.
+func (c *Cloud) CreateInstance(ctx context.Context, spec InstanceSpec) (*Instance, error) {
+	return as[Instance](c.create(ctx, createReq{
+		kind: KindInstance, name: spec.Name, tags: spec.Tags, token: spec.IdempotencyToken,
+		fingerprint: fingerprint(spec.Name, formatTags(spec.Tags), spec.SubnetID, spec.Image, spec.Flavor,
+			strings.Join(spec.SecurityGroupIDs, ","), digest(spec.UserData)),
+		build: func(m Meta) (*record, error) { return c.buildInstanceLocked(m, spec) },
+	}))
+}
+
+func (c *Cloud) buildInstanceLocked(m Meta, spec InstanceSpec) (*record, error) {
+	switch {
+	case spec.Image == "":
+		return nil, invalid("image", spec.Image, "must not be empty")
+	case spec.Flavor == "":
+		return nil, invalid("flavor", spec.Flavor, "must not be empty")
+	case len(spec.UserData) > c.maxUserData:
+		// The size only: user data holds bootstrap secrets.
+		return nil, invalid("userData", fmt.Sprintf("%d bytes", len(spec.UserData)), fmt.Sprintf("must be at most %d bytes", c.maxUserData))
+	}
+	subnet, err := c.parentLocked("subnetID", KindSubnet, spec.SubnetID)
+	if err != nil {
+		return nil, err
+	}
+	for i, id := range spec.SecurityGroupIDs {
+		field := fmt.Sprintf("securityGroupIDs[%d]", i)
+		sg, err := c.parentLocked(field, KindSecurityGroup, id)
+		if err != nil {
+			return nil, err
+		}
+		if sg.parent != subnet.parent {
+			return nil, invalid(field, id, fmt.Sprintf("is in network %q, not in network %q of the subnet", sg.parent, subnet.parent))
+		}
+		if slices.Index(spec.SecurityGroupIDs, id) != i {
+			return nil, invalid(field, id, "is listed twice")
+		}
+	}
+	ip, ok := allocateIP(subnet.prefix, subnet.usedIPs)
+	if !ok {
+		return nil, fmt.Errorf("%w: no free address in subnet %q", ErrQuotaExceeded, spec.SubnetID)
+	}
+	subnet.usedIPs[ip] = m.ID
+	state := InstanceRunning
+	if c.pendingGets > 0 {
+		state = InstancePending
+	}
+	inst := &Instance{
+		Meta: m, SubnetID: spec.SubnetID, NetworkID: subnet.parent, PrivateIP: ip.String(),
+		Image: spec.Image, Flavor: spec.Flavor, SecurityGroupIDs: slices.Clone(spec.SecurityGroupIDs), State: state,
+	}
+	return &record{
+		obj: inst, parent: spec.SubnetID, ip: ip,
+		userData: slices.Clone(spec.UserData), pendingGets: c.pendingGets,
+	}, nil
+}
+
+// GetInstance returns the instance with the given ID, or an error wrapping ErrNotFound. Each
+// call moves a pending instance closer to running: see WithPendingGets.
+func (c *Cloud) GetInstance(ctx context.Context, id string) (*Instance, error) {
+	return as[Instance](c.get(ctx, KindInstance, id))
+}
+
+// DeleteInstance terminates an instance, releasing its address and its load balancer
+// registrations. It fails with ErrNotFound when it is gone.
+func (c *Cloud) DeleteInstance(ctx context.Context, id string) error {
+	return c.delete(ctx, KindInstance, id)
+}
+
+// FindInstances returns the instances that have all the given tags (at least one), in creation
+// order. Recently created instances may be missing: see FaultConfig.SearchLag.
+func (c *Cloud) FindInstances(ctx context.Context, tags map[string]string) ([]Instance, error) {
+	return asList[Instance](c.find(ctx, KindInstance, tags))
+}
+
+// advanceInstance moves a pending instance towards running on a GetInstance call.
+func advanceInstance(rec *record) {
+	inst := rec.obj.(*Instance)
+	if inst.State != InstancePending {
+		return
+	}
+	if rec.pendingGets > 0 {
+		rec.pendingGets--
+		return
+	}
+	inst.State = InstanceRunning
+}

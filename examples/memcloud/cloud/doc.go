@@ -1,0 +1,63 @@
+// Package cloud is memcloud, an in-memory IaaS for the capkit example provider, its tests and
+// its demo. It behaves like a small remote cloud API, with the failure modes that make real
+// providers leak and duplicate resources, and it can report afterwards what was leaked or
+// duplicated.
+//
+// # Resources
+//
+// Five kinds (Kind) form a tree: a Network holds Subnets, SecurityGroups and LoadBalancers; a
+// Subnet holds Instances. Every resource has an ID made of a kind prefix and 8 hex digits
+// ("net-1f2e3d4c", "subnet-…", "sg-…", "lb-…", "i-…"), a Name, Tags and a creation time. An
+// instance gets the lowest free private IP of its subnet and keeps its user data (read it with
+// InstanceUserData); a load balancer has a Host ("<id>.memcloud.local") and a Port (6443 by
+// default) and a list of registered instances.
+//
+// # API calls
+//
+// Each kind has Create, Get, Delete and Find methods that read like a cloud SDK:
+//
+//	c, err := cloud.New(cloud.WithSeed(42))
+//	net, err := c.CreateNetwork(ctx, cloud.NetworkSpec{
+//		Name: "demo", CIDR: "10.0.0.0/16",
+//		Tags: map[string]string{"capkit.io/cluster": "default/demo"},
+//		IdempotencyToken: "demo-network",
+//	})
+//	subnet, err := c.CreateSubnet(ctx, cloud.SubnetSpec{Name: "demo", NetworkID: net.ID, CIDR: "10.0.1.0/24"})
+//	found, err := c.FindNetworks(ctx, map[string]string{"capkit.io/cluster": "default/demo"})
+//
+// They return copies, never internal pointers, and errors of the form
+// `cannot create subnet "demo": invalid parameter: cidr "10.1.0.0/24" is not inside …` that wrap
+// one sentinel: ErrNotFound (Delete of a resource already gone returns it: treat it as
+// success), ErrInvalidParameter, ErrDependencyViolation, ErrTokenReused, ErrTokenMismatch,
+// ErrQuotaExceeded or ErrInjected.
+//
+// A create request with an IdempotencyToken is safe to retry: the cloud returns the resource
+// created with that token instead of a second one, even when the first response was lost. A
+// token whose resource has been deleted fails with ErrTokenReused rather than resurrect it.
+//
+// # Fault injection
+//
+// FaultConfig (WithFaults, SetFaults) injects, with seeded probabilities, failures before the
+// change (nothing happens) and after the change (the change is made, the response is lost),
+// latency with jitter that honours context cancellation, and eventual consistency of tag
+// search: with SearchLag n, a new resource is missing from the next n Find calls of its kind.
+// FailNext queues one fault for the next call of an operation, for tests that need a failure
+// at one precise point. Injected errors are *FaultError values matching ErrInjected.
+// WithPendingGets keeps new instances pending for some GetInstance calls, so that providers
+// exercise their "wait until running" path.
+//
+// # Inspection
+//
+// Tests and demos look inside without going through the API (nothing is counted or failed):
+// Count, List, All and TotalCreated; Calls returns per-operation call counters (ResetCounters
+// clears them); Report and Leaks group the live resources by owner, given the owner tag
+// convention as an Owner (OwnerTagValue, OwnerTagKeyPrefix); Duplicates finds resources of the
+// same kind sharing an owner and a role, which a correct provider never creates.
+//
+// # Determinism
+//
+// All methods are safe for concurrent use. IDs, fault decisions and jitter come from
+// generators seeded by WithSeed (DefaultSeed otherwise) and search lag counts calls rather
+// than time, so a test that makes its calls in a fixed order sees the same IDs and the same
+// faults on every run; WithClock fixes creation times too.
+package cloud

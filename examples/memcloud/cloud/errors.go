@@ -1,0 +1,62 @@
+package cloud
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Every error returned by the API wraps exactly one of them (or a context
+// error), so callers branch with errors.Is.
+var (
+	// ErrNotFound means that no resource of the requested kind has the given ID. Deleting a
+	// resource that is already gone returns it too: callers treat it as success.
+	ErrNotFound = errors.New("resource not found")
+	// ErrInvalidParameter means that a request is malformed: empty name, bad CIDR, unknown or
+	// wrong parent ID, subnet outside its network, user data too large. The message names the
+	// field and the value. Retrying the same request never helps.
+	ErrInvalidParameter = errors.New("invalid parameter")
+	// ErrDependencyViolation means that a resource cannot be deleted because other resources
+	// still depend on it (a network with subnets, a subnet with instances, a security group used
+	// by instances). Delete the dependents first.
+	ErrDependencyViolation = errors.New("dependency violation")
+	// ErrTokenReused means that a create request carries an idempotency token whose resource has
+	// been deleted since. memcloud never resurrects a deleted resource under an old token: a
+	// caller that really wants a new resource must use a new token.
+	ErrTokenReused = errors.New("idempotency token belongs to a deleted resource")
+	// ErrTokenMismatch means that a create request carries an idempotency token already used
+	// with different parameters (name, tags, CIDR, ...). It points at a caller deriving the same
+	// token for two different resources.
+	ErrTokenMismatch = errors.New("idempotency token already used with different parameters")
+	// ErrQuotaExceeded means that a kind's quota (WithQuota) is used up, or that a subnet has no
+	// free address left for a new instance.
+	ErrQuotaExceeded = errors.New("quota exceeded")
+	// ErrInjected is wrapped by every fault injected by FaultConfig or FailNext, so that tests
+	// can tell injected failures from real ones. Errors wrapping it are transient: retry.
+	ErrInjected = errors.New("injected fault")
+)
+
+// FaultError is the error of an injected fault. It matches ErrInjected with errors.Is. Applied
+// tells whether the change was made before the error was returned (the lost-response case); it
+// is for debugging tests only: a real cloud does not say, and providers must not rely on it.
+type FaultError struct {
+	// Op is the operation that failed.
+	Op Op
+	// Applied is true when the change was made and only the response was lost.
+	Applied bool
+}
+
+// Error describes the fault.
+func (e *FaultError) Error() string {
+	if e.Applied {
+		return fmt.Sprintf("injected fault in %s after the change was applied", e.Op)
+	}
+	return fmt.Sprintf("injected fault in %s before any change", e.Op)
+}
+
+// Is reports whether target is ErrInjected.
+func (e *FaultError) Is(target error) bool { return target == ErrInjected }
+
+// invalid returns an ErrInvalidParameter error naming the field and its value.
+func invalid(field string, value any, reason string) error {
+	return fmt.Errorf("%w: %s %q %s", ErrInvalidParameter, field, fmt.Sprint(value), reason)
+}

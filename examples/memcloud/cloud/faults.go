@@ -1,0 +1,199 @@
+package cloud
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// FaultConfig describes the faults and delays injected into API calls. The zero value injects
+// nothing. Decisions come from the cloud's seeded generator, so a test that makes its calls in
+// a fixed order sees the same faults on every run.
+type FaultConfig struct {
+	// BeforeChange is the probability, from 0 to 1, that a call fails with an error wrapping
+	// ErrInjected before doing anything.
+	BeforeChange float64
+	// AfterChange is the probability, from 0 to 1, that a mutating call makes its change and
+	// then fails with an error wrapping ErrInjected: the lost-response case. It is drawn only
+	// when BeforeChange did not fire.
+	AfterChange float64
+	// Reads makes BeforeChange apply to Get and Find calls too. Reads never get AfterChange
+	// faults: they change nothing.
+	Reads bool
+	// Ops, when not empty, limits BeforeChange and AfterChange to these operations (read
+	// operations listed here get BeforeChange faults even when Reads is false).
+	Ops []Op
+	// Latency delays every API call, reads included. The delay honours context cancellation.
+	Latency time.Duration
+	// Jitter adds a random delay from 0 to Jitter to Latency.
+	Jitter time.Duration
+	// SearchLag makes Find eventually consistent: a resource created while SearchLag is n is
+	// missing from the next n Find calls of its kind (whatever their tags) and appears in the
+	// ones after. Get sees it at once. Counting calls instead of time keeps tests deterministic.
+	SearchLag int
+}
+
+// Validate returns an ErrInvalidParameter error naming the first bad field, or nil.
+func (f FaultConfig) Validate() error {
+	switch {
+	case !(f.BeforeChange >= 0 && f.BeforeChange <= 1):
+		return invalid("faults.beforeChange", f.BeforeChange, "must be from 0 to 1")
+	case !(f.AfterChange >= 0 && f.AfterChange <= 1):
+		return invalid("faults.afterChange", f.AfterChange, "must be from 0 to 1")
+	case f.Latency < 0:
+		return invalid("faults.latency", f.Latency, "must not be negative")
+	case f.Jitter < 0:
+		return invalid("faults.jitter", f.Jitter, "must not be negative")
+	case f.SearchLag < 0:
+		return invalid("faults.searchLag", f.SearchLag, "must not be negative")
+	}
+	for i, op := range f.Ops {
+		if !op.valid() {
+			return invalid(fmt.Sprintf("faults.ops[%d]", i), op, "is not an operation of the API")
+		}
+	}
+	return nil
+}
+
+// applies reports whether probabilistic faults apply to op.
+func (f FaultConfig) applies(op Op) bool {
+	if len(f.Ops) > 0 {
+		return slices.Contains(f.Ops, op)
+	}
+	return op.Mutating() || f.Reads
+}
+
+// FaultMode says when a scripted fault (FailNext) strikes.
+type FaultMode int
+
+const (
+	// BeforeChange fails the call before it does anything.
+	BeforeChange FaultMode = iota + 1
+	// AfterChange makes the change and then fails the call (the response is lost). On a read
+	// it behaves like BeforeChange.
+	AfterChange
+)
+
+// String returns "BeforeChange" or "AfterChange".
+func (m FaultMode) String() string {
+	switch m {
+	case BeforeChange:
+		return "BeforeChange"
+	case AfterChange:
+		return "AfterChange"
+	}
+	return fmt.Sprintf("FaultMode(%d)", int(m))
+}
+
+// SetFaults replaces the fault configuration; it affects calls that start afterwards.
+// SetFaults(FaultConfig{}) stops probabilistic faults and delays (scripted ones stay queued).
+func (c *Cloud) SetFaults(f FaultConfig) error {
+	if err := f.Validate(); err != nil {
+		return fmt.Errorf("cannot set faults: %w", err)
+	}
+	f.Ops = slices.Clone(f.Ops)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.faults = f
+	return nil
+}
+
+// Faults returns the current fault configuration.
+func (c *Cloud) Faults() FaultConfig {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f := c.faults
+	f.Ops = slices.Clone(f.Ops)
+	return f
+}
+
+// FailNext queues a fault for the next call of op, before any probabilistic decision. Several
+// faults queued for the same op strike the following calls in order. It is the deterministic
+// way to test one failure at one precise point.
+func (c *Cloud) FailNext(op Op, mode FaultMode) error {
+	if !op.valid() {
+		return fmt.Errorf("cannot queue fault: %w", invalid("op", op, "is not an operation of the API"))
+	}
+	if mode != BeforeChange && mode != AfterChange {
+		return fmt.Errorf("cannot queue fault: %w", invalid("mode", mode, "must be BeforeChange or AfterChange"))
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.scripted[op] = append(c.scripted[op], mode)
+	return nil
+}
+
+// begin is the prologue of every API call: it counts the call, checks the context, waits for
+// the injected latency and injects a fault before the change. It returns whether the caller
+// must fail after making its change.
+func (c *Cloud) begin(ctx context.Context, op Op) (after bool, err error) {
+	if ctx == nil {
+		return false, invalid("ctx", "<nil>", "must not be nil")
+	}
+	c.mu.Lock()
+	c.stats.count(op)
+	if err := ctx.Err(); err != nil {
+		c.mu.Unlock()
+		return false, err
+	}
+	before, after, delay := c.planLocked(op)
+	c.mu.Unlock()
+	if err := sleep(ctx, delay); err != nil {
+		return false, err
+	}
+	if before {
+		c.mu.Lock()
+		c.stats.Faults++
+		c.mu.Unlock()
+		return false, &FaultError{Op: op}
+	}
+	return after, nil
+}
+
+// planLocked decides the faults and the delay of one call.
+func (c *Cloud) planLocked(op Op) (before, after bool, delay time.Duration) {
+	f := c.faults
+	delay = f.Latency
+	if f.Jitter > 0 {
+		delay += time.Duration(c.rng.Int64N(int64(f.Jitter) + 1))
+	}
+	if q := c.scripted[op]; len(q) > 0 {
+		c.scripted[op] = q[1:]
+		if q[0] == AfterChange && op.Mutating() {
+			return false, true, delay
+		}
+		return true, false, delay
+	}
+	if !f.applies(op) {
+		return false, false, delay
+	}
+	if f.BeforeChange > 0 && c.rng.Float64() < f.BeforeChange {
+		return true, false, delay
+	}
+	if op.Mutating() && f.AfterChange > 0 && c.rng.Float64() < f.AfterChange {
+		return false, true, delay
+	}
+	return false, false, delay
+}
+
+// faultLocked counts and returns an after-change fault.
+func (c *Cloud) faultLocked(op Op) error {
+	c.stats.Faults++
+	return &FaultError{Op: op, Applied: true}
+}
+
+// sleep waits for d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,153 @@
+package cloud_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/capkit/capkit/examples/memcloud/cloud"
+)
+
+// env is a cloud with a network, a subnet and a security group already created.
+type env struct {
+	c      *cloud.Cloud
+	net    *cloud.Network
+	subnet *cloud.Subnet
+	sg     *cloud.SecurityGroup
+}
+
+func newCloud(t *testing.T, opts ...cloud.Option) *cloud.Cloud {
+	t.Helper()
+	c, err := cloud.New(opts...)
+	require.NoError(t, err)
+	return c
+}
+
+func newEnv(t *testing.T, opts ...cloud.Option) env {
+	t.Helper()
+	ctx := context.Background()
+	c := newCloud(t, opts...)
+	net, err := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "base", CIDR: "10.0.0.0/16"})
+	require.NoError(t, err)
+	subnet, err := c.CreateSubnet(ctx, cloud.SubnetSpec{Name: "base", NetworkID: net.ID, CIDR: "10.0.1.0/24"})
+	require.NoError(t, err)
+	sg, err := c.CreateSecurityGroup(ctx, cloud.SecurityGroupSpec{Name: "base", NetworkID: net.ID})
+	require.NoError(t, err)
+	c.ResetCounters()
+	return env{c: c, net: net, subnet: subnet, sg: sg}
+}
+
+// req is a kind-independent create request; n makes CIDRs unique.
+type req struct {
+	name, token string
+	tags        map[string]string
+	n           int
+}
+
+// maker drives one kind through the typed API.
+type maker struct {
+	kind   cloud.Kind
+	create func(ctx context.Context, e env, r req) (string, error)
+	get    func(ctx context.Context, e env, id string) error
+	del    func(ctx context.Context, e env, id string) error
+	find   func(ctx context.Context, e env, tags map[string]string) ([]string, error)
+}
+
+// metaOf returns the Meta of any resource value.
+func metaOf(x any) cloud.Meta {
+	switch v := x.(type) {
+	case cloud.Network:
+		return v.Meta
+	case cloud.Subnet:
+		return v.Meta
+	case cloud.SecurityGroup:
+		return v.Meta
+	case cloud.LoadBalancer:
+		return v.Meta
+	case cloud.Instance:
+		return v.Meta
+	}
+	panic(fmt.Sprintf("not a resource: %T", x))
+}
+
+func createdID[T any](x *T, err error) (string, error) {
+	if err != nil {
+		return "", err
+	}
+	return metaOf(*x).ID, nil
+}
+
+func gotErr[T any](_ *T, err error) error { return err }
+
+func findIDs[T any](items []T, err error) ([]string, error) {
+	if err != nil {
+		return nil, err
+	}
+	out := []string{}
+	for _, it := range items {
+		out = append(out, metaOf(it).ID)
+	}
+	return out, nil
+}
+
+var makers = []maker{
+	{
+		kind: cloud.KindNetwork,
+		create: func(ctx context.Context, e env, r req) (string, error) {
+			return createdID(e.c.CreateNetwork(ctx, cloud.NetworkSpec{Name: r.name, CIDR: fmt.Sprintf("10.%d.0.0/16", 100+r.n), Tags: r.tags, IdempotencyToken: r.token}))
+		},
+		get: func(ctx context.Context, e env, id string) error { return gotErr(e.c.GetNetwork(ctx, id)) },
+		del: func(ctx context.Context, e env, id string) error { return e.c.DeleteNetwork(ctx, id) },
+		find: func(ctx context.Context, e env, tags map[string]string) ([]string, error) {
+			return findIDs(e.c.FindNetworks(ctx, tags))
+		},
+	},
+	{
+		kind: cloud.KindSubnet,
+		create: func(ctx context.Context, e env, r req) (string, error) {
+			return createdID(e.c.CreateSubnet(ctx, cloud.SubnetSpec{Name: r.name, NetworkID: e.net.ID, CIDR: fmt.Sprintf("10.0.%d.0/24", 100+r.n), Tags: r.tags, IdempotencyToken: r.token}))
+		},
+		get: func(ctx context.Context, e env, id string) error { return gotErr(e.c.GetSubnet(ctx, id)) },
+		del: func(ctx context.Context, e env, id string) error { return e.c.DeleteSubnet(ctx, id) },
+		find: func(ctx context.Context, e env, tags map[string]string) ([]string, error) {
+			return findIDs(e.c.FindSubnets(ctx, tags))
+		},
+	},
+	{
+		kind: cloud.KindSecurityGroup,
+		create: func(ctx context.Context, e env, r req) (string, error) {
+			return createdID(e.c.CreateSecurityGroup(ctx, cloud.SecurityGroupSpec{Name: r.name, NetworkID: e.net.ID, Tags: r.tags, IdempotencyToken: r.token,
+				Ingress: []cloud.Rule{{Protocol: "tcp", Port: 6443, Source: "0.0.0.0/0"}}}))
+		},
+		get: func(ctx context.Context, e env, id string) error { return gotErr(e.c.GetSecurityGroup(ctx, id)) },
+		del: func(ctx context.Context, e env, id string) error { return e.c.DeleteSecurityGroup(ctx, id) },
+		find: func(ctx context.Context, e env, tags map[string]string) ([]string, error) {
+			return findIDs(e.c.FindSecurityGroups(ctx, tags))
+		},
+	},
+	{
+		kind: cloud.KindLoadBalancer,
+		create: func(ctx context.Context, e env, r req) (string, error) {
+			return createdID(e.c.CreateLoadBalancer(ctx, cloud.LoadBalancerSpec{Name: r.name, NetworkID: e.net.ID, Tags: r.tags, IdempotencyToken: r.token}))
+		},
+		get: func(ctx context.Context, e env, id string) error { return gotErr(e.c.GetLoadBalancer(ctx, id)) },
+		del: func(ctx context.Context, e env, id string) error { return e.c.DeleteLoadBalancer(ctx, id) },
+		find: func(ctx context.Context, e env, tags map[string]string) ([]string, error) {
+			return findIDs(e.c.FindLoadBalancers(ctx, tags))
+		},
+	},
+	{
+		kind: cloud.KindInstance,
+		create: func(ctx context.Context, e env, r req) (string, error) {
+			return createdID(e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: r.name, SubnetID: e.subnet.ID, Image: "ubuntu-24.04", Flavor: "small",
+				SecurityGroupIDs: []string{e.sg.ID}, UserData: []byte("#cloud-config\n"), Tags: r.tags, IdempotencyToken: r.token}))
+		},
+		get: func(ctx context.Context, e env, id string) error { return gotErr(e.c.GetInstance(ctx, id)) },
+		del: func(ctx context.Context, e env, id string) error { return e.c.DeleteInstance(ctx, id) },
+		find: func(ctx context.Context, e env, tags map[string]string) ([]string, error) {
+			return findIDs(e.c.FindInstances(ctx, tags))
+		},
+	},
+}

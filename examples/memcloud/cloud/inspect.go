@@ -1,0 +1,83 @@
+package cloud
+
+import (
+	"fmt"
+	"slices"
+)
+
+// The methods of this file inspect and steer the cloud for tests and demos. Unlike the API
+// methods they are never counted, delayed or failed.
+
+// Count returns the number of live resources of a kind.
+func (c *Cloud) Count(kind Kind) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.live[kind]
+}
+
+// List returns the live resources of a kind in creation order, search lag ignored.
+func (c *Cloud) List(kind Kind) []Resource {
+	return c.list(func(r *record) bool { return r.kind == kind })
+}
+
+// All returns every live resource in creation order.
+func (c *Cloud) All() []Resource {
+	return c.list(func(*record) bool { return true })
+}
+
+func (c *Cloud) list(keep func(*record) bool) []Resource {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var recs []*record
+	for _, r := range c.records {
+		if keep(r) {
+			recs = append(recs, r)
+		}
+	}
+	slices.SortFunc(recs, bySeq)
+	out := make([]Resource, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, r.view())
+	}
+	return out
+}
+
+// TotalCreated returns the number of resources created since New, of every kind, deleted
+// ones included. ResetCounters does not reset it.
+func (c *Cloud) TotalCreated() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.totalCreated
+}
+
+// InstanceUserData returns a copy of the user data a live instance was created with, or an
+// error wrapping ErrNotFound.
+func (c *Cloud) InstanceUserData(id string) ([]byte, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rec, err := c.lookupLocked(KindInstance, id)
+	if err != nil {
+		return nil, fmt.Errorf("cannot get user data of instance %q: %w", id, err)
+	}
+	return slices.Clone(rec.userData), nil
+}
+
+// SetInstanceState forces the state of a live instance, for example to InstanceFailed to test
+// how a provider reports a machine that will never boot. A pending instance set this way turns
+// running on its next GetInstance call.
+func (c *Cloud) SetInstanceState(id string, state InstanceState) error {
+	switch state {
+	case InstancePending, InstanceRunning, InstanceStopped, InstanceFailed:
+	default:
+		return fmt.Errorf("cannot set state of instance %q: %w", id, invalid("state", state, "is not an instance state"))
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rec, err := c.lookupLocked(KindInstance, id)
+	if err != nil {
+		return fmt.Errorf("cannot set state of instance %q: %w", id, err)
+	}
+	rec.obj.(*Instance).State = state
+	rec.pendingGets = 0
+	return nil
+}

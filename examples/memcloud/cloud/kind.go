@@ -1,0 +1,119 @@
+package cloud
+
+// Kind names a type of cloud resource.
+type Kind string
+
+// The resource kinds of memcloud, in dependency order: a kind may only depend on kinds listed
+// before it.
+const (
+	// KindNetwork is an isolated address space (a VPC).
+	KindNetwork Kind = "Network"
+	// KindSubnet is a range of a network's addresses where instances run.
+	KindSubnet Kind = "Subnet"
+	// KindSecurityGroup is a set of ingress rules in a network.
+	KindSecurityGroup Kind = "SecurityGroup"
+	// KindLoadBalancer is a TCP load balancer in a network with a DNS name and a port.
+	KindLoadBalancer Kind = "LoadBalancer"
+	// KindInstance is a virtual machine in a subnet.
+	KindInstance Kind = "Instance"
+)
+
+// Kinds returns every kind in dependency order (networks first, instances last).
+func Kinds() []Kind {
+	return []Kind{KindNetwork, KindSubnet, KindSecurityGroup, KindLoadBalancer, KindInstance}
+}
+
+// String returns the kind's name, for example "Network".
+func (k Kind) String() string { return string(k) }
+
+// Prefix returns the prefix of the IDs of this kind, for example "net-", or "" for an unknown kind.
+func (k Kind) Prefix() string {
+	switch k {
+	case KindNetwork:
+		return "net-"
+	case KindSubnet:
+		return "subnet-"
+	case KindSecurityGroup:
+		return "sg-"
+	case KindLoadBalancer:
+		return "lb-"
+	case KindInstance:
+		return "i-"
+	}
+	return ""
+}
+
+func (k Kind) valid() bool { return k.Prefix() != "" }
+
+// noun is the kind as written in error messages.
+func (k Kind) noun() string {
+	switch k {
+	case KindNetwork:
+		return "network"
+	case KindSubnet:
+		return "subnet"
+	case KindSecurityGroup:
+		return "security group"
+	case KindLoadBalancer:
+		return "load balancer"
+	case KindInstance:
+		return "instance"
+	}
+	return string(k)
+}
+
+// Verb names what a call does.
+type Verb string
+
+// The verbs of the memcloud API.
+const (
+	// VerbCreate creates a resource (mutating).
+	VerbCreate Verb = "Create"
+	// VerbGet reads one resource by ID.
+	VerbGet Verb = "Get"
+	// VerbDelete deletes a resource by ID (mutating).
+	VerbDelete Verb = "Delete"
+	// VerbFind searches resources of one kind by tags.
+	VerbFind Verb = "Find"
+	// VerbRegister adds an instance to a load balancer's targets (mutating).
+	VerbRegister Verb = "Register"
+	// VerbDeregister removes an instance from a load balancer's targets (mutating).
+	VerbDeregister Verb = "Deregister"
+)
+
+// On returns the operation of this verb on resources of kind k.
+func (v Verb) On(k Kind) Op { return Op{Verb: v, Kind: k} }
+
+// Mutating reports whether calls with this verb change the cloud.
+func (v Verb) Mutating() bool {
+	return v == VerbCreate || v == VerbDelete || v == VerbRegister || v == VerbDeregister
+}
+
+// Op is one operation of the API, such as CreateNetwork. Call counters and scripted faults are
+// keyed by Op.
+type Op struct {
+	// Verb is what the call does.
+	Verb Verb
+	// Kind is the kind of resource the call works on.
+	Kind Kind
+}
+
+// String returns the operation's name, for example "CreateNetwork".
+func (o Op) String() string { return string(o.Verb) + string(o.Kind) }
+
+// Mutating reports whether the operation changes the cloud.
+func (o Op) Mutating() bool { return o.Verb.Mutating() }
+
+// valid reports whether the operation exists in the API.
+func (o Op) valid() bool {
+	if !o.Kind.valid() {
+		return false
+	}
+	switch o.Verb {
+	case VerbCreate, VerbGet, VerbDelete, VerbFind:
+		return true
+	case VerbRegister, VerbDeregister:
+		return o.Kind == KindLoadBalancer
+	}
+	return false
+}

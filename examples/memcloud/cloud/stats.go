@@ -1,0 +1,61 @@
+package cloud
+
+import "maps"
+
+// Stats counts API calls and their effects since the cloud was created or since the last
+// ResetCounters. Inspection methods (Count, List, Report, ...) are not counted.
+type Stats struct {
+	// Calls counts every API call by operation, failed ones included.
+	Calls map[Op]int
+	// Mutations is the number of mutating calls (create, delete, register, deregister).
+	Mutations int
+	// Reads is the number of Get and Find calls.
+	Reads int
+	// Faults is the number of injected faults returned to callers.
+	Faults int
+	// Created counts the resources created, by kind. A create that replays an idempotency
+	// token creates nothing and is not counted here.
+	Created map[Kind]int
+	// Deleted counts the resources deleted, by kind.
+	Deleted map[Kind]int
+}
+
+func newStats() Stats {
+	return Stats{Calls: map[Op]int{}, Created: map[Kind]int{}, Deleted: map[Kind]int{}}
+}
+
+func (s *Stats) count(op Op) {
+	s.Calls[op]++
+	if op.Mutating() {
+		s.Mutations++
+	} else {
+		s.Reads++
+	}
+}
+
+// Total returns the number of API calls.
+func (s Stats) Total() int { return s.Mutations + s.Reads }
+
+// Of returns the number of calls of verb on kind, for example s.Of(VerbCreate, KindNetwork).
+func (s Stats) Of(v Verb, k Kind) int { return s.Calls[v.On(k)] }
+
+func (s Stats) clone() Stats {
+	s.Calls = maps.Clone(s.Calls)
+	s.Created = maps.Clone(s.Created)
+	s.Deleted = maps.Clone(s.Deleted)
+	return s
+}
+
+// Calls returns a copy of the call counters.
+func (c *Cloud) Calls() Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stats.clone()
+}
+
+// ResetCounters sets every call counter to zero. Resources, tokens and TotalCreated are kept.
+func (c *Cloud) ResetCounters() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stats = newStats()
+}

@@ -1,0 +1,341 @@
+package cloud
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+)
+
+// record is the internal state of one live resource. It is guarded by Cloud.mu.
+type record struct {
+	kind        Kind
+	seq         uint64 // creation order
+	obj         object
+	parent      string
+	token       string
+	visibleFrom uint64 // first value of findSeq[kind] at which Find sees the resource
+
+	prefix      netip.Prefix          // networks and subnets
+	usedIPs     map[netip.Addr]string // subnets: address -> instance ID
+	ip          netip.Addr            // instances
+	userData    []byte                // instances
+	pendingGets int                   // instances: GetInstance calls left before running
+}
+
+func (r *record) id() string { return r.obj.meta().ID }
+
+func (r *record) view() Resource {
+	return Resource{Kind: r.kind, Meta: r.obj.meta().cloneMeta(), ParentID: r.parent}
+}
+
+// tokenEntry remembers what an idempotency token created.
+type tokenEntry struct {
+	id          string
+	fingerprint string
+	deleted     bool
+}
+
+// createReq is a create request as seen by the kind-independent engine.
+type createReq struct {
+	kind        Kind
+	name        string
+	tags        map[string]string
+	token       string
+	fingerprint string
+	// build validates the kind-specific parameters against the current state and returns the
+	// new record. It runs with Cloud.mu held and must not change any state when it fails.
+	build func(m Meta) (*record, error)
+}
+
+func (c *Cloud) create(ctx context.Context, req createReq) (object, error) {
+	obj, err := c.doCreate(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("cannot create %s %q: %w", req.kind.noun(), req.name, err)
+	}
+	return obj, nil
+}
+
+func (c *Cloud) doCreate(ctx context.Context, req createReq) (object, error) {
+	op := VerbCreate.On(req.kind)
+	after, err := c.begin(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	if err := validName(req.name); err != nil {
+		return nil, err
+	}
+	if err := validTags("tags", req.tags); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rec, err := c.replayLocked(req)
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil {
+		if rec, err = c.insertLocked(req); err != nil {
+			return nil, err
+		}
+	}
+	if after {
+		return nil, c.faultLocked(op)
+	}
+	return rec.obj.clone(), nil
+}
+
+// replayLocked returns the resource created earlier with the request's token, or nil when the
+// token is new.
+func (c *Cloud) replayLocked(req createReq) (*record, error) {
+	if req.token == "" {
+		return nil, nil
+	}
+	e, ok := c.tokens[req.kind][req.token]
+	if !ok {
+		return nil, nil
+	}
+	if e.deleted {
+		return nil, fmt.Errorf("%w: token %q created %s %q", ErrTokenReused, req.token, req.kind.noun(), e.id)
+	}
+	if e.fingerprint != req.fingerprint {
+		return nil, fmt.Errorf("%w: token %q created %s %q", ErrTokenMismatch, req.token, req.kind.noun(), e.id)
+	}
+	return c.records[e.id], nil
+}
+
+func (c *Cloud) insertLocked(req createReq) (*record, error) {
+	if q, ok := c.quotas[req.kind]; ok && c.live[req.kind] >= q {
+		return nil, fmt.Errorf("%w: %d of %d %s resources in use", ErrQuotaExceeded, c.live[req.kind], q, req.kind)
+	}
+	m := Meta{ID: c.newIDLocked(req.kind), Name: req.name, Tags: cloneTags(req.tags), CreatedAt: c.now()}
+	rec, err := req.build(m)
+	if err != nil {
+		return nil, err
+	}
+	c.seq++
+	rec.kind, rec.seq, rec.token = req.kind, c.seq, req.token
+	rec.visibleFrom = c.findSeq[req.kind] + uint64(c.faults.SearchLag) + 1
+	c.records[m.ID] = rec
+	if req.token != "" {
+		if c.tokens[req.kind] == nil {
+			c.tokens[req.kind] = map[string]*tokenEntry{}
+		}
+		c.tokens[req.kind][req.token] = &tokenEntry{id: m.ID, fingerprint: req.fingerprint}
+	}
+	c.live[req.kind]++
+	c.totalCreated++
+	c.stats.Created[req.kind]++
+	return rec, nil
+}
+
+func (c *Cloud) newIDLocked(kind Kind) string {
+	for {
+		id := fmt.Sprintf("%s%08x", kind.Prefix(), c.ids.Uint32())
+		if !c.issued[id] {
+			c.issued[id] = true
+			return id
+		}
+	}
+}
+
+func (c *Cloud) get(ctx context.Context, kind Kind, id string) (object, error) {
+	obj, err := c.doGet(ctx, kind, id)
+	if err != nil {
+		return nil, fmt.Errorf("cannot get %s %q: %w", kind.noun(), id, err)
+	}
+	return obj, nil
+}
+
+func (c *Cloud) doGet(ctx context.Context, kind Kind, id string) (object, error) {
+	if _, err := c.begin(ctx, VerbGet.On(kind)); err != nil {
+		return nil, err
+	}
+	if err := checkID("id", kind, id); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rec, err := c.lookupLocked(kind, id)
+	if err != nil {
+		return nil, err
+	}
+	if rec.kind == KindInstance {
+		advanceInstance(rec)
+	}
+	return rec.obj.clone(), nil
+}
+
+// lookupLocked returns the live record of kind with the given ID or ErrNotFound.
+func (c *Cloud) lookupLocked(kind Kind, id string) (*record, error) {
+	rec, ok := c.records[id]
+	if !ok || rec.kind != kind {
+		return nil, ErrNotFound
+	}
+	return rec, nil
+}
+
+// parentLocked returns the live record a request refers to in field, or ErrInvalidParameter.
+func (c *Cloud) parentLocked(field string, kind Kind, id string) (*record, error) {
+	if err := checkID(field, kind, id); err != nil {
+		return nil, err
+	}
+	rec, err := c.lookupLocked(kind, id)
+	if err != nil {
+		return nil, invalid(field, id, "does not exist")
+	}
+	return rec, nil
+}
+
+func (c *Cloud) delete(ctx context.Context, kind Kind, id string) error {
+	if err := c.doDelete(ctx, kind, id); err != nil {
+		return fmt.Errorf("cannot delete %s %q: %w", kind.noun(), id, err)
+	}
+	return nil
+}
+
+func (c *Cloud) doDelete(ctx context.Context, kind Kind, id string) error {
+	op := VerbDelete.On(kind)
+	after, err := c.begin(ctx, op)
+	if err != nil {
+		return err
+	}
+	if err := checkID("id", kind, id); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rec, err := c.lookupLocked(kind, id)
+	if err != nil {
+		return err
+	}
+	if deps := c.dependentsLocked(rec); len(deps) > 0 {
+		return fmt.Errorf("%w: still used by %s", ErrDependencyViolation, describe(deps))
+	}
+	c.removeLocked(rec)
+	if after {
+		return c.faultLocked(op)
+	}
+	return nil
+}
+
+// dependentsLocked returns the live resources that prevent deleting rec, in creation order.
+func (c *Cloud) dependentsLocked(rec *record) []*record {
+	var deps []*record
+	for _, r := range c.records {
+		switch {
+		case rec.kind == KindNetwork && r.parent == rec.id(),
+			rec.kind == KindSubnet && r.kind == KindInstance && r.parent == rec.id(),
+			rec.kind == KindSecurityGroup && r.kind == KindInstance &&
+				slices.Contains(r.obj.(*Instance).SecurityGroupIDs, rec.id()):
+			deps = append(deps, r)
+		}
+	}
+	slices.SortFunc(deps, bySeq)
+	return deps
+}
+
+func bySeq(a, b *record) int { return cmp.Compare(a.seq, b.seq) }
+
+// describe names up to three resources: `subnet "subnet-1", instance "i-2" and 3 more`.
+func describe(recs []*record) string {
+	const shown = 3
+	parts := make([]string, 0, shown)
+	for _, r := range recs[:min(len(recs), shown)] {
+		parts = append(parts, fmt.Sprintf("%s %q", r.kind.noun(), r.id()))
+	}
+	s := strings.Join(parts, ", ")
+	if len(recs) > shown {
+		s += fmt.Sprintf(" and %d more", len(recs)-shown)
+	}
+	return s
+}
+
+func (c *Cloud) removeLocked(rec *record) {
+	id := rec.id()
+	delete(c.records, id)
+	c.live[rec.kind]--
+	c.stats.Deleted[rec.kind]++
+	if rec.token != "" {
+		c.tokens[rec.kind][rec.token].deleted = true
+	}
+	if rec.kind != KindInstance {
+		return
+	}
+	if subnet, ok := c.records[rec.parent]; ok {
+		delete(subnet.usedIPs, rec.ip)
+	}
+	for _, r := range c.records {
+		if lb, ok := r.obj.(*LoadBalancer); ok {
+			lb.Targets = slices.DeleteFunc(lb.Targets, func(t string) bool { return t == id })
+		}
+	}
+}
+
+func (c *Cloud) find(ctx context.Context, kind Kind, tags map[string]string) ([]object, error) {
+	objs, err := c.doFind(ctx, kind, tags)
+	if err != nil {
+		return nil, fmt.Errorf("cannot find %ss with tags %q: %w", kind.noun(), formatTags(tags), err)
+	}
+	return objs, nil
+}
+
+func (c *Cloud) doFind(ctx context.Context, kind Kind, tags map[string]string) ([]object, error) {
+	if _, err := c.begin(ctx, VerbFind.On(kind)); err != nil {
+		return nil, err
+	}
+	if len(tags) == 0 {
+		return nil, invalid("tags", "", "must not be empty: a search without tags would match every resource")
+	}
+	if err := validTags("tags", tags); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.findSeq[kind]++
+	now := c.findSeq[kind]
+	var found []*record
+	for _, r := range c.records {
+		if r.kind == kind && r.visibleFrom <= now && tagsMatch(r.obj.meta().Tags, tags) {
+			found = append(found, r)
+		}
+	}
+	slices.SortFunc(found, bySeq)
+	objs := make([]object, 0, len(found))
+	for _, r := range found {
+		objs = append(objs, r.obj.clone())
+	}
+	return objs, nil
+}
+
+// tagsMatch reports whether have contains every key of want with the same value.
+func tagsMatch(have, want map[string]string) bool {
+	for k, v := range want {
+		if got, ok := have[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+// as converts the result of get or create to the resource type T.
+func as[T any](obj object, err error) (*T, error) {
+	if err != nil {
+		return nil, err
+	}
+	return any(obj).(*T), nil
+}
+
+// asList converts the result of find to a slice of the resource type T.
+func asList[T any](objs []object, err error) ([]T, error) {
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, *any(o).(*T))
+	}
+	return out, nil
+}
