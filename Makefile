@@ -62,7 +62,8 @@ lint: $(GOLANGCI_LINT) ## Run go vet and golangci-lint.
 .PHONY: generate
 generate: $(CONTROLLER_GEN) $(MOCKGEN) ## Regenerate deepcopy, CRDs, webhooks, RBAC, mocks and clusterctl components.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./contract/... paths=./examples/memcloud/api/...
-	$(CONTROLLER_GEN) crd webhook rbac:roleName=manager-role paths=./examples/memcloud/... \
+	$(CONTROLLER_GEN) crd webhook rbac:roleName=manager-role paths=./examples/memcloud \
+	  paths=./examples/memcloud/api/... paths=./examples/memcloud/webhooks/... \
 	  output:crd:artifacts:config=examples/memcloud/config/crd/bases \
 	  output:webhook:artifacts:config=examples/memcloud/config/webhook \
 	  output:rbac:artifacts:config=examples/memcloud/config/rbac

@@ -60,9 +60,13 @@ func (f Field[T]) Get(u *unstructured.Unstructured) (T, error) {
 	}
 	if err := json.Unmarshal(b, &out); err != nil {
 		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			return out, fmt.Errorf("cannot get %q: %w: %q: want %s, got %s",
-				f.path, ErrFieldType, te.Field, jsonKindOfType(te.Type), te.Value)
+		if errors.As(err, &te) {
+			at := ""
+			if te.Field != "" {
+				at = fmt.Sprintf(" at %q", te.Field)
+			}
+			return out, fmt.Errorf("cannot get %q: %w: want %s%s, got %s",
+				f.path, ErrFieldType, jsonKindOfType(te.Type), at, te.Value)
 		}
 		return out, fmt.Errorf("cannot get %q: %w: want %s, got %s",
 			f.path, ErrFieldType, jsonKindOfType(reflect.TypeOf(&out).Elem()), jsonKind(raw))
@@ -223,7 +227,7 @@ func jsonKindOfType(t reflect.Type) string {
 	if t == timeType {
 		return "string"
 	}
-	if k := openAPIType(t); k != "" {
+	if k := openAPIType(t); k != anyJSON {
 		return k
 	}
 	return t.String()

@@ -4,6 +4,7 @@ package contract
 // types so that its CRDs carry the right fields, types and validation; see the package example.
 
 // APIEndpoint is the address of a cluster's Kubernetes API server (InfraCluster spec.controlPlaneEndpoint).
+// +kubebuilder:object:generate=true
 type APIEndpoint struct {
 	// host is the hostname or IP on which the API server is serving.
 	// +optional
@@ -25,6 +26,7 @@ func (e APIEndpoint) IsZero() bool { return e.Host == "" && e.Port == 0 }
 func (e APIEndpoint) IsValid() bool { return e.Host != "" && e.Port > 0 }
 
 // FailureDomain is one failure domain an InfraCluster offers (v1beta2: an item of status.failureDomains).
+// +kubebuilder:object:generate=true
 type FailureDomain struct {
 	// name is the name of the failure domain.
 	// +required
@@ -55,6 +57,7 @@ const (
 )
 
 // MachineAddress is one address of a machine (InfraMachine status.addresses).
+// +kubebuilder:object:generate=true
 type MachineAddress struct {
 	// type is the machine address type, one of Hostname, ExternalIP, InternalIP, ExternalDNS or InternalDNS.
 	// +required
@@ -69,6 +72,7 @@ type MachineAddress struct {
 
 // InfraClusterInitialization is the v1beta2 InfraCluster status.initialization.
 // +kubebuilder:validation:MinProperties=1
+// +kubebuilder:object:generate=true
 type InfraClusterInitialization struct {
 	// provisioned is true when the infrastructure provider reports that the cluster's infrastructure is fully
 	// provisioned. Cluster API reads it to orchestrate the cluster's initial provisioning.
@@ -78,6 +82,7 @@ type InfraClusterInitialization struct {
 
 // InfraMachineInitialization is the v1beta2 InfraMachine status.initialization.
 // +kubebuilder:validation:MinProperties=1
+// +kubebuilder:object:generate=true
 type InfraMachineInitialization struct {
 	// provisioned is true when the infrastructure provider reports that the machine's infrastructure is fully
 	// provisioned. Cluster API reads it to orchestrate the machine's initial provisioning.
@@ -87,6 +92,7 @@ type InfraMachineInitialization struct {
 
 // BootstrapConfigInitialization is the v1beta2 bootstrap config status.initialization.
 // +kubebuilder:validation:MinProperties=1
+// +kubebuilder:object:generate=true
 type BootstrapConfigInitialization struct {
 	// dataSecretCreated is true when the bootstrap provider reports that the Machine's bootstrap secret is created.
 	// +optional

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const testdata = "../../contract/testdata"
+
+func check(args ...string) (int, string, string) {
+	var stdout, stderr bytes.Buffer
+	code := runCheck(args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func TestCheckGood(t *testing.T) {
+	code, stdout, stderr := check(filepath.Join(testdata, "good"))
+	assert.Equal(t, 0, code, stdout+stderr)
+	assert.Empty(t, stdout)
+	assert.Equal(t, "capkit check: 6 files, 0 violations\n", stderr)
+}
+
+func TestCheckGoodThroughMain(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	assert.Equal(t, 0, run([]string{"check", filepath.Join(testdata, "good", "v1beta2")}, &stdout, &stderr))
+	assert.Equal(t, "capkit check: 3 files, 0 violations\n", stderr.String())
+}
+
+func TestCheckBad(t *testing.T) {
+	code, stdout, stderr := check(filepath.Join(testdata, "bad", "release"), filepath.Join(testdata, "bad", "crds", "cluster-scoped.yaml"))
+	assert.Equal(t, 1, code)
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	assert.Contains(t, lines, testdata+`/bad/crds/cluster-scoped.yaml:3: CustomResourceDefinition/scopedclusters.infrastructure.bad.example.io: crd.scope: spec.scope: scope is "Cluster", want "Namespaced": Cluster API objects and their infrastructure live in a namespace`)
+	assert.Contains(t, lines, testdata+`/bad/release/infrastructure-components.yaml:194: Deployment/broken-controller: clusterctl.variable-syntax: "${BROKEN_VERSION": no closing } after the variable name "BROKEN_VERSION"; clusterctl rejects the whole file with "bad substitution"`)
+	for _, l := range lines {
+		assert.True(t, strings.HasPrefix(l, testdata+"/bad/"), "one violation per line, starting with the file: %q", l)
+	}
+	assert.Equal(t, "capkit check: 5 files, "+strconv.Itoa(len(lines))+" violations\n", stderr)
+
+	again, stdout2, _ := check(filepath.Join(testdata, "bad", "crds", "cluster-scoped.yaml"), filepath.Join(testdata, "bad", "release"))
+	assert.Equal(t, 1, again)
+	assert.Equal(t, stdout, stdout2, "output does not depend on argument order")
+}
+
+func TestCheckLabelShapeMismatchIsNamed(t *testing.T) {
+	code, stdout, _ := check(filepath.Join(testdata, "bad", "crds", "v1beta2-label-v1beta1-status.yaml"))
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, "crd.contract-shape: spec.versions[v1alpha1].schema.openAPIV3Schema.properties.status: label declares contract v1beta2 but status has v1beta1 shape: status.ready present, status.failureDomains is a map")
+}
+
+func TestCheckMalformed(t *testing.T) {
+	tests := map[string]string{
+		"syntax.yaml":        "malformed/syntax.yaml:12: malformed YAML: found unexpected end of stream",
+		"list.yaml":          "malformed/list.yaml:2: malformed YAML: document is a YAML list, want a map with apiVersion and kind",
+		"no-kind.yaml":       "malformed/no-kind.yaml:9: malformed YAML: document has no kind",
+		"crd-bad-types.yaml": `malformed/crd-bad-types.yaml:1: malformed YAML: cannot decode CustomResourceDefinition "memclusters.infrastructure.example.io"`,
+	}
+	for file, want := range tests {
+		t.Run(file, func(t *testing.T) {
+			code, stdout, stderr := check(filepath.Join(testdata, "good"), filepath.Join(testdata, "malformed", file))
+			assert.Equal(t, 2, code)
+			assert.Empty(t, stdout)
+			assert.Contains(t, stderr, "capkit check: "+testdata+"/"+want)
+		})
+	}
+	code, _, stderr := check(filepath.Join(testdata, "malformed"))
+	assert.Equal(t, 2, code)
+	assert.Equal(t, 5, strings.Count(stderr, "malformed YAML"), "every unreadable file is reported:\n%s", stderr)
+}
+
+func TestCheckUsageAndUnreadable(t *testing.T) {
+	code, _, stderr := check()
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "usage: capkit check PATH...")
+
+	code, stdout, _ := check("-h")
+	assert.Equal(t, 0, code)
+	assert.Empty(t, stdout)
+
+	code, _, stderr = check("--bogus")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "flag provided but not defined: -bogus")
+
+	code, _, stderr = check(filepath.Join(testdata, "nope"))
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, `capkit check: cannot read "`+testdata+`/nope": `)
+
+	empty := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(empty, ".hidden"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(empty, ".hidden", "x.yaml"), []byte("apiVersion: v1\nkind: A\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(empty, "notes.txt"), []byte("hello"), 0o644))
+	code, _, stderr = check(empty)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "capkit check: no YAML files in")
+}
+
+func TestCheckExplicitFileAnyExtensionAndYml(t *testing.T) {
+	dir := t.TempDir()
+	crd, err := os.ReadFile(filepath.Join(testdata, "bad", "crds", "missing-list-kind.yaml"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "crd.yml"), crd, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "crd.txt"), crd, 0o644))
+	code, stdout, stderr := check(dir)
+	assert.Equal(t, 1, code)
+	assert.Equal(t, 1, strings.Count(stdout, "crd.list-kind"), "only the .yml file is found in the folder")
+	assert.Equal(t, "capkit check: 1 file, 1 violation\n", stderr)
+
+	code, stdout, _ = check(filepath.Join(dir, "crd.txt"))
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, "crd.txt:3: ")
+}

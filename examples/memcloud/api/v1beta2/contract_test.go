@@ -1,0 +1,87 @@
+package v1beta2_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/capkit/capkit/conditions"
+	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
+)
+
+// crdDir is where controller-gen writes the CRDs of this package.
+const crdDir = "../../config/crd/bases"
+
+// The infrastructure kinds keep their conditions in status.conditions through the conditions package.
+var (
+	_ conditions.Setter = &v1beta2.MemCluster{}
+	_ conditions.Setter = &v1beta2.MemMachine{}
+)
+
+func TestGoTypesFollowContractV1Beta2(t *testing.T) {
+	for _, tc := range []struct {
+		obj  any
+		kind contract.Kind
+	}{
+		{&v1beta2.MemCluster{}, contract.KindInfraCluster},
+		{&v1beta2.MemMachine{}, contract.KindInfraMachine},
+		{&v1beta2.MemClusterTemplate{}, contract.KindInfraClusterTemplate},
+		{&v1beta2.MemMachineTemplate{}, contract.KindInfraMachineTemplate},
+	} {
+		t.Run(string(tc.kind), func(t *testing.T) {
+			assert.Empty(t, contract.CheckType(tc.obj, tc.kind, contract.V1Beta2).Strings())
+		})
+	}
+}
+
+func TestGeneratedCRDsFollowContractV1Beta2(t *testing.T) {
+	for _, tc := range []struct {
+		file, kind string
+		role       contract.Kind
+	}{
+		{"infrastructure.memcloud.capkit.io_memclusters.yaml", "MemCluster", contract.KindInfraCluster},
+		{"infrastructure.memcloud.capkit.io_memmachines.yaml", "MemMachine", contract.KindInfraMachine},
+		{"infrastructure.memcloud.capkit.io_memclustertemplates.yaml", "MemClusterTemplate", contract.KindInfraClusterTemplate},
+		{"infrastructure.memcloud.capkit.io_memmachinetemplates.yaml", "MemMachineTemplate", contract.KindInfraMachineTemplate},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join(crdDir, tc.file))
+			require.NoError(t, err, "run make generate")
+			crd := &apiextensionsv1.CustomResourceDefinition{}
+			require.NoError(t, yaml.UnmarshalStrict(data, crd))
+
+			assert.Equal(t, v1beta2.GroupName, crd.Spec.Group)
+			assert.Equal(t, tc.kind, crd.Spec.Names.Kind)
+			role, ok := contract.RoleOf(crd.Spec.Group, crd.Spec.Names.Kind)
+			require.True(t, ok)
+			assert.Equal(t, tc.role, role)
+
+			v, apiVersion, err := contract.ContractVersionOf(crd)
+			require.NoError(t, err)
+			assert.Equal(t, contract.V1Beta2, v)
+			assert.Equal(t, v1beta2.GroupVersion.Version, apiVersion)
+
+			assert.Empty(t, contract.CheckCRD(crd).Strings())
+		})
+	}
+}
+
+func TestConditionsLiveInStatus(t *testing.T) {
+	c := &v1beta2.MemCluster{}
+	_, err := conditions.MarkFalse(c, v1beta2.NetworkReadyCondition, "Creating", "creating network")
+	require.NoError(t, err)
+	require.Len(t, c.Status.Conditions, 1)
+	assert.Equal(t, v1beta2.NetworkReadyCondition, c.Status.Conditions[0].Type)
+
+	m := &v1beta2.MemMachine{}
+	_, err = conditions.MarkTrue(m, v1beta2.InstanceReadyCondition, "Running", "")
+	require.NoError(t, err)
+	assert.True(t, conditions.IsTrue(m, v1beta2.InstanceReadyCondition))
+	require.Len(t, m.Status.Conditions, 1)
+}

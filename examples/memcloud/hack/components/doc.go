@@ -1,0 +1,13 @@
+// Command components writes memcloud's clusterctl infrastructure-components.yaml from the files controller-gen
+// generates in the config folder (CRDs, RBAC role, webhook configurations) and the objects of the controller
+// manager, without kustomize:
+//
+//	go run ./examples/memcloud/hack/components [-config examples/memcloud/config] [-o FILE]
+//
+// Every object gets the label cluster.x-k8s.io/provider: infrastructure-memcloud, and every namespaced object
+// lives in the Namespace memcloud-system (clusterctl moves them to the target namespace of clusterctl init).
+// The manager's image is the clusterctl variable ${MEMCLOUD_IMAGE:=capkit/memcloud:dev}. The webhook serving
+// certificate comes from cert-manager, which clusterctl init installs.
+//
+// The output is deterministic; a test fails when the committed file is not what this command writes.
+package main

@@ -1,0 +1,22 @@
+// Package memcloud is capkit's example Cluster API infrastructure provider. It runs clusters on memcloud, the
+// in-memory IaaS of package cloud, and shows every part a real provider needs: the API (package api/v1beta2),
+// the admission webhooks (package webhooks), the CRDs, RBAC and clusterctl files (folder config, made by
+// `make generate`), and the controllers built on capkit's scope and reconcile packages.
+//
+// This file holds the RBAC markers of the controller manager, from which controller-gen writes
+// config/rbac/role.yaml (ClusterRole manager-role):
+//
+//   - memcloud's own kinds, with their status and finalizers;
+//   - the Cluster API Clusters and Machines the controllers read (owners, pause, bootstrap data secret name);
+//   - Secrets, to read the bootstrap data of Machines;
+//   - Events, which the reconcilers emit.
+//
+// +kubebuilder:rbac:groups=infrastructure.memcloud.capkit.io,resources=memclusters;memmachines,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=infrastructure.memcloud.capkit.io,resources=memclusters/status;memmachines/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=infrastructure.memcloud.capkit.io,resources=memclusters/finalizers;memmachines/finalizers,verbs=update
+// +kubebuilder:rbac:groups=infrastructure.memcloud.capkit.io,resources=memclustertemplates;memmachinetemplates,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;machines,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+package memcloud

@@ -1,0 +1,181 @@
+package webhooks_test
+
+import (
+	"context"
+	"crypto/tls"
+	"net"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
+	"github.com/capkit/capkit/examples/memcloud/webhooks"
+	"github.com/capkit/capkit/providertest"
+)
+
+// startWebhooks starts an API server with memcloud's CRDs and webhook configurations, and a manager serving
+// the webhooks, and returns a client of the API server and a namespace to work in.
+func startWebhooks(t *testing.T) (client.Client, string) {
+	t.Helper()
+	log.SetLogger(logr.Discard())
+	s := runtime.NewScheme()
+	require.NoError(t, v1beta2.AddToScheme(s))
+	env, err := providertest.NewEnvironment(
+		providertest.WithCRDPaths("../config/crd/bases"),
+		providertest.WithWebhooks(envtest.WebhookInstallOptions{Paths: []string{"../config/webhook"}}),
+		providertest.WithScheme(s),
+		providertest.WithoutCAPICRDs(),
+	)
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, env.Stop()) })
+
+	wo := env.WebhookInstallOptions()
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		Scheme:  s,
+		Metrics: metricsserver.Options{BindAddress: "0"},
+		WebhookServer: webhook.NewServer(webhook.Options{
+			Host: wo.LocalServingHost, Port: wo.LocalServingPort, CertDir: wo.LocalServingCertDir,
+		}),
+	})
+	require.NoError(t, err)
+	require.NoError(t, webhooks.SetupWithManager(mgr))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		assert.NoError(t, <-done)
+	})
+
+	addr := net.JoinHostPort(wo.LocalServingHost, strconv.Itoa(wo.LocalServingPort))
+	require.Eventually(t, func() bool {
+		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: time.Second}, "tcp", addr, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // test server
+		if err != nil {
+			return false
+		}
+		_ = conn.Close()
+		return true
+	}, 30*time.Second, 100*time.Millisecond, "webhook server did not start")
+
+	ns, err := env.CreateNamespace(context.Background(), "webhooks")
+	require.NoError(t, err)
+	return env.Client, ns
+}
+
+func TestWebhooksInAPIServer(t *testing.T) {
+	c, ns := startWebhooks(t)
+	ctx := context.Background()
+
+	t.Run("an empty MemCluster is defaulted by schema and webhook", func(t *testing.T) {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(v1beta2.GroupVersion.WithKind("MemCluster"))
+		u.SetNamespace(ns)
+		u.SetName("empty")
+		require.NoError(t, c.Create(ctx, u))
+
+		got := &v1beta2.MemCluster{}
+		require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(u), got))
+		assert.Equal(t, v1beta2.MemClusterSpec{
+			Network: v1beta2.NetworkSpec{CIDR: "10.0.0.0/16", Subnets: []v1beta2.SubnetSpec{
+				{Name: "controlplane", CIDR: "10.0.0.0/24", Role: v1beta2.SubnetRoleControlPlane},
+				{Name: "worker", CIDR: "10.0.1.0/24", Role: v1beta2.SubnetRoleWorker},
+			}},
+			LoadBalancer: v1beta2.LoadBalancerSpec{Port: 6443},
+		}, got.Spec)
+	})
+
+	t.Run("a MemCluster with a subnet outside its network is rejected", func(t *testing.T) {
+		bad := &v1beta2.MemCluster{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bad"},
+			Spec: v1beta2.MemClusterSpec{Network: v1beta2.NetworkSpec{CIDR: "10.0.0.0/16", Subnets: []v1beta2.SubnetSpec{
+				{Name: "cp", CIDR: "10.0.0.0/24", Role: v1beta2.SubnetRoleControlPlane},
+				{Name: "w", CIDR: "10.9.0.0/24", Role: v1beta2.SubnetRoleWorker},
+			}}},
+		}
+		err := c.Create(ctx, bad)
+		require.True(t, apierrors.IsInvalid(err), "want Invalid, got %v", err)
+		assert.Contains(t, err.Error(), `spec.network.subnets[1].cidr: Invalid value: "10.9.0.0/24": must be inside the network cidr "10.0.0.0/16"`)
+	})
+
+	t.Run("the CRD schema rejects an unknown flavor before the webhooks", func(t *testing.T) {
+		m := &v1beta2.MemMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "huge"}, Spec: v1beta2.MemMachineSpec{Flavor: "huge"}}
+		err := c.Create(ctx, m)
+		require.True(t, apierrors.IsInvalid(err), "want Invalid, got %v", err)
+		assert.Contains(t, err.Error(), `spec.flavor: Unsupported value: "huge"`)
+	})
+
+	t.Run("a MemMachine's spec is immutable except providerID set once", func(t *testing.T) {
+		m := &v1beta2.MemMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m-0"}}
+		require.NoError(t, c.Create(ctx, m))
+		assert.Equal(t, v1beta2.MemMachineSpec{Image: "ubuntu-24.04", Flavor: v1beta2.FlavorMedium}, m.Spec)
+
+		changed := m.DeepCopy()
+		changed.Spec.Image = "debian-13"
+		err := c.Update(ctx, changed)
+		require.True(t, apierrors.IsInvalid(err), "want Invalid, got %v", err)
+		assert.Contains(t, err.Error(), "spec.image: Forbidden: field is immutable")
+
+		m.Spec.ProviderID = v1beta2.ProviderID("i-1f2e3d4c")
+		require.NoError(t, c.Update(ctx, m))
+
+		m.Spec.ProviderID = v1beta2.ProviderID("i-00000000")
+		err = c.Update(ctx, m)
+		require.True(t, apierrors.IsInvalid(err), "want Invalid, got %v", err)
+		assert.Contains(t, err.Error(), "spec.providerID: Forbidden: field is immutable once set")
+	})
+
+	t.Run("a MemMachineTemplate cannot change", func(t *testing.T) {
+		tmpl := &v1beta2.MemMachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "workers"}}
+		require.NoError(t, c.Create(ctx, tmpl))
+		assert.Equal(t, v1beta2.FlavorMedium, tmpl.Spec.Template.Spec.Flavor)
+
+		tmpl.Spec.Template.Spec.Flavor = v1beta2.FlavorLarge
+		err := c.Update(ctx, tmpl)
+		require.True(t, apierrors.IsInvalid(err), "want Invalid, got %v", err)
+		assert.Contains(t, err.Error(), "spec.template.spec: Forbidden: field is immutable")
+	})
+
+	t.Run("status keeps every contract field", func(t *testing.T) {
+		mc := &v1beta2.MemCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "provisioned"}}
+		require.NoError(t, c.Create(ctx, mc))
+		mc.Spec.ControlPlaneEndpoint = contract.APIEndpoint{Host: "lb-1f2e3d4c.memcloud.local", Port: 6443}
+		require.NoError(t, c.Update(ctx, mc))
+		mc.Status = v1beta2.MemClusterStatus{
+			Initialization: contract.InfraClusterInitialization{Provisioned: ptr.To(true)},
+			FailureDomains: []contract.FailureDomain{{Name: "az-1", ControlPlane: ptr.To(true)}},
+			Resources:      map[string]string{"network": "net-1f2e3d4c"},
+			Conditions: []metav1.Condition{{Type: v1beta2.ReadyCondition, Status: metav1.ConditionTrue, Reason: "Ready",
+				LastTransitionTime: metav1.Now()}},
+		}
+		require.NoError(t, c.Status().Update(ctx, mc))
+
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(v1beta2.GroupVersion.WithKind("MemCluster"))
+		require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(mc), u))
+		assert.Empty(t, contract.CheckInfraCluster(u, contract.V1Beta2).Strings())
+		fields := contract.InfraCluster(contract.V1Beta2)
+		provisioned, err := fields.Provisioned().Get(u)
+		require.NoError(t, err)
+		assert.True(t, provisioned)
+		domains, err := fields.FailureDomains().Get(u)
+		require.NoError(t, err)
+		assert.Equal(t, []contract.FailureDomain{{Name: "az-1", ControlPlane: ptr.To(true)}}, domains)
+	})
+}

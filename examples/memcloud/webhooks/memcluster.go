@@ -1,0 +1,190 @@
+package webhooks
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"regexp"
+	"slices"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
+)
+
+// immutable is the detail of every error about a field that cannot change.
+const immutable = "field is immutable"
+
+// dnsLabel matches a DNS label: lower-case letters, digits and '-', starting and ending with a letter or digit.
+var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+
+// DefaultMemClusterSpec fills the unset fields of spec: network CIDR, the subnets (see DefaultSubnets) and the
+// load balancer port. It never overwrites a value that is set, so it is safe to call more than once.
+func DefaultMemClusterSpec(spec *v1beta2.MemClusterSpec) {
+	if spec.Network.CIDR == "" {
+		spec.Network.CIDR = v1beta2.DefaultNetworkCIDR
+	}
+	if len(spec.Network.Subnets) == 0 {
+		spec.Network.Subnets = DefaultSubnets(spec.Network.CIDR)
+	}
+	if spec.LoadBalancer.Port == 0 {
+		spec.LoadBalancer.Port = v1beta2.DefaultLoadBalancerPort
+	}
+}
+
+// ValidateMemClusterSpec checks spec, found at path (spec, or spec.template.spec of a template): a valid
+// network CIDR; subnets with unique names, valid CIDRs inside the network, no overlap, and at least one
+// subnet of each role; a load balancer port from 1 to 65535; a control plane endpoint with both host and port
+// or neither; unique failure domain names that are DNS labels.
+func ValidateMemClusterSpec(spec *v1beta2.MemClusterSpec, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, validateNetwork(&spec.Network, path.Child("network"))...)
+
+	if p := spec.LoadBalancer.Port; p < 1 || p > 65535 {
+		errs = append(errs, field.Invalid(path.Child("loadBalancer", "port"), p, "must be from 1 to 65535"))
+	}
+
+	ep, epPath := spec.ControlPlaneEndpoint, path.Child("controlPlaneEndpoint")
+	switch {
+	case ep.Host != "" && ep.Port == 0:
+		errs = append(errs, field.Required(epPath.Child("port"), "must be set when host is set"))
+	case ep.Host == "" && ep.Port != 0:
+		errs = append(errs, field.Required(epPath.Child("host"), "must be set when port is set"))
+	case ep.Port < 0 || ep.Port > 65535:
+		errs = append(errs, field.Invalid(epPath.Child("port"), ep.Port, "must be from 1 to 65535"))
+	}
+
+	seen := map[string]bool{}
+	for i, fd := range spec.FailureDomains {
+		p := path.Child("failureDomains").Index(i)
+		switch {
+		case !dnsLabel.MatchString(fd) || len(fd) > 63:
+			errs = append(errs, field.Invalid(p, fd, "must be a DNS label: lower-case letters, digits and '-', at most 63 characters"))
+		case seen[fd]:
+			errs = append(errs, field.Duplicate(p, fd))
+		}
+		seen[fd] = true
+	}
+	return errs
+}
+
+func validateNetwork(n *v1beta2.NetworkSpec, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	network, ferr := parseCIDR(path.Child("cidr"), n.CIDR, minNetworkBits, maxNetworkBits)
+	if ferr != nil {
+		errs = append(errs, ferr)
+	}
+	subnetsPath := path.Child("subnets")
+	names := map[string]bool{}
+	roles := map[v1beta2.SubnetRole]bool{}
+	type parsed struct {
+		name   string
+		prefix netip.Prefix
+	}
+	var valid []parsed
+	for i, s := range n.Subnets {
+		p := subnetsPath.Index(i)
+		switch {
+		case s.Name == "":
+			errs = append(errs, field.Required(p.Child("name"), "every subnet needs a name"))
+		case !dnsLabel.MatchString(s.Name) || len(s.Name) > 63:
+			errs = append(errs, field.Invalid(p.Child("name"), s.Name, "must be a DNS label: lower-case letters, digits and '-', at most 63 characters"))
+		case names[s.Name]:
+			errs = append(errs, field.Duplicate(p.Child("name"), s.Name))
+		}
+		names[s.Name] = true
+
+		if s.Role != v1beta2.SubnetRoleControlPlane && s.Role != v1beta2.SubnetRoleWorker {
+			errs = append(errs, field.NotSupported(p.Child("role"), s.Role, []v1beta2.SubnetRole{v1beta2.SubnetRoleControlPlane, v1beta2.SubnetRoleWorker}))
+		}
+		roles[s.Role] = true
+
+		sp, ferr := parseCIDR(p.Child("cidr"), s.CIDR, minSubnetBits, maxSubnetBits)
+		if ferr != nil {
+			errs = append(errs, ferr)
+			continue
+		}
+		if network.IsValid() && (sp.Bits() < network.Bits() || !network.Contains(sp.Addr())) {
+			errs = append(errs, field.Invalid(p.Child("cidr"), s.CIDR, fmt.Sprintf("must be inside the network cidr %q", n.CIDR)))
+			continue
+		}
+		for _, o := range valid {
+			if o.prefix.Overlaps(sp) {
+				errs = append(errs, field.Invalid(p.Child("cidr"), s.CIDR, fmt.Sprintf("overlaps subnet %q (%s)", o.name, o.prefix)))
+				break
+			}
+		}
+		valid = append(valid, parsed{name: s.Name, prefix: sp})
+	}
+	for _, r := range []v1beta2.SubnetRole{v1beta2.SubnetRoleControlPlane, v1beta2.SubnetRoleWorker} {
+		if !roles[r] {
+			errs = append(errs, field.Required(subnetsPath, fmt.Sprintf("needs a subnet with role %q", r)))
+		}
+	}
+	return errs
+}
+
+// ValidateMemClusterSpecUpdate checks that an update of a MemCluster's spec, found at path, keeps the fields
+// that cannot change: the network (CIDR and subnets), the load balancer port, and the control plane endpoint
+// once it is set. The failure domains may change.
+func ValidateMemClusterSpecUpdate(oldSpec, newSpec *v1beta2.MemClusterSpec, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if oldSpec.Network.CIDR != newSpec.Network.CIDR {
+		errs = append(errs, field.Forbidden(path.Child("network", "cidr"), immutable))
+	}
+	if !slices.Equal(oldSpec.Network.Subnets, newSpec.Network.Subnets) {
+		errs = append(errs, field.Forbidden(path.Child("network", "subnets"), immutable))
+	}
+	if oldSpec.LoadBalancer.Port != newSpec.LoadBalancer.Port {
+		errs = append(errs, field.Forbidden(path.Child("loadBalancer", "port"), immutable))
+	}
+	if !oldSpec.ControlPlaneEndpoint.IsZero() && oldSpec.ControlPlaneEndpoint != newSpec.ControlPlaneEndpoint {
+		errs = append(errs, field.Forbidden(path.Child("controlPlaneEndpoint"), immutable+" once set"))
+	}
+	return errs
+}
+
+// MemCluster is the defaulting and validating admission webhook of MemCluster.
+type MemCluster struct{}
+
+var (
+	_ admission.Defaulter[*v1beta2.MemCluster] = MemCluster{}
+	_ admission.Validator[*v1beta2.MemCluster] = MemCluster{}
+)
+
+// Default fills the unset fields of the MemCluster's spec; see DefaultMemClusterSpec.
+func (MemCluster) Default(_ context.Context, c *v1beta2.MemCluster) error {
+	DefaultMemClusterSpec(&c.Spec)
+	return nil
+}
+
+// ValidateCreate checks a new MemCluster; see ValidateMemClusterSpec.
+func (MemCluster) ValidateCreate(_ context.Context, c *v1beta2.MemCluster) (admission.Warnings, error) {
+	return nil, invalid("MemCluster", c.Name, ValidateMemClusterSpec(&c.Spec, field.NewPath("spec")))
+}
+
+// ValidateUpdate checks a changed MemCluster: the new spec must keep the immutable fields (see
+// ValidateMemClusterSpecUpdate) and, unless the MemCluster is being deleted, be valid.
+func (MemCluster) ValidateUpdate(_ context.Context, oldC, newC *v1beta2.MemCluster) (admission.Warnings, error) {
+	path := field.NewPath("spec")
+	errs := ValidateMemClusterSpecUpdate(&oldC.Spec, &newC.Spec, path)
+	if newC.DeletionTimestamp.IsZero() { // never block the removal of a finalizer
+		errs = append(errs, ValidateMemClusterSpec(&newC.Spec, path)...)
+	}
+	return nil, invalid("MemCluster", newC.Name, errs)
+}
+
+// ValidateDelete accepts every delete.
+func (MemCluster) ValidateDelete(context.Context, *v1beta2.MemCluster) (admission.Warnings, error) {
+	return nil, nil
+}
+
+// invalid returns nil for no errors, else the Invalid API error the API server returns to the client.
+func invalid(kind, name string, errs field.ErrorList) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return apierrors.NewInvalid(v1beta2.GroupVersion.WithKind(kind).GroupKind(), name, errs)
+}

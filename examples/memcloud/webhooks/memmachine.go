@@ -1,0 +1,96 @@
+package webhooks
+
+import (
+	"context"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
+)
+
+// DefaultMemMachineSpec fills the unset image and flavor of spec with v1beta2.DefaultImage and
+// v1beta2.DefaultFlavor. It never overwrites a value that is set.
+func DefaultMemMachineSpec(spec *v1beta2.MemMachineSpec) {
+	if spec.Image == "" {
+		spec.Image = v1beta2.DefaultImage
+	}
+	if spec.Flavor == "" {
+		spec.Flavor = v1beta2.DefaultFlavor
+	}
+}
+
+// ValidateMemMachineSpec checks spec, found at path: an image, a known flavor, and a provider ID, when set,
+// of the form "memcloud://<instance ID>".
+func ValidateMemMachineSpec(spec *v1beta2.MemMachineSpec, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if spec.Image == "" {
+		errs = append(errs, field.Required(path.Child("image"), "every machine needs a boot image"))
+	}
+	if !slices.Contains(v1beta2.Flavors, spec.Flavor) {
+		errs = append(errs, field.NotSupported(path.Child("flavor"), spec.Flavor, v1beta2.Flavors))
+	}
+	if spec.ProviderID != "" {
+		if _, err := v1beta2.InstanceIDFromProviderID(spec.ProviderID); err != nil {
+			errs = append(errs, field.Invalid(path.Child("providerID"), spec.ProviderID,
+				`must be "`+v1beta2.ProviderIDPrefix+`" followed by the instance ID`))
+		}
+	}
+	return errs
+}
+
+// ValidateMemMachineSpecUpdate checks that an update of a MemMachine's spec, found at path, changes nothing
+// but what may be set once: providerID and failureDomain may go from empty to a value, never change after.
+func ValidateMemMachineSpecUpdate(oldSpec, newSpec *v1beta2.MemMachineSpec, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	setOnce := func(name, oldV, newV string) {
+		if oldV != "" && oldV != newV {
+			errs = append(errs, field.Forbidden(path.Child(name), immutable+" once set"))
+		}
+	}
+	setOnce("providerID", oldSpec.ProviderID, newSpec.ProviderID)
+	setOnce("failureDomain", oldSpec.FailureDomain, newSpec.FailureDomain)
+	if oldSpec.Image != newSpec.Image {
+		errs = append(errs, field.Forbidden(path.Child("image"), immutable))
+	}
+	if oldSpec.Flavor != newSpec.Flavor {
+		errs = append(errs, field.Forbidden(path.Child("flavor"), immutable))
+	}
+	return errs
+}
+
+// MemMachine is the defaulting and validating admission webhook of MemMachine.
+type MemMachine struct{}
+
+var (
+	_ admission.Defaulter[*v1beta2.MemMachine] = MemMachine{}
+	_ admission.Validator[*v1beta2.MemMachine] = MemMachine{}
+)
+
+// Default fills the unset fields of the MemMachine's spec; see DefaultMemMachineSpec.
+func (MemMachine) Default(_ context.Context, m *v1beta2.MemMachine) error {
+	DefaultMemMachineSpec(&m.Spec)
+	return nil
+}
+
+// ValidateCreate checks a new MemMachine; see ValidateMemMachineSpec.
+func (MemMachine) ValidateCreate(_ context.Context, m *v1beta2.MemMachine) (admission.Warnings, error) {
+	return nil, invalid("MemMachine", m.Name, ValidateMemMachineSpec(&m.Spec, field.NewPath("spec")))
+}
+
+// ValidateUpdate checks a changed MemMachine: the new spec must keep the immutable fields (see
+// ValidateMemMachineSpecUpdate) and, unless the MemMachine is being deleted, be valid.
+func (MemMachine) ValidateUpdate(_ context.Context, oldM, newM *v1beta2.MemMachine) (admission.Warnings, error) {
+	path := field.NewPath("spec")
+	errs := ValidateMemMachineSpecUpdate(&oldM.Spec, &newM.Spec, path)
+	if newM.DeletionTimestamp.IsZero() {
+		errs = append(errs, ValidateMemMachineSpec(&newM.Spec, path)...)
+	}
+	return nil, invalid("MemMachine", newM.Name, errs)
+}
+
+// ValidateDelete accepts every delete.
+func (MemMachine) ValidateDelete(context.Context, *v1beta2.MemMachine) (admission.Warnings, error) {
+	return nil, nil
+}

@@ -1,0 +1,105 @@
+package webhooks_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
+	"github.com/capkit/capkit/examples/memcloud/webhooks"
+)
+
+func TestDefaultMemMachineSpec(t *testing.T) {
+	spec := v1beta2.MemMachineSpec{}
+	webhooks.DefaultMemMachineSpec(&spec)
+	assert.Equal(t, v1beta2.MemMachineSpec{Image: "ubuntu-24.04", Flavor: v1beta2.FlavorMedium}, spec)
+
+	set := v1beta2.MemMachineSpec{Image: "debian-13", Flavor: v1beta2.FlavorLarge}
+	webhooks.DefaultMemMachineSpec(&set)
+	assert.Equal(t, v1beta2.MemMachineSpec{Image: "debian-13", Flavor: v1beta2.FlavorLarge}, set)
+
+	m := &v1beta2.MemMachine{}
+	require.NoError(t, webhooks.MemMachine{}.Default(context.Background(), m))
+	assert.Equal(t, v1beta2.FlavorMedium, m.Spec.Flavor)
+}
+
+func TestValidateMemMachineSpec(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		spec v1beta2.MemMachineSpec
+		want []string
+	}{
+		{"valid", v1beta2.MemMachineSpec{Image: "ubuntu-24.04", Flavor: "small"}, nil},
+		{"valid with provider ID", v1beta2.MemMachineSpec{Image: "i", Flavor: "large", ProviderID: "memcloud://i-1f2e3d4c"}, nil},
+		{"no image", v1beta2.MemMachineSpec{Flavor: "small"},
+			[]string{"spec.image: FieldValueRequired: every machine needs a boot image"}},
+		{"unknown flavor", v1beta2.MemMachineSpec{Image: "i", Flavor: "huge"},
+			[]string{`spec.flavor: FieldValueNotSupported: supported values: "small", "medium", "large"`}},
+		{"foreign provider ID", v1beta2.MemMachineSpec{Image: "i", Flavor: "small", ProviderID: "aws:///i-1"},
+			[]string{`spec.providerID: FieldValueInvalid: must be "memcloud://" followed by the instance ID`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, nilIfEmpty(errorStrings(webhooks.ValidateMemMachineSpec(&tc.spec, field.NewPath("spec")))))
+		})
+	}
+}
+
+func TestValidateMemMachineSpecUpdate(t *testing.T) {
+	base := v1beta2.MemMachineSpec{Image: "ubuntu-24.04", Flavor: "medium"}
+	withID := base
+	withID.ProviderID = "memcloud://i-1"
+	withFD := base
+	withFD.FailureDomain = "az-1"
+	for _, tc := range []struct {
+		name     string
+		old, new v1beta2.MemMachineSpec
+		want     []string
+	}{
+		{"no change", base, base, nil},
+		{"provider ID set once", base, withID, nil},
+		{"failure domain set once", base, withFD, nil},
+		{"provider ID changed", withID, func() v1beta2.MemMachineSpec { s := withID; s.ProviderID = "memcloud://i-2"; return s }(),
+			[]string{"spec.providerID: FieldValueForbidden: field is immutable once set"}},
+		{"provider ID removed", withID, base,
+			[]string{"spec.providerID: FieldValueForbidden: field is immutable once set"}},
+		{"failure domain changed", withFD, func() v1beta2.MemMachineSpec { s := withFD; s.FailureDomain = "az-2"; return s }(),
+			[]string{"spec.failureDomain: FieldValueForbidden: field is immutable once set"}},
+		{"image and flavor", base, v1beta2.MemMachineSpec{Image: "debian-13", Flavor: "large"}, []string{
+			"spec.image: FieldValueForbidden: field is immutable",
+			"spec.flavor: FieldValueForbidden: field is immutable",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := webhooks.ValidateMemMachineSpecUpdate(&tc.old, &tc.new, field.NewPath("spec"))
+			assert.Equal(t, tc.want, nilIfEmpty(errorStrings(got)))
+		})
+	}
+}
+
+func TestMemMachineWebhookErrors(t *testing.T) {
+	ctx := context.Background()
+	wh := webhooks.MemMachine{}
+	m := &v1beta2.MemMachine{ObjectMeta: metav1.ObjectMeta{Name: "m-0"}, Spec: v1beta2.MemMachineSpec{Image: "ubuntu-24.04", Flavor: "medium"}}
+	_, err := wh.ValidateCreate(ctx, m)
+	require.NoError(t, err)
+
+	changed := m.DeepCopy()
+	changed.Spec.Image = "debian-13"
+	_, err = wh.ValidateUpdate(ctx, m, changed)
+	require.True(t, apierrors.IsInvalid(err))
+	assert.Contains(t, err.Error(), `MemMachine.infrastructure.memcloud.capkit.io "m-0" is invalid: spec.image: Forbidden: field is immutable`)
+
+	bad := m.DeepCopy()
+	bad.Spec.Flavor = "huge"
+	_, err = wh.ValidateCreate(ctx, bad)
+	require.True(t, apierrors.IsInvalid(err))
+	assert.Contains(t, err.Error(), `spec.flavor: Unsupported value: "huge"`)
+
+	_, err = wh.ValidateDelete(ctx, bad)
+	require.NoError(t, err)
+}

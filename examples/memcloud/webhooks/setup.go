@@ -1,0 +1,47 @@
+package webhooks
+
+import (
+	"fmt"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
+)
+
+// The markers below generate config/webhook/manifests.yaml. Their paths are the ones controller-runtime's
+// webhook builder derives from the group, version and kind.
+//
+// +kubebuilder:webhookconfiguration:mutating=true,name=memcloud-mutating-webhook-configuration
+// +kubebuilder:webhookconfiguration:mutating=false,name=memcloud-validating-webhook-configuration
+//
+// +kubebuilder:webhook:path=/mutate-infrastructure-memcloud-capkit-io-v1beta2-memcluster,mutating=true,failurePolicy=fail,sideEffects=None,groups=infrastructure.memcloud.capkit.io,resources=memclusters,verbs=create;update,versions=v1beta2,name=default.memcluster.infrastructure.memcloud.capkit.io,admissionReviewVersions=v1
+// +kubebuilder:webhook:path=/validate-infrastructure-memcloud-capkit-io-v1beta2-memcluster,mutating=false,failurePolicy=fail,sideEffects=None,groups=infrastructure.memcloud.capkit.io,resources=memclusters,verbs=create;update,versions=v1beta2,name=validation.memcluster.infrastructure.memcloud.capkit.io,admissionReviewVersions=v1
+// +kubebuilder:webhook:path=/mutate-infrastructure-memcloud-capkit-io-v1beta2-memmachine,mutating=true,failurePolicy=fail,sideEffects=None,groups=infrastructure.memcloud.capkit.io,resources=memmachines,verbs=create;update,versions=v1beta2,name=default.memmachine.infrastructure.memcloud.capkit.io,admissionReviewVersions=v1
+// +kubebuilder:webhook:path=/validate-infrastructure-memcloud-capkit-io-v1beta2-memmachine,mutating=false,failurePolicy=fail,sideEffects=None,groups=infrastructure.memcloud.capkit.io,resources=memmachines,verbs=create;update,versions=v1beta2,name=validation.memmachine.infrastructure.memcloud.capkit.io,admissionReviewVersions=v1
+// +kubebuilder:webhook:path=/mutate-infrastructure-memcloud-capkit-io-v1beta2-memclustertemplate,mutating=true,failurePolicy=fail,sideEffects=None,groups=infrastructure.memcloud.capkit.io,resources=memclustertemplates,verbs=create;update,versions=v1beta2,name=default.memclustertemplate.infrastructure.memcloud.capkit.io,admissionReviewVersions=v1
+// +kubebuilder:webhook:path=/validate-infrastructure-memcloud-capkit-io-v1beta2-memclustertemplate,mutating=false,failurePolicy=fail,sideEffects=None,groups=infrastructure.memcloud.capkit.io,resources=memclustertemplates,verbs=create;update,versions=v1beta2,name=validation.memclustertemplate.infrastructure.memcloud.capkit.io,admissionReviewVersions=v1
+// +kubebuilder:webhook:path=/mutate-infrastructure-memcloud-capkit-io-v1beta2-memmachinetemplate,mutating=true,failurePolicy=fail,sideEffects=None,groups=infrastructure.memcloud.capkit.io,resources=memmachinetemplates,verbs=create;update,versions=v1beta2,name=default.memmachinetemplate.infrastructure.memcloud.capkit.io,admissionReviewVersions=v1
+// +kubebuilder:webhook:path=/validate-infrastructure-memcloud-capkit-io-v1beta2-memmachinetemplate,mutating=false,failurePolicy=fail,sideEffects=None,groups=infrastructure.memcloud.capkit.io,resources=memmachinetemplates,verbs=create;update,versions=v1beta2,name=validation.memmachinetemplate.infrastructure.memcloud.capkit.io,admissionReviewVersions=v1
+
+// SetupWithManager registers the defaulting and validating webhooks of MemCluster, MemMachine,
+// MemClusterTemplate and MemMachineTemplate with the manager's webhook server. The manager's scheme must hold
+// the v1beta2 types (v1beta2.AddToScheme).
+func SetupWithManager(mgr ctrl.Manager) error {
+	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta2.MemCluster{}).
+		WithDefaulter(MemCluster{}).WithValidator(MemCluster{}).Complete(); err != nil {
+		return fmt.Errorf("cannot set up the MemCluster webhooks: %w", err)
+	}
+	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta2.MemMachine{}).
+		WithDefaulter(MemMachine{}).WithValidator(MemMachine{}).Complete(); err != nil {
+		return fmt.Errorf("cannot set up the MemMachine webhooks: %w", err)
+	}
+	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta2.MemClusterTemplate{}).
+		WithDefaulter(MemClusterTemplate{}).WithValidator(MemClusterTemplate{}).Complete(); err != nil {
+		return fmt.Errorf("cannot set up the MemClusterTemplate webhooks: %w", err)
+	}
+	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta2.MemMachineTemplate{}).
+		WithDefaulter(MemMachineTemplate{}).WithValidator(MemMachineTemplate{}).Complete(); err != nil {
+		return fmt.Errorf("cannot set up the MemMachineTemplate webhooks: %w", err)
+	}
+	return nil
+}
