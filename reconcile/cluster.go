@@ -1,0 +1,87 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/scope"
+)
+
+// ClusterReconciler reconciles a provider's InfraCluster of type T through ordered steps. Per request it:
+// fetches the object (not found: done); waits without error until Cluster API sets the owner Cluster;
+// when paused (Cluster spec.paused or the paused annotation) writes Paused=True and stops; skips an
+// externally managed InfraCluster; adds the finalizer and the ownership key in one patch before any cloud
+// call; runs the steps, each with its condition; and closes the scope, which writes Ready and patches.
+// Deletion runs the steps' Delete in reverse order and removes the finalizer when all report done.
+type ClusterReconciler[T client.Object] struct {
+	*base
+	newObject func() T
+	steps     []Step[*scope.ClusterScope[T]]
+}
+
+// NewClusterReconciler returns a reconciler for InfraClusters of type T. newObject returns an empty T (for
+// an unstructured T it must set the GroupVersionKind); steps are the provider's services in order.
+func NewClusterReconciler[T client.Object](c client.Client, newObject func() T, steps []Step[*scope.ClusterScope[T]], opts ...Option) (*ClusterReconciler[T], error) {
+	if newObject == nil {
+		return nil, fmt.Errorf("cannot create InfraCluster reconciler: newObject is nil")
+	}
+	if err := validateSteps(steps); err != nil {
+		return nil, err
+	}
+	b, err := newBase(c, newObject(), "InfraCluster", opts)
+	if err != nil {
+		return nil, err
+	}
+	return &ClusterReconciler[T]{base: b, newObject: newObject, steps: steps}, nil
+}
+
+// Reconcile implements controller-runtime's reconcile.Reconciler.
+func (r *ClusterReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	log := logFrom(ctx).WithValues(r.kind.Kind, req.NamespacedName.String())
+	ctx = ctrl.LoggerInto(ctx, log)
+	obj := r.newObject()
+	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("cannot get %s %s: %w", r.kind.Kind, req.NamespacedName, err)
+	}
+	cluster, err := r.ownerCore(ctx, obj, "Cluster")
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if cluster == nil {
+		log.Info("waiting for Cluster API to set the owner Cluster")
+		return ctrl.Result{}, nil
+	}
+	log = log.WithValues("Cluster", cluster.GetName())
+	ctx = ctrl.LoggerInto(ctx, log)
+	if _, ok := obj.GetAnnotations()[contract.ManagedByAnnotation]; ok {
+		log.Info("externally managed, skipping")
+		return ctrl.Result{}, nil
+	}
+	s, err := scope.NewClusterScope(ctx, r.client, obj, cluster, r.scopeOpts...)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	return r.run(ctx, s, bindSteps(r.steps, s), nil)
+}
+
+func gvkOf(c client.Client, obj client.Object) (schema.GroupVersionKind, error) {
+	if obj == nil || (reflect.ValueOf(obj).Kind() == reflect.Pointer && reflect.ValueOf(obj).IsNil()) {
+		return schema.GroupVersionKind{}, fmt.Errorf("newObject returned nil")
+	}
+	gvk, err := apiutil.GVKForObject(obj, c.Scheme())
+	if err != nil {
+		return gvk, fmt.Errorf("cannot find the kind of %T: %w", obj, err)
+	}
+	return gvk, nil
+}

@@ -1,0 +1,347 @@
+package reconcile_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/capkit/capkit/conditions"
+	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/internal/testtypes"
+	"github.com/capkit/capkit/scope"
+	"github.com/capkit/capkit/scope/scopetest"
+)
+
+type clusterScope = *scope.ClusterScope[*testtypes.FooCluster]
+
+// clusterFixture is a FooCluster reconciler with a Network step (Ensure on a fake cloud) and a LoadBalancer
+// step, wired to a counting client.
+type clusterFixture struct {
+	cloud    *fakeCloud
+	cc       *scopetest.CountingClient
+	rec      *recorder
+	r        *reconcile.ClusterReconciler[*testtypes.FooCluster]
+	order    []string
+	lbResult reconcile.Result
+	lbErr    error
+	delDone  bool
+}
+
+func newClusterFixture(t *testing.T) *clusterFixture {
+	t.Helper()
+	f := &clusterFixture{cloud: newFakeCloud(), cc: scopetest.NewCountingClient(env.Client), rec: &recorder{}, lbResult: reconcile.Result{Done: true}, delDone: true}
+	network := reconcile.ServiceFuncs[clusterScope]{
+		ReconcileFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
+			f.order = append(f.order, "reconcile Network")
+			_, err := reconcile.Ensure(ctx, s, "vpc", reconcile.Resource[netSpec](f.cloud), netSpec{CIDR: s.InfraCluster().Spec.Region})
+			return reconcile.Result{Done: err == nil}, err
+		},
+		DeleteFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
+			f.order = append(f.order, "delete Network")
+			done, err := reconcile.EnsureDeleted(ctx, s, "vpc", reconcile.Resource[netSpec](f.cloud))
+			return reconcile.Result{Done: done}, err
+		},
+	}
+	lb := reconcile.ServiceFuncs[clusterScope]{
+		ReconcileFunc: func(_ context.Context, s clusterScope) (reconcile.Result, error) {
+			f.order = append(f.order, "reconcile LoadBalancer")
+			if f.lbErr != nil || !f.lbResult.Done {
+				return f.lbResult, f.lbErr
+			}
+			if err := s.SetControlPlaneEndpoint(contract.APIEndpoint{Host: "lb.example", Port: 6443}); err != nil {
+				return reconcile.Result{}, err
+			}
+			return reconcile.Result{Done: true}, s.SetProvisioned(true)
+		},
+		DeleteFunc: func(context.Context, clusterScope) (reconcile.Result, error) {
+			f.order = append(f.order, "delete LoadBalancer")
+			return reconcile.Result{Done: f.delDone}, nil
+		},
+	}
+	r, err := reconcile.NewClusterReconciler(f.cc, func() *testtypes.FooCluster { return &testtypes.FooCluster{} },
+		[]reconcile.Step[clusterScope]{{Name: "Network", Service: network}, {Name: "LoadBalancer", Service: lb}},
+		reconcile.WithEventRecorder(f.rec), reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)))
+	require.NoError(t, err)
+	f.r = r
+	return f
+}
+
+// newFooCluster creates a Cluster and its FooCluster (owned by it unless orphan).
+func newFooCluster(t *testing.T, ns string, orphan bool, mutate func(*testtypes.FooCluster)) (*testtypes.FooCluster, *unstructured.Unstructured) {
+	t.Helper()
+	cluster := createCluster(t, ns, "c1", nil)
+	obj := &testtypes.FooCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c1"}, Spec: testtypes.FooClusterSpec{Region: "10.0.0.0/16"}}
+	if !orphan {
+		obj.OwnerReferences = []metav1.OwnerReference{ownerRef(cluster)}
+	}
+	if mutate != nil {
+		mutate(obj)
+	}
+	require.NoError(t, env.Client.Create(context.Background(), obj))
+	return obj, cluster
+}
+
+func req(obj client.Object) ctrl.Request {
+	return ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)}
+}
+
+func TestClusterReconcileProvisionsThenIsANoOp(t *testing.T) {
+	ns := newNamespace(t)
+	ctx := context.Background()
+	obj, _ := newFooCluster(t, ns, false, nil)
+	f := newClusterFixture(t)
+	f.cloud.beforeCall = func(method string) error {
+		live := &testtypes.FooCluster{}
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), live); err != nil {
+			return err
+		}
+		if len(live.Finalizers) == 0 || live.Labels[scope.OwnershipKeyLabel] == "" {
+			return fmt.Errorf("%s called before the finalizer and ownership key were persisted", method)
+		}
+		return nil
+	}
+
+	res, err := f.r.Reconcile(ctx, req(obj))
+	require.NoError(t, err)
+	assert.Zero(t, res.RequeueAfter)
+	assert.Equal(t, []string{"reconcile Network", "reconcile LoadBalancer"}, f.order)
+	assert.Equal(t, 1, f.cloud.count())
+	// finalizer+label, checkpoint after create, final spec (endpoint) and status.
+	assert.Equal(t, 4, f.cc.Writes(), "%v", f.cc.Log())
+
+	got := get(t, &testtypes.FooCluster{ObjectMeta: obj.ObjectMeta})
+	assert.Equal(t, []string{"infrastructure.capkit.io/foocluster"}, got.Finalizers)
+	assert.Equal(t, "lb.example", got.Spec.ControlPlaneEndpoint.Host)
+	assert.Equal(t, "net-1", got.Status.Resources["vpc"])
+	setter := conditions.ForSlice(&got.Status.Conditions)
+	for _, c := range []string{"NetworkReady", "LoadBalancerReady", conditions.Ready} {
+		assert.True(t, conditions.IsTrue(setter, c), c)
+	}
+	assert.True(t, conditions.IsFalse(setter, conditions.Paused))
+	assert.Contains(t, f.rec.all(), "Normal NetworkReady Reconcile Network is ready")
+
+	f.cc.Reset()
+	f.order = nil
+	f.cloud.calls = nil
+	_, err = f.r.Reconcile(ctx, req(obj))
+	require.NoError(t, err)
+	assert.Zero(t, f.cc.Writes(), "a no-op reconcile writes nothing: %v", f.cc.Log())
+	assert.Equal(t, []string{"Get"}, f.cloud.calls, "the tracked ID is only checked")
+	assert.Equal(t, 1, f.cloud.count())
+}
+
+func TestClusterReconcileWaitsAndSkips(t *testing.T) {
+	tests := []struct {
+		name       string
+		orphan     bool
+		mutate     func(*testtypes.FooCluster)
+		wantPaused bool
+		wantWrites int
+	}{
+		{name: "owner not set yet", orphan: true},
+		{name: "externally managed", mutate: func(o *testtypes.FooCluster) {
+			o.Annotations = map[string]string{contract.ManagedByAnnotation: "someone"}
+		}},
+		{name: "paused annotation", mutate: func(o *testtypes.FooCluster) {
+			o.Annotations = map[string]string{contract.PausedAnnotation: ""}
+		}, wantPaused: true, wantWrites: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ns := newNamespace(t)
+			obj, _ := newFooCluster(t, ns, tt.orphan, tt.mutate)
+			f := newClusterFixture(t)
+			res, err := f.r.Reconcile(context.Background(), req(obj))
+			require.NoError(t, err)
+			assert.Zero(t, res)
+			assert.Empty(t, f.order, "no service runs")
+			assert.Empty(t, f.cloud.calls, "no cloud call")
+			assert.Equal(t, tt.wantWrites, f.cc.Writes(), "%v", f.cc.Log())
+			got := get(t, &testtypes.FooCluster{ObjectMeta: obj.ObjectMeta})
+			assert.Empty(t, got.Finalizers)
+			assert.Equal(t, tt.wantPaused, conditions.IsTrue(conditions.ForSlice(&got.Status.Conditions), conditions.Paused))
+		})
+	}
+}
+
+func TestClusterReconcilePausedCluster(t *testing.T) {
+	ns := newNamespace(t)
+	cluster := createCluster(t, ns, "c1", func(u *unstructured.Unstructured) {
+		_ = unstructured.SetNestedField(u.Object, true, "spec", "paused")
+	})
+	obj := &testtypes.FooCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c1", OwnerReferences: []metav1.OwnerReference{ownerRef(cluster)}}}
+	require.NoError(t, env.Client.Create(context.Background(), obj))
+	f := newClusterFixture(t)
+	_, err := f.r.Reconcile(context.Background(), req(obj))
+	require.NoError(t, err)
+	assert.Empty(t, f.order)
+	got := get(t, &testtypes.FooCluster{ObjectMeta: obj.ObjectMeta})
+	assert.True(t, conditions.IsTrue(conditions.ForSlice(&got.Status.Conditions), conditions.Paused))
+	assert.Contains(t, f.rec.all(), "Normal Paused Pause reconciliation is paused")
+}
+
+func TestClusterReconcileNotFound(t *testing.T) {
+	f := newClusterFixture(t)
+	res, err := f.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "nope", Name: "nope"}})
+	require.NoError(t, err)
+	assert.Zero(t, res)
+	assert.Zero(t, f.cc.Writes())
+}
+
+func TestClusterReconcileErrorClasses(t *testing.T) {
+	tests := []struct {
+		name        string
+		lbResult    reconcile.Result
+		lbErr       error
+		wantErr     bool
+		wantRequeue time.Duration
+		wantReason  string
+		wantMessage string
+		wantEvent   string
+	}{
+		{name: "terminal", lbErr: reconcile.Terminal("InvalidSize", errors.New("size \"huge\" does not exist")),
+			wantReason: "InvalidSize", wantMessage: `size "huge" does not exist`, wantEvent: `Warning InvalidSize Reconcile LoadBalancerReady: size "huge" does not exist`},
+		{name: "transient", lbErr: errors.New("throttled"), wantErr: true, wantReason: reconcile.ReasonTransientError, wantMessage: "throttled",
+			wantEvent: "Warning TransientError Reconcile LoadBalancerReady: throttled"},
+		{name: "requeue hint", lbErr: reconcile.RequeueAfter(42 * time.Second), wantRequeue: 42 * time.Second, wantReason: reconcile.ReasonInProgress},
+		{name: "not done", lbResult: reconcile.Result{Reason: "Provisioning", Message: "lb is starting"}, wantRequeue: reconcile.DefaultRequeueAfter,
+			wantReason: "Provisioning", wantMessage: "lb is starting"},
+		{name: "not done with hint", lbResult: reconcile.Result{RequeueAfter: time.Second}, wantRequeue: time.Second, wantReason: reconcile.ReasonInProgress},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ns := newNamespace(t)
+			obj, _ := newFooCluster(t, ns, false, nil)
+			f := newClusterFixture(t)
+			f.lbResult, f.lbErr = tt.lbResult, tt.lbErr
+			res, err := f.r.Reconcile(context.Background(), req(obj))
+			if tt.wantErr {
+				require.Error(t, err)
+			} else {
+				require.NoError(t, err)
+			}
+			assert.Equal(t, tt.wantRequeue, res.RequeueAfter)
+			got := get(t, &testtypes.FooCluster{ObjectMeta: obj.ObjectMeta})
+			setter := conditions.ForSlice(&got.Status.Conditions)
+			c := conditions.Get(setter, "LoadBalancerReady")
+			require.NotNil(t, c)
+			assert.Equal(t, metav1.ConditionFalse, c.Status)
+			assert.Equal(t, tt.wantReason, c.Reason)
+			assert.Equal(t, tt.wantMessage, c.Message)
+			assert.True(t, conditions.IsTrue(setter, "NetworkReady"), "the earlier step is recorded")
+			assert.True(t, conditions.IsFalse(setter, conditions.Ready))
+			assert.Equal(t, "net-1", got.Status.Resources["vpc"], "the checkpoint survived the failure")
+			if tt.wantEvent != "" {
+				assert.Contains(t, f.rec.all(), tt.wantEvent)
+			}
+		})
+	}
+}
+
+func TestClusterDeleteRunsStepsInReverseAndRemovesFinalizer(t *testing.T) {
+	ns := newNamespace(t)
+	ctx := context.Background()
+	obj, _ := newFooCluster(t, ns, false, nil)
+	f := newClusterFixture(t)
+	_, err := f.r.Reconcile(ctx, req(obj))
+	require.NoError(t, err)
+	require.Equal(t, 1, f.cloud.count())
+
+	require.NoError(t, env.Client.Delete(ctx, obj))
+	f.order = nil
+	f.delDone = false
+	res, err := f.r.Reconcile(ctx, req(obj))
+	require.NoError(t, err)
+	assert.Equal(t, reconcile.DefaultRequeueAfter, res.RequeueAfter)
+	assert.Equal(t, []string{"delete LoadBalancer"}, f.order, "reverse order, stops at the first step not done")
+	got := get(t, &testtypes.FooCluster{ObjectMeta: obj.ObjectMeta})
+	assert.NotEmpty(t, got.Finalizers, "the finalizer stays until every step is done")
+	assert.True(t, conditions.IsTrue(conditions.ForSlice(&got.Status.Conditions), conditions.Deleting))
+
+	f.order = nil
+	f.delDone = true
+	_, err = f.r.Reconcile(ctx, req(obj))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"delete LoadBalancer", "delete Network"}, f.order)
+	assert.Zero(t, f.cloud.count(), "the network is deleted")
+	err = env.Client.Get(ctx, client.ObjectKeyFromObject(obj), &testtypes.FooCluster{})
+	assert.True(t, apierrors.IsNotFound(err), "the object is gone: %v", err)
+	assert.Contains(t, f.rec.all(), "Normal Deleted Delete cloud resources deleted")
+}
+
+func TestGenerationGatedStepSkipsWhenObserved(t *testing.T) {
+	ns := newNamespace(t)
+	ctx := context.Background()
+	obj, _ := newFooCluster(t, ns, false, nil)
+	calls := 0
+	step := reconcile.Step[clusterScope]{Name: "Config", GenerationGated: true, Service: reconcile.ServiceFuncs[clusterScope]{
+		ReconcileFunc: func(context.Context, clusterScope) (reconcile.Result, error) {
+			calls++
+			return reconcile.Result{Done: true}, nil
+		}}}
+	r, err := reconcile.NewClusterReconciler(env.Client, func() *testtypes.FooCluster { return &testtypes.FooCluster{} },
+		[]reconcile.Step[clusterScope]{step}, reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)))
+	require.NoError(t, err)
+	for range 2 {
+		_, err = r.Reconcile(ctx, req(obj))
+		require.NoError(t, err)
+	}
+	assert.Equal(t, 1, calls, "skipped while ConfigReady is True for this generation")
+
+	got := get(t, &testtypes.FooCluster{ObjectMeta: obj.ObjectMeta})
+	got.Spec.Region = "10.1.0.0/16"
+	require.NoError(t, env.Client.Update(ctx, got))
+	_, err = r.Reconcile(ctx, req(obj))
+	require.NoError(t, err)
+	assert.Equal(t, 2, calls, "a new generation runs the step again")
+}
+
+func TestNewReconcilerRejectsBadInput(t *testing.T) {
+	newObj := func() *testtypes.FooCluster { return &testtypes.FooCluster{} }
+	ok := reconcile.Step[clusterScope]{Name: "A", Service: reconcile.ServiceFuncs[clusterScope]{}}
+	tests := []struct {
+		name    string
+		c       client.Client
+		newObj  func() *testtypes.FooCluster
+		steps   []reconcile.Step[clusterScope]
+		opts    []reconcile.Option
+		wantMsg string
+	}{
+		{name: "nil client", newObj: newObj, steps: []reconcile.Step[clusterScope]{ok}, wantMsg: "client is nil"},
+		{name: "nil newObject", c: env.Client, steps: []reconcile.Step[clusterScope]{ok}, wantMsg: "newObject is nil"},
+		{name: "no steps", c: env.Client, newObj: newObj, wantMsg: "steps must not be empty"},
+		{name: "unnamed step", c: env.Client, newObj: newObj, steps: []reconcile.Step[clusterScope]{{Service: ok.Service}}, wantMsg: "step 0: name must not be empty"},
+		{name: "nil service", c: env.Client, newObj: newObj, steps: []reconcile.Step[clusterScope]{{Name: "A"}}, wantMsg: `step "A": service must not be nil`},
+		{name: "duplicate", c: env.Client, newObj: newObj, steps: []reconcile.Step[clusterScope]{ok, ok}, wantMsg: `duplicate condition type "AReady"`},
+		{name: "bad core version", c: env.Client, newObj: newObj, steps: []reconcile.Step[clusterScope]{ok}, opts: []reconcile.Option{reconcile.WithCoreVersion("v9")}, wantMsg: `"v9"`},
+		{name: "bad requeue", c: env.Client, newObj: newObj, steps: []reconcile.Step[clusterScope]{ok}, opts: []reconcile.Option{reconcile.WithDefaultRequeue(-1)}, wantMsg: "must be positive"},
+		{name: "unknown type", c: envClientWithoutFoo(t), newObj: newObj, steps: []reconcile.Step[clusterScope]{ok}, wantMsg: "cannot find the kind"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := reconcile.NewClusterReconciler(tt.c, tt.newObj, tt.steps, tt.opts...)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.wantMsg)
+		})
+	}
+	r, err := reconcile.NewClusterReconciler(env.Client, newObj, []reconcile.Step[clusterScope]{ok}, reconcile.WithFinalizer("x.example.com/cleanup"))
+	require.NoError(t, err)
+	assert.Equal(t, "x.example.com/cleanup", r.Finalizer())
+}
+
+func envClientWithoutFoo(t *testing.T) client.Client {
+	c, err := client.New(env.Config, client.Options{})
+	require.NoError(t, err)
+	return c
+}

@@ -1,0 +1,36 @@
+// Package reconcile has the generic reconcilers a Cluster API infrastructure provider plugs its services
+// into, and Ensure, the idempotent lifecycle of one cloud resource.
+//
+// # Reconcilers
+//
+// NewClusterReconciler and NewMachineReconciler take the provider's type (through a newObject func) and its
+// services as ordered Steps. Each request goes through, in this order: fetch (not found: done); owner not
+// set yet: wait without error; paused (Cluster spec.paused or the cluster.x-k8s.io/paused annotation):
+// Paused=True and stop; externally managed InfraCluster: skip; finalizer and ownership key added and
+// persisted in one patch before any cloud call; for machines, wait until the Cluster's infrastructure is
+// provisioned and the bootstrap data secret is set; the steps in order, each writing its condition
+// (<Name>Ready); Close, which writes Ready and patches only what changed. Deletion runs the steps' Delete in
+// reverse order and removes the finalizer once every step reports Done.
+//
+// # Results and errors
+//
+// A step returns a Result (Done, RequeueAfter, Reason, Message) and an error. Terminal(reason, err) writes
+// the step condition False with reason and does not retry; Transient(err) and any unclassified error are
+// returned to controller-runtime, which retries with backoff; RequeueAfter(d) asks for another look after d.
+// Events are emitted for state changes when WithEventRecorder is given. Only the reconcilers log.
+//
+// # Ensure
+//
+// Ensure(ctx, scope, key, resource, spec) validates spec before any cloud call, returns the tracked ID when
+// it still exists, else adopts a resource tagged with the owner's ownership key and the resource key, else
+// creates it with those tags and an idempotency token derived from both, then records the ID and persists it
+// at once. A crash between create and record never makes a second resource: the next Ensure adopts it by
+// its tags or gets it back from the cloud by its token. EnsureDeleted deletes the tracked resource and any
+// tagged orphan.
+//
+// # Wiring
+//
+// SetupWithManager watches the infra kind, core Clusters and Machines (unstructured, no Cluster API import)
+// with the owner mappers ClusterToInfraCluster, MachineToInfraMachine and ClusterToInfraMachines, and the
+// predicates ResourceNotExternallyManaged and ResourceHasFilterLabel.
+package reconcile

@@ -1,0 +1,142 @@
+// Package testtypes holds a minimal InfraCluster and InfraMachine of the v1beta2 contract, and their CRDs,
+// for the tests of capkit's reconcile package (a copy of scope/internal/testtypes, which this package cannot import).
+package testtypes
+
+import (
+	"embed"
+	"encoding/json"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/capkit/capkit/contract"
+)
+
+// GroupVersion is the API group and version of the test types.
+var GroupVersion = schema.GroupVersion{Group: "infrastructure.capkit.io", Version: "v1alpha1"}
+
+// CRDs holds the CRD YAML of the test types, in crds/.
+//
+//go:embed crds/*.yaml
+var CRDs embed.FS
+
+// AddToScheme registers the test types.
+func AddToScheme(s *runtime.Scheme) error {
+	s.AddKnownTypes(GroupVersion, &FooCluster{}, &FooClusterList{}, &FooMachine{}, &FooMachineList{}, &Legacy{}, &LegacyList{})
+	metav1.AddToGroupVersion(s, GroupVersion)
+	return nil
+}
+
+// FooCluster is a v1beta2-contract InfraCluster.
+type FooCluster struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              FooClusterSpec   `json:"spec,omitempty"`
+	Status            FooClusterStatus `json:"status,omitempty"`
+}
+
+// FooClusterSpec is the spec of FooCluster.
+type FooClusterSpec struct {
+	ControlPlaneEndpoint contract.APIEndpoint `json:"controlPlaneEndpoint,omitempty"`
+	Region               string               `json:"region,omitempty"`
+}
+
+// FooClusterStatus is the status of FooCluster.
+type FooClusterStatus struct {
+	Initialization *contract.InfraClusterInitialization `json:"initialization,omitempty"`
+	Conditions     []metav1.Condition                   `json:"conditions,omitempty"`
+	FailureDomains []contract.FailureDomain             `json:"failureDomains,omitempty"`
+	Resources      map[string]string                    `json:"resources,omitempty"`
+}
+
+// FooMachine is a v1beta2-contract InfraMachine; it implements conditions.Setter.
+type FooMachine struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              FooMachineSpec   `json:"spec,omitempty"`
+	Status            FooMachineStatus `json:"status,omitempty"`
+}
+
+// FooMachineSpec is the spec of FooMachine.
+type FooMachineSpec struct {
+	ProviderID    string `json:"providerID,omitempty"`
+	FailureDomain string `json:"failureDomain,omitempty"`
+	Size          string `json:"size,omitempty"`
+}
+
+// FooMachineStatus is the status of FooMachine.
+type FooMachineStatus struct {
+	Initialization *contract.InfraMachineInitialization `json:"initialization,omitempty"`
+	Conditions     []metav1.Condition                   `json:"conditions,omitempty"`
+	Addresses      []contract.MachineAddress            `json:"addresses,omitempty"`
+	FailureDomain  string                               `json:"failureDomain,omitempty"`
+	Resources      map[string]string                    `json:"resources,omitempty"`
+}
+
+// GetConditions implements conditions.Getter.
+func (m *FooMachine) GetConditions() []metav1.Condition { return m.Status.Conditions }
+
+// SetConditions implements conditions.Setter.
+func (m *FooMachine) SetConditions(c []metav1.Condition) { m.Status.Conditions = c }
+
+// Legacy is a type that lacks the v1beta2 status fields: only spec.
+type Legacy struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              FooClusterSpec `json:"spec,omitempty"`
+}
+
+// FooClusterList is a list of FooCluster.
+type FooClusterList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []FooCluster `json:"items"`
+}
+
+// FooMachineList is a list of FooMachine.
+type FooMachineList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []FooMachine `json:"items"`
+}
+
+// LegacyList is a list of Legacy.
+type LegacyList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Legacy `json:"items"`
+}
+
+func deepCopy[T any](in *T) *T {
+	if in == nil {
+		return nil
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		panic(err) // test types always marshal
+	}
+	out := new(T)
+	if err := json.Unmarshal(b, out); err != nil {
+		panic(err)
+	}
+	return out
+}
+
+// DeepCopyObject implements runtime.Object.
+func (c *FooCluster) DeepCopyObject() runtime.Object { return deepCopy(c) }
+
+// DeepCopyObject implements runtime.Object.
+func (c *FooClusterList) DeepCopyObject() runtime.Object { return deepCopy(c) }
+
+// DeepCopyObject implements runtime.Object.
+func (m *FooMachine) DeepCopyObject() runtime.Object { return deepCopy(m) }
+
+// DeepCopyObject implements runtime.Object.
+func (m *FooMachineList) DeepCopyObject() runtime.Object { return deepCopy(m) }
+
+// DeepCopyObject implements runtime.Object.
+func (l *Legacy) DeepCopyObject() runtime.Object { return deepCopy(l) }
+
+// DeepCopyObject implements runtime.Object.
+func (l *LegacyList) DeepCopyObject() runtime.Object { return deepCopy(l) }

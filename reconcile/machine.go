@@ -1,0 +1,95 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/scope"
+)
+
+// MachineReconciler reconciles a provider's InfraMachine of type T through ordered steps, like
+// ClusterReconciler, with the owner Machine found by owner reference and the Cluster by the Machine's
+// cluster.x-k8s.io/cluster-name label. Before the first step it waits, without error and without cloud
+// calls, until the Cluster's infrastructure is provisioned and the Machine's bootstrap data secret is set
+// (not once the InfraMachine is provisioned); the first step's condition says what it waits for.
+type MachineReconciler[T client.Object] struct {
+	*base
+	newObject func() T
+	steps     []Step[*scope.MachineScope[T]]
+}
+
+// NewMachineReconciler returns a reconciler for InfraMachines of type T. newObject returns an empty T (for
+// an unstructured T it must set the GroupVersionKind); steps are the provider's services in order.
+func NewMachineReconciler[T client.Object](c client.Client, newObject func() T, steps []Step[*scope.MachineScope[T]], opts ...Option) (*MachineReconciler[T], error) {
+	if newObject == nil {
+		return nil, fmt.Errorf("cannot create InfraMachine reconciler: newObject is nil")
+	}
+	if err := validateSteps(steps); err != nil {
+		return nil, err
+	}
+	b, err := newBase(c, newObject(), "InfraMachine", opts)
+	if err != nil {
+		return nil, err
+	}
+	return &MachineReconciler[T]{base: b, newObject: newObject, steps: steps}, nil
+}
+
+// Reconcile implements controller-runtime's reconcile.Reconciler.
+func (r *MachineReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	log := logFrom(ctx).WithValues(r.kind.Kind, req.NamespacedName.String())
+	ctx = ctrl.LoggerInto(ctx, log)
+	obj := r.newObject()
+	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("cannot get %s %s: %w", r.kind.Kind, req.NamespacedName, err)
+	}
+	machine, err := r.ownerCore(ctx, obj, "Machine")
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if machine == nil {
+		log.Info("waiting for Cluster API to set the owner Machine")
+		return ctrl.Result{}, nil
+	}
+	clusterName := contract.ClusterNameOf(machine)
+	if clusterName == "" {
+		clusterName, _ = contract.Machine(contract.V1Beta2).ClusterName().Get(machine)
+	}
+	if clusterName == "" {
+		log.Info("waiting for the Machine's cluster name", "Machine", machine.GetName())
+		return ctrl.Result{}, nil
+	}
+	cluster, err := r.getCore(ctx, machine.GroupVersionKind().GroupVersion().WithKind("Cluster"), obj.GetNamespace(), clusterName)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if cluster == nil {
+		log.Info("waiting for the Cluster", "Cluster", clusterName)
+		return ctrl.Result{}, nil
+	}
+	log = log.WithValues("Machine", machine.GetName(), "Cluster", cluster.GetName())
+	ctx = ctrl.LoggerInto(ctx, log)
+	s, err := scope.NewMachineScope(ctx, r.client, obj, machine, cluster, r.scopeOpts...)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	gate := func() string {
+		switch {
+		case s.Provisioned():
+			return ""
+		case !s.ClusterInfrastructureProvisioned():
+			return ReasonWaitingForClusterInfrastructure
+		case s.BootstrapDataSecretName() == "":
+			return ReasonWaitingForBootstrapData
+		}
+		return ""
+	}
+	return r.run(ctx, s, bindSteps(r.steps, s), gate)
+}

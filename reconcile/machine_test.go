@@ -1,0 +1,186 @@
+package reconcile_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/go-logr/logr/funcr"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/capkit/capkit/conditions"
+	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/internal/testtypes"
+	"github.com/capkit/capkit/scope"
+	"github.com/capkit/capkit/scope/scopetest"
+)
+
+type machineScope = *scope.MachineScope[*testtypes.FooMachine]
+
+const bootstrapSecret = "#cloud-config\nSUPER-SECRET-JOIN-TOKEN\n"
+
+// newFooMachine creates a Cluster (infrastructure provisioned or not), a Machine (with a bootstrap data
+// secret name or not) and its FooMachine.
+func newFooMachine(t *testing.T, ns string, infraReady bool, dataSecret string) *testtypes.FooMachine {
+	t.Helper()
+	ctx := context.Background()
+	createCluster(t, ns, "c1", func(u *unstructured.Unstructured) {
+		_ = unstructured.SetNestedField(u.Object, infraReady, "status", "initialization", "infrastructureProvisioned")
+	})
+	machine := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Machine",
+		"metadata": map[string]any{"namespace": ns, "name": "m1", "labels": map[string]any{contract.ClusterNameLabel: "c1"}},
+		"spec": map[string]any{"clusterName": "c1", "bootstrap": map[string]any{"dataSecretName": dataSecret},
+			"infrastructureRef": map[string]any{"apiGroup": testtypes.GroupVersion.Group, "kind": "FooMachine", "name": "m1"}},
+	}}
+	if dataSecret == "" {
+		unstructured.RemoveNestedField(machine.Object, "spec", "bootstrap", "dataSecretName")
+	}
+	require.NoError(t, env.Client.Create(ctx, machine))
+	obj := &testtypes.FooMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1",
+		Labels:          map[string]string{contract.ClusterNameLabel: "c1"},
+		OwnerReferences: []metav1.OwnerReference{ownerRef(machine)}}}
+	require.NoError(t, env.Client.Create(ctx, obj))
+	return obj
+}
+
+type machineFixture struct {
+	cloud *fakeCloud
+	cc    *scopetest.CountingClient
+	rec   *recorder
+	r     *reconcile.MachineReconciler[*testtypes.FooMachine]
+	calls int
+}
+
+func newMachineFixture(t *testing.T) *machineFixture {
+	f := &machineFixture{cloud: newFakeCloud(), cc: scopetest.NewCountingClient(env.Client), rec: &recorder{}}
+	vm := reconcile.ServiceFuncs[machineScope]{
+		ReconcileFunc: func(ctx context.Context, s machineScope) (reconcile.Result, error) {
+			f.calls++
+			if s.Provisioned() {
+				_, err := reconcile.Ensure(ctx, s, "vm", reconcile.Resource[netSpec](f.cloud), netSpec{CIDR: "x"})
+				return reconcile.Result{Done: err == nil}, err
+			}
+			data, _, err := s.BootstrapData(ctx)
+			if err != nil {
+				return reconcile.Result{}, reconcile.Terminal("BootstrapDataInvalid", err)
+			}
+			if len(data) == 0 {
+				return reconcile.Result{}, fmt.Errorf("no data")
+			}
+			res, err := reconcile.Ensure(ctx, s, "vm", reconcile.Resource[netSpec](f.cloud), netSpec{CIDR: "x"})
+			if err != nil {
+				return reconcile.Result{}, err
+			}
+			if err := s.SetProviderID("foo://" + res.ID); err != nil {
+				return reconcile.Result{}, err
+			}
+			if err := s.SetAddresses([]contract.MachineAddress{{Type: contract.MachineInternalIP, Address: "10.0.0.5"}}); err != nil {
+				return reconcile.Result{}, err
+			}
+			return reconcile.Result{Done: true}, s.SetProvisioned(true)
+		},
+	}
+	r, err := reconcile.NewMachineReconciler(f.cc, func() *testtypes.FooMachine { return &testtypes.FooMachine{} },
+		[]reconcile.Step[machineScope]{{Name: "VM", Service: vm}},
+		reconcile.WithEventRecorder(f.rec), reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)))
+	require.NoError(t, err)
+	f.r = r
+	return f
+}
+
+func TestMachineReconcileProvisionsWithinWriteBudget(t *testing.T) {
+	ns := newNamespace(t)
+	ctx := context.Background()
+	require.NoError(t, env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1-data"},
+		Data: map[string][]byte{"value": []byte(bootstrapSecret)}}))
+	obj := newFooMachine(t, ns, true, "m1-data")
+	f := newMachineFixture(t)
+
+	_, err := f.r.Reconcile(ctx, ctrl.Request{NamespacedName: keyOf(obj)})
+	require.NoError(t, err)
+	assert.Equal(t, 4, f.cc.Writes(), "finalizer+key, checkpoint, spec providerID, final status: %v", f.cc.Log())
+	got := get(t, &testtypes.FooMachine{ObjectMeta: obj.ObjectMeta})
+	assert.Equal(t, "foo://net-1", got.Spec.ProviderID)
+	require.NotNil(t, got.Status.Initialization)
+	assert.True(t, *got.Status.Initialization.Provisioned)
+	assert.True(t, conditions.IsTrue(got, conditions.Ready))
+
+	f.cc.Reset()
+	_, err = f.r.Reconcile(ctx, ctrl.Request{NamespacedName: keyOf(obj)})
+	require.NoError(t, err)
+	assert.Zero(t, f.cc.Writes(), "a no-op reconcile of a provisioned machine writes nothing: %v", f.cc.Log())
+	assert.Equal(t, 1, f.cloud.count())
+}
+
+func TestMachineReconcileWaits(t *testing.T) {
+	tests := []struct {
+		name       string
+		infraReady bool
+		dataSecret string
+		wantReason string
+	}{
+		{name: "cluster infrastructure", infraReady: false, dataSecret: "d", wantReason: reconcile.ReasonWaitingForClusterInfrastructure},
+		{name: "bootstrap data", infraReady: true, wantReason: reconcile.ReasonWaitingForBootstrapData},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ns := newNamespace(t)
+			obj := newFooMachine(t, ns, tt.infraReady, tt.dataSecret)
+			f := newMachineFixture(t)
+			res, err := f.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: keyOf(obj)})
+			require.NoError(t, err)
+			assert.Zero(t, res)
+			assert.Zero(t, f.calls, "no service runs")
+			assert.Empty(t, f.cloud.calls)
+			got := get(t, &testtypes.FooMachine{ObjectMeta: obj.ObjectMeta})
+			assert.NotEmpty(t, got.Finalizers, "the finalizer is added before waiting")
+			assert.Equal(t, tt.wantReason, conditions.GetReason(got, "VMReady"))
+		})
+	}
+}
+
+func TestMachineReconcileOwnerMissing(t *testing.T) {
+	ns := newNamespace(t)
+	obj := &testtypes.FooMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "orphan"}}
+	require.NoError(t, env.Client.Create(context.Background(), obj))
+	f := newMachineFixture(t)
+	res, err := f.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: keyOf(obj)})
+	require.NoError(t, err)
+	assert.Zero(t, res)
+	assert.Zero(t, f.cc.Writes())
+}
+
+func TestBootstrapDataNeverLeaks(t *testing.T) {
+	ns := newNamespace(t)
+	ctx := context.Background()
+	// Malformed: the format is not one Cluster API defines. The reconcile fails terminally.
+	require.NoError(t, env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1-data"},
+		Data: map[string][]byte{"value": []byte(bootstrapSecret), "format": []byte("SUPER-SECRET-JOIN-TOKEN")}}))
+	obj := newFooMachine(t, ns, true, "m1-data")
+	f := newMachineFixture(t)
+	var logs bytes.Buffer
+	logger := funcr.New(func(prefix, args string) { logs.WriteString(prefix + " " + args + "\n") }, funcr.Options{Verbosity: 10})
+	_, err := f.r.Reconcile(ctrl.LoggerInto(ctx, logger), ctrl.Request{NamespacedName: keyOf(obj)})
+	require.NoError(t, err, "terminal errors are not retried")
+	got := get(t, &testtypes.FooMachine{ObjectMeta: obj.ObjectMeta})
+	assert.Equal(t, "BootstrapDataInvalid", conditions.GetReason(got, "VMReady"))
+	for what, text := range map[string]string{
+		"logs": logs.String(), "events": strings.Join(f.rec.all(), "\n"), "conditions": fmt.Sprint(got.Status.Conditions),
+	} {
+		assert.NotContains(t, text, "SUPER-SECRET", what)
+	}
+	assert.Contains(t, logs.String(), "terminal error", "the reconciler did log")
+}
+
+func keyOf(obj *testtypes.FooMachine) (k struct{ Namespace, Name string }) {
+	return struct{ Namespace, Name string }{obj.Namespace, obj.Name}
+}

@@ -1,0 +1,126 @@
+package reconcile_test
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/reconcile/internal/testtypes"
+)
+
+var env *providertest.Environment
+
+func testScheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(s)
+	_ = testtypes.AddToScheme(s)
+	return s
+}
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "reconcile-crds")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	err = fs.WalkDir(testtypes.CRDs, "crds", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := testtypes.CRDs.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, filepath.Base(path)), b, 0o600)
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	e, err := providertest.NewEnvironment(providertest.WithCRDPaths(dir), providertest.WithScheme(testScheme()))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	env = e
+	defer func() { _ = e.Stop() }()
+	return m.Run()
+}
+
+var nsCounter atomic.Int64
+
+func newNamespace(t *testing.T) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("rec-%d", nsCounter.Add(1))}}
+	require.NoError(t, env.Client.Create(context.Background(), ns))
+	return ns.Name
+}
+
+// createCluster creates a v1beta2 core Cluster that references a FooCluster of the same name.
+func createCluster(t *testing.T, ns, name string, mutate func(u *unstructured.Unstructured)) *unstructured.Unstructured {
+	t.Helper()
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Cluster",
+		"metadata": map[string]any{"namespace": ns, "name": name},
+		"spec": map[string]any{"infrastructureRef": map[string]any{
+			"apiGroup": testtypes.GroupVersion.Group, "kind": "FooCluster", "name": name}},
+	}}
+	if mutate != nil {
+		mutate(u)
+	}
+	ctx := context.Background()
+	status, hasStatus := u.Object["status"]
+	require.NoError(t, env.Client.Create(ctx, u))
+	if hasStatus {
+		u.Object["status"] = status
+		require.NoError(t, env.Client.Status().Update(ctx, u))
+	}
+	return u
+}
+
+func ownerRef(u *unstructured.Unstructured) metav1.OwnerReference {
+	return metav1.OwnerReference{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Name: u.GetName(), UID: u.GetUID()}
+}
+
+// recorder is an EventRecorder that keeps events in memory.
+type recorder struct {
+	mu     sync.Mutex
+	events []string
+}
+
+func (r *recorder) Eventf(_ runtime.Object, _ runtime.Object, eventtype, reason, action, note string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, eventtype+" "+reason+" "+action+" "+fmt.Sprintf(note, args...))
+}
+
+func (r *recorder) all() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.events...)
+}
+
+func get[T client.Object](t *testing.T, obj T) T {
+	t.Helper()
+	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), obj))
+	return obj
+}

@@ -1,0 +1,246 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/capkit/capkit/conditions"
+	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/scope"
+)
+
+// EventRecorder records events; the manager's GetEventRecorder(name) (k8s.io/client-go/tools/events)
+// implements it.
+type EventRecorder interface {
+	// Eventf records an event about regarding; see k8s.io/client-go/tools/events.EventRecorder.
+	Eventf(regarding runtime.Object, related runtime.Object, eventtype, reason, action, note string, args ...any)
+}
+
+// Option configures NewClusterReconciler and NewMachineReconciler.
+type Option func(*config)
+
+type config struct {
+	finalizer      string
+	recorder       EventRecorder
+	defaultRequeue time.Duration
+	scopeOpts      []scope.Option
+	watchFilter    string
+	coreVersion    contract.Version
+}
+
+// WithFinalizer sets the finalizer the reconciler adds; the default is "<group>/<lower-case kind>", e.g.
+// "infrastructure.cluster.x-k8s.io/memcluster" (the API server warns about finalizers without a path).
+func WithFinalizer(name string) Option { return func(c *config) { c.finalizer = name } }
+
+// WithEventRecorder emits events for state changes through rec, e.g. mgr.GetEventRecorder("memcloud").
+// Without it no event is emitted.
+func WithEventRecorder(rec EventRecorder) Option { return func(c *config) { c.recorder = rec } }
+
+// WithDefaultRequeue sets how long to wait before checking a step that is not done (default DefaultRequeueAfter).
+func WithDefaultRequeue(d time.Duration) Option { return func(c *config) { c.defaultRequeue = d } }
+
+// WithScopeOptions passes options to every scope the reconciler creates, e.g. scope.WithContractVersion.
+func WithScopeOptions(opts ...scope.Option) Option {
+	return func(c *config) { c.scopeOpts = append(c.scopeOpts, opts...) }
+}
+
+// WithWatchFilter makes SetupWithManager reconcile only objects whose cluster.x-k8s.io/watch-filter label
+// has value (the --watch-filter flag of Cluster API controllers); empty means all.
+func WithWatchFilter(value string) Option { return func(c *config) { c.watchFilter = value } }
+
+// WithCoreVersion sets the API version of the core Cluster and Machine objects SetupWithManager watches
+// (default contract.V1Beta2). Reconcile reads them at the version of the owner reference.
+func WithCoreVersion(v contract.Version) Option { return func(c *config) { c.coreVersion = v } }
+
+// base is what the cluster and machine reconcilers share.
+type base struct {
+	client         client.Client
+	kind           schema.GroupVersionKind
+	finalizer      string
+	recorder       EventRecorder
+	defaultRequeue time.Duration
+	scopeOpts      []scope.Option
+	watchFilter    string
+	coreVersion    contract.Version
+}
+
+func newBase(c client.Client, prototype client.Object, role string, opts []Option) (*base, error) {
+	if c == nil {
+		return nil, fmt.Errorf("cannot create %s reconciler: client is nil", role)
+	}
+	gvk, err := gvkOf(c, prototype)
+	if err != nil {
+		return nil, fmt.Errorf("cannot create %s reconciler: %w", role, err)
+	}
+	cfg := config{defaultRequeue: DefaultRequeueAfter, coreVersion: contract.V1Beta2}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if cfg.finalizer == "" {
+		cfg.finalizer = gvk.Group + "/" + lower(gvk.Kind)
+	}
+	if !cfg.coreVersion.Valid() {
+		return nil, fmt.Errorf("cannot create %s reconciler: core version %q: %w", role, cfg.coreVersion, contract.ErrUnknownVersion)
+	}
+	if cfg.defaultRequeue <= 0 {
+		return nil, fmt.Errorf("cannot create %s reconciler: default requeue %s must be positive", role, cfg.defaultRequeue)
+	}
+	return &base{client: c, kind: gvk, finalizer: cfg.finalizer, recorder: cfg.recorder, defaultRequeue: cfg.defaultRequeue,
+		scopeOpts: cfg.scopeOpts, watchFilter: cfg.watchFilter, coreVersion: cfg.coreVersion}, nil
+}
+
+// Finalizer returns the finalizer the reconciler adds to infra objects.
+func (r *base) Finalizer() string { return r.finalizer }
+
+// conditionsObject is the part of a scope the step runner needs.
+type conditionsObject interface {
+	Conditions() conditions.Setter
+	Object() client.Object
+}
+
+// stepRunner is a Step bound to its scope.
+type stepRunner struct {
+	name, conditionType string
+	gated               bool
+	reconcile, delete   func(ctx context.Context) (Result, error)
+}
+
+func bindSteps[S any](steps []Step[S], s S) []stepRunner {
+	out := make([]stepRunner, len(steps))
+	for i, st := range steps {
+		out[i] = stepRunner{
+			name: st.Name, conditionType: st.ConditionType(), gated: st.GenerationGated,
+			reconcile: func(ctx context.Context) (Result, error) { return st.Service.Reconcile(ctx, s) },
+			delete:    func(ctx context.Context) (Result, error) { return st.Service.Delete(ctx, s) },
+		}
+	}
+	return out
+}
+
+// run is the common reconcile flow once the infra object and its owners are known: paused, finalizer,
+// gate, steps (or delete steps), Close.
+func (r *base) run(ctx context.Context, s scope.ObjectScoper, steps []stepRunner, gate func() string) (ctrl.Result, error) {
+	log := logFrom(ctx)
+	obj := s.Object()
+	types := make([]string, len(steps))
+	for i, st := range steps {
+		types[i] = st.conditionType
+	}
+	s.SetSummaryConditions(types...)
+
+	if s.Paused() {
+		if r.mark(s, conditions.Paused, "True", conditions.ReasonPaused, "reconciliation is paused") {
+			r.event(obj, "Normal", conditions.ReasonPaused, "Pause", "reconciliation is paused")
+		}
+		log.Info("reconciliation is paused")
+		return ctrl.Result{}, s.PatchNow(ctx)
+	}
+
+	if !obj.GetDeletionTimestamp().IsZero() {
+		if !controllerutil.ContainsFinalizer(obj, r.finalizer) {
+			return ctrl.Result{}, nil
+		}
+		r.mark(s, conditions.Paused, "False", conditions.ReasonNotPaused, "")
+		r.mark(s, conditions.Deleting, "True", ReasonDeleting, "")
+		out := r.deleteSteps(ctx, s, steps)
+		if out.done {
+			controllerutil.RemoveFinalizer(obj, r.finalizer)
+			r.event(obj, "Normal", "Deleted", "Delete", "cloud resources deleted")
+			log.Info("cloud resources deleted, finalizer removed")
+		}
+		return r.finish(ctx, s, out)
+	}
+
+	// The finalizer and the ownership key are persisted before any cloud call, in one patch.
+	controllerutil.AddFinalizer(obj, r.finalizer)
+	if err := s.PatchNow(ctx); err != nil {
+		return ctrl.Result{}, fmt.Errorf("cannot add finalizer %q: %w", r.finalizer, err)
+	}
+	if r.mark(s, conditions.Paused, "False", conditions.ReasonNotPaused, "") && conditions.Has(s.Conditions(), conditions.Ready) {
+		r.event(obj, "Normal", "Resumed", "Resume", "reconciliation resumed")
+	}
+	if gate != nil {
+		if reason := gate(); reason != "" && len(steps) > 0 {
+			r.mark(s, steps[0].conditionType, "False", reason, "")
+			log.Info("waiting", "reason", reason)
+			return r.finish(ctx, s, outcome{})
+		}
+	}
+	return r.finish(ctx, s, r.runSteps(ctx, s, steps))
+}
+
+// finish closes the scope and turns the outcome into a controller-runtime result.
+func (r *base) finish(ctx context.Context, s scope.ObjectScoper, out outcome) (ctrl.Result, error) {
+	if err := s.Close(ctx); err != nil {
+		return ctrl.Result{}, errors.Join(out.err, err)
+	}
+	if out.err != nil {
+		return ctrl.Result{}, out.err
+	}
+	return ctrl.Result{RequeueAfter: out.requeueAfter}, nil
+}
+
+// mark sets a condition and reports whether its status changed (a state change worth an event).
+func (r *base) mark(obj conditionsObject, t, status, reason, msg string) bool {
+	setter := obj.Conditions()
+	old := conditions.Get(setter, t)
+	_, _ = conditions.Set(setter, metav1.Condition{Type: t, Status: metav1.ConditionStatus(status), Reason: reason, Message: msg})
+	return old == nil || string(old.Status) != status
+}
+
+func (r *base) event(obj client.Object, eventType, reason, action, note string, args ...any) {
+	if r.recorder != nil {
+		r.recorder.Eventf(obj, nil, eventType, reason, action, note, args...)
+	}
+}
+
+// ownerCore returns the owner of obj of the given core kind, read as unstructured at the owner reference's
+// API version; nil without error when there is no such owner reference yet or the owner does not exist.
+func (r *base) ownerCore(ctx context.Context, obj client.Object, kind string) (*unstructured.Unstructured, error) {
+	for _, ref := range obj.GetOwnerReferences() {
+		gv, err := schema.ParseGroupVersion(ref.APIVersion)
+		if err != nil || gv.Group != contract.GroupName || ref.Kind != kind {
+			continue
+		}
+		return r.getCore(ctx, gv.WithKind(kind), obj.GetNamespace(), ref.Name)
+	}
+	return nil, nil
+}
+
+func (r *base) getCore(ctx context.Context, gvk schema.GroupVersionKind, namespace, name string) (*unstructured.Unstructured, error) {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	if err := r.client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, u); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("cannot get %s %s/%s: %w", gvk.Kind, namespace, name, err)
+	}
+	return u, nil
+}
+
+func logFrom(ctx context.Context) logr.Logger { return ctrl.LoggerFrom(ctx) }
+
+func lower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}

@@ -1,0 +1,132 @@
+package reconcile
+
+import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	"github.com/capkit/capkit/contract"
+)
+
+// ResourceNotPaused passes objects without the cluster.x-k8s.io/paused annotation. The reconcilers of this
+// package do not need it (they write the Paused condition themselves); it is for a provider's other watches.
+func ResourceNotPaused() predicate.Predicate {
+	return predicate.NewPredicateFuncs(func(obj client.Object) bool {
+		_, paused := obj.GetAnnotations()[contract.PausedAnnotation]
+		return !paused
+	})
+}
+
+// ResourceNotExternallyManaged passes objects without the cluster.x-k8s.io/managed-by annotation.
+func ResourceNotExternallyManaged() predicate.Predicate {
+	return predicate.NewPredicateFuncs(func(obj client.Object) bool {
+		_, managed := obj.GetAnnotations()[contract.ManagedByAnnotation]
+		return !managed
+	})
+}
+
+// ResourceHasFilterLabel passes objects whose cluster.x-k8s.io/watch-filter label equals value; an empty
+// value passes everything.
+func ResourceHasFilterLabel(value string) predicate.Predicate {
+	return predicate.NewPredicateFuncs(func(obj client.Object) bool {
+		return value == "" || obj.GetLabels()[contract.WatchFilterLabel] == value
+	})
+}
+
+// refersTo reports whether an infrastructureRef (v1beta1: apiVersion/kind/name; v1beta2: apiGroup/kind/name)
+// points at kind gk, and returns the name.
+func refersTo(ref map[string]any, gk schema.GroupKind) (string, bool) {
+	kind, _ := ref["kind"].(string)
+	name, _ := ref["name"].(string)
+	group, _ := ref["apiGroup"].(string)
+	if apiVersion, ok := ref["apiVersion"].(string); ok && group == "" {
+		if gv, err := schema.ParseGroupVersion(apiVersion); err == nil {
+			group = gv.Group
+		}
+	}
+	return name, name != "" && kind == gk.Kind && group == gk.Group
+}
+
+// coreRefMapper maps a core object (Cluster or Machine, unstructured or not) to the infra object of kind gk
+// its spec.infrastructureRef names, in the same namespace.
+func coreRefMapper(gk schema.GroupKind) handler.MapFunc {
+	return func(_ context.Context, obj client.Object) []ctrl.Request {
+		u, ok := obj.(*unstructured.Unstructured)
+		if !ok {
+			return nil
+		}
+		ref, found, err := unstructured.NestedMap(u.Object, "spec", "infrastructureRef")
+		if err != nil || !found {
+			return nil
+		}
+		name, ok := refersTo(ref, gk)
+		if !ok {
+			return nil
+		}
+		return []ctrl.Request{{NamespacedName: client.ObjectKey{Namespace: u.GetNamespace(), Name: name}}}
+	}
+}
+
+// ClusterToInfraCluster maps an unstructured core Cluster to the InfraCluster of kind gk it references.
+func ClusterToInfraCluster(gk schema.GroupKind) handler.MapFunc { return coreRefMapper(gk) }
+
+// MachineToInfraMachine maps an unstructured core Machine to the InfraMachine of kind gk it references.
+func MachineToInfraMachine(gk schema.GroupKind) handler.MapFunc { return coreRefMapper(gk) }
+
+// ClusterToInfraMachines maps a core Cluster to every InfraMachine of kind gvk in its namespace that has
+// the Cluster's cluster.x-k8s.io/cluster-name label, so machines waiting for the cluster infrastructure are
+// reconciled when it becomes provisioned. It lists object metadata only.
+func ClusterToInfraMachines(r client.Reader, gvk schema.GroupVersionKind) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []ctrl.Request {
+		list := &metav1.PartialObjectMetadataList{}
+		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		if err := r.List(ctx, list, client.InNamespace(obj.GetNamespace()),
+			client.MatchingLabels{contract.ClusterNameLabel: obj.GetName()}); err != nil {
+			logFrom(ctx).Error(err, "cannot list infra machines of a Cluster", "Cluster", client.ObjectKeyFromObject(obj).String())
+			return nil
+		}
+		out := make([]ctrl.Request, 0, len(list.Items))
+		for _, m := range list.Items {
+			out = append(out, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: m.Namespace, Name: m.Name}})
+		}
+		return out
+	}
+}
+
+func (r *base) core(kind string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(schema.GroupVersionKind{Group: contract.GroupName, Version: string(r.coreVersion), Kind: kind})
+	return u
+}
+
+// SetupWithManager registers the reconciler with mgr: it watches the InfraCluster kind (not externally
+// managed, matching the watch filter) and core Clusters, mapped to the InfraCluster they reference.
+func (r *ClusterReconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(lower(r.kind.Kind)).
+		For(r.newObject(), builder.WithPredicates(ResourceNotExternallyManaged(), ResourceHasFilterLabel(r.watchFilter))).
+		Watches(r.core("Cluster"), handler.EnqueueRequestsFromMapFunc(ClusterToInfraCluster(r.kind.GroupKind())),
+			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter))).
+		Complete(r)
+}
+
+// SetupWithManager registers the reconciler with mgr: it watches the InfraMachine kind (matching the watch
+// filter), core Machines mapped to the InfraMachine they reference, and core Clusters mapped to their
+// InfraMachines.
+func (r *MachineReconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(lower(r.kind.Kind)).
+		For(r.newObject(), builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter))).
+		Watches(r.core("Machine"), handler.EnqueueRequestsFromMapFunc(MachineToInfraMachine(r.kind.GroupKind())),
+			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter))).
+		Watches(r.core("Cluster"), handler.EnqueueRequestsFromMapFunc(ClusterToInfraMachines(mgr.GetClient(), r.kind)),
+			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter))).
+		Complete(r)
+}

@@ -1,0 +1,106 @@
+package reconcile_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/internal/testtypes"
+)
+
+func TestPredicates(t *testing.T) {
+	obj := func(labels, annotations map[string]string) client.Object {
+		return &testtypes.FooCluster{ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: annotations}}
+	}
+	plain := obj(nil, nil)
+	tests := []struct {
+		name string
+		pass bool
+		got  bool
+	}{
+		{"not paused passes", true, reconcile.ResourceNotPaused().Generic(event.GenericEvent{Object: plain})},
+		{"paused is filtered", false, reconcile.ResourceNotPaused().Generic(event.GenericEvent{Object: obj(nil, map[string]string{contract.PausedAnnotation: ""})})},
+		{"not managed passes", true, reconcile.ResourceNotExternallyManaged().Create(event.CreateEvent{Object: plain})},
+		{"managed is filtered", false, reconcile.ResourceNotExternallyManaged().Create(event.CreateEvent{Object: obj(nil, map[string]string{contract.ManagedByAnnotation: ""})})},
+		{"empty filter passes all", true, reconcile.ResourceHasFilterLabel("").Create(event.CreateEvent{Object: plain})},
+		{"matching filter passes", true, reconcile.ResourceHasFilterLabel("a").Create(event.CreateEvent{Object: obj(map[string]string{contract.WatchFilterLabel: "a"}, nil)})},
+		{"other filter is filtered", false, reconcile.ResourceHasFilterLabel("a").Create(event.CreateEvent{Object: obj(map[string]string{contract.WatchFilterLabel: "b"}, nil)})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { assert.Equal(t, tt.pass, tt.got) })
+	}
+}
+
+func TestOwnerMappers(t *testing.T) {
+	gk := schema.GroupKind{Group: "infrastructure.capkit.io", Kind: "FooCluster"}
+	core := func(ref map[string]any) client.Object {
+		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Cluster",
+			"metadata": map[string]any{"namespace": "ns", "name": "c"}}}
+		if ref != nil {
+			_ = unstructured.SetNestedMap(u.Object, ref, "spec", "infrastructureRef")
+		}
+		return u
+	}
+	want := []ctrl.Request{{NamespacedName: client.ObjectKey{Namespace: "ns", Name: "infra"}}}
+	tests := []struct {
+		name string
+		obj  client.Object
+		want []ctrl.Request
+	}{
+		{"v1beta2 ref", core(map[string]any{"apiGroup": gk.Group, "kind": gk.Kind, "name": "infra"}), want},
+		{"v1beta1 ref", core(map[string]any{"apiVersion": gk.Group + "/v1alpha1", "kind": gk.Kind, "name": "infra"}), want},
+		{"other kind", core(map[string]any{"apiGroup": gk.Group, "kind": "Other", "name": "infra"}), nil},
+		{"other group", core(map[string]any{"apiGroup": "x.io", "kind": gk.Kind, "name": "infra"}), nil},
+		{"no ref", core(nil), nil},
+		{"typed object", &testtypes.FooCluster{}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, reconcile.ClusterToInfraCluster(gk)(context.Background(), tt.obj))
+			assert.Equal(t, tt.want, reconcile.MachineToInfraMachine(gk)(context.Background(), tt.obj))
+		})
+	}
+}
+
+func TestClusterToInfraMachines(t *testing.T) {
+	ns := newNamespace(t)
+	ctx := context.Background()
+	for _, m := range []struct{ name, cluster string }{{"a", "c1"}, {"b", "c1"}, {"c", "c2"}} {
+		require.NoError(t, env.Client.Create(ctx, &testtypes.FooMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: m.name,
+			Labels: map[string]string{contract.ClusterNameLabel: m.cluster}}}))
+	}
+	cluster := &unstructured.Unstructured{}
+	cluster.SetNamespace(ns)
+	cluster.SetName("c1")
+	got := reconcile.ClusterToInfraMachines(env.Client, testtypes.GroupVersion.WithKind("FooMachine"))(ctx, cluster)
+	assert.ElementsMatch(t, []ctrl.Request{
+		{NamespacedName: client.ObjectKey{Namespace: ns, Name: "a"}},
+		{NamespacedName: client.ObjectKey{Namespace: ns, Name: "b"}},
+	}, got)
+	assert.Nil(t, reconcile.ClusterToInfraMachines(env.Client, schema.GroupVersionKind{Group: "no.such", Version: "v1", Kind: "Thing"})(ctx, cluster))
+}
+
+func TestSetupWithManager(t *testing.T) {
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	require.NoError(t, err)
+	cr, err := reconcile.NewClusterReconciler(mgr.GetClient(), func() *testtypes.FooCluster { return &testtypes.FooCluster{} },
+		[]reconcile.Step[clusterScope]{{Name: "A", Service: reconcile.ServiceFuncs[clusterScope]{}}}, reconcile.WithWatchFilter("x"))
+	require.NoError(t, err)
+	require.NoError(t, cr.SetupWithManager(mgr))
+	mr, err := reconcile.NewMachineReconciler(mgr.GetClient(), func() *testtypes.FooMachine { return &testtypes.FooMachine{} },
+		[]reconcile.Step[machineScope]{{Name: "A", Service: reconcile.ServiceFuncs[machineScope]{}}},
+		reconcile.WithEventRecorder(mgr.GetEventRecorder("test")))
+	require.NoError(t, err)
+	require.NoError(t, mr.SetupWithManager(mgr))
+}

@@ -1,0 +1,227 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/capkit/capkit/conditions"
+)
+
+// Result is what a service reports after one attempt to reconcile or delete its part of the infrastructure.
+type Result struct {
+	// Done reports that the step reached its desired state (Reconcile) or that all its cloud resources are
+	// gone (Delete). When true the step condition becomes True (Reconcile) and the next step runs. When
+	// false the reconciler stops at this step, writes the step condition False with Reason and Message,
+	// and requeues after RequeueAfter (DefaultRequeueAfter when zero).
+	Done bool
+	// RequeueAfter is when to reconcile again. With Done it asks for a periodic re-check (the shortest of
+	// all steps wins); without Done it overrides DefaultRequeueAfter.
+	RequeueAfter time.Duration
+	// Reason is the CamelCase reason of the step condition while not Done (ReasonInProgress when empty).
+	Reason string
+	// Message is the message of the step condition while not Done; never put secrets in it.
+	Message string
+}
+
+// DefaultRequeueAfter is how long the reconciler waits before checking a step that is not Done again.
+const DefaultRequeueAfter = 10 * time.Second
+
+// Service is one part of a provider's infrastructure (a network, a load balancer, a VM), reconciled through
+// a scope S such as *scope.ClusterScope[*MyCluster] or a narrow interface like scope.MachineScoper.
+type Service[S any] interface {
+	// Reconcile moves the cloud towards the desired state; it must be idempotent (use Ensure).
+	Reconcile(ctx context.Context, s S) (Result, error)
+	// Delete deletes the service's cloud resources; it reports Done once they are gone.
+	Delete(ctx context.Context, s S) (Result, error)
+}
+
+// ServiceFuncs adapts functions to Service; a nil function reports Done.
+type ServiceFuncs[S any] struct {
+	// ReconcileFunc implements Reconcile.
+	ReconcileFunc func(ctx context.Context, s S) (Result, error)
+	// DeleteFunc implements Delete.
+	DeleteFunc func(ctx context.Context, s S) (Result, error)
+}
+
+// Reconcile calls ReconcileFunc, or reports Done when it is nil.
+func (f ServiceFuncs[S]) Reconcile(ctx context.Context, s S) (Result, error) {
+	if f.ReconcileFunc == nil {
+		return Result{Done: true}, nil
+	}
+	return f.ReconcileFunc(ctx, s)
+}
+
+// Delete calls DeleteFunc, or reports Done when it is nil.
+func (f ServiceFuncs[S]) Delete(ctx context.Context, s S) (Result, error) {
+	if f.DeleteFunc == nil {
+		return Result{Done: true}, nil
+	}
+	return f.DeleteFunc(ctx, s)
+}
+
+// Step is one ordered step of a reconciler: a service with its own condition. Steps reconcile in order and
+// delete in reverse order; a step runs only when the steps before it are Done.
+type Step[S any] struct {
+	// Name names the step, e.g. "Network"; it must be unique within a reconciler.
+	Name string
+	// Condition is the step's condition type; Name + "Ready" when empty (e.g. "NetworkReady").
+	Condition string
+	// Service does the work.
+	Service Service[S]
+	// GenerationGated skips Reconcile while the step condition is True for the object's current
+	// generation: for steps that only need to run again when the spec changes.
+	GenerationGated bool
+}
+
+// ConditionType returns the step's condition type.
+func (s Step[S]) ConditionType() string {
+	if s.Condition != "" {
+		return s.Condition
+	}
+	return s.Name + "Ready"
+}
+
+func validateSteps[S any](steps []Step[S]) error {
+	if len(steps) == 0 {
+		return errors.New("cannot create reconciler: steps must not be empty")
+	}
+	seen := map[string]bool{}
+	for i, st := range steps {
+		if st.Name == "" {
+			return fmt.Errorf("cannot create reconciler: step %d: name must not be empty", i)
+		}
+		if st.Service == nil {
+			return fmt.Errorf("cannot create reconciler: step %q: service must not be nil", st.Name)
+		}
+		if seen[st.ConditionType()] {
+			return fmt.Errorf("cannot create reconciler: step %q: duplicate condition type %q", st.Name, st.ConditionType())
+		}
+		seen[st.ConditionType()] = true
+	}
+	return nil
+}
+
+func conditionTypes[S any](steps []Step[S]) []string {
+	out := make([]string, len(steps))
+	for i, st := range steps {
+		out[i] = st.ConditionType()
+	}
+	return out
+}
+
+// outcome is what running the steps asks of the reconciler.
+type outcome struct {
+	done         bool
+	requeueAfter time.Duration
+	err          error // returned to controller-runtime (backoff)
+}
+
+// runSteps reconciles the steps in order and records each step's condition.
+func (r *base) runSteps(ctx context.Context, obj conditionsObject, steps []stepRunner) outcome {
+	var periodic time.Duration
+	for _, st := range steps {
+		cond := st.conditionType
+		setter := obj.Conditions()
+		if st.gated {
+			if c := conditions.Get(setter, cond); c != nil && c.Status == "True" && c.ObservedGeneration == obj.Object().GetGeneration() {
+				continue
+			}
+		}
+		res, err := st.reconcile(ctx)
+		if err != nil {
+			return r.stepFailed(ctx, obj, cond, err)
+		}
+		if !res.Done {
+			reason := res.Reason
+			if reason == "" {
+				reason = ReasonInProgress
+			}
+			r.mark(obj, cond, "False", reason, res.Message)
+			after := res.RequeueAfter
+			if after <= 0 {
+				after = r.defaultRequeue
+			}
+			return outcome{requeueAfter: after}
+		}
+		if r.mark(obj, cond, "True", ReasonReady, "") {
+			r.event(obj.Object(), "Normal", cond, "Reconcile", "%s is ready", st.name)
+		}
+		if res.RequeueAfter > 0 && (periodic == 0 || res.RequeueAfter < periodic) {
+			periodic = res.RequeueAfter
+		}
+	}
+	return outcome{done: true, requeueAfter: periodic}
+}
+
+// deleteSteps deletes the steps in reverse order; it reports done when every step is.
+func (r *base) deleteSteps(ctx context.Context, obj conditionsObject, steps []stepRunner) outcome {
+	for i := len(steps) - 1; i >= 0; i-- {
+		st := steps[i]
+		res, err := st.delete(ctx)
+		if err != nil {
+			return r.stepFailed(ctx, obj, conditions.Deleting, err)
+		}
+		if !res.Done {
+			msg := st.name + " is being deleted"
+			if res.Message != "" {
+				msg = st.name + ": " + res.Message
+			}
+			r.mark(obj, conditions.Deleting, "True", ReasonDeleting, msg)
+			after := res.RequeueAfter
+			if after <= 0 {
+				after = r.defaultRequeue
+			}
+			return outcome{requeueAfter: after}
+		}
+		r.mark(obj, st.conditionType, "False", ReasonDeleting, "")
+	}
+	return outcome{done: true}
+}
+
+// stepFailed records err in cond according to its class.
+func (r *base) stepFailed(ctx context.Context, obj conditionsObject, cond string, err error) outcome {
+	log := logFrom(ctx)
+	var term *TerminalError
+	var rq *RequeueError
+	switch {
+	case errors.As(err, &term):
+		if r.mark(obj, cond, conditionStatusFor(cond), term.Reason, message(term.Err)) {
+			r.event(obj.Object(), "Warning", term.Reason, "Reconcile", "%s: %s", cond, message(term.Err))
+		}
+		log.Info("terminal error, not retrying until the object changes", "condition", cond, "reason", term.Reason, "error", message(term.Err))
+		return outcome{}
+	case errors.As(err, &rq):
+		reason := rq.Reason
+		if reason == "" {
+			reason = ReasonInProgress
+		}
+		r.mark(obj, cond, conditionStatusFor(cond), reason, "")
+		return outcome{requeueAfter: rq.After}
+	default:
+		if r.mark(obj, cond, conditionStatusFor(cond), ReasonTransientError, message(err)) {
+			r.event(obj.Object(), "Warning", ReasonTransientError, "Reconcile", "%s: %s", cond, message(err))
+		}
+		return outcome{err: err}
+	}
+}
+
+// conditionStatusFor returns the status that means "not good" for cond.
+func conditionStatusFor(cond string) string {
+	if cond == conditions.Deleting {
+		return "True"
+	}
+	return "False"
+}
+
+// maxMessage bounds the condition messages written from errors.
+const maxMessage = 1024
+
+func message(err error) string {
+	m := err.Error()
+	if len(m) > maxMessage {
+		m = m[:maxMessage] + "..."
+	}
+	return m
+}

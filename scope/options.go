@@ -1,0 +1,80 @@
+package scope
+
+import (
+	"crypto/rand"
+	"encoding/base32"
+	"strings"
+
+	"github.com/go-logr/logr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/capkit/capkit/contract"
+)
+
+// Option configures NewClusterScope and NewMachineScope.
+type Option func(*options)
+
+type options struct {
+	logger        logr.Logger
+	version       contract.Version
+	resourcesPath contract.Path
+	keyGen        func() (string, error)
+	retries       int
+	secretReader  client.Reader
+}
+
+func newOptions(opts []Option) options {
+	o := options{
+		logger:        logr.Discard(),
+		resourcesPath: contract.Path{"status", "resources"},
+		keyGen:        NewOwnershipKey,
+		retries:       DefaultConflictRetries,
+	}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	return o
+}
+
+// WithLogger sets the logger the scope hands to provider code through Logger; the scope itself never logs.
+// The default discards everything.
+func WithLogger(l logr.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithContractVersion sets the contract version whose field paths the scope reads and writes. Without it the
+// scope reads the cluster.x-k8s.io/<contract> label of the infra object's CRD (which needs RBAC to get and
+// list customresourcedefinitions).
+func WithContractVersion(v contract.Version) Option { return func(o *options) { o.version = v } }
+
+// WithResourcesPath sets where the resource-ID map lives; the default is status.resources. The field must
+// be a map of strings (Go: map[string]string) in the provider's type.
+func WithResourcesPath(path ...string) Option {
+	return func(o *options) { o.resourcesPath = append(contract.Path(nil), path...) }
+}
+
+// WithOwnershipKeyGenerator replaces NewOwnershipKey, for deterministic tests and examples.
+func WithOwnershipKeyGenerator(gen func() (string, error)) Option {
+	return func(o *options) {
+		if gen != nil {
+			o.keyGen = gen
+		}
+	}
+}
+
+// WithConflictRetries sets how many times a patch is retried after a conflict (default DefaultConflictRetries).
+func WithConflictRetries(n int) Option { return func(o *options) { o.retries = n } }
+
+// WithSecretReader reads the bootstrap data Secret through r instead of the scope's client, for example the
+// manager's API reader, so that the controller does not cache every Secret of the cluster.
+func WithSecretReader(r client.Reader) Option { return func(o *options) { o.secretReader = r } }
+
+// NewOwnershipKey returns a new random ownership key: 26 lower-case base32 characters (130 bits), a valid
+// label value and a valid cloud tag value.
+func NewOwnershipKey() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b)), nil
+}

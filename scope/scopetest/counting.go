@@ -1,0 +1,156 @@
+// Package scopetest has test helpers for code built on capkit's scope and reconcile packages.
+//
+// CountingClient wraps any client.Client and counts the API writes made through it, so that a provider's
+// tests can assert the write budget of a reconcile, for example that a no-op reconcile of a provisioned
+// machine makes no write at all:
+//
+//	cc := scopetest.NewCountingClient(env.Client)
+//	r, _ := reconcile.NewMachineReconciler(cc, newMachine, steps)
+//	_, _ = r.Reconcile(ctx, req)
+//	cc.Reset()
+//	_, _ = r.Reconcile(ctx, req)
+//	require.Zero(t, cc.Writes())
+package scopetest
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Write is one API write recorded by a CountingClient.
+type Write struct {
+	// Verb is "create", "update", "patch", "delete", "deleteallof" or "apply".
+	Verb string
+	// SubResource is "status" (or another subresource) for subresource writes, "" otherwise.
+	SubResource string
+	// Kind is the Go type of the object written, e.g. "*v1alpha1.MemMachine".
+	Kind string
+	// Name is "namespace/name" of the object written.
+	Name string
+}
+
+// CountingClient is a client.Client that records every write (create, update, patch, delete, apply), on
+// objects and their subresources, before passing it on. Reads are not recorded. It is safe for concurrent use.
+type CountingClient struct {
+	client.Client
+	mu     sync.Mutex
+	writes []Write
+}
+
+// NewCountingClient wraps c.
+func NewCountingClient(c client.Client) *CountingClient { return &CountingClient{Client: c} }
+
+// Writes returns how many writes were made since creation or the last Reset.
+func (c *CountingClient) Writes() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.writes)
+}
+
+// Log returns a copy of the writes made since creation or the last Reset, in order.
+func (c *CountingClient) Log() []Write {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]Write(nil), c.writes...)
+}
+
+// Reset forgets the recorded writes.
+func (c *CountingClient) Reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writes = nil
+}
+
+func (c *CountingClient) record(verb, sub string, obj runtime.Object) {
+	w := Write{Verb: verb, SubResource: sub}
+	if o, ok := obj.(client.Object); ok && o != nil {
+		w.Name = o.GetNamespace() + "/" + o.GetName()
+	}
+	if obj != nil {
+		w.Kind = typeName(obj)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writes = append(c.writes, w)
+}
+
+// Create records and forwards.
+func (c *CountingClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	c.record("create", "", obj)
+	return c.Client.Create(ctx, obj, opts...)
+}
+
+// Update records and forwards.
+func (c *CountingClient) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	c.record("update", "", obj)
+	return c.Client.Update(ctx, obj, opts...)
+}
+
+// Patch records and forwards.
+func (c *CountingClient) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	c.record("patch", "", obj)
+	return c.Client.Patch(ctx, obj, patch, opts...)
+}
+
+// Apply records and forwards.
+func (c *CountingClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+	c.record("apply", "", nil)
+	return c.Client.Apply(ctx, obj, opts...)
+}
+
+// Delete records and forwards.
+func (c *CountingClient) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	c.record("delete", "", obj)
+	return c.Client.Delete(ctx, obj, opts...)
+}
+
+// DeleteAllOf records and forwards.
+func (c *CountingClient) DeleteAllOf(ctx context.Context, obj client.Object, opts ...client.DeleteAllOfOption) error {
+	c.record("deleteallof", "", obj)
+	return c.Client.DeleteAllOf(ctx, obj, opts...)
+}
+
+// Status returns a counting writer for the status subresource.
+func (c *CountingClient) Status() client.SubResourceWriter { return c.SubResource("status") }
+
+// SubResource returns a counting client for the subresource.
+func (c *CountingClient) SubResource(sub string) client.SubResourceClient {
+	return &countingSub{SubResourceClient: c.Client.SubResource(sub), parent: c, sub: sub}
+}
+
+type countingSub struct {
+	client.SubResourceClient
+	parent *CountingClient
+	sub    string
+}
+
+func (s *countingSub) Create(ctx context.Context, obj, subResource client.Object, opts ...client.SubResourceCreateOption) error {
+	s.parent.record("create", s.sub, obj)
+	return s.SubResourceClient.Create(ctx, obj, subResource, opts...)
+}
+
+func (s *countingSub) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+	s.parent.record("update", s.sub, obj)
+	return s.SubResourceClient.Update(ctx, obj, opts...)
+}
+
+func (s *countingSub) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+	s.parent.record("patch", s.sub, obj)
+	return s.SubResourceClient.Patch(ctx, obj, patch, opts...)
+}
+
+func (s *countingSub) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error {
+	s.parent.record("apply", s.sub, nil)
+	return s.SubResourceClient.Apply(ctx, obj, opts...)
+}
+
+func typeName(obj runtime.Object) string {
+	if gvk := obj.GetObjectKind().GroupVersionKind(); gvk.Kind != "" {
+		return gvk.Kind
+	}
+	return fmt.Sprintf("%T", obj)
+}
