@@ -24,12 +24,18 @@ var minimalCRDs embed.FS
 // MinimalCAPICRDs returns capkit's minimal Cluster and Machine CRDs: both core API versions served, spec
 // and status open. They let tests that do not depend on Cluster API create core objects.
 func MinimalCAPICRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	return ReadCRDs(minimalCRDs, "crds")
+}
+
+// ReadCRDs decodes every *.yaml file under dir in fsys as a CustomResourceDefinition, strictly (unknown
+// fields are errors). Use it with an embed.FS to ship test CRDs inside a Go package.
+func ReadCRDs(fsys fs.FS, dir string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	var out []*apiextensionsv1.CustomResourceDefinition
-	err := fs.WalkDir(minimalCRDs, "crds", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+	err := fs.WalkDir(fsys, dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(path) != ".yaml" {
 			return err
 		}
-		b, err := minimalCRDs.ReadFile(path)
+		b, err := fs.ReadFile(fsys, path)
 		if err != nil {
 			return err
 		}
@@ -41,7 +47,7 @@ func MinimalCAPICRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("cannot read minimal CAPI CRDs: %w", err)
+		return nil, fmt.Errorf("cannot read CRDs in %q: %w", dir, err)
 	}
 	return out, nil
 }

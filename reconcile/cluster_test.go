@@ -18,7 +18,7 @@ import (
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/reconcile"
-	"github.com/capkit/capkit/reconcile/internal/testtypes"
+	"github.com/capkit/capkit/internal/testtypes"
 	"github.com/capkit/capkit/scope"
 	"github.com/capkit/capkit/scope/scopetest"
 )

@@ -3,9 +3,7 @@ package reconcile_test
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,8 +16,8 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/capkit/capkit/internal/testtypes"
 	"github.com/capkit/capkit/providertest"
-	"github.com/capkit/capkit/reconcile/internal/testtypes"
 )
 
 var env *providertest.Environment
@@ -32,38 +30,12 @@ func testScheme() *runtime.Scheme {
 }
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "reconcile-crds")
+	crds, err := testtypes.CRDObjects()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		return 1
+		os.Exit(1)
 	}
-	defer os.RemoveAll(dir)
-	err = fs.WalkDir(testtypes.CRDs, "crds", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := testtypes.CRDs.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dir, filepath.Base(path)), b, 0o600)
-	})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	e, err := providertest.NewEnvironment(providertest.WithCRDPaths(dir), providertest.WithScheme(testScheme()))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	env = e
-	defer func() { _ = e.Stop() }()
-	return m.Run()
+	providertest.Main(m, &env, providertest.WithCRDs(crds...), providertest.WithScheme(testScheme()))
 }
 
 var nsCounter atomic.Int64

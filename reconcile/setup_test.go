@@ -16,7 +16,7 @@ import (
 
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/reconcile"
-	"github.com/capkit/capkit/reconcile/internal/testtypes"
+	"github.com/capkit/capkit/internal/testtypes"
 )
 
 func TestPredicates(t *testing.T) {

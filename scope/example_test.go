@@ -11,7 +11,7 @@ import (
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/scope"
-	"github.com/capkit/capkit/scope/internal/testtypes"
+	"github.com/capkit/capkit/internal/testtypes"
 )
 
 // A provider's service sets contract fields through the scope; Close persists them at the paths of the

@@ -3,9 +3,7 @@ package scope_test
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 
@@ -17,8 +15,8 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/capkit/capkit/internal/testtypes"
 	"github.com/capkit/capkit/providertest"
-	"github.com/capkit/capkit/scope/internal/testtypes"
 )
 
 var env *providertest.Environment
@@ -31,45 +29,12 @@ func testScheme() *runtime.Scheme {
 }
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "scope-crds")
+	crds, err := testtypes.CRDObjects()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	err = fs.WalkDir(testtypes.CRDs, "crds", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := testtypes.CRDs.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dir, filepath.Base(path)), b, 0o600)
-	})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := func() int {
-		defer os.RemoveAll(dir)
-		var code int
-		providertestMain(m, &code, providertest.WithCRDPaths(dir), providertest.WithScheme(testScheme()))
-		return code
-	}()
-	os.Exit(code)
-}
-
-// providertestMain starts the environment, runs the tests and stops it.
-func providertestMain(m *testing.M, code *int, opts ...providertest.Option) {
-	e, err := providertest.NewEnvironment(opts...)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		*code = 1
-		return
-	}
-	env = e
-	defer func() { _ = e.Stop() }()
-	*code = m.Run()
+	providertest.Main(m, &env, providertest.WithCRDs(crds...), providertest.WithScheme(testScheme()))
 }
 
 var nsCounter atomic.Int64

@@ -1,10 +1,13 @@
 // Package testtypes holds a minimal InfraCluster and InfraMachine of the v1beta2 contract, and their CRDs,
-// for the tests of capkit's reconcile package (a copy of scope/internal/testtypes, which this package cannot import).
+// for the tests of capkit's scope and reconcile packages.
 package testtypes
 
 import (
 	"embed"
 	"encoding/json"
+
+	"github.com/capkit/capkit/providertest"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -20,6 +23,11 @@ var GroupVersion = schema.GroupVersion{Group: "infrastructure.capkit.io", Versio
 //
 //go:embed crds/*.yaml
 var CRDs embed.FS
+
+// CRDObjects returns the decoded CRDs of the test types.
+func CRDObjects() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	return providertest.ReadCRDs(CRDs, "crds")
+}
 
 // AddToScheme registers the test types.
 func AddToScheme(s *runtime.Scheme) error {
