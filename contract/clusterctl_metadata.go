@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -103,26 +104,13 @@ func CheckMetadata(u *unstructured.Unstructured) (Violations, *ReleaseSeries) {
 		return out, nil
 	}
 	newest := slices.MaxFunc(valid, func(a, b ReleaseSeries) int {
-		if a.Major != b.Major {
-			return compareInt(a.Major, b.Major)
-		}
-		return compareInt(a.Minor, b.Minor)
+		return cmp.Or(cmp.Compare(a.Major, b.Major), cmp.Compare(a.Minor, b.Minor))
 	})
 	if !Version(newest.Contract).Valid() {
 		add(RuleMetadataContract, "releaseSeries", "the newest release series %s implements contract %q, which current Cluster API does not support: want %q or %q",
 			newest, newest.Contract, V1Beta2, V1Beta1)
 	}
 	return out, &newest
-}
-
-func compareInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 type seriesProblem struct{ rule, field, msg string }

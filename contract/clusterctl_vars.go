@@ -63,9 +63,7 @@ func ScanVariables(data []byte) ([]Variable, []VariableIssue) {
 		case next == '{':
 			start := s.pos
 			s.pos += 2
-			if !s.expr(start) {
-				s.pos = start + 2
-			}
+			s.expr(start, 0) // after a malformed reference, go on from where it failed: no rescan
 		case isUpperStart(next):
 			s.unbraced()
 		default:
@@ -142,10 +140,13 @@ func (s *varScanner) unbraced() {
 
 // expr parses the reference whose "${" is at start, with s.pos after it; it reports false when the reference is
 // malformed (the issue is recorded).
-func (s *varScanner) expr(start int) bool {
+func (s *varScanner) expr(start, depth int) bool {
 	bad := func(why string) bool {
 		s.issue(start, RuleVariableSyntax, "%q: %s; clusterctl rejects the whole file with \"bad substitution\"", s.snippet(start, s.pos+1), why)
 		return false
+	}
+	if depth >= maxVariableNesting {
+		return bad(fmt.Sprintf("references nested more than %d deep", maxVariableNesting))
 	}
 	if s.peekAt(s.pos) == '#' { // ${#VAR}, the length of VAR
 		s.pos++
@@ -168,7 +169,7 @@ func (s *varScanner) expr(start int) bool {
 		s.use(start, name, false)
 		s.issue(start, RuleVariableUnsupported, "%q is read by clusterctl as the variable %q, not as %s with a default: write ${%s:-%s} or ${%s:=%s}",
 			s.snippet(start, s.pos+1), name, base, base, def, base, def)
-		return s.argument(start, bad)
+		return s.argument(start, depth, bad)
 	}
 	switch op := s.peekAt(s.pos); op {
 	case '}':
@@ -180,12 +181,12 @@ func (s *varScanner) expr(start int) bool {
 		case '=', '-':
 			s.pos += 2
 			s.use(start, name, true)
-			return s.argument(start, bad)
+			return s.argument(start, depth, bad)
 		case '?', '+':
 			op := s.peekAt(s.pos + 1)
 			s.pos += 2
 			s.use(start, name, false)
-			if !s.argument(start, bad) {
+			if !s.argument(start, depth, bad) {
 				return false
 			}
 			s.issue(start, RuleVariableUnsupported, "%q: clusterctl (drone/envsubst) does not evaluate ${VAR:%c…}: use ${%s}, ${%s:-default} or ${%s:=default}",
@@ -193,14 +194,14 @@ func (s *varScanner) expr(start int) bool {
 			return true
 		}
 		s.use(start, name, false) // ${VAR:offset} or ${VAR:offset:length}
-		return s.argument(start, bad)
+		return s.argument(start, depth, bad)
 	case '=':
 		s.pos++
 		s.use(start, name, true)
-		return s.argument(start, bad)
+		return s.argument(start, depth, bad)
 	case '^', ',', '/', '#', '%':
 		s.use(start, name, false)
-		return s.argument(start, bad)
+		return s.argument(start, depth, bad)
 	case 0, '\n', '\r':
 		return bad(fmt.Sprintf("no closing } after the variable name %q", name))
 	}
@@ -208,7 +209,7 @@ func (s *varScanner) expr(start int) bool {
 }
 
 // argument reads the rest of a function reference up to its closing brace; nested references are parsed too.
-func (s *varScanner) argument(start int, bad func(string) bool) bool {
+func (s *varScanner) argument(start, depth int, bad func(string) bool) bool {
 	for s.pos < len(s.data) {
 		switch {
 		case s.data[s.pos] == '}':
@@ -217,7 +218,7 @@ func (s *varScanner) argument(start int, bad func(string) bool) bool {
 		case s.data[s.pos] == '$' && s.peekAt(s.pos+1) == '{':
 			nested := s.pos
 			s.pos += 2
-			if !s.expr(nested) {
+			if !s.expr(nested, depth+1) {
 				return false
 			}
 		default:
@@ -235,6 +236,9 @@ func (s *varScanner) skipSpaces() bool {
 	}
 	return moved
 }
+
+// maxVariableNesting bounds ${A:=${B:=…}} nesting, so that hostile input cannot exhaust the stack.
+const maxVariableNesting = 32
 
 // isEnvsubstIdent reports whether c can be part of a variable name for drone/envsubst (letters, digits, _ and -;
 // non-ASCII letters are left out, which only makes a name end earlier).

@@ -339,6 +339,9 @@ func (c *crdChecker) checkShape(root *apiextensionsv1.JSONSchemaProps, role Kind
 		if d, ok := declaredAs(role, contract, o); ok && d.Type == o.Type && d.Path.String() == o.Path.String() {
 			continue // same field in both contracts (e.g. status.dataSecretName)
 		}
+		if other == V1Beta2 && strings.HasSuffix(o.Rule, ".conditions") {
+			continue // v1beta1 types have status.conditions too (Cluster API's own condition type)
+		}
 		sign := o.Path.String() + " present"
 		if o.Rule == "infracluster.failureDomains" {
 			sign = o.Path.String() + " is " + pick(other, "a map", "a list")
@@ -394,62 +397,4 @@ func (c *crdChecker) checkServedVersions(role Kind, contract Version, contractAP
 // sharesStoredForm reports whether all versions of the CRD share one stored JSON form (no conversion webhook).
 func sharesStoredForm(crd *apiextensionsv1.CustomResourceDefinition) bool {
 	return crd.Spec.Conversion == nil || crd.Spec.Conversion.Strategy == "" || crd.Spec.Conversion.Strategy == apiextensionsv1.NoneConverter
-}
-
-type schemaResult int
-
-const (
-	schemaFound schemaResult = iota
-	schemaMissing
-	schemaUntyped
-)
-
-// lookupSchema follows path through the properties of s. It returns schemaUntyped, with the path where unknown
-// fields are kept, when a parent has no schema for the next field but x-kubernetes-preserve-unknown-fields.
-func lookupSchema(s *apiextensionsv1.JSONSchemaProps, path Path) (*apiextensionsv1.JSONSchemaProps, schemaResult, Path) {
-	for i, name := range path {
-		if s == nil {
-			return nil, schemaMissing, nil
-		}
-		if p, ok := s.Properties[name]; ok {
-			s = &p
-			continue
-		}
-		if s.XPreserveUnknownFields != nil && *s.XPreserveUnknownFields {
-			return nil, schemaUntyped, path[:i]
-		}
-		return nil, schemaMissing, nil
-	}
-	if s == nil {
-		return nil, schemaMissing, nil
-	}
-	return s, schemaFound, nil
-}
-
-// itemSchema returns the schema of the items of an array or the values of a map.
-func itemSchema(s *apiextensionsv1.JSONSchemaProps) *apiextensionsv1.JSONSchemaProps {
-	switch {
-	case s.Items != nil && s.Items.Schema != nil:
-		return s.Items.Schema
-	case s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil:
-		return s.AdditionalProperties.Schema
-	}
-	return nil
-}
-
-// schemaType returns the OpenAPI type of s, naming int-or-string and untyped schemas.
-func schemaType(s *apiextensionsv1.JSONSchemaProps) string {
-	switch {
-	case s.XIntOrString:
-		return "int-or-string"
-	case s.Type == "" && s.XEmbeddedResource:
-		return "object"
-	case s.Type == "":
-		return "untyped"
-	}
-	return s.Type
-}
-
-func hasPrefix(p, prefix Path) bool {
-	return len(p) >= len(prefix) && slices.Equal(p[:len(prefix)], prefix)
 }

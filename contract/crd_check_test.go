@@ -208,6 +208,13 @@ func TestCheckCRDLabelV1Beta1StatusV1Beta2(t *testing.T) {
 	require.Len(t, shape, 1, vs.String())
 	assert.Contains(t, shape[0].Message, "label declares contract v1beta1 but status has v1beta2 shape: status.initialization.provisioned present")
 	assert.Contains(t, shape[0].Message, "status.ready missing")
+
+	// A v1beta1 type that merely lacks status.ready is not in the other shape: its status.conditions are
+	// Cluster API v1beta1 conditions, no sign of v1beta2.
+	legacy := goodV1Beta1(t, "LegacyMachine")
+	delete(statusProps(legacy, 1), "ready")
+	vs = contract.CheckCRD(legacy)
+	assert.Equal(t, []string{"inframachine.provisioned"}, vs.Rules(), vs.String())
 }
 
 func TestCheckCRDBothContractLabels(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -162,9 +163,13 @@ func getSet[T any](t *testing.T, f contract.Field[T], u *unstructured.Unstructur
 	if err != nil {
 		t.Fatalf("Set %q succeeded but Get fails: %v", f.Path(), err)
 	}
-	want, _ := json.Marshal(value)
-	have, _ := json.Marshal(got)
-	if !bytes.Equal(want, have) {
-		t.Fatalf("Set %q then Get: want %s, got %s", f.Path(), want, have)
+	// Compare the JSON values: invalid UTF-8 in value is stored as U+FFFD, as JSON requires.
+	var want, have any
+	wantJSON, _ := json.Marshal(value)
+	haveJSON, _ := json.Marshal(got)
+	_ = json.Unmarshal(wantJSON, &want)
+	_ = json.Unmarshal(haveJSON, &have)
+	if !reflect.DeepEqual(want, have) {
+		t.Fatalf("Set %q then Get: want %s, got %s", f.Path(), wantJSON, haveJSON)
 	}
 }
