@@ -118,7 +118,7 @@ func joinErrors(errs []error) error {
 		if err == nil {
 			continue
 		}
-		if m, ok := err.(multiError); ok {
+		if m, ok := err.(multiError); ok { //nolint:errorlint // flatten only our own unwrapped lists
 			out = append(out, m...)
 			continue
 		}

@@ -218,7 +218,7 @@ func (d *decoder) invalidf(path, format string, args ...any) error {
 
 // check prefixes the path of a FieldError returned by a validator.
 func (d *decoder) check(err error) error {
-	if fe, ok := err.(*FieldError); ok && d.prefix != "" {
+	if fe, ok := err.(*FieldError); ok && d.prefix != "" { //nolint:errorlint // validators return *FieldError unwrapped
 		return &FieldError{Path: d.prefix + fe.Path, Msg: fe.Msg, Err: fe.Err}
 	}
 	return err

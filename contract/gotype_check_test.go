@@ -73,7 +73,7 @@ type fixV2MachineStatus struct {
 	Initialization         *InfraMachineInitialization `json:"initialization,omitempty"`
 	Conditions             []metav1.Condition          `json:"conditions,omitempty"`
 	Ignored                string                      `json:"-"`
-	internal               string
+	internal               string                      //nolint:unused // unexported fields must be ignored by CheckType
 }
 
 type fixV2Machine struct {
@@ -255,8 +255,8 @@ func TestCheckTypeBadArguments(t *testing.T) {
 }
 
 type fixLoop struct {
-	*fixLoop
-	Name string `json:"name"`
+	*fixLoop        //nolint:unused // a self-embedding type must not loop forever
+	Name     string `json:"name"`
 }
 
 func TestJSONFieldsRules(t *testing.T) {
@@ -269,8 +269,8 @@ func TestJSONFieldsRules(t *testing.T) {
 		B       int `json:"b"` // shallower field wins
 		Untag   bool
 		Skip    bool `json:"-"`
-		private bool
-		Dash    bool `json:"-,"` // named "-"
+		private bool //nolint:unused // unexported fields are not JSON fields
+		Dash    bool `json:"-,"` //nolint:staticcheck // SA5008: the field named "-" is the case under test
 	}
 	fields := jsonFields(reflect.TypeFor[outer](), 0)
 	assert.Equal(t, reflect.TypeFor[string](), fields["a"])
