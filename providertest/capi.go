@@ -110,14 +110,25 @@ func CAPIModuleDir(moduleDir string) (string, error) {
 	return dir, nil
 }
 
+// capiCRDLayouts are the folders, relative to the module root, that hold the core CRDs: core/config/crd/bases
+// since Cluster API v1.11 moved the core manager under core/, config/crd/bases before.
+var capiCRDLayouts = []string{filepath.Join("core", "config", "crd", "bases"), filepath.Join("config", "crd", "bases")}
+
 func capiModuleCRDDir(moduleDir string) (string, bool) {
 	dir, err := CAPIModuleDir(moduleDir)
 	if err != nil {
 		return "", false
 	}
-	crds := filepath.Join(dir, "config", "crd", "bases")
-	if _, err := os.Stat(crds); err != nil {
-		return "", false
+	return capiCRDDirIn(dir)
+}
+
+// capiCRDDirIn returns the core CRD folder of a Cluster API source tree.
+func capiCRDDirIn(root string) (string, bool) {
+	for _, rel := range capiCRDLayouts {
+		crds := filepath.Join(root, rel)
+		if _, err := os.Stat(filepath.Join(crds, "cluster.x-k8s.io_clusters.yaml")); err == nil {
+			return crds, true
+		}
 	}
-	return crds, true
+	return "", false
 }

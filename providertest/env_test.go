@@ -88,3 +88,19 @@ func TestAssetsDirNamesTheMakeTarget(t *testing.T) {
 	require.ErrorIs(t, err, providertest.ErrNoAssets)
 	assert.Contains(t, err.Error(), "make envtest")
 }
+
+func TestCAPICRDLayouts(t *testing.T) {
+	for _, rel := range []string{"core/config/crd/bases", "config/crd/bases"} {
+		t.Run(rel, func(t *testing.T) {
+			root := t.TempDir()
+			dir := filepath.Join(root, rel)
+			require.NoError(t, os.MkdirAll(dir, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "cluster.x-k8s.io_clusters.yaml"), []byte("{}"), 0o644))
+			got, ok := providertest.CAPICRDDirIn(root)
+			require.True(t, ok)
+			assert.Equal(t, dir, got)
+		})
+	}
+	_, ok := providertest.CAPICRDDirIn(t.TempDir())
+	assert.False(t, ok, "a tree without CRDs must not be used")
+}

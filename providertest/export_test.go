@@ -1,0 +1,4 @@
+package providertest
+
+// CAPICRDDirIn exposes capiCRDDirIn to the tests.
+var CAPICRDDirIn = capiCRDDirIn

@@ -1,0 +1,48 @@
+package capienv
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// LogLines is how many lines of each manager's log StartT prints when a test fails.
+const LogLines = 60
+
+// StartT starts the managers of components for one test (see Start), keeping their files in t.TempDir().
+// It fails the test at once when they cannot start. At cleanup it prints the tail of every log if the test
+// failed, stops the managers, and fails the test if one had exited on its own or had to be killed.
+func StartT(t testing.TB, cfg *rest.Config, c client.Client, components []Component, opts ...Option) *Managers {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	ms, err := Start(ctx, cfg, c, components, append([]Option{WithDir(dir)}, opts...)...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, tails(dir, components))
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("Cluster API manager logs:\n%s", ms.Logs(LogLines))
+		}
+		stopCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := ms.Stop(stopCtx); err != nil {
+			t.Errorf("%v\n%s", err, ms.Logs(LogLines))
+		}
+	})
+	return ms
+}
+
+// tails returns the last lines of the logs of components in dir (after Start failed).
+func tails(dir string, components []Component) string {
+	ms := &Managers{dir: dir}
+	for _, c := range components {
+		ms.managers = append(ms.managers, &Manager{Component: c, Process: &Process{name: c.Name, logPath: filepath.Join(dir, c.Name+".log")}})
+	}
+	return ms.Logs(LogLines)
+}
