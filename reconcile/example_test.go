@@ -6,8 +6,8 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/internal/testtypes"
+	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
 )
 

@@ -17,8 +17,8 @@ import (
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
-	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/internal/testtypes"
+	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
 	"github.com/capkit/capkit/scope/scopetest"
 )

@@ -15,8 +15,8 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/capkit/capkit/contract"
-	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/internal/testtypes"
+	"github.com/capkit/capkit/reconcile"
 )
 
 func TestPredicates(t *testing.T) {

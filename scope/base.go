@@ -223,6 +223,15 @@ func (s *objectScope[T]) PatchNow(ctx context.Context) error {
 	return err
 }
 
+// PatchSpecNow persists the changes made to the infra object's metadata and spec so far, in one merge patch,
+// and keeps the status changes for the next PatchNow or Close. It sends nothing when metadata and spec did
+// not change. It is the one-write checkpoint for an ID kept in spec, such as spec.providerID (see
+// ProviderIDTracker).
+func (s *objectScope[T]) PatchSpecNow(ctx context.Context) error {
+	_, err := s.patcher.patchSpec(ctx, s.obj)
+	return err
+}
+
 // Close sets the summary Ready condition (see SetSummaryConditions) and persists every change, as PatchNow.
 func (s *objectScope[T]) Close(ctx context.Context) error {
 	if err := s.setSummary(); err != nil {

@@ -38,6 +38,11 @@
 // conflict the scope re-reads the object, re-applies only what it changed and retries. Errors name the
 // object ("cannot patch FooMachine ns/name: ..."). Close writes the Ready summary and patches.
 //
+// PatchSpecNow (the SpecPatcher interface; PatchSpec for any Patcher) sends metadata and spec only and keeps
+// status for the next patch: a one-write checkpoint when what must survive a crash is in spec.
+// ProviderIDTracker uses it to keep a machine's VM ID in spec.providerID, so that provisioning a machine costs
+// three writes: finalizer and ownership key, spec.providerID, status at Close.
+//
 // # Bootstrap data
 //
 // MachineScope.BootstrapData returns the value and format of the Machine's bootstrap Secret, with

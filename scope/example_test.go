@@ -10,8 +10,8 @@ import (
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
-	"github.com/capkit/capkit/scope"
 	"github.com/capkit/capkit/internal/testtypes"
+	"github.com/capkit/capkit/scope"
 )
 
 // A provider's service sets contract fields through the scope; Close persists them at the paths of the

@@ -27,6 +27,14 @@ type Patcher interface {
 	PatchNow(ctx context.Context) error
 }
 
+// SpecPatcher persists the infra object's metadata and spec now and leaves its status for later: a checkpoint
+// of one API write when what must survive a crash is in spec. *ClusterScope[T] and *MachineScope[T] implement
+// it.
+type SpecPatcher interface {
+	// PatchSpecNow persists the metadata and spec changes made so far; it sends nothing when there are none.
+	PatchSpecNow(ctx context.Context) error
+}
+
 // ResourceTracker keeps the cloud IDs of the resources an infra object owns, the ownership key that tags
 // them and the checkpoint that persists them; reconcile.Ensure depends on it.
 type ResourceTracker interface {

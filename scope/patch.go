@@ -434,3 +434,42 @@ func mergeConditions(snap, cur, fresh []metav1.Condition) []metav1.Condition {
 	conditions.Sort(out)
 	return out
 }
+
+// patchSpec sends what changed in obj's metadata and spec since the snapshot, and leaves the status changes
+// for the next patch: the new snapshot has obj's metadata and spec and the old snapshot's status. It is
+// guarded like patch (finalizers, write-once labels, and pending condition changes, so that the status patch
+// that follows is still computed against the server's status). It returns the number of API writes made.
+func (p *patcher) patchSpec(ctx context.Context, obj client.Object) (int, error) {
+	cur, err := toUnstructured(obj)
+	if err != nil {
+		return 0, fmt.Errorf("cannot patch %s: %w", p.desc, err)
+	}
+	mainPatch, statusPatch := diffParts(p.snapshot, cur)
+	if len(mainPatch) == 0 {
+		return 0, nil
+	}
+	condsChanged := hasPath(statusPatch, p.condPath...)
+	guard := condsChanged || hasPath(mainPatch, "metadata", "finalizers")
+	for _, l := range p.writeOnce {
+		guard = guard || hasPath(mainPatch, "metadata", "labels", l)
+	}
+	oldGen := obj.GetGeneration()
+	n, fresh, err := p.send(ctx, obj, mainPatch, false, guard)
+	if err != nil {
+		return n, fmt.Errorf("cannot patch %s: %w", p.desc, err)
+	}
+	if err := p.afterMainPatch(obj, oldGen, fresh, condsChanged); err != nil {
+		return n, fmt.Errorf("cannot patch %s: %w", p.desc, err)
+	}
+	snap, err := toUnstructured(obj)
+	if err != nil {
+		return n, fmt.Errorf("cannot patch %s: %w", p.desc, err)
+	}
+	if status, ok := p.snapshot["status"]; ok {
+		snap["status"] = runtime.DeepCopyJSONValue(status)
+	} else {
+		delete(snap, "status")
+	}
+	p.snapshot = snap
+	return n, nil
+}

@@ -116,7 +116,9 @@ func managerObjects() []runtime.Object {
 		Name:    "manager",
 		Image:   image,
 		Command: []string{"/manager"},
-		Args:    []string{"--leader-elect", fmt.Sprintf("--health-probe-bind-address=:%d", healthPort)},
+		// The flags of examples/memcloud/cmd/manager.
+		Args: []string{"--leader-elect", fmt.Sprintf("--health-probe-bind-address=:%d", healthPort),
+			fmt.Sprintf("--webhook-port=%d", webhookPort), "--webhook-cert-dir=" + certDir},
 		Ports: []corev1.ContainerPort{
 			{Name: "webhook-server", ContainerPort: webhookPort, Protocol: corev1.ProtocolTCP},
 			{Name: "healthz", ContainerPort: healthPort, Protocol: corev1.ProtocolTCP},

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/capkit/capkit/examples/memcloud/capisim"
+	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/services"
+	"github.com/capkit/capkit/reconcile"
+)
+
+// options are the demo's flags.
+type options struct {
+	controlPlane, workers int
+	faults                float64
+	searchLag             int
+	seed                  uint64
+	timeout               time.Duration
+}
+
+func parseFlags(args []string) (options, error) {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	machines := fs.String("machines", "1+3", "machines as CONTROL-PLANE+WORKERS")
+	o := options{}
+	fs.Float64Var(&o.faults, "faults", 0.1, "probability that a mutating cloud call fails, half of them after the change (0 to 1)")
+	fs.IntVar(&o.searchLag, "search-lag", 2, "tag search misses a new resource for this many calls")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of the cloud's IDs and faults")
+	fs.DurationVar(&o.timeout, "timeout", 45*time.Second, "how long provisioning, then deletion, may take")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	cp, w, ok := strings.Cut(*machines, "+")
+	var err1, err2 error
+	o.controlPlane, err1 = strconv.Atoi(cp)
+	o.workers, err2 = strconv.Atoi(w)
+	switch {
+	case !ok || err1 != nil || err2 != nil || o.controlPlane < 1 || o.workers < 0:
+		return o, fmt.Errorf("invalid --machines %q: want CONTROL-PLANE+WORKERS with at least 1 control plane machine, e.g. 1+3", *machines)
+	case o.faults < 0 || o.faults > 1:
+		return o, fmt.Errorf("invalid --faults %v: want a probability from 0 to 1", o.faults)
+	case o.searchLag < 0:
+		return o, fmt.Errorf("invalid --search-lag %d: must not be negative", o.searchLag)
+	case o.timeout <= 0:
+		return o, fmt.Errorf("invalid --timeout %s: must be positive", o.timeout)
+	}
+	return o, nil
+}
+
+func main() {
+	o, err := parseFlags(os.Args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "demo:", err)
+		os.Exit(2)
+	}
+	if err := run(context.Background(), os.Stdout, o); err != nil {
+		fmt.Fprintln(os.Stderr, "demo:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, out io.Writer, o options) error {
+	start := time.Now()
+	fmt.Fprintf(out, "memcloud demo: %d control plane + %d worker machines, faults %.0f%% of mutating cloud calls (half after the change), search lag %d, seed %d\n",
+		o.controlPlane, o.workers, o.faults*100, o.searchLag, o.seed)
+	env, err := capisim.NewEnvironment()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = env.Stop() }()
+	p, err := capisim.StartProvider(ctx, env, capisim.Options{Cloud: []cloud.Option{
+		cloud.WithSeed(o.seed), cloud.WithPendingGets(2),
+		cloud.WithFaults(cloud.FaultConfig{BeforeChange: o.faults / 2, AfterChange: o.faults / 2, SearchLag: o.searchLag}),
+	}})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = p.Stop() }()
+	ns, err := env.CreateNamespace(ctx, "demo")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "API server and provider ready in %s; namespace %s\n", time.Since(start).Round(time.Millisecond), ns)
+
+	d, err := capisim.New(env.Client, capisim.ClusterSpec{Namespace: ns, Name: "demo", ControlPlane: o.controlPlane,
+		Workers: o.workers, FailureDomains: []string{"fd-a", "fd-b"}})
+	if err != nil {
+		return err
+	}
+	w := &watcher{out: out, d: d, p: p, env: env.Client, start: time.Now()}
+	if err := d.Create(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "created Cluster, MemCluster, %d Machines, MemMachines and bootstrap Secrets in %s (the first admission webhook calls are slow)\n",
+		machines(o), time.Since(w.start).Round(time.Millisecond))
+	provisioned := w.until(ctx, o.timeout, "provisioning", d.Provisioned)
+	machineWrites := 0
+	for _, wr := range p.Writes.Log() {
+		if strings.HasSuffix(wr.Kind, "MemMachine") { // "MemMachine", or the Go type when the GVK is not set
+			machineWrites++
+		}
+	}
+	if err := d.Delete(ctx); err != nil {
+		return err
+	}
+	deleted := w.until(ctx, o.timeout, "deletion", d.Gone)
+
+	owner := cloud.OwnerTagValue(reconcile.TagOwnershipKey)
+	leaks := p.Cloud.Leaks(cloud.OwnerTagValue(services.TagCluster), ns+"/demo")
+	dups := p.Cloud.Duplicates(owner, reconcile.TagResourceKey)
+	n := 0
+	if provisioned {
+		n = machines(o)
+	}
+	fmt.Fprintf(out, "\nAPI writes per MemMachine here include the status written while it waits for the cluster and while its instance\n"+
+		"boots; provisioning a machine whose cluster is ready and whose instance runs at once costs 3 (controllers tests).\n")
+	fmt.Fprintf(out, "machines provisioned: %d, cloud resources created: %d, leaked: %d, duplicates: %d, API writes: %d (per machine %.1f), cloud faults injected: %d\n",
+		n, p.Cloud.TotalCreated(), len(leaks), len(dups), p.Writes.Writes(), float64(machineWrites)/float64(machines(o)), p.Cloud.Calls().Faults)
+	var errs []error
+	if !provisioned {
+		errs = append(errs, fmt.Errorf("the cluster was not provisioned within %s", o.timeout))
+	}
+	if !deleted {
+		errs = append(errs, fmt.Errorf("the cluster was not deleted within %s", o.timeout))
+	}
+	for _, r := range leaks {
+		errs = append(errs, fmt.Errorf("leaked %s %s", r.Kind, r.ID))
+	}
+	for _, dup := range dups {
+		errs = append(errs, fmt.Errorf("duplicate: %s", dup))
+	}
+	return errors.Join(errs...)
+}
+
+func machines(o options) int { return o.controlPlane + o.workers }

@@ -1,0 +1,195 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
+	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/services"
+	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/scope"
+)
+
+// Step names of the reconcilers; each step writes the condition <name>Ready.
+const (
+	StepNetwork       = "Network"
+	StepSubnets       = "Subnets"
+	StepSecurityGroup = "SecurityGroup"
+	StepLoadBalancer  = "LoadBalancer"
+	StepInstance      = "Instance"
+)
+
+// ClusterScope is the scope the MemCluster reconciler gives its steps.
+type ClusterScope = *scope.ClusterScope[*v1beta2.MemCluster]
+
+// MachineScope is the scope the MemMachine reconciler gives its steps.
+type MachineScope = *scope.MachineScope[*v1beta2.MemMachine]
+
+// Option configures the reconcilers and SetupWithManager.
+type Option func(*config)
+
+type config struct {
+	client      client.Client
+	apiReader   client.Reader
+	watchFilter string
+	poll        time.Duration
+	recorder    reconcile.EventRecorder
+}
+
+// WithClient makes SetupWithManager use c instead of the manager's client, for example a
+// scopetest.CountingClient wrapping it.
+func WithClient(c client.Client) Option { return func(o *config) { o.client = c } }
+
+// WithAPIReader reads bootstrap data Secrets through r (SetupWithManager: the manager's API reader, so that
+// Secrets are not cached; the reconcilers' client otherwise).
+func WithAPIReader(r client.Reader) Option { return func(o *config) { o.apiReader = r } }
+
+// WithWatchFilter reconciles only objects with the cluster.x-k8s.io/watch-filter label set to value.
+func WithWatchFilter(value string) Option { return func(o *config) { o.watchFilter = value } }
+
+// WithPollInterval sets how long to wait before looking again at a step that is not done: a booting
+// instance, a blocked delete (default services.DefaultPollInterval).
+func WithPollInterval(d time.Duration) Option { return func(o *config) { o.poll = d } }
+
+// WithEventRecorder emits the reconcilers' events through rec (SetupWithManager: the manager's recorder).
+func WithEventRecorder(rec reconcile.EventRecorder) Option {
+	return func(o *config) { o.recorder = rec }
+}
+
+func newConfig(opts []Option) config {
+	cfg := config{poll: services.DefaultPollInterval}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if cfg.poll <= 0 {
+		cfg.poll = services.DefaultPollInterval
+	}
+	return cfg
+}
+
+func (cfg config) reconcileOptions(reader client.Reader) []reconcile.Option {
+	opts := []reconcile.Option{
+		reconcile.WithDefaultRequeue(cfg.poll),
+		reconcile.WithWatchFilter(cfg.watchFilter),
+		reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2), scope.WithSecretReader(reader)),
+	}
+	if cfg.recorder != nil {
+		opts = append(opts, reconcile.WithEventRecorder(cfg.recorder))
+	}
+	return opts
+}
+
+var errNilCloud = errors.New("cloud must not be nil")
+
+// ClusterSteps returns the steps of a MemCluster, in order: Network, Subnets, SecurityGroup, LoadBalancer.
+func ClusterSteps(cl *cloud.Cloud, opts ...services.Option) ([]reconcile.Step[ClusterScope], error) {
+	network, err1 := services.NewNetwork(cl, opts...)
+	subnets, err2 := services.NewSubnets(cl, opts...)
+	sg, err3 := services.NewSecurityGroup(cl, opts...)
+	lb, err4 := services.NewLoadBalancer(cl, opts...)
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		return nil, err
+	}
+	return []reconcile.Step[ClusterScope]{
+		clusterStep(StepNetwork, network), clusterStep(StepSubnets, subnets),
+		clusterStep(StepSecurityGroup, sg), clusterStep(StepLoadBalancer, lb),
+	}, nil
+}
+
+// MachineSteps returns the steps of a MemMachine: Instance. lookup finds the cluster network
+// (services.MemClusterLookup).
+func MachineSteps(cl *cloud.Cloud, lookup services.NetworkLookup, opts ...services.Option) ([]reconcile.Step[MachineScope], error) {
+	inst, err := services.NewInstance(cl, lookup, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return []reconcile.Step[MachineScope]{machineStep(StepInstance, inst)}, nil
+}
+
+// NewClusterReconciler returns the MemCluster reconciler on memcloud cl, reading and writing through c.
+func NewClusterReconciler(c client.Client, cl *cloud.Cloud, opts ...Option) (*reconcile.ClusterReconciler[*v1beta2.MemCluster], error) {
+	if cl == nil {
+		return nil, fmt.Errorf("cannot create the MemCluster reconciler: %w", errNilCloud)
+	}
+	cfg := newConfig(opts)
+	steps, err := ClusterSteps(cl, services.WithPollInterval(cfg.poll))
+	if err != nil {
+		return nil, err
+	}
+	return reconcile.NewClusterReconciler(c, func() *v1beta2.MemCluster { return &v1beta2.MemCluster{} }, steps,
+		cfg.reconcileOptions(cfg.reader(c))...)
+}
+
+// NewMachineReconciler returns the MemMachine reconciler on memcloud cl, reading and writing through c.
+func NewMachineReconciler(c client.Client, cl *cloud.Cloud, opts ...Option) (*reconcile.MachineReconciler[*v1beta2.MemMachine], error) {
+	if cl == nil {
+		return nil, fmt.Errorf("cannot create the MemMachine reconciler: %w", errNilCloud)
+	}
+	if c == nil {
+		return nil, errors.New("cannot create the MemMachine reconciler: client is nil")
+	}
+	cfg := newConfig(opts)
+	steps, err := MachineSteps(cl, services.MemClusterLookup(c), services.WithPollInterval(cfg.poll))
+	if err != nil {
+		return nil, err
+	}
+	return reconcile.NewMachineReconciler(c, func() *v1beta2.MemMachine { return &v1beta2.MemMachine{} }, steps,
+		cfg.reconcileOptions(cfg.reader(c))...)
+}
+
+func (cfg config) reader(c client.Client) client.Reader {
+	if cfg.apiReader != nil {
+		return cfg.apiReader
+	}
+	return c
+}
+
+// SetupWithManager registers memcloud's MemCluster and MemMachine controllers with mgr, on memcloud cl.
+// The manager's scheme must hold the v1beta2 types. Bootstrap Secrets are read through the manager's API
+// reader and events go to its recorder unless options say otherwise.
+func SetupWithManager(mgr ctrl.Manager, cl *cloud.Cloud, opts ...Option) error {
+	if mgr == nil {
+		return errors.New("cannot set up memcloud's controllers: manager is nil")
+	}
+	all := append([]Option{WithClient(mgr.GetClient()), WithAPIReader(mgr.GetAPIReader()),
+		WithEventRecorder(mgr.GetEventRecorder("memcloud"))}, opts...)
+	cfg := newConfig(all)
+	cr, err := NewClusterReconciler(cfg.client, cl, all...)
+	if err != nil {
+		return err
+	}
+	if err := cr.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("cannot set up the MemCluster controller: %w", err)
+	}
+	mr, err := NewMachineReconciler(cfg.client, cl, all...)
+	if err != nil {
+		return err
+	}
+	if err := mr.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("cannot set up the MemMachine controller: %w", err)
+	}
+	return nil
+}
+
+func clusterStep(name string, svc reconcile.Service[scope.ClusterScoper]) reconcile.Step[ClusterScope] {
+	return reconcile.Step[ClusterScope]{Name: name, Service: reconcile.ServiceFuncs[ClusterScope]{
+		ReconcileFunc: func(ctx context.Context, s ClusterScope) (reconcile.Result, error) { return svc.Reconcile(ctx, s) },
+		DeleteFunc:    func(ctx context.Context, s ClusterScope) (reconcile.Result, error) { return svc.Delete(ctx, s) },
+	}}
+}
+
+func machineStep(name string, svc reconcile.Service[scope.MachineScoper]) reconcile.Step[MachineScope] {
+	return reconcile.Step[MachineScope]{Name: name, Service: reconcile.ServiceFuncs[MachineScope]{
+		ReconcileFunc: func(ctx context.Context, s MachineScope) (reconcile.Result, error) { return svc.Reconcile(ctx, s) },
+		DeleteFunc:    func(ctx context.Context, s MachineScope) (reconcile.Result, error) { return svc.Delete(ctx, s) },
+	}}
+}

@@ -1,0 +1,25 @@
+// Package controllers wires memcloud's services (package services) into capkit's generic reconcilers: the
+// MemCluster reconciler runs the steps Network, Subnets, SecurityGroup and LoadBalancer, the MemMachine
+// reconciler the step Instance. The reconcilers come from package reconcile, which does everything that is not
+// memcloud's business: owner waits, pause, finalizers persisted before any cloud call, bootstrap gates, one
+// condition per step and Ready, reverse-order delete, patches that send only what changed.
+//
+// # Running the provider
+//
+// In a manager (cmd/manager, or in-process in tests and the demo):
+//
+//	c, err := cloud.New()
+//	if err == nil {
+//		err = controllers.SetupWithManager(mgr, c, controllers.WithWatchFilter(filter))
+//	}
+//
+// NewClusterReconciler and NewMachineReconciler return the reconcilers without a manager, so that a test
+// can call Reconcile itself, for example through a scopetest.CountingClient to assert the API writes.
+//
+// # API writes
+//
+// Provisioning a MemMachine whose Cluster is provisioned and whose bootstrap data is ready costs three API
+// writes: the finalizer and ownership key, spec.providerID (the instance ID, recorded at once after the
+// create by scope.ProviderIDTracker), and status at Close. A reconcile that finds everything in place
+// writes nothing and makes no mutating cloud call.
+package controllers

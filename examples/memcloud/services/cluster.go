@@ -1,0 +1,204 @@
+package services
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/scope"
+)
+
+// errNilCloud is returned by the constructors given no cloud.
+var errNilCloud = errors.New("cloud must not be nil")
+
+// base is what every service holds.
+type base struct {
+	cloud *cloud.Cloud
+	res   Resources
+	cfg   config
+}
+
+func newBase(c *cloud.Cloud, what string, opts []Option) (base, error) {
+	if c == nil {
+		return base{}, fmt.Errorf("cannot create the %s service: %w", what, errNilCloud)
+	}
+	cfg := newConfig(opts)
+	return base{cloud: c, res: NewResources(c, cfg.poll), cfg: cfg}, nil
+}
+
+// deleted turns the outcome of reconcile.EnsureDeleted into a step result.
+func (b base) deleted(done bool, err error) (reconcile.Result, error) {
+	if err != nil || done {
+		return reconcile.Result{Done: done}, err
+	}
+	return reconcile.Result{RequeueAfter: b.cfg.poll}, nil
+}
+
+func resourceName(s scope.Identity, key string) string { return s.ClusterName() + "-" + key }
+
+// Network is the step that creates a MemCluster's network, with spec.network.cidr.
+type Network struct{ base }
+
+// NewNetwork returns the network service of memcloud c.
+func NewNetwork(c *cloud.Cloud, opts ...Option) (*Network, error) {
+	b, err := newBase(c, "network", opts)
+	return &Network{b}, err
+}
+
+// Reconcile ensures the network exists.
+func (n *Network) Reconcile(ctx context.Context, s scope.ClusterScoper) (reconcile.Result, error) {
+	_, spec, err := memCluster(s)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	_, err = reconcile.Ensure(ctx, s, KeyNetwork, n.res.Networks,
+		cloud.NetworkSpec{Name: resourceName(s, KeyNetwork), CIDR: spec.Network.CIDR}, clusterTags(s))
+	return reconcile.Result{Done: err == nil}, err
+}
+
+// Delete deletes the network; it waits while subnets, security groups or load balancers remain in it.
+func (n *Network) Delete(ctx context.Context, s scope.ClusterScoper) (reconcile.Result, error) {
+	return n.deleted(reconcile.EnsureDeleted(ctx, s, KeyNetwork, n.res.Networks))
+}
+
+// Subnets is the step that creates the subnets of spec.network.subnets in the network.
+type Subnets struct{ base }
+
+// NewSubnets returns the subnet service of memcloud c.
+func NewSubnets(c *cloud.Cloud, opts ...Option) (*Subnets, error) {
+	b, err := newBase(c, "subnets", opts)
+	return &Subnets{b}, err
+}
+
+// Reconcile ensures every subnet of the spec exists.
+func (n *Subnets) Reconcile(ctx context.Context, s scope.ClusterScoper) (reconcile.Result, error) {
+	_, spec, err := memCluster(s)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	netID, ok := s.ResourceID(KeyNetwork)
+	if !ok {
+		return reconcile.Result{Reason: ReasonWaitingForNetwork, Message: "the network is not recorded yet", RequeueAfter: n.cfg.poll}, nil
+	}
+	for _, sn := range spec.Network.Subnets {
+		key := SubnetKey(sn.Name)
+		if _, err := reconcile.Ensure(ctx, s, key, n.res.Subnets,
+			cloud.SubnetSpec{Name: resourceName(s, key), NetworkID: netID, CIDR: sn.CIDR}, clusterTags(s)); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
+	return reconcile.Result{Done: true}, nil
+}
+
+// Delete deletes the subnets of the spec, recorded or found by their tags; it waits while instances remain
+// in them.
+func (n *Subnets) Delete(ctx context.Context, s scope.ClusterScoper) (reconcile.Result, error) {
+	_, spec, err := memCluster(s)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	// spec.network never changes (webhook), so its subnets are the ones that were created.
+	for i := len(spec.Network.Subnets) - 1; i >= 0; i-- {
+		done, err := reconcile.EnsureDeleted(ctx, s, SubnetKey(spec.Network.Subnets[i].Name), n.res.Subnets)
+		if err != nil || !done {
+			return n.deleted(done, err)
+		}
+	}
+	return reconcile.Result{Done: true}, nil
+}
+
+// SecurityGroup is the step that creates the cluster's security group: the API server port from anywhere,
+// everything from inside the network.
+type SecurityGroup struct{ base }
+
+// NewSecurityGroup returns the security group service of memcloud c.
+func NewSecurityGroup(c *cloud.Cloud, opts ...Option) (*SecurityGroup, error) {
+	b, err := newBase(c, "security group", opts)
+	return &SecurityGroup{b}, err
+}
+
+// Reconcile ensures the security group exists.
+func (g *SecurityGroup) Reconcile(ctx context.Context, s scope.ClusterScoper) (reconcile.Result, error) {
+	_, spec, err := memCluster(s)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	netID, ok := s.ResourceID(KeyNetwork)
+	if !ok {
+		return reconcile.Result{Reason: ReasonWaitingForNetwork, Message: "the network is not recorded yet", RequeueAfter: g.cfg.poll}, nil
+	}
+	_, err = reconcile.Ensure(ctx, s, KeySecurityGroup, g.res.SecurityGroups, cloud.SecurityGroupSpec{
+		Name: resourceName(s, KeySecurityGroup), NetworkID: netID, Description: "cluster " + ClusterTagValue(s),
+		Ingress: []cloud.Rule{
+			{Protocol: "tcp", Port: int(spec.LoadBalancer.Port), Source: "0.0.0.0/0"},
+			{Protocol: "all", Source: spec.Network.CIDR},
+		},
+	}, clusterTags(s))
+	return reconcile.Result{Done: err == nil}, err
+}
+
+// Delete deletes the security group; it waits while instances use it.
+func (g *SecurityGroup) Delete(ctx context.Context, s scope.ClusterScoper) (reconcile.Result, error) {
+	return g.deleted(reconcile.EnsureDeleted(ctx, s, KeySecurityGroup, g.res.SecurityGroups))
+}
+
+// LoadBalancer is the last step of a MemCluster: it creates the API server load balancer, sets
+// spec.controlPlaneEndpoint to its host and port (unless the user set an endpoint), copies
+// spec.failureDomains to status.failureDomains and marks the MemCluster provisioned.
+type LoadBalancer struct{ base }
+
+// NewLoadBalancer returns the load balancer service of memcloud c.
+func NewLoadBalancer(c *cloud.Cloud, opts ...Option) (*LoadBalancer, error) {
+	b, err := newBase(c, "load balancer", opts)
+	return &LoadBalancer{b}, err
+}
+
+// Reconcile ensures the load balancer exists and completes the MemCluster's contract fields.
+func (l *LoadBalancer) Reconcile(ctx context.Context, s scope.ClusterScoper) (reconcile.Result, error) {
+	mc, spec, err := memCluster(s)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	netID, ok := s.ResourceID(KeyNetwork)
+	if !ok {
+		return reconcile.Result{Reason: ReasonWaitingForNetwork, Message: "the network is not recorded yet", RequeueAfter: l.cfg.poll}, nil
+	}
+	res, err := reconcile.Ensure(ctx, s, KeyLoadBalancer, l.res.LoadBalancers, cloud.LoadBalancerSpec{
+		Name: resourceName(s, KeyLoadBalancer), NetworkID: netID, Port: int(spec.LoadBalancer.Port)}, clusterTags(s))
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	ep, err := s.ControlPlaneEndpoint()
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if ep.Host == "" {
+		lb, err := l.cloud.GetLoadBalancer(ctx, res.ID)
+		if err != nil {
+			return reconcile.Result{}, reconcile.Transient(fmt.Errorf("cannot read load balancer %q: %w", res.ID, err))
+		}
+		if err := s.SetControlPlaneEndpoint(contract.APIEndpoint{Host: lb.Host, Port: int32(lb.Port)}); err != nil {
+			return reconcile.Result{}, err
+		}
+		// The endpoint is set once; persisting it now lets status.observedGeneration below see the
+		// generation it makes, at no extra write (Close would send this spec patch anyway).
+		if err := scope.PatchSpec(ctx, s); err != nil {
+			return reconcile.Result{}, reconcile.Transient(err)
+		}
+	}
+	if len(spec.FailureDomains) > 0 {
+		if err := s.SetFailureDomains(failureDomains(spec.FailureDomains)); err != nil {
+			return reconcile.Result{}, reconcile.Terminal(reconcile.ReasonInvalidParameters, err)
+		}
+	}
+	mc.Status.ObservedGeneration = mc.Generation
+	return reconcile.Result{Done: true}, s.SetProvisioned(true)
+}
+
+// Delete deletes the load balancer.
+func (l *LoadBalancer) Delete(ctx context.Context, s scope.ClusterScoper) (reconcile.Result, error) {
+	return l.deleted(reconcile.EnsureDeleted(ctx, s, KeyLoadBalancer, l.res.LoadBalancers))
+}

@@ -1,0 +1,196 @@
+package services_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
+	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/services"
+	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/scope"
+)
+
+const poll = 7 * time.Millisecond
+
+// clusterSteps returns the cluster services in order.
+func clusterSteps(t *testing.T, c *cloud.Cloud) []reconcile.Service[scope.ClusterScoper] {
+	t.Helper()
+	n, err := services.NewNetwork(c, services.WithPollInterval(poll))
+	require.NoError(t, err)
+	s, err := services.NewSubnets(c, services.WithPollInterval(poll))
+	require.NoError(t, err)
+	g, err := services.NewSecurityGroup(c, services.WithPollInterval(poll))
+	require.NoError(t, err)
+	l, err := services.NewLoadBalancer(c, services.WithPollInterval(poll))
+	require.NoError(t, err)
+	return []reconcile.Service[scope.ClusterScoper]{n, s, g, l}
+}
+
+// reconcileAll runs the steps in order, as the reconciler does, and stops at the first that is not done.
+func reconcileAll(ctx context.Context, steps []reconcile.Service[scope.ClusterScoper], s scope.ClusterScoper) (reconcile.Result, error) {
+	for _, st := range steps {
+		res, err := st.Reconcile(ctx, s)
+		if err != nil || !res.Done {
+			return res, err
+		}
+	}
+	return reconcile.Result{Done: true}, nil
+}
+
+func deleteAll(ctx context.Context, steps []reconcile.Service[scope.ClusterScoper], s scope.ClusterScoper) (reconcile.Result, error) {
+	for i := len(steps) - 1; i >= 0; i-- {
+		res, err := steps[i].Delete(ctx, s)
+		if err != nil || !res.Done {
+			return res, err
+		}
+	}
+	return reconcile.Result{Done: true}, nil
+}
+
+func newCloud(t *testing.T, opts ...cloud.Option) *cloud.Cloud {
+	t.Helper()
+	c, err := cloud.New(append([]cloud.Option{cloud.WithSeed(3)}, opts...)...)
+	require.NoError(t, err)
+	return c
+}
+
+func TestClusterStepsProvisionOnceAndThenOnlyRead(t *testing.T) {
+	ctx := context.Background()
+	c := newCloud(t)
+	mc := &v1beta2.MemCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1", Generation: 3},
+		Spec: v1beta2.MemClusterSpec{FailureDomains: []string{"fd-a", "fd-b"}}}
+	s, st := mockCluster(t, mc)
+	steps := clusterSteps(t, c)
+
+	res, err := reconcileAll(ctx, steps, s)
+	require.NoError(t, err)
+	assert.True(t, res.Done)
+	assert.Len(t, st.ids, 5)
+	assert.Contains(t, st.ids, services.SubnetKey("controlplane"), "subnets defaulted as the webhook does")
+	assert.Contains(t, st.ids, services.SubnetKey("worker"))
+	assert.Equal(t, 6, st.patches, "one checkpoint per created resource, one for the endpoint")
+	lb, err := c.GetLoadBalancer(ctx, st.ids[services.KeyLoadBalancer])
+	require.NoError(t, err)
+	assert.Equal(t, contract.APIEndpoint{Host: lb.Host, Port: 6443}, st.endpoint)
+	assert.True(t, st.provisioned)
+	require.Len(t, st.domains, 2)
+	assert.Equal(t, "fd-a", st.domains[0].Name)
+	assert.Equal(t, int64(3), mc.Status.ObservedGeneration)
+	for _, r := range c.All() {
+		assert.Equal(t, "ns/c1", r.Tags[services.TagCluster], r.ID)
+		assert.Equal(t, "cluster-key", r.Tags[reconcile.TagOwnershipKey], r.ID)
+	}
+
+	c.ResetCounters()
+	res, err = reconcileAll(ctx, steps, s)
+	require.NoError(t, err)
+	assert.True(t, res.Done)
+	assert.Zero(t, c.Calls().Mutations, "a second pass changes nothing in the cloud")
+	assert.Equal(t, 6, st.patches, "and checkpoints nothing")
+	assert.Equal(t, 5, c.TotalCreated())
+}
+
+func TestClusterStepsSurviveLostResponsesAndSearchLag(t *testing.T) {
+	tests := []struct {
+		op   cloud.Op
+		kind cloud.Kind
+	}{
+		{cloud.VerbCreate.On(cloud.KindNetwork), cloud.KindNetwork},
+		{cloud.VerbCreate.On(cloud.KindSubnet), cloud.KindSubnet},
+		{cloud.VerbCreate.On(cloud.KindSecurityGroup), cloud.KindSecurityGroup},
+		{cloud.VerbCreate.On(cloud.KindLoadBalancer), cloud.KindLoadBalancer},
+	}
+	for _, tt := range tests {
+		t.Run(tt.op.String(), func(t *testing.T) {
+			ctx := context.Background()
+			c := newCloud(t, cloud.WithFaults(cloud.FaultConfig{SearchLag: 5}))
+			require.NoError(t, c.FailNext(tt.op, cloud.AfterChange))
+			s, st := mockCluster(t, nil)
+			steps := clusterSteps(t, c)
+
+			_, err := reconcileAll(ctx, steps, s)
+			require.ErrorIs(t, err, cloud.ErrInjected)
+			assert.True(t, reconcile.IsTransient(err), "a lost response is retried")
+			assert.NotContains(t, st.ids, string(tt.kind), "the ID was never recorded")
+
+			res, err := reconcileAll(ctx, steps, s)
+			require.NoError(t, err)
+			assert.True(t, res.Done)
+			assert.Equal(t, 5, c.TotalCreated(), "the retry got the resource back by its token, tag search lagging")
+			assert.Empty(t, c.Duplicates(cloud.OwnerTagValue(reconcile.TagOwnershipKey), reconcile.TagResourceKey))
+		})
+	}
+}
+
+func TestBadParametersNeverReachTheCloud(t *testing.T) {
+	ctx := context.Background()
+	c := newCloud(t)
+	mc := &v1beta2.MemCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1"},
+		Spec: v1beta2.MemClusterSpec{Network: v1beta2.NetworkSpec{CIDR: "10.0.0.0/33"}}}
+	s, _ := mockCluster(t, mc)
+	_, err := reconcileAll(ctx, clusterSteps(t, c), s)
+	var term *reconcile.TerminalError
+	require.ErrorAs(t, err, &term)
+	assert.Equal(t, reconcile.ReasonInvalidParameters, term.Reason)
+	assert.Contains(t, err.Error(), `cidr "10.0.0.0/33"`)
+	assert.Zero(t, c.Calls().Total(), "no cloud call")
+}
+
+func TestClusterDeleteWaitsForInstancesAndToleratesNotFound(t *testing.T) {
+	ctx := context.Background()
+	c := newCloud(t)
+	s, st := mockCluster(t, nil)
+	steps := clusterSteps(t, c)
+	_, err := reconcileAll(ctx, steps, s)
+	require.NoError(t, err)
+	inst, err := c.CreateInstance(ctx, cloud.InstanceSpec{Name: "m", SubnetID: st.ids[services.SubnetKey("worker")],
+		Image: "img", Flavor: "small", SecurityGroupIDs: []string{st.ids[services.KeySecurityGroup]}})
+	require.NoError(t, err)
+
+	_, err = deleteAll(ctx, steps, s)
+	var rq *reconcile.RequeueError
+	require.ErrorAs(t, err, &rq, "the security group is in use")
+	assert.Equal(t, services.ReasonDependencyViolation, rq.Reason)
+	assert.Equal(t, poll, rq.After)
+	assert.NotContains(t, st.ids, services.KeyLoadBalancer, "the load balancer went first")
+
+	require.NoError(t, c.DeleteInstance(ctx, inst.ID))
+	require.NoError(t, c.DeleteSubnet(ctx, st.ids[services.SubnetKey("worker")]), "deleted out of band")
+	res, err := deleteAll(ctx, steps, s)
+	require.NoError(t, err)
+	assert.True(t, res.Done)
+	assert.Empty(t, c.All(), "every resource is gone")
+	assert.Empty(t, st.ids, "and forgotten")
+
+	res, err = deleteAll(ctx, steps, s)
+	require.NoError(t, err)
+	assert.True(t, res.Done, "deleting again is done at once")
+}
+
+func TestConstructorsRejectNilCloud(t *testing.T) {
+	_, err := services.NewNetwork(nil)
+	assert.ErrorContains(t, err, "cannot create the network service: cloud must not be nil")
+	_, err = services.NewInstance(newCloud(t), nil)
+	assert.ErrorContains(t, err, "network lookup must not be nil")
+}
+
+func TestSubnetKeyIsALabel(t *testing.T) {
+	long := "a123456789b123456789c123456789d123456789e123456789f123456789g12"
+	tests := []struct{ name, want string }{
+		{"worker", "subnet-worker"},
+		{long, services.SubnetKey(long)},
+	}
+	for _, tt := range tests {
+		got := services.SubnetKey(tt.name)
+		assert.Equal(t, tt.want, got)
+		assert.NoError(t, scope.ValidateResourceKey(got), got)
+	}
+	assert.NotEqual(t, services.SubnetKey(long), services.SubnetKey(long[:62]+"x"), "distinct names keep distinct keys")
+}

@@ -1,0 +1,38 @@
+// Package services holds the services of memcloud's example provider: one reconcile.Service per part of the
+// infrastructure, written only against capkit's narrow scope interfaces (scope.ClusterScoper,
+// scope.MachineScoper) and reconcile.Ensure, so that each is unit-tested with a mocked scope
+// (mocks.MockClusterScoper, mocks.MockMachineScoper) and the in-memory cloud, without an API server.
+//
+// # Cluster steps
+//
+// A MemCluster is reconciled by four steps, in order (deleted in reverse order):
+//
+//   - Network: the network of spec.network.cidr (condition NetworkReady);
+//   - Subnets: the subnets of spec.network.subnets (SubnetsReady);
+//   - SecurityGroup: the cluster's security group (SecurityGroupReady);
+//   - LoadBalancer: the API server load balancer; it sets spec.controlPlaneEndpoint to the load
+//     balancer's host and port, copies spec.failureDomains to status.failureDomains and marks the
+//     MemCluster provisioned (LoadBalancerReady).
+//
+// # Machine step
+//
+// A MemMachine has one step, Instance (InstanceReady): the instance is created with the Machine's bootstrap
+// data as user data, in the control plane or worker subnet, with the cluster's security group; a control
+// plane instance is registered with the load balancer. The step sets spec.providerID
+// ("memcloud://<instance-id>"), status.addresses and status.failureDomain, and the provisioned flag once the
+// instance runs; while it is pending the step asks to be called again after the poll interval.
+//
+// # Cloud resources
+//
+// Resources adapts each memcloud kind to reconcile.Resource. Every resource carries the ownership tags of
+// reconcile.Ensure and TagCluster ("<namespace>/<cluster>"); its ID is recorded in status.resources under a
+// resource key (KeyNetwork, SubnetKey(name), KeySecurityGroup, KeyLoadBalancer), except the instance, whose
+// ID is spec.providerID (scope.ProviderIDTracker). memcloud's errors become reconcile's error classes: bad
+// parameters, quotas and reused tokens are terminal, a delete blocked by dependents waits, anything else
+// (an injected fault, a lost response) is retried with backoff; NotFound on delete is success.
+//
+// # Bootstrap data
+//
+// The bootstrap data goes to the cloud as is and nowhere else: no service logs it or puts it into an error or
+// a condition.
+package services

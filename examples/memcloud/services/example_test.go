@@ -1,0 +1,40 @@
+package services_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/services"
+	"github.com/capkit/capkit/reconcile"
+)
+
+// tracker is the smallest scope.ResourceTracker: a map, and a checkpoint that does nothing.
+type tracker map[string]string
+
+func (t tracker) PatchNow(context.Context) error     { return nil }
+func (t tracker) OwnershipKey() (string, error)      { return "owner-1", nil }
+func (t tracker) ResourceID(k string) (string, bool) { id, ok := t[k]; return id, ok }
+func (t tracker) SetResourceID(k, id string) error   { t[k] = id; return nil }
+func (t tracker) DeleteResourceID(k string) error    { delete(t, k); return nil }
+
+// NewResources adapts memcloud to reconcile.Ensure: a second Ensure finds the network instead of creating
+// another one.
+func ExampleNewResources() {
+	ctx := context.Background()
+	c, _ := cloud.New(cloud.WithSeed(1))
+	res := services.NewResources(c, time.Second)
+	t := tracker{}
+	spec := cloud.NetworkSpec{Name: "demo", CIDR: "10.0.0.0/16"}
+
+	first, _ := reconcile.Ensure(ctx, t, services.KeyNetwork, res.Networks, spec)
+	second, _ := reconcile.Ensure(ctx, t, services.KeyNetwork, res.Networks, spec)
+	fmt.Println(first.Action, second.Action, first.ID == second.ID, c.Count(cloud.KindNetwork))
+
+	_, err := reconcile.Ensure(ctx, t, "other", res.Networks, cloud.NetworkSpec{Name: "bad", CIDR: "10.0.0.1/16"})
+	fmt.Println(reconcile.IsTerminal(err))
+	// Output:
+	// Created Found true 1
+	// true
+}

@@ -1,0 +1,168 @@
+package services
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
+	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/scope"
+)
+
+// Instance is the step of a MemMachine: it creates the instance with the Machine's bootstrap data as user
+// data, in the subnet of the machine's role and with the cluster's security group, registers control plane
+// instances with the API server load balancer, and sets spec.providerID, status.addresses,
+// status.failureDomain and, once the instance runs, the provisioned flag.
+//
+// The instance's ID is recorded in spec.providerID ("memcloud://<id>") through scope.ProviderIDTracker, so
+// that the checkpoint after the create is a single spec write.
+type Instance struct {
+	base
+	lookup NetworkLookup
+}
+
+// NewInstance returns the instance service of memcloud c; lookup finds the machine's cluster network
+// (MemClusterLookup in a controller).
+func NewInstance(c *cloud.Cloud, lookup NetworkLookup, opts ...Option) (*Instance, error) {
+	b, err := newBase(c, "instance", opts)
+	if err == nil && lookup == nil {
+		err = errors.New("cannot create the instance service: network lookup must not be nil")
+	}
+	return &Instance{base: b, lookup: lookup}, err
+}
+
+func (n *Instance) tracker(s scope.MachineScoper) (scope.ResourceTracker, error) {
+	return scope.ProviderIDTracker(s, KeyInstance, v1beta2.ProviderID, v1beta2.InstanceIDFromProviderID)
+}
+
+// Reconcile ensures the instance exists and reports it.
+func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper) (reconcile.Result, error) {
+	mm, spec, err := memMachine(s)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	net, err := n.lookup.ClusterNetwork(ctx, s)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	role := v1beta2.SubnetRoleWorker
+	if s.IsControlPlane() {
+		role = v1beta2.SubnetRoleControlPlane
+	}
+	subnetID := net.SubnetIDs[role]
+	if subnetID == "" || net.SecurityGroupID == "" || (s.IsControlPlane() && net.LoadBalancerID == "") {
+		return reconcile.Result{Reason: ReasonWaitingForNetwork, RequeueAfter: n.cfg.poll,
+			Message: fmt.Sprintf("the %s subnet, security group or load balancer of the cluster is not recorded yet", role)}, nil
+	}
+	data, _, err := s.BootstrapData(ctx) // secret: never logged, never in an error
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	tracker, err := n.tracker(s)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	res, err := reconcile.Ensure(ctx, tracker, KeyInstance, n.res.Instances, cloud.InstanceSpec{
+		Name: s.Name(), SubnetID: subnetID, Image: spec.Image, Flavor: string(spec.Flavor),
+		SecurityGroupIDs: []string{net.SecurityGroupID}, UserData: data,
+	}, clusterTags(s))
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	inst, err := n.cloud.GetInstance(ctx, res.ID)
+	if err != nil {
+		return reconcile.Result{}, reconcile.Transient(fmt.Errorf("cannot read instance %q: %w", res.ID, err))
+	}
+	mm.Status.InstanceState = string(inst.State)
+	if err := s.SetAddresses([]contract.MachineAddress{
+		{Type: contract.MachineInternalIP, Address: inst.PrivateIP},
+		{Type: contract.MachineHostName, Address: inst.Name},
+	}); err != nil {
+		return reconcile.Result{}, err
+	}
+	fd := s.MachineFailureDomain()
+	if fd == "" {
+		fd = spec.FailureDomain
+	}
+	if fd != "" {
+		if err := s.SetFailureDomain(fd); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
+	if s.IsControlPlane() {
+		if err := n.register(ctx, net.LoadBalancerID, inst.ID); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
+	switch inst.State {
+	case cloud.InstanceRunning:
+	case cloud.InstancePending:
+		return reconcile.Result{Reason: ReasonInstancePending, Message: "instance " + inst.ID + " is booting", RequeueAfter: n.cfg.poll}, nil
+	case cloud.InstanceFailed:
+		return reconcile.Result{}, reconcile.Terminal(ReasonInstanceFailed, fmt.Errorf("instance %q failed to boot", inst.ID))
+	default:
+		return reconcile.Result{Reason: ReasonInstanceStopped, Message: fmt.Sprintf("instance %s is %s", inst.ID, inst.State), RequeueAfter: n.cfg.poll}, nil
+	}
+	mm.Status.ObservedGeneration = mm.Generation
+	return reconcile.Result{Done: true}, s.SetProvisioned(true)
+}
+
+// register adds the instance to the load balancer's targets unless it is there: a registered instance
+// costs a read, never a write.
+func (n *Instance) register(ctx context.Context, lbID, instanceID string) error {
+	lb, err := n.cloud.GetLoadBalancer(ctx, lbID)
+	if err != nil {
+		return reconcile.Transient(fmt.Errorf("cannot read load balancer %q: %w", lbID, err))
+	}
+	if slices.Contains(lb.Targets, instanceID) {
+		return nil
+	}
+	if err := n.cloud.RegisterTarget(ctx, lbID, instanceID); err != nil {
+		return reconcile.Transient(fmt.Errorf("cannot register instance %q with load balancer %q: %w", instanceID, lbID, err))
+	}
+	return nil
+}
+
+// Delete deregisters a control plane instance from the load balancer and deletes the instance, recorded in
+// spec.providerID or found by its tags.
+func (n *Instance) Delete(ctx context.Context, s scope.MachineScoper) (reconcile.Result, error) {
+	tracker, err := n.tracker(s)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if id, ok := tracker.ResourceID(KeyInstance); ok && s.IsControlPlane() {
+		if err := n.deregister(ctx, s, id); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
+	return n.deleted(reconcile.EnsureDeleted(ctx, tracker, KeyInstance, n.res.Instances))
+}
+
+// deregister removes the instance from the load balancer's targets when both still exist.
+func (n *Instance) deregister(ctx context.Context, s scope.MachineScoper, instanceID string) error {
+	net, err := n.lookup.ClusterNetwork(ctx, s)
+	if errors.Is(err, ErrNoMemCluster) || (err == nil && net.LoadBalancerID == "") {
+		return nil // the cluster is gone: so is its load balancer
+	}
+	if err != nil {
+		return err
+	}
+	lb, err := n.cloud.GetLoadBalancer(ctx, net.LoadBalancerID)
+	if errors.Is(err, cloud.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return reconcile.Transient(fmt.Errorf("cannot read load balancer %q: %w", net.LoadBalancerID, err))
+	}
+	if !slices.Contains(lb.Targets, instanceID) {
+		return nil
+	}
+	if err := n.cloud.DeregisterTarget(ctx, lb.ID, instanceID); err != nil && !errors.Is(err, cloud.ErrNotFound) {
+		return reconcile.Transient(fmt.Errorf("cannot deregister instance %q from load balancer %q: %w", instanceID, lb.ID, err))
+	}
+	return nil
+}

@@ -1,0 +1,212 @@
+package services_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
+	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/services"
+	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/scope"
+)
+
+const userData = "#cloud-config\nruncmd: [kubeadm join --token SECRET-TOKEN]\n"
+
+// machineEnv is a provisioned cluster network in a cloud, and an instance service that finds it.
+type machineEnv struct {
+	cloud    *cloud.Cloud
+	ids      map[string]string
+	instance *services.Instance
+}
+
+func newMachineEnv(t *testing.T, opts ...cloud.Option) *machineEnv {
+	t.Helper()
+	c := newCloud(t, opts...)
+	s, st := mockCluster(t, nil)
+	_, err := reconcileAll(context.Background(), clusterSteps(t, c), s)
+	require.NoError(t, err)
+	e := &machineEnv{cloud: c, ids: st.ids}
+	lookup := services.NetworkLookupFunc(func(context.Context, scope.MachineScoper) (services.ClusterNetwork, error) {
+		return services.ClusterNetwork{
+			SubnetIDs: map[v1beta2.SubnetRole]string{
+				v1beta2.SubnetRoleControlPlane: e.ids[services.SubnetKey("controlplane")],
+				v1beta2.SubnetRoleWorker:       e.ids[services.SubnetKey("worker")],
+			},
+			SecurityGroupID: e.ids[services.KeySecurityGroup], LoadBalancerID: e.ids[services.KeyLoadBalancer],
+		}, nil
+	})
+	e.instance, err = services.NewInstance(c, lookup, services.WithPollInterval(poll))
+	require.NoError(t, err)
+	c.ResetCounters()
+	return e
+}
+
+func TestInstanceProvisionsMachinesOfEachRole(t *testing.T) {
+	tests := []struct {
+		name         string
+		controlPlane bool
+		subnet       string
+	}{
+		{"control plane", true, "controlplane"},
+		{"worker", false, "worker"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			e := newMachineEnv(t)
+			s, st, mm := mockMachine(t, "m-0", tt.controlPlane, []byte(userData))
+
+			res, err := e.instance.Reconcile(ctx, s)
+			require.NoError(t, err)
+			assert.True(t, res.Done)
+			id, err := v1beta2.InstanceIDFromProviderID(st.providerID)
+			require.NoError(t, err, "the instance ID is the provider ID")
+			assert.Empty(t, st.ids, "the instance is not in the resource-ID map")
+			assert.Equal(t, 1, st.patches, "one checkpoint right after the create")
+			inst, err := e.cloud.GetInstance(ctx, id)
+			require.NoError(t, err)
+			assert.Equal(t, e.ids[services.SubnetKey(tt.subnet)], inst.SubnetID)
+			assert.Equal(t, []string{e.ids[services.KeySecurityGroup]}, inst.SecurityGroupIDs)
+			assert.Equal(t, v1beta2.DefaultImage, inst.Image)
+			data, err := e.cloud.InstanceUserData(id)
+			require.NoError(t, err)
+			assert.Equal(t, userData, string(data), "the bootstrap data is the user data")
+			assert.Equal(t, []contract.MachineAddress{
+				{Type: contract.MachineInternalIP, Address: inst.PrivateIP}, {Type: contract.MachineHostName, Address: "m-0"},
+			}, st.addresses)
+			assert.Equal(t, "fd-a", st.domain)
+			assert.True(t, st.provisioned)
+			assert.Equal(t, "running", mm.Status.InstanceState)
+			lb, err := e.cloud.GetLoadBalancer(ctx, e.ids[services.KeyLoadBalancer])
+			require.NoError(t, err)
+			assert.Equal(t, tt.controlPlane, slices.Contains(lb.Targets, id), "only control plane instances are targets")
+
+			e.cloud.ResetCounters()
+			res, err = e.instance.Reconcile(ctx, s)
+			require.NoError(t, err)
+			assert.True(t, res.Done)
+			assert.Zero(t, e.cloud.Calls().Mutations, "a provisioned machine costs reads only")
+			assert.Equal(t, 1, st.patches)
+
+			res, err = e.instance.Delete(ctx, s)
+			require.NoError(t, err)
+			assert.True(t, res.Done)
+			assert.Zero(t, e.cloud.Count(cloud.KindInstance))
+			lb, err = e.cloud.GetLoadBalancer(ctx, e.ids[services.KeyLoadBalancer])
+			require.NoError(t, err)
+			assert.Empty(t, lb.Targets)
+			assert.Equal(t, st.providerID, v1beta2.ProviderID(id), "the provider ID stays after the delete")
+
+			res, err = e.instance.Delete(ctx, s)
+			require.NoError(t, err)
+			assert.True(t, res.Done, "deleting a deleted instance is done")
+		})
+	}
+}
+
+func TestInstanceStates(t *testing.T) {
+	tests := []struct {
+		name       string
+		setup      func(t *testing.T, c *cloud.Cloud)
+		opts       []cloud.Option
+		wantReason string
+		terminal   bool
+	}{
+		{name: "pending", opts: []cloud.Option{cloud.WithPendingGets(1)}, wantReason: services.ReasonInstancePending},
+		{name: "failed", opts: []cloud.Option{cloud.WithPendingGets(5)}, wantReason: services.ReasonInstanceFailed, terminal: true,
+			setup: func(t *testing.T, c *cloud.Cloud) {
+				for _, r := range c.List(cloud.KindInstance) {
+					require.NoError(t, c.SetInstanceState(r.ID, cloud.InstanceFailed))
+				}
+			}},
+		{name: "stopped", opts: []cloud.Option{cloud.WithPendingGets(5)}, wantReason: services.ReasonInstanceStopped,
+			setup: func(t *testing.T, c *cloud.Cloud) {
+				for _, r := range c.List(cloud.KindInstance) {
+					require.NoError(t, c.SetInstanceState(r.ID, cloud.InstanceStopped))
+				}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			e := newMachineEnv(t, tt.opts...)
+			s, st, mm := mockMachine(t, "m-0", false, []byte(userData))
+			if tt.setup != nil {
+				_, err := e.instance.Reconcile(ctx, s) // creates the instance, pending
+				require.NoError(t, err)
+				tt.setup(t, e.cloud)
+			}
+			res, err := e.instance.Reconcile(ctx, s)
+			if tt.terminal {
+				var term *reconcile.TerminalError
+				require.ErrorAs(t, err, &term)
+				assert.Equal(t, tt.wantReason, term.Reason)
+			} else {
+				require.NoError(t, err)
+				assert.False(t, res.Done)
+				assert.Equal(t, tt.wantReason, res.Reason)
+				assert.Equal(t, poll, res.RequeueAfter)
+			}
+			assert.False(t, st.provisioned)
+			assert.NotEmpty(t, st.providerID, "the provider ID is set before the instance runs")
+			assert.NotEmpty(t, mm.Status.InstanceState)
+			assert.Equal(t, 1, e.cloud.Count(cloud.KindInstance))
+		})
+	}
+}
+
+func TestInstanceWaitsForTheClusterNetwork(t *testing.T) {
+	c := newCloud(t)
+	inst, err := services.NewInstance(c, services.NetworkLookupFunc(func(context.Context, scope.MachineScoper) (services.ClusterNetwork, error) {
+		return services.ClusterNetwork{}, nil
+	}))
+	require.NoError(t, err)
+	s, _, _ := mockMachine(t, "m-0", true, []byte(userData))
+	res, err := inst.Reconcile(context.Background(), s)
+	require.NoError(t, err)
+	assert.False(t, res.Done)
+	assert.Equal(t, services.ReasonWaitingForNetwork, res.Reason)
+	assert.Zero(t, c.Calls().Total())
+}
+
+func TestInstanceSurvivesALostCreateResponse(t *testing.T) {
+	ctx := context.Background()
+	e := newMachineEnv(t, cloud.WithFaults(cloud.FaultConfig{SearchLag: 5}))
+	require.NoError(t, e.cloud.FailNext(cloud.VerbCreate.On(cloud.KindInstance), cloud.AfterChange))
+	s, st, _ := mockMachine(t, "m-0", false, []byte(userData))
+
+	_, err := e.instance.Reconcile(ctx, s)
+	require.ErrorIs(t, err, cloud.ErrInjected)
+	assert.Empty(t, st.providerID, "the response was lost: no ID to record")
+	assert.Equal(t, 1, e.cloud.Count(cloud.KindInstance), "but the instance exists")
+
+	res, err := e.instance.Reconcile(ctx, s)
+	require.NoError(t, err)
+	assert.True(t, res.Done)
+	assert.Equal(t, 1, e.cloud.Count(cloud.KindInstance), "the retry got it back by its token")
+	assert.Equal(t, v1beta2.ProviderID(e.cloud.List(cloud.KindInstance)[0].ID), st.providerID)
+}
+
+func TestInstanceDeletedOutOfBandIsTerminal(t *testing.T) {
+	ctx := context.Background()
+	e := newMachineEnv(t)
+	s, st, _ := mockMachine(t, "m-0", false, []byte(userData))
+	_, err := e.instance.Reconcile(ctx, s)
+	require.NoError(t, err)
+	id, err := v1beta2.InstanceIDFromProviderID(st.providerID)
+	require.NoError(t, err)
+	require.NoError(t, e.cloud.DeleteInstance(ctx, id))
+
+	_, err = e.instance.Reconcile(ctx, s)
+	var term *reconcile.TerminalError
+	require.ErrorAs(t, err, &term, "a machine never gets a second instance")
+	assert.Equal(t, services.ReasonResourceDeleted, term.Reason)
+	assert.Zero(t, e.cloud.Count(cloud.KindInstance))
+	assert.NotContains(t, err.Error(), "SECRET-TOKEN", "errors never carry the bootstrap data")
+}

@@ -1,0 +1,81 @@
+package services
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
+	"github.com/capkit/capkit/examples/memcloud/webhooks"
+	"github.com/capkit/capkit/scope"
+)
+
+// ClusterNetwork is what a machine needs of its cluster's infrastructure: cloud IDs recorded by the cluster
+// services. A field is empty while the cluster has not created the resource.
+type ClusterNetwork struct {
+	// SubnetIDs maps a subnet role to the ID of the first subnet of that role.
+	SubnetIDs map[v1beta2.SubnetRole]string
+	// SecurityGroupID is the ID of the cluster's security group.
+	SecurityGroupID string
+	// LoadBalancerID is the ID of the API server load balancer.
+	LoadBalancerID string
+}
+
+// NetworkLookup finds the cluster network of a machine.
+type NetworkLookup interface {
+	// ClusterNetwork returns the network of the machine's cluster.
+	ClusterNetwork(ctx context.Context, s scope.MachineScoper) (ClusterNetwork, error)
+}
+
+// NetworkLookupFunc adapts a function to NetworkLookup.
+type NetworkLookupFunc func(ctx context.Context, s scope.MachineScoper) (ClusterNetwork, error)
+
+// ClusterNetwork calls f.
+func (f NetworkLookupFunc) ClusterNetwork(ctx context.Context, s scope.MachineScoper) (ClusterNetwork, error) {
+	return f(ctx, s)
+}
+
+// ErrNoMemCluster is returned by the lookup of MemClusterLookup when the Cluster does not reference a
+// MemCluster that exists.
+var ErrNoMemCluster = errors.New("no MemCluster")
+
+// MemClusterLookup returns the NetworkLookup that reads the MemCluster named by the Cluster's
+// spec.infrastructureRef through r and returns the IDs in its status.resources.
+func MemClusterLookup(r client.Reader) NetworkLookup {
+	return NetworkLookupFunc(func(ctx context.Context, s scope.MachineScoper) (ClusterNetwork, error) {
+		cluster := s.Cluster()
+		v, err := contract.APIVersionOf(cluster)
+		if err != nil {
+			return ClusterNetwork{}, fmt.Errorf("cannot read Cluster %q: %w", s.ClusterName(), err)
+		}
+		ref, err := contract.Cluster(v).InfrastructureRef().Get(cluster)
+		if err != nil {
+			return ClusterNetwork{}, fmt.Errorf("cannot read spec.infrastructureRef of Cluster %q: %w", s.ClusterName(), err)
+		}
+		name, _ := ref["name"].(string)
+		if kind, _ := ref["kind"].(string); kind != "MemCluster" || name == "" {
+			return ClusterNetwork{}, fmt.Errorf("cannot find the network of Cluster %q: spec.infrastructureRef names %q %q: %w", s.ClusterName(), kind, name, ErrNoMemCluster)
+		}
+		mc := &v1beta2.MemCluster{}
+		if err := r.Get(ctx, client.ObjectKey{Namespace: s.Namespace(), Name: name}, mc); err != nil {
+			if apierrors.IsNotFound(err) {
+				return ClusterNetwork{}, fmt.Errorf("cannot find MemCluster %q: %w", s.Namespace()+"/"+name, ErrNoMemCluster)
+			}
+			return ClusterNetwork{}, fmt.Errorf("cannot read MemCluster %q: %w", s.Namespace()+"/"+name, err)
+		}
+		spec := *mc.Spec.DeepCopy()
+		webhooks.DefaultMemClusterSpec(&spec)
+		out := ClusterNetwork{SubnetIDs: map[v1beta2.SubnetRole]string{},
+			SecurityGroupID: mc.Status.Resources[KeySecurityGroup], LoadBalancerID: mc.Status.Resources[KeyLoadBalancer]}
+		for _, role := range []v1beta2.SubnetRole{v1beta2.SubnetRoleControlPlane, v1beta2.SubnetRoleWorker} {
+			if sn, ok := spec.Network.Subnet(role); ok && mc.Status.Resources[SubnetKey(sn.Name)] != "" {
+				out.SubnetIDs[role] = mc.Status.Resources[SubnetKey(sn.Name)]
+			}
+		}
+		return out, nil
+	})
+}

@@ -1,0 +1,166 @@
+package scope_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/mock/gomock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/capkit/capkit/conditions"
+	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/internal/testtypes"
+	"github.com/capkit/capkit/mocks"
+	"github.com/capkit/capkit/scope"
+	"github.com/capkit/capkit/scope/scopetest"
+)
+
+func fooFormat(id string) string { return "foo://" + id }
+
+func fooParse(pid string) (string, error) {
+	id, ok := strings.CutPrefix(pid, "foo://")
+	if !ok || id == "" {
+		return "", errors.New("not a foo provider ID")
+	}
+	return id, nil
+}
+
+// newPersistedMachineScope creates a FooMachine whose ownership key is persisted, and a scope of it over cc.
+func newPersistedMachineScope(t *testing.T, cc client.Client) (*scope.MachineScope[*testtypes.FooMachine], *testtypes.FooMachine) {
+	t.Helper()
+	ns := newNamespace(t)
+	ctx := context.Background()
+	cluster := newCluster(t, env.Client, ns, "c1", "v1beta2", nil)
+	machine := newMachine(t, env.Client, ns, "m1", "v1beta2", "c1", nil)
+	obj := fooMachine(ns, "m1")
+	require.NoError(t, env.Client.Create(ctx, obj))
+	s, err := scope.NewMachineScope(ctx, cc, obj, machine, cluster, scope.WithContractVersion(contract.V1Beta2))
+	require.NoError(t, err)
+	require.NoError(t, s.PatchNow(ctx), "persist the ownership key")
+	return s, obj
+}
+
+func TestPatchSpecNowLeavesStatusForClose(t *testing.T) {
+	ctx := context.Background()
+	cc := scopetest.NewCountingClient(env.Client)
+	s, obj := newPersistedMachineScope(t, cc)
+	cc.Reset()
+
+	require.NoError(t, s.SetProviderID("foo://i-1"))
+	require.NoError(t, s.SetResourceID("disk", "d-1"))
+	_, err := conditions.MarkTrue(s.Conditions(), "VMReady", "Created", "")
+	require.NoError(t, err)
+	require.NoError(t, s.PatchSpecNow(ctx))
+	assert.Equal(t, []scopetest.Write{{Verb: "patch", Kind: "*testtypes.FooMachine", Name: obj.Namespace + "/m1"}}, cc.Log(),
+		"one write, without the status subresource")
+
+	onServer := &testtypes.FooMachine{}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), onServer))
+	assert.Equal(t, "foo://i-1", onServer.Spec.ProviderID)
+	assert.Empty(t, onServer.Status.Resources, "status waits for Close")
+	assert.Empty(t, onServer.Status.Conditions)
+
+	require.NoError(t, s.PatchSpecNow(ctx))
+	assert.Equal(t, 1, cc.Writes(), "nothing left in spec: no write")
+
+	require.NoError(t, s.Close(ctx))
+	assert.Equal(t, 2, cc.Writes(), "Close sends the status in one write")
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), onServer))
+	assert.Equal(t, map[string]string{"disk": "d-1"}, onServer.Status.Resources)
+	require.NotEmpty(t, onServer.Status.Conditions)
+	for _, c := range onServer.Status.Conditions {
+		assert.Equal(t, onServer.Generation, c.ObservedGeneration, "conditions observe the generation the spec patch made")
+	}
+}
+
+func TestProviderIDTrackerCheckpointsInOneWrite(t *testing.T) {
+	ctx := context.Background()
+	cc := scopetest.NewCountingClient(env.Client)
+	s, obj := newPersistedMachineScope(t, cc)
+	tr, err := scope.ProviderIDTracker(s, "vm", fooFormat, fooParse)
+	require.NoError(t, err)
+	cc.Reset()
+
+	_, ok := tr.ResourceID("vm")
+	assert.False(t, ok, "no provider ID yet")
+	require.NoError(t, tr.SetResourceID("vm", "i-7"))
+	id, ok := tr.ResourceID("vm")
+	require.True(t, ok)
+	assert.Equal(t, "i-7", id)
+	assert.Equal(t, "foo://i-7", s.ProviderID())
+	_, err = conditions.MarkFalse(s.Conditions(), "VMReady", "Booting", "")
+	require.NoError(t, err)
+	require.NoError(t, tr.PatchNow(ctx))
+	assert.Equal(t, 1, cc.Writes(), "the checkpoint is the spec patch only")
+
+	require.NoError(t, tr.DeleteResourceID("vm"))
+	assert.Equal(t, "foo://i-7", s.ProviderID(), "the provider ID is set once and kept")
+	err = tr.SetResourceID("vm", "i-8")
+	require.ErrorIs(t, err, scope.ErrInvalidInput)
+	assert.Contains(t, err.Error(), `already holds "foo://i-7"`)
+
+	// Another key goes to the resource-ID map, and its checkpoint carries status.
+	require.NoError(t, tr.SetResourceID("disk", "d-1"))
+	got, ok := tr.ResourceID("disk")
+	require.True(t, ok)
+	assert.Equal(t, "d-1", got)
+	require.NoError(t, tr.PatchNow(ctx))
+	onServer := &testtypes.FooMachine{}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), onServer))
+	assert.Equal(t, map[string]string{"disk": "d-1"}, onServer.Status.Resources)
+	assert.Equal(t, 2, cc.Writes())
+	require.NoError(t, tr.DeleteResourceID("disk"))
+	_, ok = tr.ResourceID("disk")
+	assert.False(t, ok)
+}
+
+func TestProviderIDTrackerRejectsBadInput(t *testing.T) {
+	ctrl := gomock.NewController(t)
+	m := mocks.NewMockMachineScoper(ctrl)
+	tests := []struct {
+		name    string
+		store   scope.ProviderIDStore
+		key     string
+		format  func(string) string
+		parse   func(string) (string, error)
+		wantMsg string
+	}{
+		{"nil store", nil, "vm", fooFormat, fooParse, "store is nil"},
+		{"nil format", m, "vm", nil, fooParse, "format and parse"},
+		{"bad key", m, "VM!", fooFormat, fooParse, `"VM!"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := scope.ProviderIDTracker(tt.store, tt.key, tt.format, tt.parse)
+			require.ErrorIs(t, err, scope.ErrInvalidInput)
+			assert.Contains(t, err.Error(), tt.wantMsg)
+		})
+	}
+}
+
+func TestProviderIDTrackerOnAStoreWithoutSpecPatch(t *testing.T) {
+	ctrl := gomock.NewController(t)
+	m := mocks.NewMockMachineScoper(ctrl)
+	tr, err := scope.ProviderIDTracker(m, "vm", fooFormat, fooParse)
+	require.NoError(t, err)
+
+	m.EXPECT().ProviderID().Return("bar://x")
+	_, ok := tr.ResourceID("vm")
+	assert.False(t, ok, "a provider ID parse rejects is no ID")
+
+	m.EXPECT().ProviderID().Return("")
+	m.EXPECT().SetProviderID("foo://i-1").Return(nil)
+	require.NoError(t, tr.SetResourceID("vm", "i-1"))
+	assert.ErrorIs(t, tr.SetResourceID("vm", ""), scope.ErrInvalidInput)
+
+	m.EXPECT().PatchNow(gomock.Any()).Return(nil)
+	require.NoError(t, tr.PatchNow(context.Background()), "falls back to PatchNow")
+}
+
+func TestPatchSpecRejectsNil(t *testing.T) {
+	assert.ErrorIs(t, scope.PatchSpec(context.Background(), nil), scope.ErrInvalidInput)
+}
