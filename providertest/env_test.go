@@ -16,7 +16,7 @@ import (
 
 var env *providertest.Environment
 
-func TestMain(m *testing.M) { providertest.Main(m, &env) }
+func TestMain(m *testing.M) { providertest.Main(m, &env, providertest.WithCRDPaths("testdata/crds")) }
 
 func TestEnvironmentServesBothCoreAPIVersions(t *testing.T) {
 	ctx := context.Background()

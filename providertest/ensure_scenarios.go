@@ -1,0 +1,402 @@
+package providertest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/capkit/capkit/reconcile"
+)
+
+// OutOfBandDelete says what a resource does when the resource its tracker records was deleted behind the
+// provider's back (by a user in the cloud console, or by a cloud-side cleanup).
+type OutOfBandDelete int
+
+const (
+	// Recreate: the next Ensure creates a new resource and records its ID; for clouds whose idempotency
+	// tokens may be reused once their resource is gone, or that have no tokens.
+	Recreate OutOfBandDelete = iota
+	// ReportTerminal: the cloud refuses to reuse the idempotency token of a deleted resource, and the
+	// Resource returns a reconcile.TerminalError: nothing is created, a user must look.
+	ReportTerminal
+)
+
+// String returns "Recreate" or "ReportTerminal".
+func (o OutOfBandDelete) String() string {
+	if o == ReportTerminal {
+		return "ReportTerminal"
+	}
+	return "Recreate"
+}
+
+// CloudFixture is a fresh cloud (or fake, or sandbox account) and the provider's reconcile.Resource on it,
+// for one scenario. The hooks let a scenario look into and act on the cloud behind the Resource's back.
+type CloudFixture[S any] struct {
+	// Resource is the provider's Resource under test. Required.
+	Resource reconcile.Resource[S]
+	// Count returns how many resources of the kind under test exist in the fixture's cloud. Required.
+	Count func() int
+	// DeleteOutOfBand deletes the resource id without going through Resource. Required.
+	DeleteOutOfBand func(id string) error
+	// FailNextCreateAfterChange makes the cloud's next create succeed and then return an error (the
+	// response is lost). Optional: without it the scenarios wrap Resource.Create to the same effect.
+	FailNextCreateAfterChange func() error
+	// LagSearch makes the resources created from now on invisible to the next search by tags (an
+	// eventually consistent tag index). Optional: with it, the crash and lost-response scenarios also run
+	// with a lagging search, where only the idempotency token prevents a duplicate.
+	LagSearch func() error
+}
+
+// ResourceUnderTest describes a provider's reconcile.Resource for RunEnsureScenarios.
+type ResourceUnderTest[S any] struct {
+	// Key is the resource key passed to Ensure; "resource" when empty.
+	Key string
+	// New returns a fresh fixture; it is called once per scenario, with the scenario's test.
+	New func(t testing.TB) CloudFixture[S]
+	// ValidSpec is a spec Validate accepts and the cloud creates.
+	ValidSpec S
+	// InvalidSpec is a spec Validate must reject before any cloud call.
+	InvalidSpec S
+	// OutOfBandDelete is what the Resource does after an out-of-band deletion.
+	OutOfBandDelete OutOfBandDelete
+	// Options are passed to every Ensure (e.g. reconcile.WithTags).
+	Options []reconcile.EnsureOption
+}
+
+// scenarioOwnershipKey is the ownership key of the scenarios' trackers.
+const scenarioOwnershipKey = "providertest-owner"
+
+// errCrash is the error of a checkpoint that never happened.
+var errCrash = errors.New("providertest: the controller died before the resource ID was persisted")
+
+// errLostResponse is the error of a create whose response was lost.
+var errLostResponse = errors.New("providertest: the create response was lost after the resource was created")
+
+// ensureScenario is one standard scenario: it returns nil when the resource behaves.
+type ensureScenario[S any] struct {
+	name  string
+	needs func(CloudFixture[S]) bool
+	run   func(ctx context.Context, r ResourceUnderTest[S], f CloudFixture[S]) error
+}
+
+// RunEnsureScenarios runs, as subtests of t, the standard scenarios every cloud resource managed with
+// reconcile.Ensure must pass, each on a fresh fixture from r.New:
+//
+//   - CreatesWhenAbsent: Validate accepts ValidSpec; Ensure creates one resource with the ownership tags and
+//     persists its ID.
+//   - FindsTrackedResource: a second Ensure finds the tracked ID, creates nothing and writes nothing.
+//   - AdoptsAfterStatusLoss: after clusterctl move (status lost, ownership key kept) Ensure adopts the
+//     resource by its tags.
+//   - NoDuplicateAfterCrashBeforeRecord: the controller dies between the create and the write of the ID;
+//     the next Ensure finds the same resource.
+//   - NoDuplicateAfterLostCreateResponse: the create succeeds but returns an error; the error is transient
+//     and the retry finds the same resource.
+//   - both again WithSearchLag when the fixture has LagSearch: the tag search misses the new resource, so
+//     only the idempotency token prevents a duplicate.
+//   - HandlesOutOfBandDeletion: the tracked resource is deleted behind the provider's back; Ensure recreates
+//     it or reports a terminal error, as r.OutOfBandDelete says, and never returns the stale ID.
+//   - DeleteIsIdempotent: EnsureDeleted removes the resource and forgets its ID; deleting again, deleting an
+//     ID already gone (NotFound) and deleting before any ownership key are all successes.
+//   - DeleteRemovesUntrackedResource: a resource whose ID was never persisted is deleted by its tags.
+//   - RejectsInvalidParameters: Ensure(InvalidSpec) fails with a terminal InvalidParameters error before
+//     any cloud call.
+func RunEnsureScenarios[S any](t *testing.T, r ResourceUnderTest[S]) {
+	t.Helper()
+	if r.New == nil {
+		t.Fatal("cannot run the ensure scenarios: ResourceUnderTest.New must not be nil")
+	}
+	for _, sc := range ensureScenarios[S]() {
+		t.Run(sc.name, func(t *testing.T) {
+			f := r.New(t)
+			if err := validateFixture(f); err != nil {
+				t.Fatal(err)
+			}
+			if sc.needs != nil && !sc.needs(f) {
+				t.Logf("scenario %s needs CloudFixture.LagSearch; not run", sc.name)
+				return
+			}
+			if err := sc.run(t.Context(), r, f); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+func validateFixture[S any](f CloudFixture[S]) error {
+	switch {
+	case f.Resource == nil:
+		return errors.New("cannot run the scenario: CloudFixture.Resource must not be nil")
+	case f.Count == nil:
+		return errors.New("cannot run the scenario: CloudFixture.Count must not be nil")
+	case f.DeleteOutOfBand == nil:
+		return errors.New("cannot run the scenario: CloudFixture.DeleteOutOfBand must not be nil")
+	}
+	return nil
+}
+
+func ensureScenarios[S any]() []ensureScenario[S] {
+	lag := func(f CloudFixture[S]) bool { return f.LagSearch != nil }
+	return []ensureScenario[S]{
+		{name: "CreatesWhenAbsent", run: createsWhenAbsent[S]},
+		{name: "FindsTrackedResource", run: findsTracked[S]},
+		{name: "AdoptsAfterStatusLoss", run: adoptsAfterStatusLoss[S]},
+		{name: "NoDuplicateAfterCrashBeforeRecord", run: crashBeforeRecord[S](false)},
+		{name: "NoDuplicateAfterCrashBeforeRecordWithSearchLag", needs: lag, run: crashBeforeRecord[S](true)},
+		{name: "NoDuplicateAfterLostCreateResponse", run: lostCreateResponse[S](false)},
+		{name: "NoDuplicateAfterLostCreateResponseWithSearchLag", needs: lag, run: lostCreateResponse[S](true)},
+		{name: "HandlesOutOfBandDeletion", run: outOfBandDeletion[S]},
+		{name: "DeleteIsIdempotent", run: deleteIdempotent[S]},
+		{name: "DeleteRemovesUntrackedResource", run: deleteUntracked[S]},
+		{name: "RejectsInvalidParameters", run: rejectsInvalid[S]},
+	}
+}
+
+func key[S any](r ResourceUnderTest[S]) string {
+	if r.Key == "" {
+		return "resource"
+	}
+	return r.Key
+}
+
+func ensure[S any](ctx context.Context, tr *Tracker, r ResourceUnderTest[S], res reconcile.Resource[S]) (reconcile.EnsureResult, error) {
+	return reconcile.Ensure(ctx, tr, key(r), res, r.ValidSpec, r.Options...)
+}
+
+// created runs Ensure on a fresh tracker and checks that it created one resource.
+func created[S any](ctx context.Context, r ResourceUnderTest[S], f CloudFixture[S]) (*Tracker, string, error) {
+	tr := NewTracker(scenarioOwnershipKey)
+	out, err := ensure(ctx, tr, r, f.Resource)
+	if err != nil {
+		return nil, "", fmt.Errorf("Ensure of a new resource failed: %w", err)
+	}
+	if out.Action != reconcile.ActionCreated || out.ID == "" {
+		return nil, "", fmt.Errorf("Ensure of a new resource returned %+v, want action %q and an ID", out, reconcile.ActionCreated)
+	}
+	return tr, out.ID, nil
+}
+
+func wantCount[S any](f CloudFixture[S], want int, when string) error {
+	if n := f.Count(); n != want {
+		return fmt.Errorf("%s: the cloud holds %d resources, want %d", when, n, want)
+	}
+	return nil
+}
+
+func wantPersisted(tr *Tracker, k, id string) error {
+	if got := tr.Persisted()[k]; got != id {
+		return fmt.Errorf("persisted ID of %q is %q, want %q", k, got, id)
+	}
+	return nil
+}
+
+func createsWhenAbsent[S any](ctx context.Context, r ResourceUnderTest[S], f CloudFixture[S]) error {
+	if err := f.Resource.Validate(r.ValidSpec); err != nil {
+		return fmt.Errorf("Validate rejected ValidSpec: %w", err)
+	}
+	tr, id, err := created(ctx, r, f)
+	if err != nil {
+		return err
+	}
+	found, ok, err := f.Resource.FindByTags(ctx, reconcile.OwnershipTags(scenarioOwnershipKey, key(r)))
+	return errors.Join(
+		wantCount(f, 1, "after Ensure"),
+		wantPersisted(tr, key(r), id),
+		func() error {
+			if err != nil || !ok || found != id {
+				return fmt.Errorf("FindByTags with the ownership tags returned (%q, %v, %v), want %q: Create must put the tags on the resource", found, ok, err, id)
+			}
+			return nil
+		}(),
+	)
+}
+
+func findsTracked[S any](ctx context.Context, r ResourceUnderTest[S], f CloudFixture[S]) error {
+	tr, id, err := created(ctx, r, f)
+	if err != nil {
+		return err
+	}
+	writes := tr.Writes()
+	out, err := ensure(ctx, tr, r, f.Resource)
+	if err != nil {
+		return fmt.Errorf("second Ensure failed: %w", err)
+	}
+	var errs []error
+	if out != (reconcile.EnsureResult{ID: id, Action: reconcile.ActionFound}) {
+		errs = append(errs, fmt.Errorf("second Ensure returned %+v, want ID %q and action %q: Get must report the tracked resource", out, id, reconcile.ActionFound))
+	}
+	if tr.Writes() != writes {
+		errs = append(errs, fmt.Errorf("second Ensure wrote the object %d more times, want none", tr.Writes()-writes))
+	}
+	return errors.Join(append(errs, wantCount(f, 1, "after the second Ensure"))...)
+}
+
+func adoptsAfterStatusLoss[S any](ctx context.Context, r ResourceUnderTest[S], f CloudFixture[S]) error {
+	tr, id, err := created(ctx, r, f)
+	if err != nil {
+		return err
+	}
+	moved := tr.Moved()
+	out, err := ensure(ctx, moved, r, f.Resource)
+	if err != nil {
+		return fmt.Errorf("Ensure after the status was lost failed: %w", err)
+	}
+	var errs []error
+	if out != (reconcile.EnsureResult{ID: id, Action: reconcile.ActionAdopted}) {
+		errs = append(errs, fmt.Errorf("Ensure after the status was lost returned %+v, want ID %q and action %q: FindByTags must find the resource by its ownership tags", out, id, reconcile.ActionAdopted))
+	}
+	return errors.Join(append(errs, wantCount(f, 1, "after the adoption"), wantPersisted(moved, key(r), id))...)
+}
+
+func crashBeforeRecord[S any](lag bool) func(context.Context, ResourceUnderTest[S], CloudFixture[S]) error {
+	return func(ctx context.Context, r ResourceUnderTest[S], f CloudFixture[S]) error {
+		if lag {
+			if err := f.LagSearch(); err != nil {
+				return fmt.Errorf("cannot lag the search: %w", err)
+			}
+		}
+		tr := NewTracker(scenarioOwnershipKey)
+		tr.FailNextPatch(errCrash)
+		if _, err := ensure(ctx, tr, r, f.Resource); err == nil {
+			return errors.New("Ensure succeeded although its checkpoint failed: want an error")
+		}
+		if err := wantCount(f, 1, "after the first attempt"); err != nil {
+			return err
+		}
+		restarted := tr.Restart()
+		out, err := ensure(ctx, restarted, r, f.Resource)
+		if err != nil {
+			return fmt.Errorf("Ensure after the restart failed: %w", err)
+		}
+		return errors.Join(wantCount(f, 1, "after the restart (a duplicate was created)"), wantPersisted(restarted, key(r), out.ID))
+	}
+}
+
+func lostCreateResponse[S any](lag bool) func(context.Context, ResourceUnderTest[S], CloudFixture[S]) error {
+	return func(ctx context.Context, r ResourceUnderTest[S], f CloudFixture[S]) error {
+		if lag {
+			if err := f.LagSearch(); err != nil {
+				return fmt.Errorf("cannot lag the search: %w", err)
+			}
+		}
+		res := f.Resource
+		if f.FailNextCreateAfterChange != nil {
+			if err := f.FailNextCreateAfterChange(); err != nil {
+				return fmt.Errorf("cannot inject the fault: %w", err)
+			}
+		} else {
+			res = &lostResponse[S]{Resource: res, armed: true}
+		}
+		tr := NewTracker(scenarioOwnershipKey)
+		_, err := ensure(ctx, tr, r, res)
+		switch {
+		case err == nil:
+			return errors.New("Ensure succeeded although the create response was lost: want a transient error")
+		case !reconcile.IsTransient(err):
+			return fmt.Errorf("Ensure after a lost create response returned %v, want a transient error so that it is retried", err)
+		}
+		if err := wantCount(f, 1, "after the lost response"); err != nil {
+			return err
+		}
+		out, err := ensure(ctx, tr, r, res)
+		if err != nil {
+			return fmt.Errorf("retry of Ensure failed: %w", err)
+		}
+		return errors.Join(wantCount(f, 1, "after the retry (a duplicate was created)"), wantPersisted(tr, key(r), out.ID))
+	}
+}
+
+func outOfBandDeletion[S any](ctx context.Context, r ResourceUnderTest[S], f CloudFixture[S]) error {
+	tr, id, err := created(ctx, r, f)
+	if err != nil {
+		return err
+	}
+	if err := f.DeleteOutOfBand(id); err != nil {
+		return fmt.Errorf("cannot delete %q out of band: %w", id, err)
+	}
+	if exists, err := f.Resource.Get(ctx, id); err != nil || exists {
+		return fmt.Errorf("Get of the deleted resource %q returned (%v, %v), want (false, nil): a resource that is gone is not an error", id, exists, err)
+	}
+	out, err := ensure(ctx, tr, r, f.Resource)
+	if r.OutOfBandDelete == ReportTerminal {
+		if !reconcile.IsTerminal(err) {
+			return fmt.Errorf("Ensure after an out-of-band deletion returned (%+v, %v), want a terminal error", out, err)
+		}
+		return wantCount(f, 0, "after the terminal error")
+	}
+	if err != nil {
+		return fmt.Errorf("Ensure after an out-of-band deletion failed: %w (set OutOfBandDelete: ReportTerminal if the cloud cannot reuse the token)", err)
+	}
+	var errs []error
+	if out.ID == id || out.Action != reconcile.ActionCreated {
+		errs = append(errs, fmt.Errorf("Ensure after an out-of-band deletion returned %+v, want a new ID and action %q", out, reconcile.ActionCreated))
+	}
+	return errors.Join(append(errs, wantCount(f, 1, "after the recreation"), wantPersisted(tr, key(r), out.ID))...)
+}
+
+// deleted runs EnsureDeleted until done, a few times at most (cloud deletes may be asynchronous).
+func deleted[S any](ctx context.Context, tr *Tracker, r ResourceUnderTest[S], res reconcile.Resource[S]) error {
+	const attempts = 10
+	for range attempts {
+		done, err := reconcile.EnsureDeleted(ctx, tr, key(r), res)
+		if err != nil {
+			return fmt.Errorf("EnsureDeleted failed: %w", err)
+		}
+		if done {
+			return nil
+		}
+	}
+	return fmt.Errorf("EnsureDeleted not done after %d attempts", attempts)
+}
+
+func deleteIdempotent[S any](ctx context.Context, r ResourceUnderTest[S], f CloudFixture[S]) error {
+	tr, id, err := created(ctx, r, f)
+	if err != nil {
+		return err
+	}
+	if err := deleted(ctx, tr, r, f.Resource); err != nil {
+		return err
+	}
+	var errs []error
+	if got, ok := tr.ResourceID(key(r)); ok {
+		errs = append(errs, fmt.Errorf("the tracker still holds %q after the delete, want it forgotten", got))
+	}
+	errs = append(errs, wantCount(f, 0, "after EnsureDeleted"))
+	if err := deleted(ctx, tr, r, f.Resource); err != nil {
+		errs = append(errs, fmt.Errorf("second delete: %w", err))
+	}
+	if err := f.Resource.Delete(ctx, id); err != nil {
+		errs = append(errs, fmt.Errorf("Delete of %q, already gone, returned %w: NotFound must be a success", id, err))
+	}
+	if err := deleted(ctx, NewTracker(""), r, f.Resource); err != nil {
+		errs = append(errs, fmt.Errorf("delete before any ownership key: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+func deleteUntracked[S any](ctx context.Context, r ResourceUnderTest[S], f CloudFixture[S]) error {
+	tr := NewTracker(scenarioOwnershipKey)
+	tr.FailNextPatch(errCrash)
+	_, _ = ensure(ctx, tr, r, f.Resource)
+	if err := wantCount(f, 1, "after a create whose ID was not persisted"); err != nil {
+		return err
+	}
+	if err := deleted(ctx, tr.Restart(), r, f.Resource); err != nil {
+		return err
+	}
+	return wantCount(f, 0, "after EnsureDeleted of a resource never recorded (leaked)")
+}
+
+func rejectsInvalid[S any](ctx context.Context, r ResourceUnderTest[S], f CloudFixture[S]) error {
+	cc := &callCounter[S]{Resource: f.Resource}
+	out, err := reconcile.Ensure(ctx, NewTracker(scenarioOwnershipKey), key(r), cc, r.InvalidSpec, r.Options...)
+	var errs []error
+	var term *reconcile.TerminalError
+	if !errors.As(err, &term) || term.Reason != reconcile.ReasonInvalidParameters {
+		errs = append(errs, fmt.Errorf("Ensure(InvalidSpec) returned (%+v, %v), want a terminal %s error: Validate must reject it", out, err, reconcile.ReasonInvalidParameters))
+	}
+	if len(cc.calls) > 0 {
+		errs = append(errs, fmt.Errorf("Ensure(InvalidSpec) called the cloud: %q, want no call", cc.calls))
+	}
+	return errors.Join(append(errs, wantCount(f, 0, "after Ensure(InvalidSpec)"))...)
+}
