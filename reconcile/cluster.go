@@ -20,7 +20,9 @@ import (
 // when paused (Cluster spec.paused or the paused annotation) writes Paused=True and stops; skips an
 // externally managed InfraCluster; adds the finalizer and the ownership key in one patch before any cloud
 // call; runs the steps, each with its condition; and closes the scope, which writes Ready and patches.
-// Deletion runs the steps' Delete in reverse order and removes the finalizer when all report done.
+// Deletion runs the steps' Delete in reverse order and removes the finalizer when all report done; when the
+// owner Cluster was deleted first, it runs with a placeholder Cluster (PlaceholderAnnotation) instead of
+// waiting for an owner that will never come.
 type ClusterReconciler[T client.Object] struct {
 	*base
 	newObject func() T
@@ -58,6 +60,11 @@ func (r *ClusterReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) 
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	if cluster == nil && r.orphaned(obj) {
+		// The Cluster went first: delete the cloud resources all the same, or they leak.
+		cluster = r.placeholderCluster(obj.GetNamespace(), clusterNameOf(obj), obj)
+		log.Info("owner Cluster is gone, deleting without it", "Cluster", cluster.GetName())
+	}
 	if cluster == nil {
 		log.Info("waiting for Cluster API to set the owner Cluster")
 		return ctrl.Result{}, nil
@@ -68,10 +75,11 @@ func (r *ClusterReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) 
 		log.Info("externally managed, skipping")
 		return ctrl.Result{}, nil
 	}
-	s, err := scope.NewClusterScope(ctx, r.client, obj, cluster, r.scopeOpts...)
+	s, err := scope.NewClusterScope(ctx, r.client, obj, cluster, r.scopeOptions()...)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	r.rememberVersion(s.ContractVersion())
 	return r.run(ctx, s, bindSteps(r.steps, s), nil)
 }
 

@@ -16,7 +16,9 @@ import (
 // ClusterReconciler, with the owner Machine found by owner reference and the Cluster by the Machine's
 // cluster.x-k8s.io/cluster-name label. Before the first step it waits, without error and without cloud
 // calls, until the Cluster's infrastructure is provisioned and the Machine's bootstrap data secret is set
-// (not once the InfraMachine is provisioned); the first step's condition says what it waits for.
+// (not once the InfraMachine is provisioned); the first step's condition says what it waits for. When the
+// Machine or the Cluster was deleted before the InfraMachine, deletion runs with placeholders
+// (PlaceholderAnnotation) instead of waiting for owners that will never come.
 type MachineReconciler[T client.Object] struct {
 	*base
 	newObject func() T
@@ -54,6 +56,12 @@ func (r *MachineReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) 
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	orphaned := r.orphaned(obj)
+	if machine == nil && orphaned {
+		// The Machine went first: delete the cloud resources all the same, or they leak.
+		machine = r.placeholderMachine(obj.GetNamespace(), ownerName(obj, "Machine", obj.GetName()), clusterNameOf(obj))
+		log.Info("owner Machine is gone, deleting without it", "Machine", machine.GetName())
+	}
 	if machine == nil {
 		log.Info("waiting for Cluster API to set the owner Machine")
 		return ctrl.Result{}, nil
@@ -70,16 +78,21 @@ func (r *MachineReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) 
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	if cluster == nil && orphaned {
+		cluster = r.placeholderCluster(obj.GetNamespace(), clusterName, nil)
+		log.Info("Cluster is gone, deleting without it", "Cluster", clusterName)
+	}
 	if cluster == nil {
 		log.Info("waiting for the Cluster", "Cluster", clusterName)
 		return ctrl.Result{}, nil
 	}
 	log = log.WithValues("Machine", machine.GetName(), "Cluster", cluster.GetName())
 	ctx = ctrl.LoggerInto(ctx, log)
-	s, err := scope.NewMachineScope(ctx, r.client, obj, machine, cluster, r.scopeOpts...)
+	s, err := scope.NewMachineScope(ctx, r.client, obj, machine, cluster, r.scopeOptions()...)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	r.rememberVersion(s.ContractVersion())
 	gate := func() string {
 		switch {
 		case s.Provisioned():

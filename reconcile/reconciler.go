@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -66,6 +68,9 @@ func WithCoreVersion(v contract.Version) Option { return func(c *config) { c.cor
 
 // base is what the cluster and machine reconcilers share.
 type base struct {
+	// version is the contract version of the first scope built, reused for every later scope so that
+	// contract discovery (a CRD read) happens once per process, not once per reconcile.
+	version        atomic.Value
 	client         client.Client
 	kind           schema.GroupVersionKind
 	finalizer      string
@@ -243,4 +248,19 @@ func lower(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// scopeOptions returns the scope options, with the contract version once it is known.
+func (r *base) scopeOptions() []scope.Option {
+	if v, ok := r.version.Load().(contract.Version); ok {
+		return append(slices.Clip(r.scopeOpts), scope.WithContractVersion(v))
+	}
+	return r.scopeOpts
+}
+
+// rememberVersion keeps the contract version a scope resolved, for scopeOptions.
+func (r *base) rememberVersion(v contract.Version) {
+	if v.Valid() {
+		r.version.Store(v)
+	}
 }

@@ -33,35 +33,44 @@ type patcher struct {
 	desc     string // "Kind namespace/name", for errors
 	condPath contract.Path
 	retries  int
-	snapshot map[string]any
+	snapshot map[string]any // built from typed on first use (base), so a no-op reconcile never converts
+	// typed is a deep copy of the object when snapshot was taken from it, nil when snapshot was rebuilt
+	// from other data. An object that is still reflect.DeepEqual to it has nothing to patch, which saves
+	// the conversion to unstructured on the common no-op reconcile.
+	typed runtime.Object
 	// writeOnce are labels that, once set on the server, are never overwritten: when a patch would add one
 	// that the server already has (a stale read), the server's value wins.
 	writeOnce []string
 }
 
 func newPatcher(c client.Client, obj client.Object, kind string, condPath contract.Path, retries int, writeOnce ...string) (*patcher, error) {
-	snap, err := toUnstructured(obj)
-	if err != nil {
-		return nil, err
-	}
 	return &patcher{
 		c:         c,
 		desc:      fmt.Sprintf("%s %s/%s", kind, obj.GetNamespace(), obj.GetName()),
 		condPath:  condPath,
 		retries:   retries,
-		snapshot:  snap,
+		typed:     obj.DeepCopyObject(),
 		writeOnce: writeOnce,
 	}, nil
 }
 
 // persisted reports whether the last snapshot has the label key with value.
 func (p *patcher) persistedLabel(key string) string {
+	if o, ok := p.typed.(client.Object); ok && p.snapshot == nil {
+		return o.GetLabels()[key]
+	}
 	labels, _, _ := unstructured.NestedStringMap(p.snapshot, "metadata", "labels")
 	return labels[key]
 }
 
 // hasChanges reports whether obj differs from the snapshot.
 func (p *patcher) hasChanges(obj client.Object) (bool, error) {
+	if p.unchanged(obj) {
+		return false, nil
+	}
+	if err := p.base(); err != nil {
+		return false, err
+	}
 	cur, err := toUnstructured(obj)
 	if err != nil {
 		return false, err
@@ -73,6 +82,12 @@ func (p *patcher) hasChanges(obj client.Object) (bool, error) {
 // patch sends what changed in obj since the snapshot and takes a new snapshot. It returns the number of
 // API writes it made.
 func (p *patcher) patch(ctx context.Context, obj client.Object) (int, error) {
+	if p.unchanged(obj) {
+		return 0, nil
+	}
+	if err := p.base(); err != nil {
+		return 0, err
+	}
 	cur, err := toUnstructured(obj)
 	if err != nil {
 		return 0, fmt.Errorf("cannot patch %s: %w", p.desc, err)
@@ -127,7 +142,30 @@ func (p *patcher) takeSnapshot(obj client.Object) error {
 		return fmt.Errorf("cannot patch %s: %w", p.desc, err)
 	}
 	p.snapshot = snap
+	p.typed = obj.DeepCopyObject()
 	return nil
+}
+
+// base builds the snapshot map from the typed copy when it has not been built yet.
+func (p *patcher) base() error {
+	if p.snapshot != nil {
+		return nil
+	}
+	obj, ok := p.typed.(client.Object)
+	if !ok {
+		return fmt.Errorf("cannot patch %s: no snapshot", p.desc)
+	}
+	snap, err := toUnstructured(obj)
+	if err != nil {
+		return fmt.Errorf("cannot patch %s: %w", p.desc, err)
+	}
+	p.snapshot = snap
+	return nil
+}
+
+// unchanged reports whether obj is identical to the object the snapshot was taken from.
+func (p *patcher) unchanged(obj client.Object) bool {
+	return p.typed != nil && reflect.DeepEqual(p.typed, runtime.Object(obj))
 }
 
 // afterMainPatch prepares the status patch after a successful main patch. When the main patch had to be
@@ -156,6 +194,7 @@ func (p *patcher) afterMainPatch(obj client.Object, oldGen int64, fresh map[stri
 			return err
 		}
 		p.snapshot = snap
+		p.typed = nil
 	}
 	if newGen != oldGen {
 		for i := range conds {
@@ -440,6 +479,12 @@ func mergeConditions(snap, cur, fresh []metav1.Condition) []metav1.Condition {
 // guarded like patch (finalizers, write-once labels, and pending condition changes, so that the status patch
 // that follows is still computed against the server's status). It returns the number of API writes made.
 func (p *patcher) patchSpec(ctx context.Context, obj client.Object) (int, error) {
+	if p.unchanged(obj) {
+		return 0, nil
+	}
+	if err := p.base(); err != nil {
+		return 0, err
+	}
 	cur, err := toUnstructured(obj)
 	if err != nil {
 		return 0, fmt.Errorf("cannot patch %s: %w", p.desc, err)
@@ -471,5 +516,6 @@ func (p *patcher) patchSpec(ctx context.Context, obj client.Object) (int, error)
 		delete(snap, "status")
 	}
 	p.snapshot = snap
+	p.typed = nil // the snapshot mixes obj's spec with the old status
 	return n, nil
 }
