@@ -83,6 +83,20 @@ type LifecycleSpec struct {
 	// OnProvisioned is called once everything is provisioned, before the delete, for the provider's own
 	// assertions (e.g. AssertObjectConformance on l.InfraCluster). Optional.
 	OnProvisioned func(ctx context.Context, l *Lifecycle) error
+	// OnPoll is called after every check of every wait (WaitProvisioned, Delete), with the check's
+	// outcome: done tells whether the wait ends, pending names what it still waits for. It lets a demo or a
+	// test print progress between the steps; it must not block. Optional.
+	OnPoll func(ctx context.Context, p Poll)
+}
+
+// Poll is one check of a wait of the Lifecycle, as OnPoll gets it.
+type Poll struct {
+	// Phase is PhaseProvisioning for WaitProvisioned and PhaseDeletion for the waits of Delete.
+	Phase string
+	// Done tells whether the wait is over.
+	Done bool
+	// Pending names what is not provisioned or not deleted yet, one entry per object.
+	Pending []string
 }
 
 // Lifecycle drives a cluster through its life against a running provider: create the Cluster, the

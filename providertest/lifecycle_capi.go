@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -119,9 +120,11 @@ func (l *Lifecycle) WaitProvisioned(ctx context.Context) error {
 		}
 		var now []string
 		if now, last = l.notProvisioned(ctx); last != nil {
+			l.onPoll(ctx, PhaseProvisioning, false, []string{last.Error()})
 			return false
 		}
 		pending = now
+		l.onPoll(ctx, PhaseProvisioning, len(pending) == 0, pending)
 		return len(pending) == 0
 	})
 	if err == nil && l.spec.PlayCAPI {
@@ -158,6 +161,20 @@ func (l *Lifecycle) notProvisioned(ctx context.Context) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// Phases of a Poll.
+const (
+	// PhaseProvisioning is the phase of WaitProvisioned.
+	PhaseProvisioning = "provisioning"
+	// PhaseDeletion is the phase of the waits of Delete.
+	PhaseDeletion = "deletion"
+)
+
+func (l *Lifecycle) onPoll(ctx context.Context, phase string, done bool, pending []string) {
+	if l.spec.OnPoll != nil {
+		l.spec.OnPoll(ctx, Poll{Phase: phase, Done: done, Pending: slices.Clone(pending)})
+	}
 }
 
 func (l *Lifecycle) poll(ctx context.Context, done func(context.Context) bool) error {
@@ -231,6 +248,7 @@ func (l *Lifecycle) waitGone(ctx context.Context, objs ...client.Object) error {
 				left = append(left, fmt.Sprintf("%s %q (finalizers %q)", kindOf(o), o.GetName(), cur.GetFinalizers()))
 			}
 		}
+		l.onPoll(ctx, PhaseDeletion, len(left) == 0, left)
 		return len(left) == 0
 	})
 	if err != nil {

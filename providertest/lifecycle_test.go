@@ -358,3 +358,36 @@ func TestLifecycleTemplateErrors(t *testing.T) {
 	_, err = l.Leaks(ctx, nil)
 	assert.ErrorContains(t, err, "cloud unreachable")
 }
+
+func TestLifecycleOnPollReportsProgress(t *testing.T) {
+	ctx := context.Background()
+	ns, err := env.CreateNamespace(ctx, "lifecycle")
+	require.NoError(t, err)
+	p := &fakeProvider{c: env.Client, ns: ns, core: contract.V1Beta2, cloud: map[string]string{}}
+	startProvider(t, p)
+	spec := lifecycleSpec(ns, contract.V1Beta2, p)
+	var polls []providertest.Poll
+	spec.OnPoll = func(_ context.Context, p providertest.Poll) { polls = append(polls, p) }
+	providertest.RunLifecycle(t, env.Client, spec)
+
+	byPhase := map[string][]providertest.Poll{}
+	for _, p := range polls {
+		byPhase[p.Phase] = append(byPhase[p.Phase], p)
+		assert.Equal(t, p.Done, len(p.Pending) == 0, "a wait is done exactly when nothing is pending: %+v", p)
+	}
+	require.Len(t, byPhase, 2, "only the phases %q and %q", providertest.PhaseProvisioning, providertest.PhaseDeletion)
+	prov := byPhase[providertest.PhaseProvisioning]
+	require.NotEmpty(t, prov)
+	assert.True(t, prov[len(prov)-1].Done, "the provisioning wait ends done")
+	for _, p := range prov[:len(prov)-1] {
+		assert.False(t, p.Done, "only the last provisioning check is done")
+	}
+	// Delete waits for the InfraMachines, then the Machines and Secrets, the InfraCluster, the Cluster.
+	done := 0
+	for _, p := range byPhase[providertest.PhaseDeletion] {
+		if p.Done {
+			done++
+		}
+	}
+	assert.Equal(t, 4, done, "each of the four deletion waits of PlayCAPI ends done once")
+}

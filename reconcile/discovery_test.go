@@ -45,8 +45,12 @@ func TestReconcilerDiscoversContractVersionOnce(t *testing.T) {
 	obj, _ := newFooCluster(t, ns, false, nil)
 	counter := &crdReadCounter{Client: env.Client}
 	noop := reconcile.ServiceFuncs[clusterScope]{
-		ReconcileFunc: func(context.Context, clusterScope) (reconcile.Result, error) { return reconcile.Result{Done: true}, nil },
-		DeleteFunc:    func(context.Context, clusterScope) (reconcile.Result, error) { return reconcile.Result{Done: true}, nil },
+		ReconcileFunc: func(context.Context, clusterScope) (reconcile.Result, error) {
+			return reconcile.Result{Done: true}, nil
+		},
+		DeleteFunc: func(context.Context, clusterScope) (reconcile.Result, error) {
+			return reconcile.Result{Done: true}, nil
+		},
 	}
 	// No scope.WithContractVersion: the version comes from the CRD's cluster.x-k8s.io/<contract> label.
 	r, err := reconcile.NewClusterReconciler(counter, func() *testtypes.FooCluster { return &testtypes.FooCluster{} },

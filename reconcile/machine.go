@@ -43,7 +43,7 @@ func NewMachineReconciler[T client.Object](c client.Client, newObject func() T, 
 
 // Reconcile implements controller-runtime's reconcile.Reconciler.
 func (r *MachineReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	log := logFrom(ctx).WithValues(r.kind.Kind, req.NamespacedName.String())
+	log := logFrom(ctx).WithValues(r.kind.Kind, req.String())
 	ctx = ctrl.LoggerInto(ctx, log)
 	obj := r.newObject()
 	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -13,17 +14,19 @@ import (
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
-	"github.com/capkit/capkit/examples/memcloud/capisim"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/controllers"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
+	"github.com/capkit/capkit/providertest"
 	"github.com/capkit/capkit/scope/scopetest"
 )
 
-// fixture is a cluster whose objects exist on the API server, with reconcilers called by the test itself
-// through a counting client, and the webhooks served.
+// fixture is a cluster whose objects exist on the API server (created by providertest's lifecycle driver,
+// which plays Cluster API's part), with reconcilers called by the test itself through a counting client,
+// and the webhooks served.
 type fixture struct {
 	ns      string
-	driver  *capisim.Driver
+	life    *providertest.Lifecycle
 	cloud   *cloud.Cloud
 	writes  *scopetest.CountingClient
 	cluster interface {
@@ -34,45 +37,46 @@ type fixture struct {
 	}
 }
 
-func newFixture(t *testing.T, spec capisim.ClusterSpec, opts ...cloud.Option) *fixture {
+func newFixture(t *testing.T, spec memcloudtest.Cluster, opts ...cloud.Option) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	p, err := capisim.StartProvider(ctx, env, capisim.Options{WebhooksOnly: true})
+	p, err := memcloudtest.StartProvider(ctx, env, memcloudtest.Options{WebhooksOnly: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, p.Stop()) })
 
-	spec.Namespace = newNamespace(t)
-	d, err := capisim.New(env.Client, spec)
-	require.NoError(t, err)
-	require.NoError(t, d.Create(ctx))
-	require.NoError(t, d.Sync(ctx), "owner references")
-
 	cl, err := cloud.New(opts...)
 	require.NoError(t, err)
+	spec.Namespace = newNamespace(t)
+	l, err := providertest.NewLifecycle(env.Client, memcloudtest.LifecycleSpec(spec, memcloudtest.LeakChecker(cl)))
+	require.NoError(t, err)
+	require.NoError(t, l.Create(ctx), "objects with their owner references")
+
 	cc := scopetest.NewCountingClient(env.Client)
 	cr, err := controllers.NewClusterReconciler(cc, cl)
 	require.NoError(t, err)
 	mr, err := controllers.NewMachineReconciler(cc, cl)
 	require.NoError(t, err)
-	return &fixture{ns: spec.Namespace, driver: d, cloud: cl, writes: cc, cluster: cr, machine: mr}
+	return &fixture{ns: spec.Namespace, life: l, cloud: cl, writes: cc, cluster: cr, machine: mr}
 }
 
 func (f *fixture) req(name string) ctrl.Request {
 	return ctrl.Request{NamespacedName: types.NamespacedName{Namespace: f.ns, Name: name}}
 }
 
+func (f *fixture) clusterName() string { return f.life.Spec().ClusterName }
+
 // provisionCluster reconciles the MemCluster until it is provisioned and lets the driver mark the Cluster.
 func (f *fixture) provisionCluster(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
 	for range 3 {
-		_, err := f.cluster.Reconcile(ctx, f.req(f.driver.Spec().Name))
+		_, err := f.cluster.Reconcile(ctx, f.req(f.clusterName()))
 		require.NoError(t, err)
 	}
 	mc := &v1beta2.MemCluster{}
-	require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.driver.Spec().Name}, mc))
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.clusterName()}, mc))
 	require.True(t, ptr.Deref(mc.Status.Initialization.Provisioned, false), "MemCluster provisioned: %+v", mc.Status.Conditions)
-	require.NoError(t, f.driver.Sync(ctx))
+	require.NoError(t, f.life.SimulateCAPI(ctx))
 }
 
 func (f *fixture) memMachine(t *testing.T, name string) *v1beta2.MemMachine {
@@ -84,7 +88,7 @@ func (f *fixture) memMachine(t *testing.T, name string) *v1beta2.MemMachine {
 
 func TestClusterReconcilerProvisionsAndIsQuietAfterwards(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t, capisim.ClusterSpec{Name: "c1", ControlPlane: 1, FailureDomains: []string{"fd-a", "fd-b"}})
+	f := newFixture(t, memcloudtest.Cluster{Name: "c1", ControlPlane: 1, FailureDomains: []string{"fd-a", "fd-b"}})
 	_, err := f.cluster.Reconcile(ctx, f.req("c1"))
 	require.NoError(t, err)
 
@@ -112,10 +116,10 @@ func TestClusterReconcilerProvisionsAndIsQuietAfterwards(t *testing.T) {
 
 func TestMachineReconcilerWriteBudget(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t, capisim.ClusterSpec{Name: "c2", ControlPlane: 1, Workers: 1})
+	f := newFixture(t, memcloudtest.Cluster{Name: "c2", ControlPlane: 1, Workers: 1})
 	f.provisionCluster(t)
 
-	for _, name := range f.driver.MachineNames() {
+	for _, name := range f.life.MachineNames() {
 		t.Run(name, func(t *testing.T) {
 			f.writes.Reset()
 			res, err := f.machine.Reconcile(ctx, f.req(name))
@@ -134,7 +138,7 @@ func TestMachineReconcilerWriteBudget(t *testing.T) {
 			require.NoError(t, err)
 			data, err := f.cloud.InstanceUserData(id)
 			require.NoError(t, err)
-			assert.Contains(t, string(data), capisim.BootstrapTokenMarker, "the bootstrap data is the user data")
+			assert.Contains(t, string(data), memcloudtest.BootstrapTokenMarker, "the bootstrap data is the user data")
 			assert.Equal(t, string(cloud.InstanceRunning), mm.Status.InstanceState)
 			assert.Len(t, mm.Status.Addresses, 2)
 
@@ -152,9 +156,9 @@ func TestMachineReconcilerWriteBudget(t *testing.T) {
 
 func TestMachineReconcilerWaitsForPendingInstance(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t, capisim.ClusterSpec{Name: "c3", ControlPlane: 1}, cloud.WithPendingGets(1))
+	f := newFixture(t, memcloudtest.Cluster{Name: "c3", ControlPlane: 1}, cloud.WithPendingGets(1))
 	f.provisionCluster(t)
-	name := f.driver.MachineNames()[0]
+	name := f.life.MachineNames()[0]
 
 	f.writes.Reset()
 	res, err := f.machine.Reconcile(ctx, f.req(name))
@@ -176,29 +180,30 @@ func TestMachineReconcilerWaitsForPendingInstance(t *testing.T) {
 
 func TestDeleteRemovesEveryCloudResource(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t, capisim.ClusterSpec{Name: "c4", ControlPlane: 1, Workers: 1})
+	f := newFixture(t, memcloudtest.Cluster{Name: "c4", ControlPlane: 1, Workers: 1})
 	f.provisionCluster(t)
-	for _, name := range f.driver.MachineNames() {
+	for _, name := range f.life.MachineNames() {
 		_, err := f.machine.Reconcile(ctx, f.req(name))
 		require.NoError(t, err)
 	}
 	require.Equal(t, 2, f.cloud.Count(cloud.KindInstance))
 
-	require.NoError(t, f.driver.Delete(ctx)) // deletes the MemMachines first
-	for _, name := range f.driver.MachineNames() {
+	// Cluster API's order: the MemMachines first, then, once they are gone, the MemCluster.
+	for _, name := range f.life.MachineNames() {
+		require.NoError(t, env.Client.Delete(ctx, f.memMachine(t, name)))
 		_, err := f.machine.Reconcile(ctx, f.req(name))
 		require.NoError(t, err)
+		assert.True(t, apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: name}, &v1beta2.MemMachine{})),
+			"the finalizer of %s is removed", name)
 	}
 	assert.Zero(t, f.cloud.Count(cloud.KindInstance))
-	require.NoError(t, f.driver.Sync(ctx)) // deletes the Machines, then the MemCluster
-	require.NoError(t, f.driver.Sync(ctx))
+	mc := &v1beta2.MemCluster{}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "c4"}, mc))
+	require.NoError(t, env.Client.Delete(ctx, mc))
 	_, err := f.cluster.Reconcile(ctx, f.req("c4"))
 	require.NoError(t, err)
 	assert.Empty(t, f.cloud.All(), "every cloud resource is deleted")
-	require.NoError(t, f.driver.Sync(ctx)) // deletes the Cluster
-	gone, err := f.driver.Gone(ctx)
-	require.NoError(t, err)
-	assert.True(t, gone)
+	assert.True(t, apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "c4"}, mc)), "the finalizer of the MemCluster is removed")
 }
 
 func TestConstructorsRejectMissingArguments(t *testing.T) {

@@ -4,24 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
-	"github.com/capkit/capkit/examples/memcloud/capisim"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/providertest"
 	"github.com/capkit/capkit/reconcile"
@@ -29,43 +24,26 @@ import (
 
 var env *providertest.Environment
 
-func TestMain(m *testing.M) {
-	ctrl.SetLogger(logr.Discard())
-	e, err := capisim.NewEnvironment()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "lifecycle: %v\n", err)
-		os.Exit(1)
-	}
-	env = e
-	code := m.Run()
-	if err := env.Stop(); err != nil {
-		fmt.Fprintf(os.Stderr, "lifecycle: %v\n", err)
-	}
-	os.Exit(code)
+func TestMain(m *testing.M) { memcloudtest.Main(m, &env) }
+
+// convergeTimeout is a generous bound: a run takes a few seconds; the bound only stops a test that does
+// not converge.
+const convergeTimeout = 90 * time.Second
+
+type lifecycleCase struct {
+	name   string
+	cloud  []cloud.Option
+	faults bool
 }
 
-// Generous bounds: a run takes a few seconds; the bound only stops a test that does not converge.
-const (
-	convergeTimeout = 90 * time.Second
-	tick            = 50 * time.Millisecond
-)
-
 func TestLifecycle(t *testing.T) {
-	tests := []struct {
-		name   string
-		cloud  []cloud.Option
-		faults bool
-	}{
+	tests := []lifecycleCase{
 		{name: "no faults", cloud: []cloud.Option{cloud.WithSeed(1), cloud.WithPendingGets(2)}},
 	}
 	// 20% of mutating cloud calls fail, half of them after the change is made; tag search misses new
 	// resources for 3 calls. Several seeds; the last one fails reads too.
 	for i, seed := range []uint64{7, 8, 9} {
-		tests = append(tests, struct {
-			name   string
-			cloud  []cloud.Option
-			faults bool
-		}{name: fmt.Sprintf("faults and search lag, seed %d", seed), faults: true, cloud: []cloud.Option{
+		tests = append(tests, lifecycleCase{name: fmt.Sprintf("faults and search lag, seed %d", seed), faults: true, cloud: []cloud.Option{
 			cloud.WithSeed(seed), cloud.WithPendingGets(2),
 			cloud.WithFaults(cloud.FaultConfig{BeforeChange: 0.1, AfterChange: 0.1, SearchLag: 3, Reads: i == 2}),
 		}})
@@ -73,15 +51,11 @@ func TestLifecycle(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
-			p, err := capisim.StartProvider(ctx, env, capisim.Options{Cloud: tt.cloud, PollInterval: 50 * time.Millisecond})
+			p, err := memcloudtest.StartProvider(ctx, env, memcloudtest.Options{Cloud: tt.cloud, PollInterval: 50 * time.Millisecond})
 			require.NoError(t, err)
 			t.Cleanup(func() { require.NoError(t, p.Stop()) })
 			ns, err := env.CreateNamespace(ctx, "lifecycle")
 			require.NoError(t, err)
-			d, err := capisim.New(env.Client, capisim.ClusterSpec{Namespace: ns, Name: "lc", ControlPlane: 1, Workers: 3,
-				FailureDomains: []string{"fd-a", "fd-b"}})
-			require.NoError(t, err)
-
 			if tt.faults {
 				// The controllers run concurrently, so the order of calls, and which of them the seeded
 				// faults hit, varies: these scripted faults make sure the worst cases happen in every run.
@@ -99,58 +73,43 @@ func TestLifecycle(t *testing.T) {
 					require.NoError(t, p.Cloud.FailNext(f.op, f.mode))
 				}
 			}
+
+			spec := memcloudtest.LifecycleSpec(memcloudtest.Cluster{Namespace: ns, Name: "lc", ControlPlane: 1, Workers: 3,
+				FailureDomains: []string{"fd-a", "fd-b"}}, p.LeakChecker())
+			spec.Timeout = convergeTimeout
 			start := time.Now()
-			require.NoError(t, d.Create(ctx))
-			require.Eventually(t, func() bool {
-				if err := d.Sync(ctx); err != nil {
-					return false
+			provisioned := false
+			spec.OnProvisioned = func(ctx context.Context, l *providertest.Lifecycle) error {
+				provisioned = true
+				t.Logf("provisioned in %s", time.Since(start).Round(time.Millisecond))
+				assertContract(t, ctx, l)
+				assertCloud(t, ctx, p.Cloud, l)
+				owner := cloud.OwnerTagValue(reconcile.TagOwnershipKey)
+				assert.Empty(t, p.Cloud.Duplicates(owner, reconcile.TagResourceKey), "no cloud resource was created twice")
+				if tt.faults {
+					assert.GreaterOrEqual(t, p.Cloud.Calls().Faults, 4, "faults were injected")
+					t.Logf("faults injected: %d of %d calls", p.Cloud.Calls().Faults, p.Cloud.Calls().Total())
 				}
-				ok, err := d.Provisioned(ctx)
-				return err == nil && ok
-			}, convergeTimeout, tick, "the cluster did not get provisioned")
-			t.Logf("provisioned in %s", time.Since(start).Round(time.Millisecond))
-
-			assertContract(t, ns, d)
-			assertCloud(t, p.Cloud, ns, d)
-			owner := cloud.OwnerTagValue(reconcile.TagOwnershipKey)
-			assert.Empty(t, p.Cloud.Duplicates(owner, reconcile.TagResourceKey), "no cloud resource was created twice")
-			if tt.faults {
-				assert.GreaterOrEqual(t, p.Cloud.Calls().Faults, 4, "faults were injected")
-				t.Logf("faults injected: %d of %d calls", p.Cloud.Calls().Faults, p.Cloud.Calls().Total())
+				start = time.Now()
+				return nil
 			}
-
-			start = time.Now()
-			require.NoError(t, d.Delete(ctx))
-			require.Eventually(t, func() bool {
-				if err := d.Sync(ctx); err != nil {
-					return false
-				}
-				gone, err := d.Gone(ctx)
-				return err == nil && gone
-			}, convergeTimeout, tick, "the cluster was not deleted")
+			providertest.RunLifecycle(t, env.Client, spec) // fails on any leak or duplicate left after the delete
 			t.Logf("deleted in %s", time.Since(start).Round(time.Millisecond))
 
-			assert.Empty(t, p.Cloud.Leaks(cloud.OwnerTagValue(services.TagCluster), ns+"/lc"), "nothing leaked")
-			assert.Empty(t, p.Cloud.All(), "the cloud is empty: %s", p.Cloud.Report(cloud.OwnerTagValue(services.TagCluster)))
-			assert.Empty(t, p.Cloud.Duplicates(owner, reconcile.TagResourceKey))
+			require.True(t, provisioned, "OnProvisioned ran")
+			assert.Empty(t, p.Cloud.All(), "the cloud is empty")
 			assert.Equal(t, 1+2+1+1+4, p.Cloud.TotalCreated(), "network, 2 subnets, security group, load balancer, 4 instances: each created once")
 		})
 	}
 }
 
-func get(t *testing.T, ns, kind, name string) *unstructured.Unstructured {
+// assertContract checks the live objects against the contract, and that no bootstrap data leaked into them
+// or into events.
+func assertContract(t *testing.T, ctx context.Context, l *providertest.Lifecycle) {
 	t.Helper()
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(schema.GroupVersionKind{Group: v1beta2.GroupName, Version: "v1beta2", Kind: kind})
-	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, u))
-	return u
-}
-
-// assertContract checks the live objects against the contract, and that no bootstrap data leaked into them.
-func assertContract(t *testing.T, ns string, d *capisim.Driver) {
-	t.Helper()
-	mc := get(t, ns, "MemCluster", "lc")
-	assert.Empty(t, contract.CheckInfraCluster(mc, contract.V1Beta2), "MemCluster")
+	mc, err := l.InfraCluster(ctx)
+	require.NoError(t, err)
+	providertest.AssertObjectConformance(t, mc, contract.KindInfraCluster, contract.V1Beta2)
 	ep, err := contract.InfraCluster(contract.V1Beta2).ControlPlaneEndpoint().Get(mc)
 	require.NoError(t, err)
 	assert.True(t, strings.HasSuffix(ep.Host, "."+cloud.DNSSuffix), ep.Host)
@@ -158,59 +117,58 @@ func assertContract(t *testing.T, ns string, d *capisim.Driver) {
 	require.NoError(t, err)
 	assert.Len(t, fds, 2)
 
-	objs := []*unstructured.Unstructured{mc}
-	for _, name := range d.MachineNames() {
-		mm := get(t, ns, "MemMachine", name)
-		objs = append(objs, mm)
-		assert.Empty(t, contract.CheckInfraMachine(mm, contract.V1Beta2), name)
-		f := contract.InfraMachine(contract.V1Beta2)
+	mms, err := l.InfraMachines(ctx)
+	require.NoError(t, err)
+	f := contract.InfraMachine(contract.V1Beta2)
+	for _, mm := range mms {
+		providertest.AssertObjectConformance(t, mm, contract.KindInfraMachine, contract.V1Beta2)
 		pid, err := f.ProviderID().Get(mm)
 		require.NoError(t, err)
 		assert.Regexp(t, `^memcloud://i-[0-9a-f]{8}$`, pid)
 		addrs, err := f.Addresses().Get(mm)
 		require.NoError(t, err)
-		assert.NotEmpty(t, addrs, name)
+		assert.NotEmpty(t, addrs, mm.GetName())
 		fd, err := f.FailureDomain().Get(mm)
 		require.NoError(t, err)
 		assert.Contains(t, []string{"fd-a", "fd-b"}, fd)
 	}
+	for _, name := range l.MachineNames() {
+		s := &corev1.Secret{}
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: l.Spec().Namespace, Name: name}, s))
+		providertest.AssertBootstrapSecretConformance(t, s, nil)
+	}
 	events := &corev1.EventList{}
-	require.NoError(t, env.Client.List(context.Background(), events, client.InNamespace(ns)))
-	for _, o := range append(objs, toUnstructured(t, events)) {
+	require.NoError(t, env.Client.List(ctx, events, client.InNamespace(l.Spec().Namespace)))
+	for _, o := range []any{mc, mms, events} {
 		b, err := json.Marshal(o)
 		require.NoError(t, err)
-		assert.NotContains(t, string(b), capisim.BootstrapTokenMarker, "bootstrap data never appears in objects or events")
+		assert.NotContains(t, string(b), memcloudtest.BootstrapTokenMarker, "bootstrap data never appears in objects or events")
 	}
 }
 
-func toUnstructured(t *testing.T, obj any) *unstructured.Unstructured {
+// assertCloud checks the cloud resources: one of each cluster resource, one instance per machine with its
+// bootstrap data as user data, the control plane registered with the load balancer.
+func assertCloud(t *testing.T, ctx context.Context, c *cloud.Cloud, l *providertest.Lifecycle) {
 	t.Helper()
-	b, err := json.Marshal(obj)
-	require.NoError(t, err)
-	u := &unstructured.Unstructured{Object: map[string]any{}}
-	require.NoError(t, json.Unmarshal(b, &u.Object))
-	return u
-}
-
-// assertCloud checks the cloud resources: one of each cluster resource, one instance per machine in the
-// subnet of its role with its bootstrap data, the control plane registered with the load balancer.
-func assertCloud(t *testing.T, c *cloud.Cloud, ns string, d *capisim.Driver) {
-	t.Helper()
+	spec := l.Spec()
 	report := c.Report(cloud.OwnerTagValue(services.TagCluster))
-	assert.Len(t, report.ByOwner[ns+"/lc"], 9, report.String())
+	assert.Len(t, report.ByOwner[spec.Namespace+"/"+spec.ClusterName], 9, report.String())
 	assert.Empty(t, report.Unowned)
 	lbs := c.List(cloud.KindLoadBalancer)
 	require.Len(t, lbs, 1)
+	mms, err := l.InfraMachines(ctx)
+	require.NoError(t, err)
 	var cp []string
-	for _, name := range d.MachineNames() {
-		mm := &v1beta2.MemMachine{}
-		require.NoError(t, env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, mm))
-		id, err := v1beta2.InstanceIDFromProviderID(mm.Spec.ProviderID)
+	for _, mm := range mms {
+		pid, err := contract.InfraMachine(contract.V1Beta2).ProviderID().Get(mm)
+		require.NoError(t, err)
+		id, err := v1beta2.InstanceIDFromProviderID(pid)
 		require.NoError(t, err)
 		data, err := c.InstanceUserData(id)
 		require.NoError(t, err)
-		assert.Equal(t, string(capisim.BootstrapData("lc", name, strings.Contains(name, "-cp-"))), string(data))
-		if strings.Contains(name, "-cp-") {
+		controlPlane := strings.Contains(mm.GetName(), "-cp-")
+		assert.Equal(t, string(spec.BootstrapData(mm.GetName(), controlPlane)), string(data), "user data is the bootstrap data")
+		if controlPlane {
 			cp = append(cp, id)
 		}
 	}
@@ -218,7 +176,7 @@ func assertCloud(t *testing.T, c *cloud.Cloud, ns string, d *capisim.Driver) {
 	saved := c.Faults()
 	require.NoError(t, c.SetFaults(cloud.FaultConfig{}))
 	defer func() { require.NoError(t, c.SetFaults(saved)) }()
-	lb, err := c.GetLoadBalancer(context.Background(), lbs[0].ID)
+	lb, err := c.GetLoadBalancer(ctx, lbs[0].ID)
 	require.NoError(t, err)
 	assert.Equal(t, cp, lb.Targets, "control plane instances are the load balancer's targets")
 }

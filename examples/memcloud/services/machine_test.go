@@ -31,7 +31,7 @@ func newMachineEnv(t *testing.T, opts ...cloud.Option) *machineEnv {
 	s, st := mockCluster(t, nil)
 	_, err := reconcileAll(context.Background(), clusterSteps(t, c), s)
 	require.NoError(t, err)
-	e := &machineEnv{cloud: c, ids: st.ids}
+	e := &machineEnv{cloud: c, ids: st.State().ResourceIDs}
 	lookup := services.NetworkLookupFunc(func(context.Context, scope.MachineScoper) (services.ClusterNetwork, error) {
 		return services.ClusterNetwork{
 			SubnetIDs: map[v1beta2.SubnetRole]string{
@@ -65,10 +65,10 @@ func TestInstanceProvisionsMachinesOfEachRole(t *testing.T) {
 			res, err := e.instance.Reconcile(ctx, s)
 			require.NoError(t, err)
 			assert.True(t, res.Done)
-			id, err := v1beta2.InstanceIDFromProviderID(st.providerID)
+			id, err := v1beta2.InstanceIDFromProviderID(st.State().ProviderID)
 			require.NoError(t, err, "the instance ID is the provider ID")
-			assert.Empty(t, st.ids, "the instance is not in the resource-ID map")
-			assert.Equal(t, 1, st.patches, "one checkpoint right after the create")
+			assert.Empty(t, st.State().ResourceIDs, "the instance is not in the resource-ID map")
+			assert.Equal(t, 1, st.Checkpoints(), "one checkpoint right after the create")
 			inst, err := e.cloud.GetInstance(ctx, id)
 			require.NoError(t, err)
 			assert.Equal(t, e.ids[services.SubnetKey(tt.subnet)], inst.SubnetID)
@@ -79,9 +79,9 @@ func TestInstanceProvisionsMachinesOfEachRole(t *testing.T) {
 			assert.Equal(t, userData, string(data), "the bootstrap data is the user data")
 			assert.Equal(t, []contract.MachineAddress{
 				{Type: contract.MachineInternalIP, Address: inst.PrivateIP}, {Type: contract.MachineHostName, Address: "m-0"},
-			}, st.addresses)
-			assert.Equal(t, "fd-a", st.domain)
-			assert.True(t, st.provisioned)
+			}, st.State().Addresses)
+			assert.Equal(t, "fd-a", st.State().FailureDomain)
+			assert.True(t, st.State().Provisioned)
 			assert.Equal(t, "running", mm.Status.InstanceState)
 			lb, err := e.cloud.GetLoadBalancer(ctx, e.ids[services.KeyLoadBalancer])
 			require.NoError(t, err)
@@ -92,7 +92,7 @@ func TestInstanceProvisionsMachinesOfEachRole(t *testing.T) {
 			require.NoError(t, err)
 			assert.True(t, res.Done)
 			assert.Zero(t, e.cloud.Calls().Mutations, "a provisioned machine costs reads only")
-			assert.Equal(t, 1, st.patches)
+			assert.Equal(t, 1, st.Checkpoints())
 
 			res, err = e.instance.Delete(ctx, s)
 			require.NoError(t, err)
@@ -101,7 +101,7 @@ func TestInstanceProvisionsMachinesOfEachRole(t *testing.T) {
 			lb, err = e.cloud.GetLoadBalancer(ctx, e.ids[services.KeyLoadBalancer])
 			require.NoError(t, err)
 			assert.Empty(t, lb.Targets)
-			assert.Equal(t, st.providerID, v1beta2.ProviderID(id), "the provider ID stays after the delete")
+			assert.Equal(t, st.State().ProviderID, v1beta2.ProviderID(id), "the provider ID stays after the delete")
 
 			res, err = e.instance.Delete(ctx, s)
 			require.NoError(t, err)
@@ -153,8 +153,8 @@ func TestInstanceStates(t *testing.T) {
 				assert.Equal(t, tt.wantReason, res.Reason)
 				assert.Equal(t, poll, res.RequeueAfter)
 			}
-			assert.False(t, st.provisioned)
-			assert.NotEmpty(t, st.providerID, "the provider ID is set before the instance runs")
+			assert.False(t, st.State().Provisioned)
+			assert.NotEmpty(t, st.State().ProviderID, "the provider ID is set before the instance runs")
 			assert.NotEmpty(t, mm.Status.InstanceState)
 			assert.Equal(t, 1, e.cloud.Count(cloud.KindInstance))
 		})
@@ -183,14 +183,14 @@ func TestInstanceSurvivesALostCreateResponse(t *testing.T) {
 
 	_, err := e.instance.Reconcile(ctx, s)
 	require.ErrorIs(t, err, cloud.ErrInjected)
-	assert.Empty(t, st.providerID, "the response was lost: no ID to record")
+	assert.Empty(t, st.State().ProviderID, "the response was lost: no ID to record")
 	assert.Equal(t, 1, e.cloud.Count(cloud.KindInstance), "but the instance exists")
 
 	res, err := e.instance.Reconcile(ctx, s)
 	require.NoError(t, err)
 	assert.True(t, res.Done)
 	assert.Equal(t, 1, e.cloud.Count(cloud.KindInstance), "the retry got it back by its token")
-	assert.Equal(t, v1beta2.ProviderID(e.cloud.List(cloud.KindInstance)[0].ID), st.providerID)
+	assert.Equal(t, v1beta2.ProviderID(e.cloud.List(cloud.KindInstance)[0].ID), st.State().ProviderID)
 }
 
 func TestInstanceDeletedOutOfBandIsTerminal(t *testing.T) {
@@ -199,7 +199,7 @@ func TestInstanceDeletedOutOfBandIsTerminal(t *testing.T) {
 	s, st, _ := mockMachine(t, "m-0", false, []byte(userData))
 	_, err := e.instance.Reconcile(ctx, s)
 	require.NoError(t, err)
-	id, err := v1beta2.InstanceIDFromProviderID(st.providerID)
+	id, err := v1beta2.InstanceIDFromProviderID(st.State().ProviderID)
 	require.NoError(t, err)
 	require.NoError(t, e.cloud.DeleteInstance(ctx, id))
 

@@ -2,78 +2,32 @@ package webhooks_test
 
 import (
 	"context"
-	"crypto/tls"
-	"net"
-	"strconv"
 	"testing"
-	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	"sigs.k8s.io/controller-runtime/pkg/log"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
-	"github.com/capkit/capkit/examples/memcloud/webhooks"
-	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 )
 
-// startWebhooks starts an API server with memcloud's CRDs and webhook configurations, and a manager serving
-// the webhooks, and returns a client of the API server and a namespace to work in.
+// startWebhooks starts an API server with memcloud's CRDs and webhook configurations (memcloudtest's
+// providertest options), and memcloud's manager serving only the webhooks, and returns a client of the API
+// server and a namespace to work in.
 func startWebhooks(t *testing.T) (client.Client, string) {
 	t.Helper()
-	log.SetLogger(logr.Discard())
-	s := runtime.NewScheme()
-	require.NoError(t, v1beta2.AddToScheme(s))
-	env, err := providertest.NewEnvironment(
-		providertest.WithCRDPaths("../config/crd/bases"),
-		providertest.WithWebhooks(envtest.WebhookInstallOptions{Paths: []string{"../config/webhook"}}),
-		providertest.WithScheme(s),
-		providertest.WithoutCAPICRDs(),
-	)
+	env, err := memcloudtest.NewEnvironment()
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, env.Stop()) })
-
-	wo := env.WebhookInstallOptions()
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme:  s,
-		Metrics: metricsserver.Options{BindAddress: "0"},
-		WebhookServer: webhook.NewServer(webhook.Options{
-			Host: wo.LocalServingHost, Port: wo.LocalServingPort, CertDir: wo.LocalServingCertDir,
-		}),
-	})
+	p, err := memcloudtest.StartProvider(context.Background(), env, memcloudtest.Options{WebhooksOnly: true})
 	require.NoError(t, err)
-	require.NoError(t, webhooks.SetupWithManager(mgr))
-
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		assert.NoError(t, <-done)
-	})
-
-	addr := net.JoinHostPort(wo.LocalServingHost, strconv.Itoa(wo.LocalServingPort))
-	require.Eventually(t, func() bool {
-		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: time.Second}, "tcp", addr, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // test server
-		if err != nil {
-			return false
-		}
-		_ = conn.Close()
-		return true
-	}, 30*time.Second, 100*time.Millisecond, "webhook server did not start")
-
+	t.Cleanup(func() { assert.NoError(t, p.Stop()) })
 	ns, err := env.CreateNamespace(context.Background(), "webhooks")
 	require.NoError(t, err)
 	return env.Client, ns

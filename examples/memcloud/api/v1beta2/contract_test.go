@@ -13,6 +13,7 @@ import (
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
+	"github.com/capkit/capkit/providertest"
 )
 
 // crdDir is where controller-gen writes the CRDs of this package.
@@ -35,7 +36,7 @@ func TestGoTypesFollowContractV1Beta2(t *testing.T) {
 		{&v1beta2.MemMachineTemplate{}, contract.KindInfraMachineTemplate},
 	} {
 		t.Run(string(tc.kind), func(t *testing.T) {
-			assert.Empty(t, contract.CheckType(tc.obj, tc.kind, contract.V1Beta2).Strings())
+			providertest.AssertTypeConformance(t, tc.obj, tc.kind, contract.V1Beta2)
 		})
 	}
 }
@@ -67,9 +68,9 @@ func TestGeneratedCRDsFollowContractV1Beta2(t *testing.T) {
 			assert.Equal(t, contract.V1Beta2, v)
 			assert.Equal(t, v1beta2.GroupVersion.Version, apiVersion)
 
-			assert.Empty(t, contract.CheckCRD(crd).Strings())
 		})
 	}
+	providertest.AssertCRDConformance(t, crdDir)
 }
 
 func TestConditionsLiveInStatus(t *testing.T) {

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/capkit/capkit/examples/memcloud/capisim"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
-	"github.com/capkit/capkit/examples/memcloud/services"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
+	"github.com/capkit/capkit/providertest"
 	"github.com/capkit/capkit/reconcile"
 )
 
@@ -73,12 +73,12 @@ func run(ctx context.Context, out io.Writer, o options) error {
 	start := time.Now()
 	fmt.Fprintf(out, "memcloud demo: %d control plane + %d worker machines, faults %.0f%% of mutating cloud calls (half after the change), search lag %d, seed %d\n",
 		o.controlPlane, o.workers, o.faults*100, o.searchLag, o.seed)
-	env, err := capisim.NewEnvironment()
+	env, err := memcloudtest.NewEnvironment()
 	if err != nil {
 		return err
 	}
 	defer func() { _ = env.Stop() }()
-	p, err := capisim.StartProvider(ctx, env, capisim.Options{Cloud: []cloud.Option{
+	p, err := memcloudtest.StartProvider(ctx, env, memcloudtest.Options{Cloud: []cloud.Option{
 		cloud.WithSeed(o.seed), cloud.WithPendingGets(2),
 		cloud.WithFaults(cloud.FaultConfig{BeforeChange: o.faults / 2, AfterChange: o.faults / 2, SearchLag: o.searchLag}),
 	}})
@@ -92,32 +92,40 @@ func run(ctx context.Context, out io.Writer, o options) error {
 	}
 	fmt.Fprintf(out, "API server and provider ready in %s; namespace %s\n", time.Since(start).Round(time.Millisecond), ns)
 
-	d, err := capisim.New(env.Client, capisim.ClusterSpec{Namespace: ns, Name: "demo", ControlPlane: o.controlPlane,
-		Workers: o.workers, FailureDomains: []string{"fd-a", "fd-b"}})
+	// providertest's lifecycle driver plays Cluster API's part; the watcher prints the table on its polls.
+	w := &watcher{out: out, p: p, env: env.Client, start: time.Now()}
+	spec := memcloudtest.LifecycleSpec(memcloudtest.Cluster{Namespace: ns, Name: "demo", ControlPlane: o.controlPlane,
+		Workers: o.workers, FailureDomains: []string{"fd-a", "fd-b"}}, p.LeakChecker())
+	spec.Timeout = o.timeout
+	spec.OnPoll = func(ctx context.Context, _ providertest.Poll) { w.print(ctx) }
+	l, err := providertest.NewLifecycle(env.Client, spec)
 	if err != nil {
 		return err
 	}
-	w := &watcher{out: out, d: d, p: p, env: env.Client, start: time.Now()}
-	if err := d.Create(ctx); err != nil {
+	w.l = l
+	if err := l.Create(ctx); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "created Cluster, MemCluster, %d Machines, MemMachines and bootstrap Secrets in %s (the first admission webhook calls are slow)\n",
 		machines(o), time.Since(w.start).Round(time.Millisecond))
-	provisioned := w.until(ctx, o.timeout, "provisioning", d.Provisioned)
+	provisioned := w.phase("provisioning", l.WaitProvisioned)
+	owner := cloud.OwnerTagValue(reconcile.TagOwnershipKey)
+	dups := p.Cloud.Duplicates(owner, reconcile.TagResourceKey)
 	machineWrites := 0
 	for _, wr := range p.Writes.Log() {
 		if strings.HasSuffix(wr.Kind, "MemMachine") { // "MemMachine", or the Go type when the GVK is not set
 			machineWrites++
 		}
 	}
-	if err := d.Delete(ctx); err != nil {
+	keys, err := l.OwnershipKeys(ctx)
+	if err != nil {
 		return err
 	}
-	deleted := w.until(ctx, o.timeout, "deletion", d.Gone)
-
-	owner := cloud.OwnerTagValue(reconcile.TagOwnershipKey)
-	leaks := p.Cloud.Leaks(cloud.OwnerTagValue(services.TagCluster), ns+"/demo")
-	dups := p.Cloud.Duplicates(owner, reconcile.TagResourceKey)
+	deleted := w.phase("deletion", l.Delete)
+	leaks, err := l.Leaks(ctx, keys)
+	if err != nil {
+		return err
+	}
 	n := 0
 	if provisioned {
 		n = machines(o)
@@ -134,7 +142,7 @@ func run(ctx context.Context, out io.Writer, o options) error {
 		errs = append(errs, fmt.Errorf("the cluster was not deleted within %s", o.timeout))
 	}
 	for _, r := range leaks {
-		errs = append(errs, fmt.Errorf("leaked %s %s", r.Kind, r.ID))
+		errs = append(errs, fmt.Errorf("leaked %s", r))
 	}
 	for _, dup := range dups {
 		errs = append(errs, fmt.Errorf("duplicate: %s", dup))

@@ -12,9 +12,8 @@ import (
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
-	"github.com/capkit/capkit/examples/memcloud/capisim"
-	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/controllers"
+	"github.com/capkit/capkit/providertest"
 )
 
 // row is one line of the table: an object and its phase.
@@ -22,12 +21,12 @@ type row struct {
 	name, kind, provisioned, endpoint, ready, cloud string
 }
 
-// rows reads the MemCluster and MemMachines of the driver's cluster; a deleted object has no row.
-func rows(ctx context.Context, c client.Client, d *capisim.Driver, cl *cloud.Cloud) ([]row, error) {
-	spec := d.Spec()
+// rows reads the MemCluster and MemMachines of the lifecycle's cluster; a deleted object has no row.
+func rows(ctx context.Context, c client.Client, l *providertest.Lifecycle) ([]row, error) {
+	spec := l.Spec()
 	var out []row
 	mc := &v1beta2.MemCluster{}
-	err := c.Get(ctx, client.ObjectKey{Namespace: spec.Namespace, Name: spec.Name}, mc)
+	err := c.Get(ctx, client.ObjectKey{Namespace: spec.Namespace, Name: spec.ClusterName}, mc)
 	switch {
 	case err == nil:
 		ep := "-"
@@ -39,7 +38,7 @@ func rows(ctx context.Context, c client.Client, d *capisim.Driver, cl *cloud.Clo
 	case client.IgnoreNotFound(err) != nil:
 		return nil, err
 	}
-	for _, name := range d.MachineNames() {
+	for _, name := range l.MachineNames() {
 		mm := &v1beta2.MemMachine{}
 		err := c.Get(ctx, client.ObjectKey{Namespace: spec.Namespace, Name: name}, mm)
 		if client.IgnoreNotFound(err) != nil {

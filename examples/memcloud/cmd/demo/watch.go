@@ -8,51 +8,37 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/capkit/capkit/examples/memcloud/capisim"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
+	"github.com/capkit/capkit/providertest"
 )
 
-// watcher drives the cluster with the CAPI simulator and prints the table whenever it changes.
+// watcher prints the table of the lifecycle's objects whenever it changes, and the end of each phase.
 type watcher struct {
 	out   io.Writer
-	d     *capisim.Driver
-	p     *capisim.Provider
+	l     *providertest.Lifecycle
+	p     *memcloudtest.Provider
 	env   client.Client
 	start time.Time
 	last  string
 }
 
-// until syncs every 50ms and prints changes until done reports true or timeout passes; it reports whether
-// done was reached.
-func (w *watcher) until(ctx context.Context, timeout time.Duration, phase string, done func(context.Context) (bool, error)) bool {
+// phase runs a step of the lifecycle (whose polls print the table) and reports whether it finished.
+func (w *watcher) phase(name string, step func(context.Context) error) bool {
 	begin := time.Now()
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		if err := w.d.Sync(ctx); err != nil {
-			fmt.Fprintf(w.out, "  (sync: %v)\n", err)
-		}
+	ctx := context.Background()
+	if err := step(ctx); err != nil {
 		w.print(ctx)
-		ok, err := done(ctx)
-		if err == nil && ok {
-			fmt.Fprintf(w.out, "--- %s done in %s\n", phase, time.Since(begin).Round(time.Millisecond))
-			return true
-		}
-		select {
-		case <-deadline.C:
-			fmt.Fprintf(w.out, "--- %s did not finish within %s\n", phase, timeout)
-			return false
-		case <-ctx.Done():
-			return false
-		case <-tick.C:
-		}
+		fmt.Fprintf(w.out, "--- %s did not finish: %v\n", name, err)
+		return false
 	}
+	w.print(ctx)
+	fmt.Fprintf(w.out, "--- %s done in %s\n", name, time.Since(begin).Round(time.Millisecond))
+	return true
 }
 
 // print prints the table when it differs from the last one printed.
 func (w *watcher) print(ctx context.Context) {
-	rs, err := rows(ctx, w.env, w.d, w.p.Cloud)
+	rs, err := rows(ctx, w.env, w.l)
 	if err != nil {
 		return
 	}

@@ -1,78 +1,25 @@
-package capisim
+package memcloudtest
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
-	"runtime"
 	"time"
 
 	"github.com/go-logr/logr"
-	kruntime "k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/controllers"
 	"github.com/capkit/capkit/examples/memcloud/webhooks"
 	"github.com/capkit/capkit/providertest"
 	"github.com/capkit/capkit/scope/scopetest"
 )
-
-// Scheme returns a scheme with client-go's types and memcloud's v1beta2 types.
-func Scheme() (*kruntime.Scheme, error) {
-	s := kruntime.NewScheme()
-	if err := errors.Join(clientgoscheme.AddToScheme(s), v1beta2.AddToScheme(s)); err != nil {
-		return nil, fmt.Errorf("cannot build the scheme: %w", err)
-	}
-	return s, nil
-}
-
-// ConfigDir returns memcloud's config folder (CRDs, webhook manifests), found from this package's source.
-func ConfigDir() (string, error) {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		return "", errors.New("cannot find memcloud's config folder: no caller information")
-	}
-	dir := filepath.Join(filepath.Dir(file), "..", "config")
-	if _, err := os.Stat(filepath.Join(dir, "crd", "bases")); err != nil {
-		return "", fmt.Errorf("cannot find memcloud's config folder: %w", err)
-	}
-	return dir, nil
-}
-
-// NewEnvironment starts an API server with memcloud's CRDs and admission webhooks and capkit's minimal
-// Cluster API CRDs (Cluster and Machine, both core API versions served).
-func NewEnvironment(opts ...providertest.Option) (*providertest.Environment, error) {
-	dir, err := ConfigDir()
-	if err != nil {
-		return nil, err
-	}
-	s, err := Scheme()
-	if err != nil {
-		return nil, err
-	}
-	capi, err := providertest.MinimalCAPICRDs()
-	if err != nil {
-		return nil, err
-	}
-	all := append([]providertest.Option{
-		providertest.WithScheme(s),
-		providertest.WithCRDPaths(filepath.Join(dir, "crd", "bases")),
-		providertest.WithoutCAPICRDs(), providertest.WithCRDs(capi...),
-		providertest.WithWebhooks(envtest.WebhookInstallOptions{Paths: []string{filepath.Join(dir, "webhook")}}),
-	}, opts...)
-	return providertest.NewEnvironment(all...)
-}
 
 // Options configure StartProvider.
 type Options struct {
@@ -185,3 +132,6 @@ func (p *Provider) Stop() error {
 	p.cancel = nil
 	return <-p.done
 }
+
+// LeakChecker returns the providertest.LeakChecker of the provider's cloud; see LeakChecker.
+func (p *Provider) LeakChecker() providertest.LeakChecker { return LeakChecker(p.Cloud) }

@@ -1,0 +1,87 @@
+package memcloudtest
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/go-logr/logr"
+
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
+	"github.com/capkit/capkit/providertest"
+)
+
+// Scheme returns a scheme with client-go's types and memcloud's v1beta2 types.
+func Scheme() (*kruntime.Scheme, error) {
+	s := kruntime.NewScheme()
+	if err := errors.Join(clientgoscheme.AddToScheme(s), v1beta2.AddToScheme(s)); err != nil {
+		return nil, fmt.Errorf("cannot build the scheme: %w", err)
+	}
+	return s, nil
+}
+
+// ConfigDir returns memcloud's config folder (CRDs, webhook manifests), found from this package's source.
+func ConfigDir() (string, error) {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return "", errors.New("cannot find memcloud's config folder: no caller information")
+	}
+	dir := filepath.Join(filepath.Dir(file), "..", "config")
+	if _, err := os.Stat(filepath.Join(dir, "crd", "bases")); err != nil {
+		return "", fmt.Errorf("cannot find memcloud's config folder: %w", err)
+	}
+	return dir, nil
+}
+
+// EnvironmentOptions returns the providertest options of an API server for memcloud: memcloud's CRDs and
+// admission webhooks, its scheme, and capkit's minimal Cluster and Machine CRDs (both core API versions
+// served). opts come last and can override them.
+func EnvironmentOptions(opts ...providertest.Option) ([]providertest.Option, error) {
+	dir, err := ConfigDir()
+	if err != nil {
+		return nil, err
+	}
+	s, err := Scheme()
+	if err != nil {
+		return nil, err
+	}
+	capi, err := providertest.MinimalCAPICRDs()
+	if err != nil {
+		return nil, err
+	}
+	return append([]providertest.Option{
+		providertest.WithScheme(s),
+		providertest.WithCRDPaths(filepath.Join(dir, "crd", "bases")),
+		providertest.WithoutCAPICRDs(), providertest.WithCRDs(capi...),
+		providertest.WithWebhooks(envtest.WebhookInstallOptions{Paths: []string{filepath.Join(dir, "webhook")}}),
+	}, opts...), nil
+}
+
+// NewEnvironment starts an API server with EnvironmentOptions.
+func NewEnvironment(opts ...providertest.Option) (*providertest.Environment, error) {
+	all, err := EnvironmentOptions(opts...)
+	if err != nil {
+		return nil, err
+	}
+	return providertest.NewEnvironment(all...)
+}
+
+// Main is providertest.Main with EnvironmentOptions, for a TestMain; controller-runtime's logs are
+// discarded.
+func Main(m *testing.M, env **providertest.Environment, opts ...providertest.Option) {
+	ctrl.SetLogger(logr.Discard())
+	all, err := EnvironmentOptions(opts...)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "memcloudtest: %v\n", err)
+		os.Exit(1)
+	}
+	providertest.Main(m, env, all...)
+}

@@ -1,0 +1,139 @@
+package memcloudtest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
+	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/services"
+	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/reconcile"
+)
+
+// Cluster describes a memcloud cluster for LifecycleSpec.
+type Cluster struct {
+	// Namespace and Name name the Cluster and its MemCluster.
+	Namespace, Name string
+	// ControlPlane and Workers are how many Machines of each role to create.
+	ControlPlane, Workers int
+	// FailureDomains are the MemCluster's spec.failureDomains; the MemMachines are spread over them in
+	// the order of providertest.Lifecycle.MachineNames.
+	FailureDomains []string
+}
+
+// LifecycleSpec returns the providertest.LifecycleSpec of c with memcloud's kinds and objects, kubeadm-style
+// bootstrap data (BootstrapData), PlayCAPI and a poll interval of 50ms; leaks is usually
+// Provider.LeakChecker. The caller may change the result (Timeout, OnProvisioned, OnPoll) before use.
+func LifecycleSpec(c Cluster, leaks providertest.LeakChecker) providertest.LifecycleSpec {
+	return providertest.LifecycleSpec{
+		Namespace: c.Namespace, ClusterName: c.Name,
+		InfraClusterGVK: v1beta2.GroupVersion.WithKind("MemCluster"), InfraMachineGVK: v1beta2.GroupVersion.WithKind("MemMachine"),
+		InfraCluster: func(_, _ string) (client.Object, error) {
+			return &v1beta2.MemCluster{Spec: v1beta2.MemClusterSpec{FailureDomains: slices.Clone(c.FailureDomains)}}, nil
+		},
+		InfraMachine: func(_, name string, _ bool) (client.Object, error) {
+			mm := &v1beta2.MemMachine{ObjectMeta: metav1.ObjectMeta{Name: name}}
+			if len(c.FailureDomains) > 0 {
+				i, err := c.machineIndex(name)
+				if err != nil {
+					return nil, err
+				}
+				mm.Spec.FailureDomain = c.FailureDomains[i%len(c.FailureDomains)]
+			}
+			return mm, nil
+		},
+		ControlPlaneMachines: c.ControlPlane, WorkerMachines: c.Workers,
+		BootstrapData: func(machine string, controlPlane bool) []byte { return BootstrapData(c.Name, machine, controlPlane) },
+		PlayCAPI:      true,
+		PollInterval:  50 * time.Millisecond,
+		LeakChecker:   leaks,
+	}
+}
+
+// machineIndex returns the position of a Machine named "<cluster>-cp-<i>" or "<cluster>-md-<i>" among
+// all Machines, control plane first.
+func (c Cluster) machineIndex(name string) (int, error) {
+	rest, cp := strings.CutPrefix(name, c.Name+"-cp-")
+	if !cp {
+		rest, _ = strings.CutPrefix(name, c.Name+"-md-")
+	}
+	i, err := strconv.Atoi(rest)
+	if err != nil || i < 0 {
+		return 0, fmt.Errorf("cannot place machine %q in a failure domain: want a name %q or %q", name, c.Name+"-cp-<i>", c.Name+"-md-<i>")
+	}
+	if !cp {
+		i += c.ControlPlane
+	}
+	return i, nil
+}
+
+// LeakChecker returns a providertest.LeakChecker over memcloud c: a resource is left of a deleted cluster
+// when it carries the cluster's services.TagCluster or one of the ownership keys of the query; resources
+// created twice for one owner and role are reported too, as "duplicate: ...".
+func LeakChecker(c *cloud.Cloud) providertest.LeakChecker {
+	return providertest.LeakCheckerFunc(func(_ context.Context, q providertest.LeakQuery) ([]string, error) {
+		seen := map[string]bool{}
+		var out []string
+		add := func(rs []cloud.Resource) {
+			for _, r := range rs {
+				if !seen[r.ID] {
+					seen[r.ID] = true
+					out = append(out, fmt.Sprintf("%s %s", r.Kind, r.ID))
+				}
+			}
+		}
+		add(c.Leaks(cloud.OwnerTagValue(services.TagCluster), q.Namespace+"/"+q.ClusterName))
+		byKey := c.Report(cloud.OwnerTagValue(reconcile.TagOwnershipKey)).ByOwner
+		for _, k := range q.OwnershipKeys {
+			add(byKey[k])
+		}
+		for _, d := range c.Duplicates(cloud.OwnerTagValue(reconcile.TagOwnershipKey), reconcile.TagResourceKey) {
+			if slices.Contains(q.OwnershipKeys, d.Owner) {
+				out = append(out, "duplicate: "+d.String())
+			}
+		}
+		return out, nil
+	})
+}
+
+// BootstrapTokenMarker is part of every bootstrap data BootstrapData makes, so that tests can assert that
+// it appears nowhere but in the cloud's user data.
+const BootstrapTokenMarker = "memcloudtest-secret-token"
+
+// BootstrapData returns a kubeadm-style cloud-config for a machine, with a fake join token that contains
+// BootstrapTokenMarker: kubeadm init for the first control plane machine, kubeadm join for the others.
+func BootstrapData(cluster, machine string, controlPlane bool) []byte {
+	cmd := "kubeadm join --config /run/kubeadm/kubeadm-join-config.yaml"
+	kind := "JoinConfiguration"
+	if controlPlane && machine == cluster+"-cp-0" {
+		cmd = "kubeadm init --config /run/kubeadm/kubeadm.yaml"
+		kind = "InitConfiguration"
+	}
+	return fmt.Appendf(nil, `## template: jinja
+#cloud-config
+write_files:
+- path: /run/kubeadm/kubeadm.yaml
+  owner: root:root
+  permissions: '0640'
+  content: |
+    apiVersion: kubeadm.k8s.io/v1beta4
+    kind: %s
+    bootstrapToken:
+      token: abcdef.%s-%s
+    nodeRegistration:
+      name: '{{ ds.meta_data.local_hostname }}'
+      kubeletExtraArgs:
+      - name: provider-id
+        value: 'memcloud://{{ ds.meta_data.instance_id }}'
+runcmd:
+- '%s && echo success > /run/cluster-api/bootstrap-success.complete'
+`, kind, BootstrapTokenMarker, machine, cmd)
+}

@@ -1,0 +1,114 @@
+package services_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/services"
+	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/reconcile"
+)
+
+// parents are the resources a resource under test lives in, created in a fresh seeded cloud before the
+// scenario: the same seed gives the same IDs in every fixture, so a ValidSpec can name them.
+type parents struct{ network, subnet, securityGroup string }
+
+func newParents(t testing.TB, c *cloud.Cloud) parents {
+	t.Helper()
+	ctx := context.Background()
+	n, err := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "parent", CIDR: "10.0.0.0/16"})
+	require.NoError(t, err)
+	s, err := c.CreateSubnet(ctx, cloud.SubnetSpec{Name: "parent", NetworkID: n.ID, CIDR: "10.0.1.0/24"})
+	require.NoError(t, err)
+	g, err := c.CreateSecurityGroup(ctx, cloud.SecurityGroupSpec{Name: "parent", NetworkID: n.ID})
+	require.NoError(t, err)
+	return parents{network: n.ID, subnet: s.ID, securityGroup: g.ID}
+}
+
+// scenarioCloud returns a fresh cloud with its parents; the parents are the same in every call.
+func scenarioCloud(t testing.TB) (*cloud.Cloud, parents) {
+	t.Helper()
+	c, err := cloud.New(cloud.WithSeed(11))
+	require.NoError(t, err)
+	return c, newParents(t, c)
+}
+
+// fixture returns the CloudFixture of one kind: memcloud refuses to reuse the idempotency token of a
+// deleted resource, and its tag search can lag.
+func fixture[S any](t testing.TB, c *cloud.Cloud, kind cloud.Kind, res reconcile.Resource[S], del func(context.Context, string) error) providertest.CloudFixture[S] {
+	t.Helper()
+	return providertest.CloudFixture[S]{
+		Resource: res,
+		Count: func() int {
+			return c.Count(kind) - map[cloud.Kind]int{cloud.KindNetwork: 1, cloud.KindSubnet: 1, cloud.KindSecurityGroup: 1}[kind]
+		},
+		DeleteOutOfBand:           func(id string) error { return del(context.Background(), id) },
+		FailNextCreateAfterChange: func() error { return c.FailNext(cloud.VerbCreate.On(kind), cloud.AfterChange) },
+		LagSearch:                 func() error { return c.SetFaults(cloud.FaultConfig{SearchLag: 3}) },
+	}
+}
+
+func TestEnsureScenarios(t *testing.T) {
+	_, p := scenarioCloud(t)
+	opts := []reconcile.EnsureOption{reconcile.WithTags(map[string]string{services.TagCluster: "ns/c1"})}
+	t.Run("Network", func(t *testing.T) {
+		providertest.RunEnsureScenarios(t, providertest.ResourceUnderTest[cloud.NetworkSpec]{
+			Key: services.KeyNetwork, Options: opts, OutOfBandDelete: providertest.ReportTerminal,
+			ValidSpec:   cloud.NetworkSpec{Name: "c1-network", CIDR: "10.1.0.0/16"},
+			InvalidSpec: cloud.NetworkSpec{Name: "c1-network", CIDR: "10.1.0.1/16"},
+			New: func(t testing.TB) providertest.CloudFixture[cloud.NetworkSpec] {
+				c, _ := scenarioCloud(t)
+				return fixture(t, c, cloud.KindNetwork, services.NewResources(c, poll).Networks, c.DeleteNetwork)
+			},
+		})
+	})
+	t.Run("Subnet", func(t *testing.T) {
+		providertest.RunEnsureScenarios(t, providertest.ResourceUnderTest[cloud.SubnetSpec]{
+			Key: services.SubnetKey("worker"), Options: opts, OutOfBandDelete: providertest.ReportTerminal,
+			ValidSpec:   cloud.SubnetSpec{Name: "c1-worker", NetworkID: p.network, CIDR: "10.0.2.0/24"},
+			InvalidSpec: cloud.SubnetSpec{Name: "c1-worker", CIDR: "10.0.2.0/24"},
+			New: func(t testing.TB) providertest.CloudFixture[cloud.SubnetSpec] {
+				c, _ := scenarioCloud(t)
+				return fixture(t, c, cloud.KindSubnet, services.NewResources(c, poll).Subnets, c.DeleteSubnet)
+			},
+		})
+	})
+	t.Run("SecurityGroup", func(t *testing.T) {
+		providertest.RunEnsureScenarios(t, providertest.ResourceUnderTest[cloud.SecurityGroupSpec]{
+			Key: services.KeySecurityGroup, Options: opts, OutOfBandDelete: providertest.ReportTerminal,
+			ValidSpec: cloud.SecurityGroupSpec{Name: "c1-sg", NetworkID: p.network,
+				Ingress: []cloud.Rule{{Protocol: "tcp", Port: 6443, Source: "0.0.0.0/0"}}},
+			InvalidSpec: cloud.SecurityGroupSpec{NetworkID: p.network},
+			New: func(t testing.TB) providertest.CloudFixture[cloud.SecurityGroupSpec] {
+				c, _ := scenarioCloud(t)
+				return fixture(t, c, cloud.KindSecurityGroup, services.NewResources(c, poll).SecurityGroups, c.DeleteSecurityGroup)
+			},
+		})
+	})
+	t.Run("LoadBalancer", func(t *testing.T) {
+		providertest.RunEnsureScenarios(t, providertest.ResourceUnderTest[cloud.LoadBalancerSpec]{
+			Key: services.KeyLoadBalancer, Options: opts, OutOfBandDelete: providertest.ReportTerminal,
+			ValidSpec:   cloud.LoadBalancerSpec{Name: "c1-lb", NetworkID: p.network, Port: 6443},
+			InvalidSpec: cloud.LoadBalancerSpec{Name: "c1-lb", NetworkID: p.network, Port: 70000},
+			New: func(t testing.TB) providertest.CloudFixture[cloud.LoadBalancerSpec] {
+				c, _ := scenarioCloud(t)
+				return fixture(t, c, cloud.KindLoadBalancer, services.NewResources(c, poll).LoadBalancers, c.DeleteLoadBalancer)
+			},
+		})
+	})
+	t.Run("Instance", func(t *testing.T) {
+		providertest.RunEnsureScenarios(t, providertest.ResourceUnderTest[cloud.InstanceSpec]{
+			Key: services.KeyInstance, Options: opts, OutOfBandDelete: providertest.ReportTerminal,
+			ValidSpec: cloud.InstanceSpec{Name: "m-0", SubnetID: p.subnet, Image: "img", Flavor: "small",
+				SecurityGroupIDs: []string{p.securityGroup}, UserData: []byte(userData)},
+			InvalidSpec: cloud.InstanceSpec{Name: "m-0", SubnetID: p.subnet, Image: "img", Flavor: "small"},
+			New: func(t testing.TB) providertest.CloudFixture[cloud.InstanceSpec] {
+				c, _ := scenarioCloud(t)
+				return fixture(t, c, cloud.KindInstance, services.NewResources(c, poll).Instances, c.DeleteInstance)
+			},
+		})
+	})
+}
