@@ -14,10 +14,10 @@ import (
 type OutOfBandDelete int
 
 const (
-	// Recreate: the next Ensure creates a new resource and records its ID; for clouds whose idempotency
+	// Recreate means the next Ensure creates a new resource and records its ID; for clouds whose idempotency
 	// tokens may be reused once their resource is gone, or that have no tokens.
 	Recreate OutOfBandDelete = iota
-	// ReportTerminal: the cloud refuses to reuse the idempotency token of a deleted resource, and the
+	// ReportTerminal means the cloud refuses to reuse the idempotency token of a deleted resource, and the
 	// Resource returns a reconcile.TerminalError: nothing is created, a user must look.
 	ReportTerminal
 )
@@ -168,10 +168,10 @@ func created[S any](ctx context.Context, r ResourceUnderTest[S], f CloudFixture[
 	tr := NewTracker(scenarioOwnershipKey)
 	out, err := ensure(ctx, tr, r, f.Resource)
 	if err != nil {
-		return nil, "", fmt.Errorf("Ensure of a new resource failed: %w", err)
+		return nil, "", fmt.Errorf("cannot ensure a new resource: %w", err)
 	}
 	if out.Action != reconcile.ActionCreated || out.ID == "" {
-		return nil, "", fmt.Errorf("Ensure of a new resource returned %+v, want action %q and an ID", out, reconcile.ActionCreated)
+		return nil, "", fmt.Errorf("ensure of a new resource returned %+v, want action %q and an ID", out, reconcile.ActionCreated)
 	}
 	return tr, out.ID, nil
 }
@@ -204,7 +204,7 @@ func createsWhenAbsent[S any](ctx context.Context, r ResourceUnderTest[S], f Clo
 		wantPersisted(tr, key(r), id),
 		func() error {
 			if err != nil || !ok || found != id {
-				return fmt.Errorf("FindByTags with the ownership tags returned (%q, %v, %v), want %q: Create must put the tags on the resource", found, ok, err, id)
+				return fmt.Errorf("FindByTags with the ownership tags returned (%q, %v, %w), want %q: Create must put the tags on the resource", found, ok, err, id)
 			}
 			return nil
 		}(),
@@ -239,11 +239,11 @@ func adoptsAfterStatusLoss[S any](ctx context.Context, r ResourceUnderTest[S], f
 	moved := tr.Moved()
 	out, err := ensure(ctx, moved, r, f.Resource)
 	if err != nil {
-		return fmt.Errorf("Ensure after the status was lost failed: %w", err)
+		return fmt.Errorf("cannot ensure after the status was lost: %w", err)
 	}
 	var errs []error
 	if out != (reconcile.EnsureResult{ID: id, Action: reconcile.ActionAdopted}) {
-		errs = append(errs, fmt.Errorf("Ensure after the status was lost returned %+v, want ID %q and action %q: FindByTags must find the resource by its ownership tags", out, id, reconcile.ActionAdopted))
+		errs = append(errs, fmt.Errorf("ensure after the status was lost returned %+v, want ID %q and action %q: FindByTags must find the resource by its ownership tags", out, id, reconcile.ActionAdopted))
 	}
 	return errors.Join(append(errs, wantCount(f, 1, "after the adoption"), wantPersisted(moved, key(r), id))...)
 }
@@ -258,7 +258,7 @@ func crashBeforeRecord[S any](lag bool) func(context.Context, ResourceUnderTest[
 		tr := NewTracker(scenarioOwnershipKey)
 		tr.FailNextPatch(errCrash)
 		if _, err := ensure(ctx, tr, r, f.Resource); err == nil {
-			return errors.New("Ensure succeeded although its checkpoint failed: want an error")
+			return errors.New("ensure succeeded although its checkpoint failed: want an error")
 		}
 		if err := wantCount(f, 1, "after the first attempt"); err != nil {
 			return err
@@ -266,7 +266,7 @@ func crashBeforeRecord[S any](lag bool) func(context.Context, ResourceUnderTest[
 		restarted := tr.Restart()
 		out, err := ensure(ctx, restarted, r, f.Resource)
 		if err != nil {
-			return fmt.Errorf("Ensure after the restart failed: %w", err)
+			return fmt.Errorf("cannot ensure after the restart: %w", err)
 		}
 		return errors.Join(wantCount(f, 1, "after the restart (a duplicate was created)"), wantPersisted(restarted, key(r), out.ID))
 	}
@@ -291,9 +291,9 @@ func lostCreateResponse[S any](lag bool) func(context.Context, ResourceUnderTest
 		_, err := ensure(ctx, tr, r, res)
 		switch {
 		case err == nil:
-			return errors.New("Ensure succeeded although the create response was lost: want a transient error")
+			return errors.New("ensure succeeded although the create response was lost: want a transient error")
 		case !reconcile.IsTransient(err):
-			return fmt.Errorf("Ensure after a lost create response returned %v, want a transient error so that it is retried", err)
+			return fmt.Errorf("ensure after a lost create response returned %w, want a transient error so that it is retried", err)
 		}
 		if err := wantCount(f, 1, "after the lost response"); err != nil {
 			return err
@@ -315,21 +315,21 @@ func outOfBandDeletion[S any](ctx context.Context, r ResourceUnderTest[S], f Clo
 		return fmt.Errorf("cannot delete %q out of band: %w", id, err)
 	}
 	if exists, err := f.Resource.Get(ctx, id); err != nil || exists {
-		return fmt.Errorf("Get of the deleted resource %q returned (%v, %v), want (false, nil): a resource that is gone is not an error", id, exists, err)
+		return fmt.Errorf("Get of the deleted resource %q returned (%v, %w), want (false, nil): a resource that is gone is not an error", id, exists, err)
 	}
 	out, err := ensure(ctx, tr, r, f.Resource)
 	if r.OutOfBandDelete == ReportTerminal {
 		if !reconcile.IsTerminal(err) {
-			return fmt.Errorf("Ensure after an out-of-band deletion returned (%+v, %v), want a terminal error", out, err)
+			return fmt.Errorf("ensure after an out-of-band deletion returned (%+v, %w), want a terminal error", out, err)
 		}
 		return wantCount(f, 0, "after the terminal error")
 	}
 	if err != nil {
-		return fmt.Errorf("Ensure after an out-of-band deletion failed: %w (set OutOfBandDelete: ReportTerminal if the cloud cannot reuse the token)", err)
+		return fmt.Errorf("cannot ensure after an out-of-band deletion: %w (set OutOfBandDelete: ReportTerminal if the cloud cannot reuse the token)", err)
 	}
 	var errs []error
 	if out.ID == id || out.Action != reconcile.ActionCreated {
-		errs = append(errs, fmt.Errorf("Ensure after an out-of-band deletion returned %+v, want a new ID and action %q", out, reconcile.ActionCreated))
+		errs = append(errs, fmt.Errorf("ensure after an out-of-band deletion returned %+v, want a new ID and action %q", out, reconcile.ActionCreated))
 	}
 	return errors.Join(append(errs, wantCount(f, 1, "after the recreation"), wantPersisted(tr, key(r), out.ID))...)
 }
@@ -393,7 +393,7 @@ func rejectsInvalid[S any](ctx context.Context, r ResourceUnderTest[S], f CloudF
 	var errs []error
 	var term *reconcile.TerminalError
 	if !errors.As(err, &term) || term.Reason != reconcile.ReasonInvalidParameters {
-		errs = append(errs, fmt.Errorf("Ensure(InvalidSpec) returned (%+v, %v), want a terminal %s error: Validate must reject it", out, err, reconcile.ReasonInvalidParameters))
+		errs = append(errs, fmt.Errorf("Ensure(InvalidSpec) returned (%+v, %w), want a terminal %s error: Validate must reject it", out, err, reconcile.ReasonInvalidParameters))
 	}
 	if len(cc.calls) > 0 {
 		errs = append(errs, fmt.Errorf("Ensure(InvalidSpec) called the cloud: %q, want no call", cc.calls))

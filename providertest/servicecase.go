@@ -21,13 +21,13 @@ import (
 type ErrorClass int
 
 const (
-	// NoError: the service returns nil.
+	// NoError means the service returns nil.
 	NoError ErrorClass = iota
-	// Terminal: a reconcile.TerminalError (condition False, no retry).
+	// Terminal means a reconcile.TerminalError (condition False, no retry).
 	Terminal
-	// Transient: any error that is neither terminal nor a requeue (retried with backoff).
+	// Transient means any error that is neither terminal nor a requeue (retried with backoff).
 	Transient
-	// Requeue: a reconcile.RequeueError (checked again later without backoff).
+	// Requeue means a reconcile.RequeueError (checked again later without backoff).
 	Requeue
 )
 

@@ -103,14 +103,6 @@ func validateSteps[S any](steps []Step[S]) error {
 	return nil
 }
 
-func conditionTypes[S any](steps []Step[S]) []string {
-	out := make([]string, len(steps))
-	for i, st := range steps {
-		out[i] = st.ConditionType()
-	}
-	return out
-}
-
 // outcome is what running the steps asks of the reconciler.
 type outcome struct {
 	done         bool

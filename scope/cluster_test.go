@@ -298,11 +298,11 @@ func (c *alwaysConflict) Patch(ctx context.Context, obj client.Object, patch cli
 	c.patches++
 	// Bump the object on the server so that the guarded patch's resourceVersion is stale.
 	fresh := &testtypes.FooCluster{}
-	if err := c.Client.Get(ctx, client.ObjectKeyFromObject(obj), fresh); err != nil {
+	if err := c.Get(ctx, client.ObjectKeyFromObject(obj), fresh); err != nil {
 		return err
 	}
 	fresh.Annotations = map[string]string{"bump": fresh.ResourceVersion}
-	if err := c.Client.Update(ctx, fresh); err != nil {
+	if err := c.Update(ctx, fresh); err != nil {
 		return err
 	}
 	return c.Client.Patch(ctx, obj, patch, opts...)

@@ -1,8 +1,9 @@
 package v1beta2
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/scheme"
 )
 
 // GroupName is the API group of memcloud's types.
@@ -13,17 +14,20 @@ var (
 	GroupVersion = schema.GroupVersion{Group: GroupName, Version: "v1beta2"}
 
 	// SchemeBuilder registers the types of this package in a runtime.Scheme.
-	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
 
 	// AddToScheme adds the types of this package to a runtime.Scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
 
-func init() {
-	SchemeBuilder.Register(
+// addKnownTypes registers the types of this package and the common metav1 types for GroupVersion.
+func addKnownTypes(s *runtime.Scheme) error {
+	s.AddKnownTypes(GroupVersion,
 		&MemCluster{}, &MemClusterList{},
 		&MemMachine{}, &MemMachineList{},
 		&MemClusterTemplate{}, &MemClusterTemplateList{},
 		&MemMachineTemplate{}, &MemMachineTemplateList{},
 	)
+	metav1.AddToGroupVersion(s, GroupVersion)
+	return nil
 }
