@@ -189,3 +189,41 @@ func TestDeletedObjectPatchIgnoresGone(t *testing.T) {
 	err = env.Client.Get(ctx, client.ObjectKeyFromObject(obj), &testtypes.FooCluster{})
 	assert.True(t, client.IgnoreNotFound(err) == nil && err != nil)
 }
+
+// TestOtherWritersSurviveSpecCheckpoint: another controller writes a condition and a finalizer between this
+// scope's read and its spec checkpoint (PatchSpecNow sends no resourceVersion, so it cannot conflict). The
+// scope must rebase on the server's response, so that neither its finalizer patch nor its final status
+// patch, both guarded by the new resourceVersion, replaces the other writer's entries.
+func TestOtherWritersSurviveSpecCheckpoint(t *testing.T) {
+	ns := newNamespace(t)
+	ctx := context.Background()
+	cluster := newCluster(t, env.Client, ns, "c1", "v1beta2", nil)
+	machine := newMachine(t, env.Client, ns, "m1", "v1beta2", "c1", nil)
+	obj := fooMachine(ns, "m1")
+	require.NoError(t, env.Client.Create(ctx, obj))
+	s, err := scope.NewMachineScope(ctx, env.Client, obj, machine, cluster, scope.WithContractVersion(contract.V1Beta2))
+	require.NoError(t, err)
+
+	other := &testtypes.FooMachine{}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), other))
+	other.Finalizers = append(other.Finalizers, "other.example.com/cleanup")
+	require.NoError(t, env.Client.Update(ctx, other))
+	_, err = conditions.MarkTrue(conditions.ForSlice(&other.Status.Conditions), "OtherReady", "Poked", "")
+	require.NoError(t, err)
+	require.NoError(t, env.Client.Status().Update(ctx, other))
+
+	require.NoError(t, s.SetProviderID("foo://1"))
+	require.NoError(t, s.PatchSpecNow(ctx))
+	obj.Finalizers = append(obj.Finalizers, "infrastructure.capkit.io/foomachine")
+	_, err = conditions.MarkTrue(s.Conditions(), "VMReady", "Created", "")
+	require.NoError(t, err)
+	require.NoError(t, s.Close(ctx))
+
+	got := &testtypes.FooMachine{}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), got))
+	assert.Equal(t, "foo://1", got.Spec.ProviderID)
+	assert.ElementsMatch(t, []string{"other.example.com/cleanup", "infrastructure.capkit.io/foomachine"}, got.Finalizers)
+	setter := conditions.ForSlice(&got.Status.Conditions)
+	assert.True(t, conditions.IsTrue(setter, "VMReady"), "this scope's condition is written")
+	assert.True(t, conditions.IsTrue(setter, "OtherReady"), "the other writer's condition survives: %v", got.Status.Conditions)
+}

@@ -184,7 +184,12 @@ func (p *patcher) afterMainPatch(obj client.Object, oldGen int64, fresh map[stri
 	}
 	field := contract.NewField[[]metav1.Condition](p.condPath...)
 	conds := conditionsAt(cur, p.condPath)
-	if fresh != nil && condsChanged {
+	if fresh != nil {
+		freshFinalizers := stringsAt(fresh, "metadata", "finalizers")
+		obj.SetFinalizers(mergeFinalizers(stringsAt(p.snapshot, "metadata", "finalizers"), obj.GetFinalizers(), freshFinalizers))
+		if cur, err = toUnstructured(obj); err != nil {
+			return err
+		}
 		freshConds := conditionsAt(fresh, p.condPath)
 		conds = mergeConditions(conditionsAt(p.snapshot, p.condPath), conds, freshConds)
 		snap := runtime.DeepCopyJSON(p.snapshot)
@@ -240,6 +245,14 @@ func (p *patcher) send(ctx context.Context, obj client.Object, patch map[string]
 		if err == nil {
 			obj.SetResourceVersion(target.GetResourceVersion())
 			obj.SetGeneration(target.GetGeneration())
+			if !status {
+				// The response is the server's object at the version obj now claims: whatever another
+				// writer changed since our read (conditions, finalizers) must be rebased on it, or a later
+				// patch guarded by this version would overwrite it.
+				if fresh, err = toUnstructured(target); err != nil {
+					return writes, nil, err
+				}
+			}
 			return writes, fresh, nil
 		}
 		if !apierrors.IsConflict(err) || !guarded || attempt >= p.retries {

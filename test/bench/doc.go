@@ -20,7 +20,7 @@
 //
 // # Fleet
 //
-// BenchmarkFleet/<n> runs memcloud's manager in-process on envtest (package capisim), provisions n
+// BenchmarkFleet/<n> runs memcloud's manager in-process on envtest (package memcloudtest), provisions n
 // MemMachines of one cluster and reports API writes, API requests and milliseconds per machine. It does all
 // its work once per iteration, so run it with -benchtime=1x.
 package bench

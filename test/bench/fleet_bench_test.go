@@ -22,7 +22,7 @@ import (
 
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
-	"github.com/capkit/capkit/examples/memcloud/capisim"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/providertest"
 )
 
@@ -42,7 +42,7 @@ func BenchmarkFleet(b *testing.B) {
 	rc := &requestCounter{}
 	counted := *env
 	counted.Config = countedConfig(env.Config, rc)
-	p, err := capisim.StartProvider(ctx, &counted, capisim.Options{})
+	p, err := memcloudtest.StartProvider(ctx, &counted, memcloudtest.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func BenchmarkFleet(b *testing.B) {
 // fleet is one cluster of n worker machines in its own namespace.
 type fleet struct {
 	env      *providertest.Environment
-	provider *capisim.Provider
+	provider *memcloudtest.Provider
 	ns       string
 	machines []*unstructured.Unstructured
 }
@@ -94,7 +94,7 @@ type fleet struct {
 // newFleet creates the Cluster and the MemCluster, waits until the controller provisioned the MemCluster,
 // marks the Cluster's infrastructure provisioned (Cluster API's part), and creates the Machines and their
 // bootstrap Secrets.
-func newFleet(ctx context.Context, b *testing.B, env *providertest.Environment, p *capisim.Provider, n int) *fleet {
+func newFleet(ctx context.Context, b *testing.B, env *providertest.Environment, p *memcloudtest.Provider, n int) *fleet {
 	b.Helper()
 	ns, err := env.CreateNamespace(ctx, "fleet")
 	if err != nil {
@@ -141,7 +141,7 @@ func newFleet(ctx context.Context, b *testing.B, env *providertest.Environment, 
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{contract.ClusterNameLabel: clusterName}},
 			Type:       "cluster.x-k8s.io/secret",
 			Data: map[string][]byte{
-				contract.BootstrapDataKey: capisim.BootstrapData(clusterName, name, false),
+				contract.BootstrapDataKey: memcloudtest.BootstrapData(clusterName, name, false),
 				"format":                  []byte("cloud-config"),
 			},
 		}

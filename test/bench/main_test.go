@@ -12,7 +12,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/capkit/capkit/examples/memcloud/capisim"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/providertest"
 )
 
@@ -36,10 +36,10 @@ func TestMain(m *testing.M) {
 }
 
 // sharedEnv returns the API server with memcloud's CRDs and webhooks and capkit's minimal Cluster API CRDs
-// (capisim.NewEnvironment). Its webhooks are served by a manager the caller starts (capisim.StartProvider).
+// (memcloudtest.NewEnvironment). Its webhooks are served by a manager the caller starts (memcloudtest.StartProvider).
 func sharedEnv(tb testing.TB) *providertest.Environment {
 	tb.Helper()
-	envOnce.Do(func() { envVal, envErr = capisim.NewEnvironment() })
+	envOnce.Do(func() { envVal, envErr = memcloudtest.NewEnvironment() })
 	if envErr != nil {
 		tb.Fatalf("cannot start envtest: %v", envErr)
 	}

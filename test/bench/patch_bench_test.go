@@ -13,13 +13,13 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
-	"github.com/capkit/capkit/examples/memcloud/capisim"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 )
 
 // fakeScheme has client-go's types, memcloud's and CRDs (for capkit-discover's CRD read).
 func fakeScheme(tb testing.TB) *runtime.Scheme {
 	tb.Helper()
-	s, err := capisim.Scheme()
+	s, err := memcloudtest.Scheme()
 	if err == nil {
 		err = apiextensionsv1.AddToScheme(s)
 	}
@@ -32,7 +32,7 @@ func fakeScheme(tb testing.TB) *runtime.Scheme {
 // memMachineCRD reads memcloud's MemMachine CRD, which carries the contract label.
 func memMachineCRD(tb testing.TB) *apiextensionsv1.CustomResourceDefinition {
 	tb.Helper()
-	dir, err := capisim.ConfigDir()
+	dir, err := memcloudtest.ConfigDir()
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
-	"github.com/capkit/capkit/examples/memcloud/capisim"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 )
 
 // createMachine creates the starting MemMachine (status through the status subresource) with c, which is
@@ -34,7 +34,7 @@ func createMachine(ctx context.Context, t *testing.T, c client.Client, ns, name 
 func TestRequestsPerPatch(t *testing.T) {
 	ctx := context.Background()
 	env := sharedEnv(t)
-	p, err := capisim.StartProvider(ctx, env, capisim.Options{WebhooksOnly: true})
+	p, err := memcloudtest.StartProvider(ctx, env, memcloudtest.Options{WebhooksOnly: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, p.Stop()) })
 	ns, err := env.CreateNamespace(ctx, "requests")

@@ -1,0 +1,249 @@
+package e2e_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/controllers"
+	"github.com/capkit/capkit/examples/memcloud/webhooks"
+)
+
+// provider is memcloud's controller manager running in-process on env, on a cloud that outlives it: Restart
+// stops the manager (its context is cancelled mid-reconcile, its caches and in-memory state are lost) and
+// starts a fresh one on the same cloud, as a real provider pod is killed while the real cloud stays.
+type provider struct {
+	cloud   *cloud.Cloud // nil: webhooks only, no controllers
+	poll    time.Duration
+	logPath string
+	log     *os.File
+
+	mu       sync.Mutex
+	cancel   context.CancelFunc
+	done     chan error
+	restarts int
+
+	// writes counts the API writes of every incarnation; conflicts the writes rejected with 409 Conflict.
+	writes, conflicts atomic.Int64
+}
+
+// startProvider starts memcloud's manager on cl (nil: only its webhooks) for the test, logging to a file in t.TempDir(). At cleanup
+// it stops the manager and, if the test failed, prints the tail of its log.
+func startProvider(t *testing.T, cl *cloud.Cloud, poll time.Duration) *provider {
+	t.Helper()
+	p := &provider{cloud: cl, poll: poll, logPath: filepath.Join(t.TempDir(), "memcloud.log")}
+	f, err := os.Create(p.logPath)
+	if err != nil {
+		t.Fatalf("cannot create the provider log: %v", err)
+	}
+	p.log = f
+	t.Cleanup(func() {
+		if err := p.Stop(); err != nil {
+			t.Errorf("memcloud's manager: %v", err)
+		}
+		if t.Failed() {
+			t.Logf("memcloud manager log, last %d lines (%s):\n%s", logLines, p.logPath, tailFile(p.logPath, logLines))
+		}
+		_ = f.Close()
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := p.start(ctx); err != nil {
+		t.Fatalf("%v\n%s", err, tailFile(p.logPath, logLines))
+	}
+	return p
+}
+
+// logLines is how many lines of each log a failed test prints.
+const logLines = 80
+
+func (p *provider) start(ctx context.Context) error {
+	wo := env.WebhookInstallOptions()
+	logger := zap.New(zap.WriteTo(p.log), zap.UseDevMode(false))
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		Scheme:                  env.Scheme,
+		Logger:                  logger,
+		Metrics:                 metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress:  "0",
+		GracefulShutdownTimeout: ptr.To(15 * time.Second),
+		Controller:              ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
+		WebhookServer: webhook.NewServer(webhook.Options{
+			Host: wo.LocalServingHost, Port: wo.LocalServingPort, CertDir: wo.LocalServingCertDir,
+		}),
+	})
+	if err != nil {
+		return fmt.Errorf("cannot create memcloud's manager: %w", err)
+	}
+	c := &recordingClient{Client: mgr.GetClient(), writes: &p.writes, conflicts: &p.conflicts}
+	if p.cloud != nil {
+		if err := controllers.SetupWithManager(mgr, p.cloud, controllers.WithClient(c), controllers.WithPollInterval(p.poll)); err != nil {
+			return err
+		}
+	}
+	if err := webhooks.SetupWithManager(mgr); err != nil {
+		return err
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(runCtx) }()
+	p.mu.Lock()
+	p.cancel, p.done = cancel, done
+	p.mu.Unlock()
+	if err := waitManagerReady(ctx, mgr, done); err != nil {
+		_ = p.Stop()
+		return err
+	}
+	return nil
+}
+
+// waitManagerReady waits until mgr's caches are synced and its webhook server answers.
+func waitManagerReady(ctx context.Context, mgr ctrl.Manager, done chan error) error {
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		return errors.New("cannot start memcloud's manager: caches not synced")
+	}
+	check := mgr.GetWebhookServer().StartedChecker()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if err := check(&http.Request{}); err == nil {
+			return nil
+		}
+		select {
+		case err := <-done:
+			done <- err
+			return fmt.Errorf("cannot start memcloud's manager: stopped: %w", err)
+		case <-ctx.Done():
+			return fmt.Errorf("cannot start memcloud's manager: webhook server not serving: %w", ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// Stop stops the running manager, if any, and returns its error.
+func (p *provider) Stop() error {
+	p.mu.Lock()
+	cancel, done := p.cancel, p.done
+	p.cancel, p.done = nil, nil
+	p.mu.Unlock()
+	if cancel == nil {
+		return nil
+	}
+	cancel()
+	return <-done
+}
+
+// Restart stops the manager and starts a new one on the same cloud.
+func (p *provider) Restart(ctx context.Context) error {
+	if err := p.Stop(); err != nil {
+		return fmt.Errorf("cannot stop memcloud's manager: %w", err)
+	}
+	p.mu.Lock()
+	p.restarts++
+	fmt.Fprintf(p.log, "----- restart %d -----\n", p.restarts)
+	p.mu.Unlock()
+	return p.start(ctx)
+}
+
+// Restarts returns how many times Restart stopped and started the manager.
+func (p *provider) Restarts() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.restarts
+}
+
+// recordingClient counts the writes made through it and those rejected with a conflict.
+type recordingClient struct {
+	client.Client
+	writes, conflicts *atomic.Int64
+}
+
+func (c *recordingClient) record(err error) error {
+	c.writes.Add(1)
+	if apierrors.IsConflict(err) {
+		c.conflicts.Add(1)
+	}
+	return err
+}
+
+func (c *recordingClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	return c.record(c.Client.Create(ctx, obj, opts...))
+}
+
+func (c *recordingClient) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	return c.record(c.Client.Update(ctx, obj, opts...))
+}
+
+func (c *recordingClient) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	return c.record(c.Client.Patch(ctx, obj, patch, opts...))
+}
+
+func (c *recordingClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+	return c.record(c.Client.Apply(ctx, obj, opts...))
+}
+
+func (c *recordingClient) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	return c.record(c.Client.Delete(ctx, obj, opts...))
+}
+
+func (c *recordingClient) DeleteAllOf(ctx context.Context, obj client.Object, opts ...client.DeleteAllOfOption) error {
+	return c.record(c.Client.DeleteAllOf(ctx, obj, opts...))
+}
+
+func (c *recordingClient) Status() client.SubResourceWriter { return c.SubResource("status") }
+
+func (c *recordingClient) SubResource(sub string) client.SubResourceClient {
+	return &recordingSub{SubResourceClient: c.Client.SubResource(sub), c: c}
+}
+
+type recordingSub struct {
+	client.SubResourceClient
+	c *recordingClient
+}
+
+func (s *recordingSub) Create(ctx context.Context, obj, sub client.Object, opts ...client.SubResourceCreateOption) error {
+	return s.c.record(s.SubResourceClient.Create(ctx, obj, sub, opts...))
+}
+
+func (s *recordingSub) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+	return s.c.record(s.SubResourceClient.Update(ctx, obj, opts...))
+}
+
+func (s *recordingSub) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+	return s.c.record(s.SubResourceClient.Patch(ctx, obj, patch, opts...))
+}
+
+func (s *recordingSub) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error {
+	return s.c.record(s.SubResourceClient.Apply(ctx, obj, opts...))
+}
+
+// tailFile returns the last n lines of the file at path.
+func tailFile(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Sprintf("cannot read %q: %v", path, err)
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
