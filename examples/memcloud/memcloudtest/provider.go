@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"time"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	"github.com/go-logr/logr"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -72,6 +74,8 @@ func StartProvider(ctx context.Context, env *providertest.Environment, o Options
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Controller:             ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
+		// As cmd/manager: the unstructured core Cluster and Machine come from the informer cache.
+		Client: client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 		WebhookServer: webhook.NewServer(webhook.Options{
 			Host: wo.LocalServingHost, Port: wo.LocalServingPort, CertDir: wo.LocalServingCertDir,
 		}),

@@ -7,6 +7,8 @@ import (
 	"os"
 	"time"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -71,6 +73,9 @@ func (f flags) options(scheme *runtime.Scheme) ctrl.Options {
 		LeaderElection:         f.leaderElect,
 		LeaderElectionID:       f.leaderElectionID,
 		WebhookServer:          webhook.NewServer(webhook.Options{Port: f.webhookPort, CertDir: f.webhookCert}),
+		// The core Cluster and Machine are read as unstructured objects (capkit does not import Cluster API):
+		// serve them from the informer cache like typed objects, not with a live read per reconcile.
+		Client: client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 	}
 	if f.namespace != "" {
 		o.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{f.namespace: {}}}

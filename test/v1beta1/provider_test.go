@@ -1,0 +1,253 @@
+package v1beta1_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/scope"
+)
+
+// The provider's API: one group, one API version implementing contract v1beta1 (see testdata/).
+const (
+	group      = "infrastructure.v1beta1.capkit.io"
+	apiVersion = "v1alpha1"
+	// tagCluster is the cloud tag holding "<namespace>/<cluster>", so that leaks are found per cluster.
+	tagCluster = "v1beta1.capkit.io/cluster"
+	// providerIDPrefix is the scheme of the providerIDs the provider writes.
+	providerIDPrefix = "memcloud://"
+	// Failure domains the OldCluster reports, as a v1beta1 map.
+	zoneA, zoneB = "zone-a", "zone-b"
+)
+
+var (
+	oldClusterGVK = schema.GroupVersionKind{Group: group, Version: apiVersion, Kind: "OldCluster"}
+	oldMachineGVK = schema.GroupVersionKind{Group: group, Version: apiVersion, Kind: "OldMachine"}
+)
+
+type (
+	clusterScope = *scope.UnstructuredClusterScope
+	machineScope = *scope.UnstructuredMachineScope
+)
+
+func newUnstructured(gvk schema.GroupVersionKind) func() *unstructured.Unstructured {
+	return func() *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		return u
+	}
+}
+
+// failureDomains are what the OldCluster reports: one zone for control planes, one for workers only.
+func failureDomains() []contract.FailureDomain {
+	return []contract.FailureDomain{
+		{Name: zoneA, ControlPlane: ptr.To(true), Attributes: map[string]string{"rack": "a1"}},
+		{Name: zoneB, ControlPlane: ptr.To(false)},
+	}
+}
+
+// clusterTags tags every cloud resource with its cluster, for cloud.Report and cloud.Leaks.
+func clusterTags(s scope.Identity) reconcile.EnsureOption {
+	return reconcile.WithTags(map[string]string{tagCluster: s.Namespace() + "/" + s.ClusterName()})
+}
+
+// clusterSteps are the OldCluster's services: a network with one subnet, then a load balancer whose address
+// becomes the control plane endpoint.
+func clusterSteps(cl *cloud.Cloud) []reconcile.Step[clusterScope] {
+	networks, subnets, lbs := networkResource(cl), subnetResource(cl), loadBalancerResource(cl)
+	network := reconcile.ServiceFuncs[clusterScope]{
+		ReconcileFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
+			net, err := reconcile.Ensure(ctx, s, "network", networks,
+				cloud.NetworkSpec{Name: s.Name(), CIDR: "10.0.0.0/16"}, clusterTags(s))
+			if err != nil {
+				return reconcile.Result{}, err
+			}
+			_, err = reconcile.Ensure(ctx, s, "subnet", subnets,
+				cloud.SubnetSpec{Name: s.Name(), NetworkID: net.ID, CIDR: "10.0.1.0/24"}, clusterTags(s))
+			return reconcile.Result{Done: err == nil}, err
+		},
+		DeleteFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
+			for _, d := range []func() (bool, error){
+				func() (bool, error) { return reconcile.EnsureDeleted(ctx, s, "subnet", subnets) },
+				func() (bool, error) { return reconcile.EnsureDeleted(ctx, s, "network", networks) },
+			} {
+				if done, err := d(); !done || err != nil {
+					return reconcile.Result{}, err
+				}
+			}
+			return reconcile.Result{Done: true}, nil
+		},
+	}
+	loadBalancer := reconcile.ServiceFuncs[clusterScope]{
+		ReconcileFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
+			netID, ok := s.ResourceID("network")
+			if !ok {
+				return reconcile.Result{Reason: "WaitingForNetwork"}, nil
+			}
+			lb, err := reconcile.Ensure(ctx, s, "apiserver", lbs, cloud.LoadBalancerSpec{Name: s.Name() + "-apiserver", NetworkID: netID}, clusterTags(s))
+			if err != nil {
+				return reconcile.Result{}, err
+			}
+			got, err := cl.GetLoadBalancer(ctx, lb.ID)
+			if err != nil {
+				return reconcile.Result{}, reconcile.Transient(err)
+			}
+			if err := errors.Join(
+				s.SetControlPlaneEndpoint(contract.APIEndpoint{Host: got.Host, Port: int32(got.Port)}),
+				s.SetFailureDomains(failureDomains()),
+				s.SetProvisioned(true),
+			); err != nil {
+				return reconcile.Result{}, err
+			}
+			return reconcile.Result{Done: true}, nil
+		},
+		DeleteFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
+			done, err := reconcile.EnsureDeleted(ctx, s, "apiserver", lbs)
+			return reconcile.Result{Done: done}, err
+		},
+	}
+	return []reconcile.Step[clusterScope]{
+		{Name: "Network", Service: network},
+		{Name: "LoadBalancer", Service: loadBalancer},
+	}
+}
+
+// machineSteps is the OldMachine's service: an instance in the cluster's subnet that boots with the
+// Machine's bootstrap data.
+func machineSteps(c client.Client, cl *cloud.Cloud) []reconcile.Step[machineScope] {
+	instances := instanceResource(cl)
+	instance := reconcile.ServiceFuncs[machineScope]{
+		ReconcileFunc: func(ctx context.Context, s machineScope) (reconcile.Result, error) {
+			subnet, err := clusterSubnet(ctx, c, s)
+			if err != nil || subnet == "" {
+				return reconcile.Result{Reason: "WaitingForSubnet"}, err
+			}
+			data, _, err := s.BootstrapData(ctx)
+			if err != nil {
+				return reconcile.Result{}, err
+			}
+			inst, err := reconcile.Ensure(ctx, s, "instance", instances, cloud.InstanceSpec{
+				Name: s.Name(), SubnetID: subnet, Image: "ubuntu-24.04", Flavor: "small", UserData: data,
+			}, clusterTags(s))
+			if err != nil {
+				return reconcile.Result{}, err
+			}
+			got, err := cl.GetInstance(ctx, inst.ID)
+			if err != nil {
+				return reconcile.Result{}, reconcile.Transient(err)
+			}
+			if got.State != cloud.InstanceRunning {
+				return reconcile.Result{Reason: "InstanceNotRunning", Message: "instance " + inst.ID + " is " + string(got.State),
+					RequeueAfter: 200 * time.Millisecond}, nil
+			}
+			if err := errors.Join(
+				s.SetProviderID(providerIDPrefix+inst.ID),
+				s.SetAddresses([]contract.MachineAddress{
+					{Type: contract.MachineInternalIP, Address: got.PrivateIP},
+					{Type: contract.MachineHostName, Address: s.Name()},
+				}),
+				s.SetProvisioned(true),
+			); err != nil {
+				return reconcile.Result{}, err
+			}
+			// Look at the instance again now and then: its state shows in the conditions.
+			return reconcile.Result{Done: true, RequeueAfter: time.Second}, nil
+		},
+		DeleteFunc: func(ctx context.Context, s machineScope) (reconcile.Result, error) {
+			done, err := reconcile.EnsureDeleted(ctx, s, "instance", instances)
+			return reconcile.Result{Done: done}, err
+		},
+	}
+	return []reconcile.Step[machineScope]{{Name: "Instance", Service: instance}}
+}
+
+// clusterSubnet returns the subnet ID the machine's OldCluster recorded in status.resources, "" when none yet.
+func clusterSubnet(ctx context.Context, c client.Client, s machineScope) (string, error) {
+	name, _, err := unstructured.NestedString(s.Cluster().Object, "spec", "infrastructureRef", "name")
+	if err != nil || name == "" {
+		return "", err
+	}
+	oc := newUnstructured(oldClusterGVK)()
+	if err := c.Get(ctx, client.ObjectKey{Namespace: s.Namespace(), Name: name}, oc); err != nil {
+		return "", fmt.Errorf("cannot get OldCluster %q: %w", name, err)
+	}
+	id, _, err := unstructured.NestedString(oc.Object, "status", "resources", "subnet")
+	return id, err
+}
+
+// provider is the in-test v1beta1-contract provider: its two reconcilers in a controller-runtime manager
+// on env, logging to a file.
+type provider struct {
+	logPath string
+	cancel  context.CancelFunc
+	done    chan error
+}
+
+// startProvider starts the provider on cl for the test; cleanup stops it and prints the log tail on failure.
+func startProvider(t *testing.T, cl *cloud.Cloud) *provider {
+	t.Helper()
+	p := &provider{logPath: filepath.Join(t.TempDir(), "provider.log")}
+	f, err := os.Create(p.logPath)
+	if err != nil {
+		t.Fatalf("cannot create the provider log: %v", err)
+	}
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		Scheme:                 env.Scheme,
+		Logger:                 zap.New(zap.WriteTo(f), zap.UseDevMode(false)),
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		t.Fatalf("cannot create the provider's manager: %v", err)
+	}
+	// No scope.WithContractVersion: the scopes discover v1beta1 from the CRDs' cluster.x-k8s.io/v1beta1 label.
+	opts := []reconcile.Option{reconcile.WithDefaultRequeue(500 * time.Millisecond)}
+	cr, err := reconcile.NewClusterReconciler(mgr.GetClient(), newUnstructured(oldClusterGVK), clusterSteps(cl), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mr, err := reconcile.NewMachineReconciler(mgr.GetClient(), newUnstructured(oldMachineGVK), machineSteps(mgr.GetClient(), cl), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(cr.SetupWithManager(mgr), mr.SetupWithManager(mgr)); err != nil {
+		t.Fatalf("cannot set up the provider's reconcilers: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p.cancel, p.done = cancel, make(chan error, 1)
+	go func() { p.done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		p.cancel()
+		if err := <-p.done; err != nil {
+			t.Errorf("provider manager: %v", err)
+		}
+		if t.Failed() {
+			b, _ := os.ReadFile(p.logPath)
+			t.Logf("provider log (%s):\n%s", p.logPath, tail(string(b), 80))
+		}
+		_ = f.Close()
+	})
+	waitCtx, stop := context.WithTimeout(ctx, 30*time.Second)
+	defer stop()
+	if !mgr.GetCache().WaitForCacheSync(waitCtx) {
+		t.Fatal("the provider's caches did not sync")
+	}
+	return p
+}

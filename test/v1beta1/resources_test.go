@@ -1,0 +1,122 @@
+package v1beta1_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/reconcile"
+)
+
+// cloudResource adapts one kind of memcloud resource to reconcile.Resource: S is its create request, R the
+// resource. Bad parameters are terminal, everything else the cloud returns is transient.
+type cloudResource[S, R any] struct {
+	get    func(ctx context.Context, id string) (*R, error)
+	find   func(ctx context.Context, tags map[string]string) ([]R, error)
+	create func(ctx context.Context, spec S, token string, tags map[string]string) (*R, error)
+	del    func(ctx context.Context, id string) error
+	id     func(*R) string
+}
+
+// Validate accepts every request: memcloud validates it, and an invalid one is terminal (see classify).
+func (r *cloudResource[S, R]) Validate(S) error { return nil }
+
+// Get reports whether the resource exists; NotFound is not an error.
+func (r *cloudResource[S, R]) Get(ctx context.Context, id string) (bool, error) {
+	_, err := r.get(ctx, id)
+	if errors.Is(err, cloud.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, classify(err)
+}
+
+// FindByTags returns the oldest resource carrying tags.
+func (r *cloudResource[S, R]) FindByTags(ctx context.Context, tags map[string]string) (string, bool, error) {
+	found, err := r.find(ctx, tags)
+	if err != nil || len(found) == 0 {
+		return "", false, classify(err)
+	}
+	return r.id(&found[0]), true, nil
+}
+
+// Create creates the resource with the idempotency token and the tags.
+func (r *cloudResource[S, R]) Create(ctx context.Context, spec S, token string, tags map[string]string) (string, error) {
+	res, err := r.create(ctx, spec, token, tags)
+	if err != nil {
+		return "", classify(err)
+	}
+	return r.id(res), nil
+}
+
+// Delete deletes the resource; one already gone is not an error.
+func (r *cloudResource[S, R]) Delete(ctx context.Context, id string) error {
+	if err := r.del(ctx, id); err != nil && !errors.Is(err, cloud.ErrNotFound) {
+		return classify(err)
+	}
+	return nil
+}
+
+func classify(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, cloud.ErrInvalidParameter), errors.Is(err, cloud.ErrTokenMismatch):
+		return reconcile.Terminal(reconcile.ReasonInvalidParameters, err)
+	default:
+		return reconcile.Transient(err)
+	}
+}
+
+func networkResource(cl *cloud.Cloud) reconcile.Resource[cloud.NetworkSpec] {
+	return &cloudResource[cloud.NetworkSpec, cloud.Network]{
+		get: cl.GetNetwork, find: cl.FindNetworks, del: cl.DeleteNetwork,
+		create: func(ctx context.Context, s cloud.NetworkSpec, token string, tags map[string]string) (*cloud.Network, error) {
+			s.IdempotencyToken, s.Tags = token, tags
+			return cl.CreateNetwork(ctx, s)
+		},
+		id: func(n *cloud.Network) string { return n.ID },
+	}
+}
+
+func subnetResource(cl *cloud.Cloud) reconcile.Resource[cloud.SubnetSpec] {
+	return &cloudResource[cloud.SubnetSpec, cloud.Subnet]{
+		get: cl.GetSubnet, find: cl.FindSubnets, del: cl.DeleteSubnet,
+		create: func(ctx context.Context, s cloud.SubnetSpec, token string, tags map[string]string) (*cloud.Subnet, error) {
+			s.IdempotencyToken, s.Tags = token, tags
+			return cl.CreateSubnet(ctx, s)
+		},
+		id: func(n *cloud.Subnet) string { return n.ID },
+	}
+}
+
+func loadBalancerResource(cl *cloud.Cloud) reconcile.Resource[cloud.LoadBalancerSpec] {
+	return &cloudResource[cloud.LoadBalancerSpec, cloud.LoadBalancer]{
+		get: cl.GetLoadBalancer, find: cl.FindLoadBalancers, del: cl.DeleteLoadBalancer,
+		create: func(ctx context.Context, s cloud.LoadBalancerSpec, token string, tags map[string]string) (*cloud.LoadBalancer, error) {
+			s.IdempotencyToken, s.Tags = token, tags
+			return cl.CreateLoadBalancer(ctx, s)
+		},
+		id: func(n *cloud.LoadBalancer) string { return n.ID },
+	}
+}
+
+func instanceResource(cl *cloud.Cloud) reconcile.Resource[cloud.InstanceSpec] {
+	return &cloudResource[cloud.InstanceSpec, cloud.Instance]{
+		get: cl.GetInstance, find: cl.FindInstances, del: cl.DeleteInstance,
+		create: func(ctx context.Context, s cloud.InstanceSpec, token string, tags map[string]string) (*cloud.Instance, error) {
+			s.IdempotencyToken, s.Tags = token, tags
+			return cl.CreateInstance(ctx, s)
+		},
+		id: func(n *cloud.Instance) string { return n.ID },
+	}
+}
+
+// tail returns the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
