@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"reflect"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -32,13 +31,7 @@ type ClusterReconciler[T client.Object] struct {
 // NewClusterReconciler returns a reconciler for InfraClusters of type T. newObject returns an empty T (for
 // an unstructured T it must set the GroupVersionKind); steps are the provider's services in order.
 func NewClusterReconciler[T client.Object](c client.Client, newObject func() T, steps []Step[*scope.ClusterScope[T]], opts ...Option) (*ClusterReconciler[T], error) {
-	if newObject == nil {
-		return nil, fmt.Errorf("cannot create InfraCluster reconciler: newObject is nil")
-	}
-	if err := validateSteps(steps); err != nil {
-		return nil, err
-	}
-	b, err := newBase(c, newObject(), "InfraCluster", opts)
+	b, err := newStepsBase(c, newObject, steps, "InfraCluster", opts)
 	if err != nil {
 		return nil, err
 	}
@@ -47,14 +40,10 @@ func NewClusterReconciler[T client.Object](c client.Client, newObject func() T, 
 
 // Reconcile implements controller-runtime's reconcile.Reconciler.
 func (r *ClusterReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	log := logFrom(ctx).WithValues(r.kind.Kind, req.String())
-	ctx = ctrl.LoggerInto(ctx, log)
-	obj := r.newObject()
-	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
-		if apierrors.IsNotFound(err) {
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("cannot get %s %s: %w", r.kind.Kind, req.NamespacedName, err)
+	ctx, log := r.requestLogger(ctx, req)
+	obj, found, err := fetch(ctx, r.base, r.newObject, req)
+	if err != nil || !found {
+		return ctrl.Result{}, err
 	}
 	cluster, err := r.ownerCore(ctx, obj, "Cluster")
 	if err != nil {

@@ -2,9 +2,7 @@ package reconcile
 
 import (
 	"context"
-	"fmt"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -28,13 +26,7 @@ type MachineReconciler[T client.Object] struct {
 // NewMachineReconciler returns a reconciler for InfraMachines of type T. newObject returns an empty T (for
 // an unstructured T it must set the GroupVersionKind); steps are the provider's services in order.
 func NewMachineReconciler[T client.Object](c client.Client, newObject func() T, steps []Step[*scope.MachineScope[T]], opts ...Option) (*MachineReconciler[T], error) {
-	if newObject == nil {
-		return nil, fmt.Errorf("cannot create InfraMachine reconciler: newObject is nil")
-	}
-	if err := validateSteps(steps); err != nil {
-		return nil, err
-	}
-	b, err := newBase(c, newObject(), "InfraMachine", opts)
+	b, err := newStepsBase(c, newObject, steps, "InfraMachine", opts)
 	if err != nil {
 		return nil, err
 	}
@@ -43,14 +35,10 @@ func NewMachineReconciler[T client.Object](c client.Client, newObject func() T, 
 
 // Reconcile implements controller-runtime's reconcile.Reconciler.
 func (r *MachineReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	log := logFrom(ctx).WithValues(r.kind.Kind, req.String())
-	ctx = ctrl.LoggerInto(ctx, log)
-	obj := r.newObject()
-	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
-		if apierrors.IsNotFound(err) {
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("cannot get %s %s: %w", r.kind.Kind, req.NamespacedName, err)
+	ctx, log := r.requestLogger(ctx, req)
+	obj, found, err := fetch(ctx, r.base, r.newObject, req)
+	if err != nil || !found {
+		return ctrl.Result{}, err
 	}
 	machine, err := r.ownerCore(ctx, obj, "Machine")
 	if err != nil {

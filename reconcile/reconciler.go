@@ -264,3 +264,32 @@ func (r *base) rememberVersion(v contract.Version) {
 		r.version.Store(v)
 	}
 }
+
+// newStepsBase validates what every reconciler needs and builds its base.
+func newStepsBase[T client.Object, S any](c client.Client, newObject func() T, steps []Step[S], role string, opts []Option) (*base, error) {
+	if newObject == nil {
+		return nil, fmt.Errorf("cannot create %s reconciler: newObject is nil", role)
+	}
+	if err := validateSteps(steps); err != nil {
+		return nil, err
+	}
+	return newBase(c, newObject(), role, opts)
+}
+
+// requestLogger returns ctx with a logger for the request, and that logger.
+func (r *base) requestLogger(ctx context.Context, req ctrl.Request) (context.Context, logr.Logger) {
+	log := logFrom(ctx).WithValues(r.kind.Kind, req.String())
+	return ctrl.LoggerInto(ctx, log), log
+}
+
+// fetch reads the object of the request; found is false, without error, when it no longer exists.
+func fetch[T client.Object](ctx context.Context, r *base, newObject func() T, req ctrl.Request) (T, bool, error) {
+	obj := newObject()
+	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			return obj, false, nil
+		}
+		return obj, false, fmt.Errorf("cannot get %s %s: %w", r.kind.Kind, req.NamespacedName, err)
+	}
+	return obj, true, nil
+}

@@ -2,17 +2,11 @@ package scope_test
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/internal/testtypes"
@@ -21,30 +15,16 @@ import (
 
 var env *providertest.Environment
 
-func testScheme() *runtime.Scheme {
-	s := runtime.NewScheme()
-	_ = clientgoscheme.AddToScheme(s)
-	_ = testtypes.AddToScheme(s)
-	return s
-}
+func testScheme() *runtime.Scheme { return testtypes.Scheme() }
 
-func TestMain(m *testing.M) {
-	crds, err := testtypes.CRDObjects()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	providertest.Main(m, &env, providertest.WithCRDs(crds...), providertest.WithScheme(testScheme()))
-}
-
-var nsCounter atomic.Int64
+func TestMain(m *testing.M) { testtypes.Main(m, &env) }
 
 // newNamespace creates a namespace for one test.
 func newNamespace(t *testing.T) string {
 	t.Helper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("scope-%d", nsCounter.Add(1))}}
-	require.NoError(t, env.Client.Create(context.Background(), ns))
-	return ns.Name
+	ns, err := env.CreateNamespace(context.Background(), "scope")
+	require.NoError(t, err)
+	return ns
 }
 
 // newCluster creates a core Cluster of API version v.

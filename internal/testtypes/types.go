@@ -5,6 +5,11 @@ package testtypes
 import (
 	"embed"
 	"encoding/json"
+	"fmt"
+	"os"
+	"testing"
+
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/capkit/capkit/providertest"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -148,3 +153,21 @@ func (l *Legacy) DeepCopyObject() runtime.Object { return deepCopy(l) }
 
 // DeepCopyObject implements runtime.Object.
 func (l *LegacyList) DeepCopyObject() runtime.Object { return deepCopy(l) }
+
+// Scheme returns a scheme with client-go's types and the test types.
+func Scheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(s)
+	_ = AddToScheme(s)
+	return s
+}
+
+// Main runs a test package on envtest with the test types' CRDs installed; see providertest.Main.
+func Main(m *testing.M, env **providertest.Environment) {
+	crds, err := CRDObjects()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	providertest.Main(m, env, providertest.WithCRDs(crds...), providertest.WithScheme(Scheme()))
+}
