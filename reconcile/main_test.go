@@ -18,8 +18,6 @@ import (
 
 var env *providertest.Environment
 
-func testScheme() *runtime.Scheme { return testtypes.Scheme() }
-
 func TestMain(m *testing.M) { testtypes.Main(m, &env) }
 
 // newNamespace creates a namespace for one test.
