@@ -65,44 +65,24 @@ func (p *patcher) persistedLabel(key string) string {
 
 // hasChanges reports whether obj differs from the snapshot.
 func (p *patcher) hasChanges(obj client.Object) (bool, error) {
-	if p.unchanged(obj) {
-		return false, nil
-	}
-	if err := p.base(); err != nil {
-		return false, err
-	}
-	cur, err := toUnstructured(obj)
-	if err != nil {
-		return false, err
-	}
-	mainPatch, statusPatch := diffParts(p.snapshot, cur)
-	return len(mainPatch) > 0 || len(statusPatch) > 0, nil
+	mainPatch, statusPatch, err := p.diff(obj)
+	return len(mainPatch) > 0 || len(statusPatch) > 0, err
 }
 
 // patch sends what changed in obj since the snapshot and takes a new snapshot. It returns the number of
 // API writes it made.
 func (p *patcher) patch(ctx context.Context, obj client.Object) (int, error) {
-	if p.unchanged(obj) {
-		return 0, nil
-	}
-	if err := p.base(); err != nil {
+	mainPatch, statusPatch, err := p.diff(obj)
+	if err != nil || (mainPatch == nil && statusPatch == nil) {
 		return 0, err
 	}
-	cur, err := toUnstructured(obj)
-	if err != nil {
-		return 0, fmt.Errorf("cannot patch %s: %w", p.desc, err)
-	}
-	mainPatch, statusPatch := diffParts(p.snapshot, cur)
 	condsChanged := hasPath(statusPatch, p.condPath...)
 	writes := 0
 	if len(mainPatch) > 0 {
 		// The main patch is guarded when it changes a list or a write-once label, and also when the
 		// conditions change: a guarded main patch that succeeds proves that the status this patcher
 		// started from is still the server's, so the status patch can be guarded by the new version.
-		guard := condsChanged || hasPath(mainPatch, "metadata", "finalizers")
-		for _, l := range p.writeOnce {
-			guard = guard || hasPath(mainPatch, "metadata", "labels", l)
-		}
+		guard := p.guarded(mainPatch, condsChanged)
 		oldGen := obj.GetGeneration()
 		n, fresh, err := p.send(ctx, obj, mainPatch, false, guard)
 		writes += n
@@ -115,7 +95,8 @@ func (p *patcher) patch(ctx context.Context, obj client.Object) (int, error) {
 		if err := p.afterMainPatch(obj, oldGen, fresh, condsChanged); err != nil {
 			return writes, fmt.Errorf("cannot patch %s: %w", p.desc, err)
 		}
-		if cur, err = toUnstructured(obj); err != nil {
+		cur, err := toUnstructured(obj)
+		if err != nil {
 			return writes, fmt.Errorf("cannot patch %s: %w", p.desc, err)
 		}
 		_, statusPatch = diffParts(p.snapshot, cur)
@@ -144,6 +125,34 @@ func (p *patcher) takeSnapshot(obj client.Object) error {
 	p.snapshot = snap
 	p.typed = obj.DeepCopyObject()
 	return nil
+}
+
+// diff returns the merge patches of metadata+spec and of status since the snapshot; both nil when obj is
+// identical to the object the snapshot was taken from.
+func (p *patcher) diff(obj client.Object) (mainPatch, statusPatch map[string]any, err error) {
+	if p.unchanged(obj) {
+		return nil, nil, nil
+	}
+	if err := p.base(); err != nil {
+		return nil, nil, err
+	}
+	cur, err := toUnstructured(obj)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot patch %s: %w", p.desc, err)
+	}
+	mainPatch, statusPatch = diffParts(p.snapshot, cur)
+	return mainPatch, statusPatch, nil
+}
+
+// guarded reports whether a main patch must carry the resourceVersion: when it changes a list other
+// controllers also write (finalizers), a write-once label, or when conditions change too (a guarded main
+// patch that succeeds proves the status it was computed from is still the server's).
+func (p *patcher) guarded(mainPatch map[string]any, condsChanged bool) bool {
+	guard := condsChanged || hasPath(mainPatch, "metadata", "finalizers")
+	for _, l := range p.writeOnce {
+		guard = guard || hasPath(mainPatch, "metadata", "labels", l)
+	}
+	return guard
 }
 
 // base builds the snapshot map from the typed copy when it has not been built yet.
@@ -492,25 +501,15 @@ func mergeConditions(snap, cur, fresh []metav1.Condition) []metav1.Condition {
 // guarded like patch (finalizers, write-once labels, and pending condition changes, so that the status patch
 // that follows is still computed against the server's status). It returns the number of API writes made.
 func (p *patcher) patchSpec(ctx context.Context, obj client.Object) (int, error) {
-	if p.unchanged(obj) {
-		return 0, nil
-	}
-	if err := p.base(); err != nil {
+	mainPatch, statusPatch, err := p.diff(obj)
+	if err != nil || (mainPatch == nil && statusPatch == nil) {
 		return 0, err
 	}
-	cur, err := toUnstructured(obj)
-	if err != nil {
-		return 0, fmt.Errorf("cannot patch %s: %w", p.desc, err)
-	}
-	mainPatch, statusPatch := diffParts(p.snapshot, cur)
 	if len(mainPatch) == 0 {
 		return 0, nil
 	}
 	condsChanged := hasPath(statusPatch, p.condPath...)
-	guard := condsChanged || hasPath(mainPatch, "metadata", "finalizers")
-	for _, l := range p.writeOnce {
-		guard = guard || hasPath(mainPatch, "metadata", "labels", l)
-	}
+	guard := p.guarded(mainPatch, condsChanged)
 	oldGen := obj.GetGeneration()
 	n, fresh, err := p.send(ctx, obj, mainPatch, false, guard)
 	if err != nil {
