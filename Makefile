@@ -57,7 +57,7 @@ shellcheck: ## Install shellcheck when missing (Debian package).
 lint: $(GOLANGCI_LINT) ## Run go vet and golangci-lint.
 	go vet ./...
 	$(GOLANGCI_LINT) run ./...
-	@if [[ -f test/go.mod ]]; then cd test && go vet ./...; fi
+	@if [[ -f test/go.mod ]]; then cd test && go vet ./... && $(GOLANGCI_LINT) run --config ../.golangci.yml ./...; fi
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) $(MOCKGEN) ## Regenerate deepcopy, CRDs, webhooks, RBAC, mocks and clusterctl components.

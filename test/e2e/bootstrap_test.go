@@ -33,16 +33,6 @@ const (
 	gzipContent  = "compressed `uname -a`\nEOF\n"
 )
 
-func gzipBase64(t testing.TB, s string) string {
-	t.Helper()
-	var b bytes.Buffer
-	w := gzip.NewWriter(&b)
-	_, err := w.Write([]byte(s))
-	require.NoError(t, err)
-	require.NoError(t, w.Close())
-	return base64.StdEncoding.EncodeToString(b.Bytes())
-}
-
 // controlPlaneConfig asks CABPK for every cloud-init module it can emit: files in each encoding, boot,
 // pre- and post-kubeadm commands, a user, NTP, a disk with a file system and a mount, and a node name that
 // is a jinja variable, as most providers' templates have.
