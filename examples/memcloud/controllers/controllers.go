@@ -126,7 +126,7 @@ func NewClusterReconciler(c client.Client, cl *cloud.Cloud, opts ...Option) (*re
 		return nil, err
 	}
 	return reconcile.NewClusterReconciler(c, func() *v1beta2.MemCluster { return &v1beta2.MemCluster{} }, steps,
-		cfg.reconcileOptions(cfg.reader(c))...)
+		append(cfg.reconcileOptions(cfg.reader(c)), reconcile.WithFinalizer(v1beta2.MemClusterFinalizer))...)
 }
 
 // NewMachineReconciler returns the MemMachine reconciler on memcloud cl, reading and writing through c.
@@ -143,7 +143,7 @@ func NewMachineReconciler(c client.Client, cl *cloud.Cloud, opts ...Option) (*re
 		return nil, err
 	}
 	return reconcile.NewMachineReconciler(c, func() *v1beta2.MemMachine { return &v1beta2.MemMachine{} }, steps,
-		cfg.reconcileOptions(cfg.reader(c))...)
+		append(cfg.reconcileOptions(cfg.reader(c)), reconcile.WithFinalizer(v1beta2.MemMachineFinalizer))...)
 }
 
 func (cfg config) reader(c client.Client) client.Reader {

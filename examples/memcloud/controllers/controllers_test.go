@@ -99,6 +99,10 @@ func TestClusterReconcilerProvisionsAndIsQuietAfterwards(t *testing.T) {
 	assert.Equal(t, int32(6443), mc.Spec.ControlPlaneEndpoint.Port)
 	assert.Len(t, mc.Status.FailureDomains, 2)
 	assert.True(t, conditions.IsTrue(mc, v1beta2.ReadyCondition))
+	for _, c := range []string{v1beta2.NetworkReadyCondition, v1beta2.SubnetsReadyCondition, v1beta2.SecurityGroupReadyCondition, v1beta2.LoadBalancerReadyCondition} {
+		assert.True(t, conditions.IsTrue(mc, c), "the API documents %s", c)
+	}
+	assert.Equal(t, []string{v1beta2.MemClusterFinalizer}, mc.Finalizers, "the finalizer the API documents")
 	for _, k := range []cloud.Kind{cloud.KindNetwork, cloud.KindSecurityGroup, cloud.KindLoadBalancer} {
 		assert.Equal(t, 1, f.cloud.Count(k), k)
 	}
@@ -140,6 +144,8 @@ func TestMachineReconcilerWriteBudget(t *testing.T) {
 			require.NoError(t, err)
 			assert.Contains(t, string(data), memcloudtest.BootstrapTokenMarker, "the bootstrap data is the user data")
 			assert.Equal(t, string(cloud.InstanceRunning), mm.Status.InstanceState)
+			assert.Equal(t, []string{v1beta2.MemMachineFinalizer}, mm.Finalizers, "the finalizer the API documents")
+			assert.True(t, conditions.IsTrue(mm, v1beta2.InstanceReadyCondition))
 			assert.Len(t, mm.Status.Addresses, 2)
 
 			f.writes.Reset()

@@ -22,8 +22,10 @@ const (
 const (
 	// ReadyCondition summarizes the other conditions of a MemCluster or MemMachine.
 	ReadyCondition = "Ready"
-	// NetworkReadyCondition is true when a MemCluster's network and subnets exist.
+	// NetworkReadyCondition is true when a MemCluster's network exists.
 	NetworkReadyCondition = "NetworkReady"
+	// SubnetsReadyCondition is true when a MemCluster's control-plane and worker subnets exist.
+	SubnetsReadyCondition = "SubnetsReady"
 	// SecurityGroupReadyCondition is true when a MemCluster's security group exists.
 	SecurityGroupReadyCondition = "SecurityGroupReady"
 	// LoadBalancerReadyCondition is true when a MemCluster's API server load balancer exists and

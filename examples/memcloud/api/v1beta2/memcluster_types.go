@@ -8,7 +8,7 @@ import (
 
 // MemClusterFinalizer is the finalizer memcloud's cluster controller puts on a MemCluster before it creates
 // any cloud resource, so that deleting the MemCluster deletes them first.
-const MemClusterFinalizer = "memcluster.infrastructure.memcloud.capkit.io"
+const MemClusterFinalizer = GroupName + "/memcluster"
 
 // MemClusterSpec is the desired state of a MemCluster.
 type MemClusterSpec struct {
@@ -48,8 +48,8 @@ type MemClusterStatus struct {
 	// +optional
 	Initialization contract.InfraClusterInitialization `json:"initialization,omitempty,omitzero"`
 
-	// conditions are the observations of the MemCluster's state: Ready, NetworkReady, SecurityGroupReady,
-	// LoadBalancerReady and Paused.
+	// conditions are the observations of the MemCluster's state: Ready, NetworkReady, SubnetsReady,
+	// SecurityGroupReady, LoadBalancerReady and Paused.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

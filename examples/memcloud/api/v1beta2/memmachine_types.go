@@ -8,7 +8,7 @@ import (
 
 // MemMachineFinalizer is the finalizer memcloud's machine controller puts on a MemMachine before it creates
 // the instance, so that deleting the MemMachine deletes the instance first.
-const MemMachineFinalizer = "memmachine.infrastructure.memcloud.capkit.io"
+const MemMachineFinalizer = GroupName + "/memmachine"
 
 // MemMachineSpec is the desired state of a MemMachine. Only providerID may change after creation, and only
 // from empty to a value.
