@@ -6,9 +6,10 @@
 // # The packages
 //
 //   - contract: the CAPI provider contract as data. Typed field accessors on unstructured objects for
-//     both contract versions (v1beta1, v1beta2), embeddable API types with the right JSON shapes,
-//     contract-version discovery from CRD labels, and checkers for live objects, CRDs, Go types and
-//     clusterctl release files (also as the command `capkit check`).
+//     both contract versions (v1beta1, v1beta2), embeddable API types with the right JSON shapes, and
+//     contract-version discovery from CRD labels. This is what a provider's manager imports.
+//   - contract/lint: checkers for live objects, CRDs, Go types and clusterctl release files (also as the
+//     command `capkit check`), for tests and CI; a manager does not import it.
 //   - conditions: metav1.Condition helpers (set, mark, sort, summarise into Ready, Paused).
 //   - scope: ClusterScope and MachineScope, generic over the provider's own types. Getters and setters
 //     for every contract field, the move-safe ownership key, bootstrap data, the resource-ID map in status,
@@ -28,7 +29,7 @@
 // contract.InfraClusterInitialization, …), writes services that call its cloud through a narrow scope
 // interface, and registers them with the generic reconcilers:
 //
-//  1. Types: embed the contract types; assert them in a unit test with contract.CheckType.
+//  1. Types: embed the contract types; assert them in a unit test with lint.CheckType.
 //  2. Services: for each cloud resource, implement reconcile.Resource (validate, get, find by tags,
 //     create with an idempotency token, delete) and call reconcile.Ensure from a step. Ensure records the
 //     cloud ID in status and persists it at once, so a crash never yields a second resource.

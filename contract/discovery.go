@@ -70,7 +70,7 @@ func ServedVersions(crd *apiextensionsv1.CustomResourceDefinition) []string {
 // else the error names the label and the version. It returns ErrNoContractLabel when there is no contract label
 // and ErrUnknownVersion when the labels only declare contracts capkit does not support (e.g. v1alpha4).
 func ContractVersionFromLabels(labels map[string]string, served []string) (Version, string, error) {
-	keys := contractLabelKeys(labels)
+	keys := ContractLabelKeys(labels)
 	if len(keys) == 0 {
 		return "", "", fmt.Errorf("cannot find a %q label: %w", ContractLabelPrefix+"<contract>", ErrNoContractLabel)
 	}
@@ -90,8 +90,9 @@ func ContractVersionFromLabels(labels map[string]string, served []string) (Versi
 	return "", "", fmt.Errorf("cannot use contract label %q: supported contracts are %q: %w", keys[0], Versions, ErrUnknownVersion)
 }
 
-// contractLabelKeys returns the label keys that declare a contract, sorted newest contract first.
-func contractLabelKeys(labels map[string]string) []string {
+// ContractLabelKeys returns the keys of labels that declare a contract ("cluster.x-k8s.io/<contract>", with
+// <contract> a version name such as v1beta2, supported or not), sorted newest contract first.
+func ContractLabelKeys(labels map[string]string) []string {
 	var keys []string
 	for k := range labels {
 		if rest, ok := strings.CutPrefix(k, ContractLabelPrefix); ok && contractKeyPattern.MatchString(rest) {

@@ -71,6 +71,30 @@ func TestContractVersionFromLabels(t *testing.T) {
 	}
 }
 
+func TestContractLabelKeys(t *testing.T) {
+	tests := []struct {
+		name   string
+		labels map[string]string
+		want   []string
+	}{
+		{name: "none", labels: nil, want: nil},
+		{name: "other labels only", labels: map[string]string{"app": "x", "cluster.x-k8s.io/provider": "infrastructure-mem"}, want: nil},
+		{name: "newest first", labels: map[string]string{
+			"cluster.x-k8s.io/v1alpha4": "v1alpha4",
+			"cluster.x-k8s.io/v1beta2":  "v1beta2",
+			"cluster.x-k8s.io/v1beta1":  "v1beta1",
+		}, want: []string{"cluster.x-k8s.io/v1beta2", "cluster.x-k8s.io/v1beta1", "cluster.x-k8s.io/v1alpha4"}},
+		{name: "unsupported contracts kept", labels: map[string]string{"cluster.x-k8s.io/v2": "v2", "cluster.x-k8s.io/v1beta2": "v1beta2"},
+			want: []string{"cluster.x-k8s.io/v2", "cluster.x-k8s.io/v1beta2"}},
+		{name: "not a version", labels: map[string]string{"cluster.x-k8s.io/beta": "x", "cluster.x-k8s.io/v1beta": "x"}, want: nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, ContractLabelKeys(tt.labels))
+		})
+	}
+}
+
 func crd(name, group, kind string, labels map[string]string, versions ...string) *apiextensionsv1.CustomResourceDefinition {
 	c := &apiextensionsv1.CustomResourceDefinition{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},

@@ -1,7 +1,12 @@
 // Package contract is the Cluster API provider contract as data: contract versions, typed field accessors on
-// unstructured objects, embeddable API types, contract-version discovery and checkers. It does not import
-// sigs.k8s.io/cluster-api: it reads and writes objects at the paths the contract names, the way Cluster API
-// itself reads providers, so it works whatever Cluster API version a provider pins.
+// unstructured objects, contract-version discovery, the labels, annotations and bootstrap Secret keys of the
+// contract, and embeddable API types. It does not import sigs.k8s.io/cluster-api: it reads and writes objects at
+// the paths the contract names, the way Cluster API itself reads providers, so it works whatever Cluster API
+// version a provider pins.
+//
+// This is the package a provider's manager imports. The checkers of the contract (Go types, CRDs, live objects,
+// clusterctl release files) are in package github.com/capkit/capkit/contract/lint, for tests, CI and the
+// "capkit check" command, so that a manager does not link them.
 //
 // # Contract versions
 //
@@ -38,6 +43,12 @@
 // does the same through a controller-runtime client, given the group and kind; ErrNoContractLabel and
 // ErrCRDNotFound tell the common mistakes apart.
 //
+// # Labels, annotations and the bootstrap Secret
+//
+// The constants name what the contract puts on objects: ClusterNameLabel, ControlPlaneLabel, PausedAnnotation,
+// ManagedByAnnotation, ProviderLabel and the contract label prefix; and the keys of the bootstrap data Secret,
+// BootstrapDataKey ("value") and BootstrapFormatKey ("format", FormatCloudConfig or FormatIgnition).
+//
 // # Embedding the types
 //
 // The types in types.go have the v1beta2 JSON shapes and the kubebuilder validation markers, and deep-copy
@@ -69,19 +80,8 @@
 //
 // # Checkers
 //
-// Every checker returns Violations: a list of Violation{Rule, Object, Path, Message}, with stable rule ids,
-// one-line messages that say what to do, and never any Secret data. An empty list means the subject follows
-// the contract; Violations.Err turns a list into an error.
-//
-//   - CheckType checks a Go API type before any CRD is generated, in a plain unit test:
-//     require.Empty(t, contract.CheckType(&MemCluster{}, contract.KindInfraCluster, contract.V1Beta2)).
-//     It finds a type still in the v1beta1 shape under a v1beta2 label and says so.
-//   - CheckInfraCluster, CheckInfraMachine and CheckBootstrapConfig check live objects: shapes for the
-//     contract version, endpoint and providerID set when provisioned, addresses and conditions valid.
-//   - CheckBootstrapSecret checks a bootstrap data Secret against its bootstrap config.
-//   - CheckCRD checks a CustomResourceDefinition, and CheckFiles the clusterctl release files
-//     (metadata.yaml, *-components.yaml, cluster-template*.yaml).
-//
-// All checkers share one table of contract fields, Rules(kind, version), so they agree with each other and
-// with the accessors.
+// Package contract/lint checks a provider against the same field paths: lint.CheckType for Go API types in a
+// unit test, lint.CheckCRD for CRDs, lint.CheckInfraCluster, lint.CheckInfraMachine, lint.CheckBootstrapConfig
+// and lint.CheckBootstrapSecret for live objects, lint.CheckFiles for clusterctl release files. Its table of
+// contract fields, lint.Rules, is tested against the accessors here.
 package contract

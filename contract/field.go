@@ -9,14 +9,16 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/capkit/capkit/contract/internal/jsonvalue"
 )
 
 // ErrFieldNotFound is returned by Get when the field, or one of its parents, is absent.
-var ErrFieldNotFound = errors.New("field not found")
+var ErrFieldNotFound = jsonvalue.ErrNotFound
 
 // ErrFieldType is returned by Get when the field holds a value of another type than the contract says, and by
 // Set when a parent of the field is not an object or the value cannot be written as JSON.
-var ErrFieldType = errors.New("field has the wrong type")
+var ErrFieldType = jsonvalue.ErrWrongType
 
 // Path is a field path in an object, e.g. {"status", "initialization", "provisioned"}.
 type Path []string
@@ -44,7 +46,7 @@ func (f Field[T]) Get(u *unstructured.Unstructured) (T, error) {
 	if u == nil {
 		return out, fmt.Errorf("cannot get %q: nil object: %w", f.path, ErrFieldNotFound)
 	}
-	raw, err := lookup(u.Object, f.path)
+	raw, err := jsonvalue.Lookup(u.Object, f.path)
 	if err != nil {
 		return out, fmt.Errorf("cannot get %q: %w", f.path, err)
 	}
@@ -69,7 +71,7 @@ func (f Field[T]) Get(u *unstructured.Unstructured) (T, error) {
 				f.path, ErrFieldType, jsonKindOfType(te.Type), at, te.Value)
 		}
 		return out, fmt.Errorf("cannot get %q: %w: want %s, got %s",
-			f.path, ErrFieldType, jsonKindOfType(reflect.TypeOf(&out).Elem()), jsonKind(raw))
+			f.path, ErrFieldType, jsonKindOfType(reflect.TypeOf(&out).Elem()), jsonvalue.KindOf(raw))
 	}
 	return out, nil
 }
@@ -79,7 +81,7 @@ func (f Field[T]) Has(u *unstructured.Unstructured) bool {
 	if u == nil {
 		return false
 	}
-	_, err := lookup(u.Object, f.path)
+	_, err := jsonvalue.Lookup(u.Object, f.path)
 	return err == nil
 }
 
@@ -114,7 +116,7 @@ func (f Field[T]) Set(u *unstructured.Unstructured, value T) error {
 		}
 		child, ok := next.(map[string]any)
 		if !ok {
-			return fmt.Errorf("cannot set %q: %w: %q is %s, not an object", f.path, ErrFieldType, f.path[:i+1], jsonKind(next))
+			return fmt.Errorf("cannot set %q: %w: %q is %s, not an object", f.path, ErrFieldType, f.path[:i+1], jsonvalue.KindOf(next))
 		}
 		m = child
 	}
@@ -127,24 +129,6 @@ func (f Field[T]) Delete(u *unstructured.Unstructured) {
 	if u != nil && u.Object != nil {
 		unstructured.RemoveNestedField(u.Object, f.path...)
 	}
-}
-
-// lookup walks path in obj without copying. It returns ErrFieldNotFound when a step is absent or null and
-// ErrFieldType when a parent is not an object.
-func lookup(obj map[string]any, path Path) (any, error) {
-	var cur any = obj
-	for i, name := range path {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("%w: %q is %s, not an object", ErrFieldType, path[:i], jsonKind(cur))
-		}
-		next, found := m[name]
-		if !found || next == nil {
-			return nil, ErrFieldNotFound
-		}
-		cur = next
-	}
-	return cur, nil
 }
 
 // toUnstructured converts a Go value into the JSON-compatible form unstructured objects hold: maps, slices,
@@ -196,38 +180,13 @@ func normalizeNumbers(v any) any {
 	return v
 }
 
-// jsonKind names the JSON type of an unstructured value for error messages.
-func jsonKind(v any) string {
-	switch v.(type) {
-	case map[string]any:
-		return "object"
-	case []any:
-		return "array"
-	case string:
-		return "string"
-	case bool:
-		return "boolean"
-	case int64, float64, int32, int, json.Number:
-		return "number"
-	case nil:
-		return "null"
-	default:
-		return fmt.Sprintf("Go type %T", v)
-	}
-}
-
 // jsonKindOfType names the JSON type a Go type decodes from, for error messages.
 func jsonKindOfType(t reflect.Type) string {
 	if t == nil {
 		return "a value"
 	}
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == timeType {
-		return "string"
-	}
-	if k := openAPIType(t); k != anyJSON {
+	t = jsonvalue.Deref(t)
+	if k := jsonvalue.TypeOf(t); k != jsonvalue.Any {
 		return k
 	}
 	return t.String()

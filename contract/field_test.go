@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
@@ -253,13 +255,11 @@ func TestNormalizeNumbers(t *testing.T) {
 	assert.Equal(t, 1e300, normalizeNumbers(1e300), "numbers outside int64 stay float64")
 }
 
-func TestJSONKind(t *testing.T) {
-	for v, want := range map[any]string{"s": "string", true: "boolean", int64(1): "number", 1.5: "number", nil: "null"} {
-		assert.Equal(t, want, jsonKind(v))
-	}
-	assert.Equal(t, "object", jsonKind(map[string]any{}))
-	assert.Equal(t, "array", jsonKind([]any{}))
-	assert.Equal(t, "Go type chan int", jsonKind(make(chan int)))
+func TestJSONKindOfType(t *testing.T) {
+	assert.Equal(t, "a value", jsonKindOfType(nil))
+	assert.Equal(t, "chan int", jsonKindOfType(reflect.TypeFor[chan int]()))
+	assert.Equal(t, "string", jsonKindOfType(reflect.TypeFor[*metav1.Time]()))
+	assert.Equal(t, "object", jsonKindOfType(reflect.TypeFor[APIEndpoint]()))
 }
 
 func BenchmarkFieldGet(b *testing.B) {

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/mock/gomock"
 
-	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/internal/testtypes"
 	"github.com/capkit/capkit/mocks"
 	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
@@ -17,34 +17,35 @@ import (
 
 type vmSpec struct{ Image string }
 
-// setMachineFacts is provider logic written against the narrow scope interface.
-func setMachineFacts(s scope.MachineScoper, id, ip string) error {
-	if s.ProviderID() != "" {
+// recordInstance is provider logic written against the narrow, typed scope interface: no downcast.
+func recordInstance(ctx context.Context, s scope.MachineScoper[*testtypes.FooMachine], id string) error {
+	if _, ok := s.ResourceID("vm"); ok {
 		return nil
 	}
-	if err := s.SetProviderID("memcloud://" + id); err != nil {
+	if err := s.SetResourceID("vm", id); err != nil {
 		return err
 	}
-	if err := s.SetAddresses([]contract.MachineAddress{{Type: contract.MachineInternalIP, Address: ip}}); err != nil {
-		return err
-	}
-	return s.SetProvisioned(true)
+	s.InfraMachine().Spec.ProviderID = "foo://" + id
+	return s.PatchNow(ctx)
 }
 
 func TestMachineScoperMock(t *testing.T) {
 	ctrl := gomock.NewController(t)
-	s := mocks.NewMockMachineScoper(ctrl)
+	ctx := context.Background()
+	m := &testtypes.FooMachine{}
+	s := mocks.NewMockMachineScoper[*testtypes.FooMachine](ctrl)
 	gomock.InOrder(
-		s.EXPECT().ProviderID().Return(""),
-		s.EXPECT().SetProviderID("memcloud://vm-1").Return(nil),
-		s.EXPECT().SetAddresses([]contract.MachineAddress{{Type: contract.MachineInternalIP, Address: "10.0.0.1"}}).Return(nil),
-		s.EXPECT().SetProvisioned(true).Return(nil),
+		s.EXPECT().ResourceID("vm").Return("", false),
+		s.EXPECT().SetResourceID("vm", "vm-1").Return(nil),
+		s.EXPECT().InfraMachine().Return(m),
+		s.EXPECT().PatchNow(gomock.Any()).Return(nil),
 	)
-	require.NoError(t, setMachineFacts(s, "vm-1", "10.0.0.1"))
+	require.NoError(t, recordInstance(ctx, s, "vm-1"))
+	assert.Equal(t, "foo://vm-1", m.Spec.ProviderID)
 
-	s2 := mocks.NewMockMachineScoper(ctrl)
-	s2.EXPECT().ProviderID().Return("memcloud://vm-1")
-	require.NoError(t, setMachineFacts(s2, "vm-1", "10.0.0.1"), "an already provisioned machine is left alone")
+	s2 := mocks.NewMockMachineScoper[*testtypes.FooMachine](ctrl)
+	s2.EXPECT().ResourceID("vm").Return("vm-1", true)
+	require.NoError(t, recordInstance(ctx, s2, "vm-1"), "a recorded instance is left alone")
 }
 
 func TestEnsureWithMockedTrackerAndResource(t *testing.T) {
@@ -75,7 +76,7 @@ func TestEnsureWithMockedTrackerAndResource(t *testing.T) {
 
 func TestServiceAndRecorderMocks(t *testing.T) {
 	ctrl := gomock.NewController(t)
-	svc := mocks.NewMockService[scope.ClusterScoper](ctrl)
+	svc := mocks.NewMockService[scope.ClusterScoper[*testtypes.FooCluster]](ctrl)
 	svc.EXPECT().Reconcile(gomock.Any(), gomock.Nil()).Return(reconcile.Result{Done: true}, nil)
 	r, err := svc.Reconcile(context.Background(), nil)
 	require.NoError(t, err)

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/contract/lint"
 	"github.com/capkit/capkit/providertest"
 )
 
@@ -101,7 +102,7 @@ func TestMachineBuilderBothCoreVersions(t *testing.T) {
 
 func TestBootstrapSecretFollowsTheContract(t *testing.T) {
 	s := providertest.NewBootstrapSecret("ns", "m1", "c1", []byte("#cloud-config\n"))
-	assert.Empty(t, contract.CheckBootstrapSecret(s, nil))
+	assert.Empty(t, lint.CheckBootstrapSecret(s, nil))
 	assert.Equal(t, providertest.BootstrapSecretType, s.Type)
 	assert.Equal(t, "cloud-config", string(s.Data["format"]))
 	r := &recorder{}

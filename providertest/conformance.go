@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/contract/lint"
 )
 
 // ErrNoCRDs is returned by ReadCRDFiles when the paths hold no CustomResourceDefinition.
@@ -45,7 +46,7 @@ func ReadCRDFiles(paths ...string) ([]*apiextensionsv1.CustomResourceDefinition,
 	}
 	var out []*apiextensionsv1.CustomResourceDefinition
 	for _, f := range files {
-		y, err := contract.ReadYAMLFile(f)
+		y, err := lint.ReadYAMLFile(f)
 		if err != nil {
 			return nil, fmt.Errorf("cannot read CRDs: %w", err)
 		}
@@ -66,16 +67,16 @@ func ReadCRDFiles(paths ...string) ([]*apiextensionsv1.CustomResourceDefinition,
 	return out, nil
 }
 
-// CheckCRDFiles reads the CRDs at paths (see ReadCRDFiles) and checks each with contract.CheckCRD. The
+// CheckCRDFiles reads the CRDs at paths (see ReadCRDFiles) and checks each with lint.CheckCRD. The
 // violations are sorted; the error is about reading only.
-func CheckCRDFiles(paths ...string) (contract.Violations, error) {
+func CheckCRDFiles(paths ...string) (lint.Violations, error) {
 	crds, err := ReadCRDFiles(paths...)
 	if err != nil {
 		return nil, err
 	}
-	var out contract.Violations
+	var out lint.Violations
 	for _, crd := range crds {
-		out = append(out, contract.CheckCRD(crd)...)
+		out = append(out, lint.CheckCRD(crd)...)
 	}
 	return out.Sorted(), nil
 }
@@ -95,29 +96,29 @@ func AssertCRDConformance(t TestingT, paths ...string) bool {
 }
 
 // CheckObject checks the live object obj (typed or unstructured) of contract role kind against contract
-// version v with the matching checker of package contract. Only the roles with live objects have one:
-// contract.KindInfraCluster, contract.KindInfraMachine and contract.KindBootstrapConfig.
-func CheckObject(obj runtime.Object, kind contract.Kind, v contract.Version, opts ...contract.CheckOption) (contract.Violations, error) {
+// version v with the matching checker of package contract/lint. Only the roles with live objects have one:
+// lint.KindInfraCluster, lint.KindInfraMachine and lint.KindBootstrapConfig.
+func CheckObject(obj runtime.Object, kind lint.Kind, v contract.Version, opts ...lint.CheckOption) (lint.Violations, error) {
 	u, err := ToUnstructured(obj)
 	if err != nil {
 		return nil, err
 	}
 	switch kind {
-	case contract.KindInfraCluster:
-		return contract.CheckInfraCluster(u, v, opts...), nil
-	case contract.KindInfraMachine:
-		return contract.CheckInfraMachine(u, v), nil
-	case contract.KindBootstrapConfig:
-		return contract.CheckBootstrapConfig(u, v), nil
+	case lint.KindInfraCluster:
+		return lint.CheckInfraCluster(u, v, opts...), nil
+	case lint.KindInfraMachine:
+		return lint.CheckInfraMachine(u, v), nil
+	case lint.KindBootstrapConfig:
+		return lint.CheckBootstrapConfig(u, v), nil
 	}
 	return nil, fmt.Errorf("cannot check object %s: role %q has no live-object checker, use one of %q", describe(u), kind,
-		[]contract.Kind{contract.KindInfraCluster, contract.KindInfraMachine, contract.KindBootstrapConfig})
+		[]lint.Kind{lint.KindInfraCluster, lint.KindInfraMachine, lint.KindBootstrapConfig})
 }
 
 // AssertObjectConformance checks a reconciled object (typed or unstructured) of contract role kind against
 // contract version v: shapes of every contract field, endpoint or providerID set once provisioned, valid
 // addresses and conditions. Each violation is one line of the test output. It returns whether it conforms.
-func AssertObjectConformance(t TestingT, obj runtime.Object, kind contract.Kind, v contract.Version, opts ...contract.CheckOption) bool {
+func AssertObjectConformance(t TestingT, obj runtime.Object, kind lint.Kind, v contract.Version, opts ...lint.CheckOption) bool {
 	t.Helper()
 	vs, err := CheckObject(obj, kind, v, opts...)
 	if err != nil {
@@ -129,28 +130,28 @@ func AssertObjectConformance(t TestingT, obj runtime.Object, kind contract.Kind,
 }
 
 // AssertTypeConformance checks the Go API type of obj (e.g. &MemCluster{}) in contract role kind against
-// contract version v with contract.CheckType, before any CRD is generated. It returns whether it conforms.
-func AssertTypeConformance(t TestingT, obj any, kind contract.Kind, v contract.Version) bool {
+// contract version v with lint.CheckType, before any CRD is generated. It returns whether it conforms.
+func AssertTypeConformance(t TestingT, obj any, kind lint.Kind, v contract.Version) bool {
 	t.Helper()
-	return reportViolations(t, fmt.Sprintf("type %T", obj), contract.CheckType(obj, kind, v))
+	return reportViolations(t, fmt.Sprintf("type %T", obj), lint.CheckType(obj, kind, v))
 }
 
-// AssertBootstrapSecretConformance checks a bootstrap data Secret with contract.CheckBootstrapSecret; config
+// AssertBootstrapSecretConformance checks a bootstrap data Secret with lint.CheckBootstrapSecret; config
 // is the bootstrap config that owns it, or nil. Violations never show the Secret's data.
 func AssertBootstrapSecretConformance(t TestingT, secret *corev1.Secret, config runtime.Object) bool {
 	t.Helper()
 	if config == nil {
-		return reportViolations(t, "bootstrap Secret", contract.CheckBootstrapSecret(secret, nil))
+		return reportViolations(t, "bootstrap Secret", lint.CheckBootstrapSecret(secret, nil))
 	}
 	cu, err := ToUnstructured(config)
 	if err != nil {
 		t.Errorf("%v", err)
 		return false
 	}
-	return reportViolations(t, "bootstrap Secret", contract.CheckBootstrapSecret(secret, cu))
+	return reportViolations(t, "bootstrap Secret", lint.CheckBootstrapSecret(secret, cu))
 }
 
-func reportViolations(t TestingT, subject string, vs contract.Violations) bool {
+func reportViolations(t TestingT, subject string, vs lint.Violations) bool {
 	t.Helper()
 	if len(vs) == 0 {
 		return true

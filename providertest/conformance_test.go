@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/contract/lint"
 	"github.com/capkit/capkit/providertest"
 )
 
@@ -73,12 +74,12 @@ func TestAssertObjectConformance(t *testing.T) {
 		obj     *contractObject
 		failure string
 	}{
-		{"provisioned machine with providerID", &contractObject{good, contract.KindInfraMachine, contract.V1Beta2}, ""},
-		{"provisioned machine without providerID", &contractObject{noID, contract.KindInfraMachine, contract.V1Beta2}, "inframachine.providerID"},
-		{"cluster with endpoint", &contractObject{cluster, contract.KindInfraCluster, contract.V1Beta2}, ""},
-		{"invalid v1beta1 condition", &contractObject{badCond, contract.KindInfraMachine, contract.V1Beta1}, "inframachine.conditions"},
-		{"bootstrap config", &contractObject{memMachine(contract.V1Beta2, false), contract.KindBootstrapConfig, contract.V1Beta2}, ""},
-		{"template has no live checker", &contractObject{good, contract.KindInfraMachineTemplate, contract.V1Beta2}, "has no live-object checker"},
+		{"provisioned machine with providerID", &contractObject{good, lint.KindInfraMachine, contract.V1Beta2}, ""},
+		{"provisioned machine without providerID", &contractObject{noID, lint.KindInfraMachine, contract.V1Beta2}, "inframachine.providerID"},
+		{"cluster with endpoint", &contractObject{cluster, lint.KindInfraCluster, contract.V1Beta2}, ""},
+		{"invalid v1beta1 condition", &contractObject{badCond, lint.KindInfraMachine, contract.V1Beta1}, "inframachine.conditions"},
+		{"bootstrap config", &contractObject{memMachine(contract.V1Beta2, false), lint.KindBootstrapConfig, contract.V1Beta2}, ""},
+		{"template has no live checker", &contractObject{good, lint.KindInfraMachineTemplate, contract.V1Beta2}, "has no live-object checker"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -89,13 +90,13 @@ func TestAssertObjectConformance(t *testing.T) {
 		})
 	}
 	r := &recorder{}
-	assert.True(t, providertest.AssertObjectConformance(r, memMachine(contract.V1Beta2, true), contract.KindInfraCluster, contract.V1Beta2,
-		contract.WithExternalControlPlaneEndpoint()), "options reach the checker: %s", r)
+	assert.True(t, providertest.AssertObjectConformance(r, memMachine(contract.V1Beta2, true), lint.KindInfraCluster, contract.V1Beta2,
+		lint.WithExternalControlPlaneEndpoint()), "options reach the checker: %s", r)
 }
 
 type contractObject struct {
 	u    *unstructured.Unstructured
-	kind contract.Kind
+	kind lint.Kind
 	v    contract.Version
 }
 
@@ -127,8 +128,8 @@ type oldCluster struct {
 
 func TestAssertTypeConformance(t *testing.T) {
 	r := &recorder{}
-	assert.True(t, providertest.AssertTypeConformance(r, &goodCluster{}, contract.KindInfraCluster, contract.V1Beta2), r.String())
-	assert.False(t, providertest.AssertTypeConformance(r, &oldCluster{}, contract.KindInfraCluster, contract.V1Beta2))
+	assert.True(t, providertest.AssertTypeConformance(r, &goodCluster{}, lint.KindInfraCluster, contract.V1Beta2), r.String())
+	assert.False(t, providertest.AssertTypeConformance(r, &oldCluster{}, lint.KindInfraCluster, contract.V1Beta2))
 	assert.Contains(t, r.String(), "infracluster.provisioned")
 	assert.Contains(t, r.String(), "type *providertest_test.oldCluster")
 }

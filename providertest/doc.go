@@ -10,10 +10,10 @@
 // provider's CRDs and the Cluster API CRDs: those of the sigs.k8s.io/cluster-api module in the provider's
 // build list when there is one, else capkit's minimal Cluster and Machine CRDs:
 //
-//	var env *providertest.Environment
+//	var env *testenv.Environment
 //
 //	func TestMain(m *testing.M) {
-//		providertest.Main(m, &env, providertest.WithCRDPaths("../config/crd/bases"))
+//		testenv.Main(m, &env, testenv.WithCRDPaths("../config/crd/bases"))
 //	}
 //
 // # Service tests on a mocked scope

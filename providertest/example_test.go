@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/contract/lint"
 	"github.com/capkit/capkit/providertest"
 )
 
@@ -36,7 +37,7 @@ func ExampleNewMachine() {
 		WithBootstrapSecret("demo-cp-0").WithVersion("v1.36.3").Build()
 	secret := providertest.NewBootstrapSecret("default", "demo-cp-0", "demo", []byte("#cloud-config\n"))
 	name, _ := contract.Machine(contract.V1Beta2).BootstrapDataSecretName().Get(m)
-	fmt.Println(contract.IsControlPlaneMachine(m), name, string(secret.Data["format"]), len(contract.CheckBootstrapSecret(secret, nil)))
+	fmt.Println(contract.IsControlPlaneMachine(m), name, string(secret.Data["format"]), len(lint.CheckBootstrapSecret(secret, nil)))
 	// Output: true demo-cp-0 cloud-config 0
 }
 
@@ -77,7 +78,7 @@ func ExampleAssertTypeConformance() {
 		} `json:"spec"`
 		Status oldStatus `json:"status"`
 	}
-	ok := providertest.AssertTypeConformance(printT{}, &OldMachine{}, contract.KindInfraMachine, contract.V1Beta2)
+	ok := providertest.AssertTypeConformance(printT{}, &OldMachine{}, lint.KindInfraMachine, contract.V1Beta2)
 	fmt.Println(ok)
 	// Output:
 	// type *providertest_test.OldMachine: 1 contract violation:

@@ -19,7 +19,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/contract/lint"
 	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/providertest/testenv"
 	"github.com/capkit/capkit/scope"
 )
 
@@ -224,7 +226,7 @@ func assertCAPIPlayed(t *testing.T, ctx context.Context, l *providertest.Lifecyc
 	require.NoError(t, err)
 	assert.Equal(t, "eu-1", ic.Object["spec"].(map[string]any)["region"], "the template's spec is kept")
 	assert.Equal(t, cluster.GetUID(), metav1.GetControllerOf(ic).UID, "InfraCluster controlled by the Cluster")
-	providertest.AssertObjectConformance(t, ic, contract.KindInfraCluster, contract.V1Beta2)
+	providertest.AssertObjectConformance(t, ic, lint.KindInfraCluster, contract.V1Beta2)
 
 	ims, err := l.InfraMachines(ctx)
 	require.NoError(t, err)
@@ -232,7 +234,7 @@ func assertCAPIPlayed(t *testing.T, ctx context.Context, l *providertest.Lifecyc
 	assert.Equal(t, []string{"demo-cp-0", "demo-md-0", "demo-md-1"}, l.MachineNames())
 	for _, im := range ims {
 		providertest.AssertProvisioned(t, im, contract.V1Beta2)
-		providertest.AssertObjectConformance(t, im, contract.KindInfraMachine, contract.V1Beta2)
+		providertest.AssertObjectConformance(t, im, lint.KindInfraMachine, contract.V1Beta2)
 		m := &unstructured.Unstructured{}
 		m.SetGroupVersionKind(providertest.MachineGVK(core))
 		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(im), m))
@@ -246,7 +248,7 @@ func assertCAPIPlayed(t *testing.T, ctx context.Context, l *providertest.Lifecyc
 		}
 		secret := &corev1.Secret{}
 		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(im), secret))
-		assert.Empty(t, contract.CheckBootstrapSecret(secret, nil))
+		assert.Empty(t, lint.CheckBootstrapSecret(secret, nil))
 		assert.Equal(t, cluster.GetUID(), secret.OwnerReferences[0].UID)
 	}
 	keys, err := l.OwnershipKeys(ctx)
@@ -330,7 +332,7 @@ func TestNewLifecycleValidates(t *testing.T) {
 	got := l.Spec()
 	assert.Equal(t, contract.V1Beta2, got.CoreVersion)
 	assert.Equal(t, contract.V1Beta2, got.ContractVersion)
-	assert.Equal(t, providertest.KubernetesVersion, got.KubernetesVersion)
+	assert.Equal(t, testenv.KubernetesVersion, got.KubernetesVersion)
 	assert.Equal(t, 2*time.Minute, got.Timeout)
 	assert.Contains(t, string(got.BootstrapData("m", false)), "#cloud-config")
 }

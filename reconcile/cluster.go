@@ -25,12 +25,12 @@ import (
 type ClusterReconciler[T client.Object] struct {
 	*base
 	newObject func() T
-	steps     []Step[*scope.ClusterScope[T]]
+	steps     []Step[scope.ClusterScoper[T]]
 }
 
 // NewClusterReconciler returns a reconciler for InfraClusters of type T. newObject returns an empty T (for
 // an unstructured T it must set the GroupVersionKind); steps are the provider's services in order.
-func NewClusterReconciler[T client.Object](c client.Client, newObject func() T, steps []Step[*scope.ClusterScope[T]], opts ...Option) (*ClusterReconciler[T], error) {
+func NewClusterReconciler[T client.Object](c client.Client, newObject func() T, steps []Step[scope.ClusterScoper[T]], opts ...Option) (*ClusterReconciler[T], error) {
 	b, err := newStepsBase(c, newObject, steps, "InfraCluster", opts)
 	if err != nil {
 		return nil, err
@@ -69,7 +69,7 @@ func (r *ClusterReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) 
 		return ctrl.Result{}, err
 	}
 	r.rememberVersion(s.ContractVersion())
-	return r.run(ctx, s, bindSteps(r.steps, s), nil)
+	return r.run(ctx, s, bindSteps(r.steps, scope.ClusterScoper[T](s)), nil)
 }
 
 func gvkOf(c client.Client, obj client.Object) (schema.GroupVersionKind, error) {

@@ -13,8 +13,9 @@ import (
 
 // Tags that Ensure puts on every resource it creates, and searches for when it adopts one.
 const (
-	// TagOwnershipKey holds the ownership key of the infra object that owns the resource.
-	TagOwnershipKey = "capkit.io/ownership-key"
+	// TagOwnershipKey holds the ownership key of the infra object that owns the resource; it is the name
+	// of the label that holds the key on the infra object.
+	TagOwnershipKey = scope.OwnershipKeyLabel
 	// TagResourceKey holds the resource key, e.g. "network" or "vm".
 	TagResourceKey = "capkit.io/resource"
 )
@@ -94,7 +95,7 @@ func IdempotencyToken(ownershipKey, key string) string {
 // After 3 and 4 the ID is recorded and persisted at once with PatchNow. When Create fails, or the process
 // dies before the ID is persisted, the next Ensure adopts the resource by its tags, or calls Create with the
 // same token, which an idempotent cloud answers with the same resource. Cloud errors are returned as
-// TransientErrors unless Resource already classified them.
+// they are: retried with backoff, unless the Resource made them terminal.
 func Ensure[S any](ctx context.Context, t scope.ResourceTracker, key string, r Resource[S], spec S, opts ...EnsureOption) (EnsureResult, error) {
 	if t == nil || r == nil {
 		return EnsureResult{}, fmt.Errorf("cannot ensure resource %q: tracker and resource must not be nil", key)
@@ -118,7 +119,7 @@ func Ensure[S any](ctx context.Context, t scope.ResourceTracker, key string, r R
 	if id, ok := t.ResourceID(key); ok {
 		exists, err := r.Get(ctx, id)
 		if err != nil {
-			return EnsureResult{}, classify(fmt.Errorf("cannot get resource %q (id %q): %w", key, id, err))
+			return EnsureResult{}, fmt.Errorf("cannot get resource %q (id %q): %w", key, id, err)
 		}
 		if exists {
 			return EnsureResult{ID: id, Action: ActionFound}, nil
@@ -128,16 +129,16 @@ func Ensure[S any](ctx context.Context, t scope.ResourceTracker, key string, r R
 	maps.Copy(tags, OwnershipTags(ownershipKey, key))
 	id, found, err := r.FindByTags(ctx, OwnershipTags(ownershipKey, key))
 	if err != nil {
-		return EnsureResult{}, classify(fmt.Errorf("cannot find resource %q by tags: %w", key, err))
+		return EnsureResult{}, fmt.Errorf("cannot find resource %q by tags: %w", key, err)
 	}
 	action := ActionAdopted
 	if !found {
 		id, err = r.Create(ctx, spec, IdempotencyToken(ownershipKey, key), tags)
 		if err != nil {
-			return EnsureResult{}, classify(fmt.Errorf("cannot create resource %q: %w", key, err))
+			return EnsureResult{}, fmt.Errorf("cannot create resource %q: %w", key, err)
 		}
 		if id == "" {
-			return EnsureResult{}, Transient(fmt.Errorf("cannot create resource %q: the cloud returned an empty id", key))
+			return EnsureResult{}, fmt.Errorf("cannot create resource %q: the cloud returned an empty id", key)
 		}
 		action = ActionCreated
 	}
@@ -145,7 +146,7 @@ func Ensure[S any](ctx context.Context, t scope.ResourceTracker, key string, r R
 		return EnsureResult{}, fmt.Errorf("cannot record resource %q (id %q): %w", key, id, err)
 	}
 	if err := t.PatchNow(ctx); err != nil {
-		return EnsureResult{}, Transient(fmt.Errorf("cannot persist resource %q (id %q): %w", key, id, err))
+		return EnsureResult{}, fmt.Errorf("cannot persist resource %q (id %q): %w", key, id, err)
 	}
 	return EnsureResult{ID: id, Action: action}, nil
 }
@@ -175,7 +176,7 @@ func EnsureDeleted[S any](ctx context.Context, t scope.ResourceTracker, key stri
 	default:
 		tagged, found, err := r.FindByTags(ctx, OwnershipTags(ownershipKey, key))
 		if err != nil {
-			return false, classify(fmt.Errorf("cannot find resource %q by tags: %w", key, err))
+			return false, fmt.Errorf("cannot find resource %q by tags: %w", key, err)
 		}
 		if found {
 			gone, err := deleteIfExists(ctx, r, key, tagged)
@@ -198,28 +199,18 @@ func EnsureDeleted[S any](ctx context.Context, t scope.ResourceTracker, key stri
 func deleteIfExists[S any](ctx context.Context, r Resource[S], key, id string) (bool, error) {
 	exists, err := r.Get(ctx, id)
 	if err != nil {
-		return false, classify(fmt.Errorf("cannot get resource %q (id %q): %w", key, id, err))
+		return false, fmt.Errorf("cannot get resource %q (id %q): %w", key, id, err)
 	}
 	if !exists {
 		return true, nil
 	}
 	if err := r.Delete(ctx, id); err != nil {
-		return false, classify(fmt.Errorf("cannot delete resource %q (id %q): %w", key, id, err))
+		return false, fmt.Errorf("cannot delete resource %q (id %q): %w", key, id, err)
 	}
 	exists, err = r.Get(ctx, id)
 	if err != nil {
-		return false, classify(fmt.Errorf("cannot get resource %q (id %q): %w", key, id, err))
+		return false, fmt.Errorf("cannot get resource %q (id %q): %w", key, id, err)
 	}
 	return !exists, nil
 }
 
-// classify keeps the class a Resource gave an error and makes every other error transient.
-func classify(err error) error {
-	var term *TerminalError
-	var tr *TransientError
-	var rq *RequeueError
-	if errors.As(err, &term) || errors.As(err, &tr) || errors.As(err, &rq) {
-		return err
-	}
-	return Transient(err)
-}

@@ -3,13 +3,17 @@ package reconcile
 import (
 	"errors"
 	"fmt"
-	"time"
+
+	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
 // Reasons the reconcilers write into step conditions.
 const (
 	// ReasonTransientError is the reason of a step condition after an error that will be retried.
 	ReasonTransientError = "TransientError"
+	// ReasonTerminalError is the reason of a step condition after a terminal error that gave no reason of
+	// its own (controller-runtime's reconcile.TerminalError).
+	ReasonTerminalError = "TerminalError"
 	// ReasonInvalidParameters is the reason of a step condition when Ensure rejected the parameters of a
 	// cloud call before making it; it is terminal.
 	ReasonInvalidParameters = "InvalidParameters"
@@ -25,79 +29,59 @@ const (
 	ReasonWaitingForBootstrapData = "WaitingForBootstrapData"
 )
 
-// TerminalError is an error that retrying cannot fix (bad parameters, a quota the user must raise): the
-// reconciler writes the step condition False with Reason and does not requeue. A change to the object
-// (a new generation) triggers the next attempt.
+// A service reports how a step went in one of three ways, and only these:
+//
+//   - done or not done yet: a Result (Done false, with RequeueAfter, Reason and Message, is "not yet": no
+//     error, no backoff);
+//   - a terminal error (Terminal, or controller-runtime's reconcile.TerminalError): retrying cannot help,
+//     the step condition says why and nothing is retried until the object changes;
+//   - any other error: retried by controller-runtime with exponential backoff.
+
+// TerminalError is a terminal error with the CamelCase reason the reconciler writes into the step
+// condition. It wraps controller-runtime's reconcile.TerminalError, so that errors.Is(err,
+// reconcile.TerminalError(nil)) holds for it as for any terminal error.
 type TerminalError struct {
 	// Reason is the CamelCase reason written into the step condition.
 	Reason string
-	// Err is the cause; its message goes into the condition message.
+	// Err is the cause, wrapped in controller-runtime's terminal error; its message goes into the condition.
 	Err error
 }
 
-func (e *TerminalError) Error() string {
-	return fmt.Sprintf("terminal error (%s): %v", e.Reason, e.Err)
-}
+func (e *TerminalError) Error() string { return fmt.Sprintf("terminal error (%s): %v", e.Reason, e.cause()) }
 
-// Unwrap returns the cause.
+// Unwrap returns controller-runtime's terminal error around the cause.
 func (e *TerminalError) Unwrap() error { return e.Err }
 
-// Terminal marks err as terminal with reason (CamelCase, e.g. "InvalidImage"). A nil err stays nil.
+func (e *TerminalError) cause() error {
+	if u := errors.Unwrap(e.Err); u != nil {
+		return u
+	}
+	return e.Err
+}
+
+// Terminal marks err as terminal with reason (CamelCase, e.g. "InvalidImage"; ReasonTerminalError when
+// empty). A nil err stays nil.
 func Terminal(reason string, err error) error {
 	if err == nil {
 		return nil
 	}
 	if reason == "" {
-		reason = "TerminalError"
+		reason = ReasonTerminalError
 	}
-	return &TerminalError{Reason: reason, Err: err}
+	return &TerminalError{Reason: reason, Err: crreconcile.TerminalError(err)}
 }
 
-// TransientError is an error the next attempt may not have (a timeout, a throttled API): the reconciler
-// returns it to controller-runtime, which requeues with exponential backoff. Unclassified errors are
-// transient too; Transient only makes it explicit.
-type TransientError struct {
-	// Err is the cause.
-	Err error
-}
-
-func (e *TransientError) Error() string { return e.Err.Error() }
-
-// Unwrap returns the cause.
-func (e *TransientError) Unwrap() error { return e.Err }
-
-// Transient marks err as transient. A nil err stays nil.
-func Transient(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &TransientError{Err: err}
-}
-
-// RequeueError asks the reconciler to check again after After without treating it as a failure: the step
-// condition is False with Reason (ReasonInProgress when empty) and no backoff applies.
-type RequeueError struct {
-	// After is how long to wait before the next reconcile.
-	After time.Duration
-	// Reason is the reason written into the step condition.
-	Reason string
-}
-
-func (e *RequeueError) Error() string { return fmt.Sprintf("requeue after %s (%s)", e.After, e.Reason) }
-
-// RequeueAfter returns an error that asks for a new reconcile after d, for example while a cloud resource
-// is still being created.
-func RequeueAfter(d time.Duration) error { return &RequeueError{After: d, Reason: ReasonInProgress} }
-
-// IsTerminal reports whether err is or wraps a TerminalError.
+// IsTerminal reports whether err is terminal: made by Terminal or by controller-runtime's
+// reconcile.TerminalError, possibly wrapped.
 func IsTerminal(err error) bool {
-	var t *TerminalError
-	return errors.As(err, &t)
+	return err != nil && errors.Is(err, crreconcile.TerminalError(nil))
 }
 
-// IsTransient reports whether err would be retried with backoff: any non-nil error that is neither
-// terminal nor a requeue hint.
-func IsTransient(err error) bool {
-	var r *RequeueError
-	return err != nil && !IsTerminal(err) && !errors.As(err, &r)
+// terminalReason returns the reason and the message of a terminal error.
+func terminalReason(err error) (reason, msg string) {
+	var t *TerminalError
+	if errors.As(err, &t) {
+		return t.Reason, message(t.cause())
+	}
+	return ReasonTerminalError, message(err)
 }

@@ -20,12 +20,12 @@ import (
 type MachineReconciler[T client.Object] struct {
 	*base
 	newObject func() T
-	steps     []Step[*scope.MachineScope[T]]
+	steps     []Step[scope.MachineScoper[T]]
 }
 
 // NewMachineReconciler returns a reconciler for InfraMachines of type T. newObject returns an empty T (for
 // an unstructured T it must set the GroupVersionKind); steps are the provider's services in order.
-func NewMachineReconciler[T client.Object](c client.Client, newObject func() T, steps []Step[*scope.MachineScope[T]], opts ...Option) (*MachineReconciler[T], error) {
+func NewMachineReconciler[T client.Object](c client.Client, newObject func() T, steps []Step[scope.MachineScoper[T]], opts ...Option) (*MachineReconciler[T], error) {
 	b, err := newStepsBase(c, newObject, steps, "InfraMachine", opts)
 	if err != nil {
 		return nil, err
@@ -85,12 +85,12 @@ func (r *MachineReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) 
 		switch {
 		case s.Provisioned():
 			return ""
-		case !s.ClusterInfrastructureProvisioned():
+		case !s.Cluster().InfrastructureProvisioned:
 			return ReasonWaitingForClusterInfrastructure
-		case s.BootstrapDataSecretName() == "":
+		case s.Machine().BootstrapDataSecretName == "":
 			return ReasonWaitingForBootstrapData
 		}
 		return ""
 	}
-	return r.run(ctx, s, bindSteps(r.steps, s), gate)
+	return r.run(ctx, s, bindSteps(r.steps, scope.MachineScoper[T](s)), gate)
 }

@@ -13,10 +13,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/internal/testtypes"
-	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/providertest/testenv"
 )
 
-var env *providertest.Environment
+var env *testenv.Environment
 
 func TestMain(m *testing.M) { testtypes.Main(m, &env) }
 

@@ -117,6 +117,15 @@ type conditionsObject interface {
 	Object() client.Object
 }
 
+// lifecycle is what the reconciler does with the concrete scope it owns, and services never see.
+type lifecycle interface {
+	conditionsObject
+	scope.Patcher
+	Paused() bool
+	SetSummaryConditions(types ...string)
+	Close(ctx context.Context) error
+}
+
 // stepRunner is a Step bound to its scope.
 type stepRunner struct {
 	name, conditionType string
@@ -138,7 +147,7 @@ func bindSteps[S any](steps []Step[S], s S) []stepRunner {
 
 // run is the common reconcile flow once the infra object and its owners are known: paused, finalizer,
 // gate, steps (or delete steps), Close.
-func (r *base) run(ctx context.Context, s scope.ObjectScoper, steps []stepRunner, gate func() string) (ctrl.Result, error) {
+func (r *base) run(ctx context.Context, s lifecycle, steps []stepRunner, gate func() string) (ctrl.Result, error) {
 	log := logFrom(ctx)
 	obj := s.Object()
 	types := make([]string, len(steps))
@@ -189,7 +198,7 @@ func (r *base) run(ctx context.Context, s scope.ObjectScoper, steps []stepRunner
 }
 
 // finish closes the scope and turns the outcome into a controller-runtime result.
-func (r *base) finish(ctx context.Context, s scope.ObjectScoper, out outcome) (ctrl.Result, error) {
+func (r *base) finish(ctx context.Context, s lifecycle, out outcome) (ctrl.Result, error) {
 	if err := s.Close(ctx); err != nil {
 		return ctrl.Result{}, errors.Join(out.err, err)
 	}

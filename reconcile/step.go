@@ -29,7 +29,9 @@ type Result struct {
 const DefaultRequeueAfter = 10 * time.Second
 
 // Service is one part of a provider's infrastructure (a network, a load balancer, a VM), reconciled through
-// a scope S such as *scope.ClusterScope[*MyCluster] or a narrow interface like scope.MachineScoper.
+// the scope interface S its reconciler gives: scope.ClusterScoper[*MyCluster] or scope.MachineScoper[*MyMachine].
+// Reconcile and Delete report "not done yet" with a Result whose Done is false, never with an error; an
+// error is either terminal (Terminal, controller-runtime's reconcile.TerminalError) or retried with backoff.
 type Service[S any] interface {
 	// Reconcile moves the cloud towards the desired state; it must be idempotent (use Ensure).
 	Reconcile(ctx context.Context, s S) (Result, error)
@@ -172,31 +174,21 @@ func (r *base) deleteSteps(ctx context.Context, obj conditionsObject, steps []st
 	return outcome{done: true}
 }
 
-// stepFailed records err in cond according to its class.
+// stepFailed records err in cond according to its class: terminal (no retry until the object changes) or
+// anything else (returned to controller-runtime, which retries with backoff).
 func (r *base) stepFailed(ctx context.Context, obj conditionsObject, cond string, err error) outcome {
-	log := logFrom(ctx)
-	var term *TerminalError
-	var rq *RequeueError
-	switch {
-	case errors.As(err, &term):
-		if r.mark(obj, cond, conditionStatusFor(cond), term.Reason, message(term.Err)) {
-			r.event(obj.Object(), "Warning", term.Reason, "Reconcile", "%s: %s", cond, message(term.Err))
+	if IsTerminal(err) {
+		reason, msg := terminalReason(err)
+		if r.mark(obj, cond, conditionStatusFor(cond), reason, msg) {
+			r.event(obj.Object(), "Warning", reason, "Reconcile", "%s: %s", cond, msg)
 		}
-		log.Info("terminal error, not retrying until the object changes", "condition", cond, "reason", term.Reason, "error", message(term.Err))
+		logFrom(ctx).Info("terminal error, not retrying until the object changes", "condition", cond, "reason", reason, "error", msg)
 		return outcome{}
-	case errors.As(err, &rq):
-		reason := rq.Reason
-		if reason == "" {
-			reason = ReasonInProgress
-		}
-		r.mark(obj, cond, conditionStatusFor(cond), reason, "")
-		return outcome{requeueAfter: rq.After}
-	default:
-		if r.mark(obj, cond, conditionStatusFor(cond), ReasonTransientError, message(err)) {
-			r.event(obj.Object(), "Warning", ReasonTransientError, "Reconcile", "%s: %s", cond, message(err))
-		}
-		return outcome{err: err}
 	}
+	if r.mark(obj, cond, conditionStatusFor(cond), ReasonTransientError, message(err)) {
+		r.event(obj.Object(), "Warning", ReasonTransientError, "Reconcile", "%s: %s", cond, message(err))
+	}
+	return outcome{err: err}
 }
 
 // conditionStatusFor returns the status that means "not good" for cond.

@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/go-logr/logr"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -16,10 +15,12 @@ import (
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/patch"
 )
 
 // OwnershipKeyLabel is the label that holds an infra object's ownership key. It is written once, in the
-// same patch that adds the finalizer, and travels with the object through clusterctl move.
+// same patch that adds the finalizer, and travels with the object through clusterctl move. reconcile.Ensure
+// tags cloud resources with the same key.
 const OwnershipKeyLabel = "capkit.io/ownership-key"
 
 // ErrInvalidInput is wrapped by the errors of the constructors about a missing or inconsistent argument.
@@ -31,18 +32,19 @@ var ErrOwnershipKeyNotPersisted = errors.New("ownership key not persisted yet")
 
 // objectScope is what ClusterScope and MachineScope share: one infra object, its Cluster and the patcher.
 type objectScope[T client.Object] struct {
-	client      client.Client
-	obj         T
-	cluster     *unstructured.Unstructured
-	coreVersion contract.Version
-	version     contract.Version
-	kind        string
-	opts        options
-	patcher     *patcher
-	summary     []string
+	obj     T
+	cluster ClusterInfo
+	version contract.Version
+	kind    string
+	desc    string // "Kind namespace/name", for errors
+	opts    options
+	fields  fields
+	patcher *patch.Helper
+	summary []string
+	client  client.Client
 }
 
-func newObjectScope[T client.Object](ctx context.Context, c client.Client, obj T, cluster *unstructured.Unstructured, role string, extraPaths func(contract.Version) []contract.Path, opts []Option) (*objectScope[T], error) {
+func newObjectScope[T client.Object](ctx context.Context, c client.Client, obj T, cluster *unstructured.Unstructured, role string, opts []Option) (*objectScope[T], error) {
 	o := newOptions(opts)
 	if c == nil {
 		return nil, fmt.Errorf("cannot create %s scope: client is nil: %w", role, ErrInvalidInput)
@@ -54,49 +56,80 @@ func newObjectScope[T client.Object](ctx context.Context, c client.Client, obj T
 	if err != nil {
 		return nil, fmt.Errorf("cannot create %s scope: cannot find the kind of %T: %w", role, obj, err)
 	}
-	coreVersion, err := coreObjectVersion(cluster, "Cluster", "cluster")
+	desc := fmt.Sprintf("%s %s/%s", gvk.Kind, obj.GetNamespace(), obj.GetName())
+	info, err := clusterInfo(cluster)
 	if err != nil {
-		return nil, fmt.Errorf("cannot create %s scope for %s %q: %w", role, gvk.Kind, obj.GetName(), err)
+		return nil, fmt.Errorf("cannot create %s scope for %s: %w", role, desc, err)
 	}
 	if cluster.GetNamespace() != obj.GetNamespace() {
-		return nil, fmt.Errorf("cannot create %s scope for %s %q: Cluster namespace %q differs from %q: %w",
-			role, gvk.Kind, obj.GetName(), cluster.GetNamespace(), obj.GetNamespace(), ErrInvalidInput)
+		return nil, fmt.Errorf("cannot create %s scope for %s: Cluster namespace %q differs from %q: %w",
+			role, desc, cluster.GetNamespace(), obj.GetNamespace(), ErrInvalidInput)
 	}
 	v := o.version
 	switch {
 	case v != "" && !v.Valid():
 		return nil, fmt.Errorf("cannot create %s scope: contract version %q: %w", role, v, contract.ErrUnknownVersion)
 	case v == "":
-		v, _, err = contract.DiscoverContractVersion(ctx, c, gvk.GroupKind())
-		if err != nil {
-			return nil, fmt.Errorf("cannot create %s scope for %s %q: %w", role, gvk.Kind, obj.GetName(), err)
+		if v, _, err = contract.DiscoverContractVersion(ctx, c, gvk.GroupKind()); err != nil {
+			return nil, fmt.Errorf("cannot create %s scope for %s: %w", role, desc, err)
 		}
 	}
 	if len(o.resourcesPath) == 0 {
 		return nil, fmt.Errorf("cannot create %s scope: resources path must not be empty: %w", role, ErrInvalidInput)
 	}
-	required := append([]contract.Path{conditionsPath(v)}, extraPaths(v)...)
-	for _, p := range required {
-		if _, isSetter := any(obj).(conditions.Setter); isSetter && slices.Equal(p, conditionsPath(v)) {
-			continue
-		}
-		if err := checkPath(obj, p, v); err != nil {
-			return nil, fmt.Errorf("cannot create %s scope: %w", role, err)
-		}
+	f, err := resolveFields(obj, v, o.resourcesPath)
+	if err != nil {
+		return nil, fmt.Errorf("cannot create %s scope for %s: %w", role, desc, err)
 	}
-	s := &objectScope[T]{client: c, obj: obj, cluster: cluster, coreVersion: coreVersion, version: v, kind: gvk.Kind, opts: o}
-	// The patcher's snapshot is taken before the ownership key is generated, so the key is part of the next patch.
-	if s.patcher, err = newPatcher(c, obj, gvk.Kind, conditionsPath(v), o.retries, OwnershipKeyLabel); err != nil {
-		return nil, err
+	if err := errors.Join(missing(obj, f.conds != nil, accConditions), missing(obj, f.provisioned != nil, accProvisioned)); err != nil {
+		return nil, fmt.Errorf("cannot create %s scope: %w", role, err)
 	}
+	popts := []patch.Option{patch.WithConflictRetries(o.retries), patch.WithWriteOnceLabels(OwnershipKeyLabel)}
+	if f.u != nil {
+		popts = append(popts, patch.WithConditionsPath(contract.InfraMachine(v).Conditions().Path()...))
+	}
+	// The snapshot is taken before the ownership key is generated, so the key is part of the next patch.
+	p, err := patch.NewHelper(c, obj, popts...)
+	if err != nil {
+		return nil, fmt.Errorf("cannot create %s scope: %w", role, err)
+	}
+	s := &objectScope[T]{obj: obj, cluster: info, version: v, kind: gvk.Kind, desc: desc, opts: o, fields: f, patcher: p, client: c}
 	if err := s.ensureOwnershipKey(); err != nil {
-		return nil, fmt.Errorf("cannot create %s scope for %s %q: %w", role, gvk.Kind, obj.GetName(), err)
+		return nil, fmt.Errorf("cannot create %s scope for %s: %w", role, desc, err)
 	}
 	return s, nil
 }
 
-func conditionsPath(v contract.Version) contract.Path {
-	return contract.InfraCluster(v).Conditions().Path()
+// clusterInfo decodes the facts of a core Cluster.
+func clusterInfo(u *unstructured.Unstructured) (ClusterInfo, error) {
+	cv, err := coreObjectVersion(u, "Cluster", "cluster")
+	if err != nil {
+		return ClusterInfo{}, err
+	}
+	f := contract.Cluster(cv)
+	info := ClusterInfo{Name: u.GetName(), Object: u}
+	err = errors.Join(
+		read(u, f.Paused(), &info.Paused),
+		read(u, f.ControlPlaneEndpoint(), &info.ControlPlaneEndpoint),
+		read(u, f.InfrastructureProvisioned(), &info.InfrastructureProvisioned),
+	)
+	if err != nil {
+		return ClusterInfo{}, fmt.Errorf("cannot read Cluster %q: %w", u.GetName(), err)
+	}
+	return info, nil
+}
+
+// read decodes field f of u into out; an absent field leaves out as it is.
+func read[V any](u *unstructured.Unstructured, f contract.Field[V], out *V) error {
+	v, err := f.Get(u)
+	switch {
+	case errors.Is(err, contract.ErrFieldNotFound):
+		return nil
+	case err != nil:
+		return err
+	}
+	*out = v
+	return nil
 }
 
 // coreObjectVersion checks that u is a core Cluster API object of kind and returns its API version.
@@ -151,12 +184,12 @@ func (s *objectScope[T]) Name() string { return s.obj.GetName() }
 func (s *objectScope[T]) Namespace() string { return s.obj.GetNamespace() }
 
 // ClusterName returns the name of the owning Cluster.
-func (s *objectScope[T]) ClusterName() string { return s.cluster.GetName() }
+func (s *objectScope[T]) ClusterName() string { return s.cluster.Name }
 
-// Cluster returns the owning core Cluster object; treat it as read-only.
-func (s *objectScope[T]) Cluster() *unstructured.Unstructured { return s.cluster }
+// Cluster returns the owning Cluster's facts.
+func (s *objectScope[T]) Cluster() ClusterInfo { return s.cluster }
 
-// ContractVersion returns the contract version whose field paths the scope uses.
+// ContractVersion returns the contract version of the infra object's CRD.
 func (s *objectScope[T]) ContractVersion() contract.Version { return s.version }
 
 // Kind returns the infra object's kind, as used in error messages.
@@ -164,72 +197,63 @@ func (s *objectScope[T]) Kind() string { return s.kind }
 
 // Logger returns the logger given with WithLogger, with the object's and cluster's names as values.
 func (s *objectScope[T]) Logger() logr.Logger {
-	return s.opts.logger.WithValues(s.kind, client.ObjectKeyFromObject(s.obj).String(), "cluster", s.ClusterName())
+	return s.opts.logger.WithValues(s.kind, client.ObjectKeyFromObject(s.obj).String(), "cluster", s.cluster.Name)
 }
 
 // Paused reports whether reconciliation is paused: the Cluster's spec.paused is true or the infra object
 // has the cluster.x-k8s.io/paused annotation.
 func (s *objectScope[T]) Paused() bool {
-	if _, ok := s.obj.GetAnnotations()[contract.PausedAnnotation]; ok {
-		return true
-	}
-	paused, _ := contract.Cluster(s.coreVersion).Paused().Get(s.cluster)
-	return paused
-}
-
-// ClusterControlPlaneEndpoint returns the Cluster's spec.controlPlaneEndpoint, zero when unset.
-func (s *objectScope[T]) ClusterControlPlaneEndpoint() contract.APIEndpoint {
-	ep, _ := contract.Cluster(s.coreVersion).ControlPlaneEndpoint().Get(s.cluster)
-	return ep
-}
-
-// ClusterInfrastructureProvisioned reports whether the Cluster says its infrastructure is provisioned.
-func (s *objectScope[T]) ClusterInfrastructureProvisioned() bool {
-	ok, _ := contract.Cluster(s.coreVersion).InfrastructureProvisioned().Get(s.cluster)
-	return ok
+	_, annotated := s.obj.GetAnnotations()[contract.PausedAnnotation]
+	return annotated || s.cluster.Paused
 }
 
 // OwnershipKey returns the move-safe identity of the infra object, for cloud tags and idempotency tokens. It
 // returns ErrOwnershipKeyNotPersisted until the label that holds it has been written by PatchNow or Close.
 func (s *objectScope[T]) OwnershipKey() (string, error) {
 	key := s.obj.GetLabels()[OwnershipKeyLabel]
-	if key == "" || s.patcher.persistedLabel(OwnershipKeyLabel) != key {
-		return "", fmt.Errorf("cannot use the ownership key of %s: %w", s.patcher.desc, ErrOwnershipKeyNotPersisted)
+	if key == "" || s.patcher.PersistedLabel(OwnershipKeyLabel) != key {
+		return "", fmt.Errorf("cannot use the ownership key of %s: %w", s.desc, ErrOwnershipKeyNotPersisted)
 	}
 	return key, nil
 }
 
-// Conditions returns the infra object's conditions, at the path of the contract version, for the helpers of
-// package conditions.
-func (s *objectScope[T]) Conditions() conditions.Setter {
-	if cs, ok := any(s.obj).(conditions.Setter); ok {
-		return cs
-	}
-	return &conditionAdapter{obj: s.obj, field: contract.InfraCluster(s.version).Conditions(), version: s.version}
-}
+// Conditions returns the infra object's conditions for the helpers of package conditions: the object itself
+// when it implements conditions.Setter, the contract path of its version when it is unstructured.
+func (s *objectScope[T]) Conditions() conditions.Setter { return s.fields.conds }
 
 // SetSummaryConditions sets the condition types Close summarizes into Ready, in order (usually one per step).
 // Without it Close summarizes every condition present except Ready and Paused.
 func (s *objectScope[T]) SetSummaryConditions(types ...string) { s.summary = slices.Clone(types) }
 
 // HasChanges reports whether the object differs from what was last read from or written to the API server.
-func (s *objectScope[T]) HasChanges() (bool, error) { return s.patcher.hasChanges(s.obj) }
+func (s *objectScope[T]) HasChanges() (bool, error) { return s.patcher.HasChanges(s.obj) }
 
 // PatchNow persists every change made to the infra object so far: a merge patch of metadata and spec, then
-// one of status. It sends nothing when nothing changed. Call it right after a cloud create, so that the new
-// ID survives a crash.
+// one of status (package patch). It sends nothing when nothing changed. Call it right after a cloud create,
+// so that the new ID survives a crash.
 func (s *objectScope[T]) PatchNow(ctx context.Context) error {
-	_, err := s.patcher.patch(ctx, s.obj)
-	return err
+	if err := s.writeError(); err != nil {
+		return err
+	}
+	return s.patcher.Patch(ctx, s.obj)
 }
 
 // PatchSpecNow persists the changes made to the infra object's metadata and spec so far, in one merge patch,
-// and keeps the status changes for the next PatchNow or Close. It sends nothing when metadata and spec did
-// not change. It is the one-write checkpoint for an ID kept in spec, such as spec.providerID (see
-// ProviderIDTracker).
+// and keeps the status changes for the next PatchNow or Close. It is the one-write checkpoint for an ID kept
+// in spec, such as spec.providerID (see ProviderIDTracker).
 func (s *objectScope[T]) PatchSpecNow(ctx context.Context) error {
-	_, err := s.patcher.patchSpec(ctx, s.obj)
-	return err
+	if err := s.writeError(); err != nil {
+		return err
+	}
+	return s.patcher.PatchSpec(ctx, s.obj)
+}
+
+// writeError returns the error a write to an unstructured object met, so that nothing half-written is sent.
+func (s *objectScope[T]) writeError() error {
+	if s.fields.u != nil && s.fields.u.Err() != nil {
+		return fmt.Errorf("cannot patch %s: a contract field could not be written: %w", s.desc, s.fields.u.Err())
+	}
+	return nil
 }
 
 // Close sets the summary Ready condition (see SetSummaryConditions) and persists every change, as PatchNow.
@@ -254,28 +278,16 @@ func (s *objectScope[T]) setSummary() error {
 		return nil
 	}
 	if _, err := conditions.SetSummary(setter, types, conditions.WithNegativePolarity(conditions.Deleting, conditions.Paused)); err != nil {
-		return fmt.Errorf("cannot summarize the conditions of %s: %w", s.patcher.desc, err)
+		return fmt.Errorf("cannot summarize the conditions of %s: %w", s.desc, err)
 	}
 	return nil
 }
 
-// conditionAdapter reads and writes conditions at a contract path of a provider type that does not
-// implement conditions.Setter itself.
-type conditionAdapter struct {
-	obj     client.Object
-	field   contract.Field[[]metav1.Condition]
-	version contract.Version
-}
+// Provisioned reports whether the infra object says its infrastructure is provisioned.
+func (s *objectScope[T]) Provisioned() bool { return s.fields.provisioned.IsProvisioned() }
 
-func (a *conditionAdapter) GetConditions() []metav1.Condition {
-	c, _, _ := getField(a.obj, a.field)
-	return c
+// SetProvisioned sets the provisioned flag.
+func (s *objectScope[T]) SetProvisioned(provisioned bool) error {
+	s.fields.provisioned.SetProvisioned(provisioned)
+	return s.writeError()
 }
-
-// SetConditions writes c; the constructors checked that the type has the path, so it cannot fail on a
-// missing field.
-func (a *conditionAdapter) SetConditions(c []metav1.Condition) {
-	_ = setField(a.obj, a.field, a.version, c)
-}
-
-func (a *conditionAdapter) GetGeneration() int64 { return a.obj.GetGeneration() }

@@ -9,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/capkit/capkit/contract"
 )
 
 // BootstrapFormat is the format of bootstrap data, from the "format" key of the bootstrap Secret.
@@ -17,15 +19,9 @@ type BootstrapFormat string
 // Bootstrap data formats defined by Cluster API.
 const (
 	// BootstrapFormatCloudConfig is cloud-init user data; it is the default when the Secret has no format.
-	BootstrapFormatCloudConfig BootstrapFormat = "cloud-config"
+	BootstrapFormatCloudConfig BootstrapFormat = contract.FormatCloudConfig
 	// BootstrapFormatIgnition is an Ignition config.
-	BootstrapFormatIgnition BootstrapFormat = "ignition"
-)
-
-// Keys of the bootstrap data Secret.
-const (
-	BootstrapDataKey   = "value"
-	BootstrapFormatKey = "format"
+	BootstrapFormatIgnition BootstrapFormat = contract.FormatIgnition
 )
 
 // Errors of BootstrapData; the errors never contain the data.
@@ -42,28 +38,28 @@ var (
 // and returns its "value" and "format" (BootstrapFormatCloudConfig when absent). The data is secret: the
 // scope never logs it, and no error it returns contains it; callers must not log it either.
 func (s *MachineScope[T]) BootstrapData(ctx context.Context) ([]byte, BootstrapFormat, error) {
-	name := s.BootstrapDataSecretName()
+	name := s.machine.BootstrapDataSecretName
 	if name == "" {
-		return nil, "", fmt.Errorf("cannot read the bootstrap data of Machine %s/%s: spec.bootstrap.dataSecretName is not set: %w", s.machine.GetNamespace(), s.machine.GetName(), ErrBootstrapDataNotReady)
+		return nil, "", fmt.Errorf("cannot read the bootstrap data of Machine %s/%s: spec.bootstrap.dataSecretName is not set: %w", s.Namespace(), s.machine.Name, ErrBootstrapDataNotReady)
 	}
 	reader := s.opts.secretReader
 	if reader == nil {
 		reader = s.client
 	}
 	secret := &corev1.Secret{}
-	key := client.ObjectKey{Namespace: s.machine.GetNamespace(), Name: name}
+	key := client.ObjectKey{Namespace: s.Namespace(), Name: name}
 	// client-go logs response bodies at high verbosity through the context's logger: not for this Secret.
 	if err := reader.Get(logr.NewContext(ctx, logr.Discard()), key, secret); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, "", fmt.Errorf("cannot read the bootstrap data of Machine %s/%s: Secret %q: %w", s.machine.GetNamespace(), s.machine.GetName(), name, ErrBootstrapDataNotFound)
+			return nil, "", fmt.Errorf("cannot read the bootstrap data of Machine %s/%s: Secret %q: %w", s.Namespace(), s.machine.Name, name, ErrBootstrapDataNotFound)
 		}
 		return nil, "", fmt.Errorf("cannot get bootstrap data Secret %s: %w", key, err)
 	}
-	value := secret.Data[BootstrapDataKey]
+	value := secret.Data[contract.BootstrapDataKey]
 	if len(value) == 0 {
-		return nil, "", fmt.Errorf("cannot read the bootstrap data in Secret %s: key %q is missing or empty: %w", key, BootstrapDataKey, ErrBootstrapDataMalformed)
+		return nil, "", fmt.Errorf("cannot read the bootstrap data in Secret %s: key %q is missing or empty: %w", key, contract.BootstrapDataKey, ErrBootstrapDataMalformed)
 	}
-	format := BootstrapFormat(secret.Data[BootstrapFormatKey])
+	format := BootstrapFormat(secret.Data[contract.BootstrapFormatKey])
 	switch format {
 	case "":
 		format = BootstrapFormatCloudConfig
@@ -71,7 +67,7 @@ func (s *MachineScope[T]) BootstrapData(ctx context.Context) ([]byte, BootstrapF
 	default:
 		// The value is not quoted: it comes from the Secret.
 		return nil, "", fmt.Errorf("cannot read the bootstrap data in Secret %s: key %q is neither %q nor %q: %w",
-			key, BootstrapFormatKey, BootstrapFormatCloudConfig, BootstrapFormatIgnition, ErrBootstrapDataMalformed)
+			key, contract.BootstrapFormatKey, BootstrapFormatCloudConfig, BootstrapFormatIgnition, ErrBootstrapDataMalformed)
 	}
 	return value, format, nil
 }

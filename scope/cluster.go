@@ -3,6 +3,8 @@ package scope
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -11,9 +13,8 @@ import (
 )
 
 // ClusterScope is everything a provider's cluster services need for one reconcile of an InfraCluster of
-// type T: the object, its Cluster, the contract fields at the paths of the contract version in use, the
-// ownership key, the resource-ID map and the patching. Create one per reconcile with NewClusterScope and
-// finish it with Close.
+// type T: the object, its Cluster, the contract fields, the ownership key, the resource-ID map and the
+// patching. Create one per reconcile with NewClusterScope and finish it with Close.
 type ClusterScope[T client.Object] struct {
 	*objectScope[T]
 }
@@ -22,17 +23,18 @@ type ClusterScope[T client.Object] struct {
 type UnstructuredClusterScope = ClusterScope[*unstructured.Unstructured]
 
 // NewClusterScope returns the scope of infraCluster, owned by cluster (a cluster.x-k8s.io Cluster of API
-// version v1beta1 or v1beta2, as unstructured). It checks its arguments and that T has the fields of its
-// contract version (spec.controlPlaneEndpoint, the provisioned flag, the conditions), and generates the
-// ownership key when the object has none yet; the key is written by the next PatchNow or Close. Without
-// WithContractVersion it reads the contract version from the CRD of T through c.
+// version v1beta1 or v1beta2, as unstructured). A typed T must implement conditions.Setter,
+// contract.ProvisionedAccessor and contract.ControlPlaneEndpointAccessor (and, for the setters that use
+// them, contract.FailureDomainsAccessor and ResourceIDsAccessor); an *unstructured.Unstructured is read at
+// the paths of its contract version. The ownership key is generated when the object has none yet and written
+// by the next PatchNow or Close. Without WithContractVersion the version is read from the CRD of T through c.
 func NewClusterScope[T client.Object](ctx context.Context, c client.Client, infraCluster T, cluster *unstructured.Unstructured, opts ...Option) (*ClusterScope[T], error) {
-	base, err := newObjectScope(ctx, c, infraCluster, cluster, "InfraCluster", func(v contract.Version) []contract.Path {
-		f := contract.InfraCluster(v)
-		return []contract.Path{f.ControlPlaneEndpoint().Path(), f.Provisioned().Path()}
-	}, opts)
+	base, err := newObjectScope(ctx, c, infraCluster, cluster, "InfraCluster", opts)
 	if err != nil {
 		return nil, err
+	}
+	if err := missing(infraCluster, base.fields.endpoint != nil, accEndpoint); err != nil {
+		return nil, fmt.Errorf("cannot create InfraCluster scope: %w", err)
 	}
 	return &ClusterScope[T]{objectScope: base}, nil
 }
@@ -44,54 +46,42 @@ func (s *ClusterScope[T]) InfraCluster() T { return s.obj }
 func (s *ClusterScope[T]) Object() client.Object { return s.obj }
 
 // ControlPlaneEndpoint returns the InfraCluster's spec.controlPlaneEndpoint, zero when unset.
-func (s *ClusterScope[T]) ControlPlaneEndpoint() (contract.APIEndpoint, error) {
-	ep, _, err := getField(s.obj, s.fields().ControlPlaneEndpoint())
-	return ep, err
+func (s *ClusterScope[T]) ControlPlaneEndpoint() contract.APIEndpoint {
+	return s.fields.endpoint.GetControlPlaneEndpoint()
 }
 
 // SetControlPlaneEndpoint sets the InfraCluster's spec.controlPlaneEndpoint; host and port must both be set.
 func (s *ClusterScope[T]) SetControlPlaneEndpoint(ep contract.APIEndpoint) error {
 	if !ep.IsValid() {
-		return fmt.Errorf("cannot set the control plane endpoint of %s: host %q and port %d must both be set: %w", s.patcher.desc, ep.Host, ep.Port, ErrInvalidInput)
+		return fmt.Errorf("cannot set spec.controlPlaneEndpoint of %s: host %q and port %d must both be set: %w", s.desc, ep.Host, ep.Port, ErrInvalidInput)
 	}
-	return setField(s.obj, s.fields().ControlPlaneEndpoint(), s.version, ep)
+	s.fields.endpoint.SetControlPlaneEndpoint(ep)
+	return s.writeError()
 }
 
-// Provisioned reports whether the InfraCluster says its infrastructure is provisioned
-// (status.initialization.provisioned in v1beta2, status.ready in v1beta1).
-func (s *ClusterScope[T]) Provisioned() bool {
-	ok, _, _ := getField(s.obj, s.fields().Provisioned())
-	return ok
-}
-
-// SetProvisioned sets the provisioned flag at the path of the contract version.
-func (s *ClusterScope[T]) SetProvisioned(provisioned bool) error {
-	return setField(s.obj, s.fields().Provisioned(), s.version, provisioned)
-}
-
-// FailureDomains returns status.failureDomains sorted by name, whatever the contract version's shape.
+// FailureDomains returns status.failureDomains, whatever the contract version's shape.
 func (s *ClusterScope[T]) FailureDomains() ([]contract.FailureDomain, error) {
-	m, err := toUnstructured(s.obj)
-	if err != nil {
+	if err := missing(s.obj, s.fields.failureDomains != nil, accFDs); err != nil {
 		return nil, err
 	}
-	fds, err := s.fields().FailureDomains().Get(&unstructured.Unstructured{Object: m})
-	if err != nil && !isNotFound(err) {
-		return nil, fmt.Errorf("cannot read the failure domains of %s: %w", s.patcher.desc, err)
-	}
-	return fds, nil
+	return s.fields.failureDomains.GetFailureDomains(), nil
 }
 
-// SetFailureDomains sets status.failureDomains in the shape of the contract version (a list in v1beta2, a
-// map in v1beta1). Names must be unique and not empty.
+// SetFailureDomains sets status.failureDomains, sorted by name (in the shape of the contract version for an
+// unstructured InfraCluster). Names must be unique and not empty.
 func (s *ClusterScope[T]) SetFailureDomains(domains []contract.FailureDomain) error {
-	f := s.fields().FailureDomains()
-	if err := checkPath(s.obj, f.Path(), s.version); err != nil {
-		return err
+	if err := missing(s.obj, s.fields.failureDomains != nil, accFDs); err != nil {
+		return fmt.Errorf("cannot set status.failureDomains of %s: %w", s.desc, err)
 	}
-	return mutate(s.obj, func(u *unstructured.Unstructured) error { return f.Set(u, domains) })
-}
-
-func (s *ClusterScope[T]) fields() contract.InfraClusterFields {
-	return contract.InfraCluster(s.version)
+	seen := make(map[string]bool, len(domains))
+	for i, d := range domains {
+		if d.Name == "" || seen[d.Name] {
+			return fmt.Errorf("cannot set status.failureDomains of %s: item %d: name %q must be unique and not empty: %w", s.desc, i, d.Name, ErrInvalidInput)
+		}
+		seen[d.Name] = true
+	}
+	sorted := slices.Clone(domains)
+	slices.SortStableFunc(sorted, func(a, b contract.FailureDomain) int { return strings.Compare(a.Name, b.Name) })
+	s.fields.failureDomains.SetFailureDomains(sorted)
+	return s.writeError()
 }

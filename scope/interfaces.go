@@ -3,23 +3,16 @@ package scope
 import (
 	"context"
 
-	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
 )
 
-// Identity names the infra object and its Cluster.
-type Identity interface {
-	// Name returns the infra object's name.
-	Name() string
-	// Namespace returns the infra object's namespace.
-	Namespace() string
-	// ClusterName returns the owning Cluster's name.
-	ClusterName() string
-}
+// The interfaces in this file are what a provider's services see. They are generic in the provider's own
+// type, so a service reads and writes its object's fields directly (s.InfraMachine().Spec.Image) without a
+// type assertion, and they hold no lifecycle method: patching at the end, the Ready summary and change
+// detection belong to the reconciler, which owns the concrete *ClusterScope[T] or *MachineScope[T].
 
 // Patcher persists the infra object now, for checkpoints right after a cloud create.
 type Patcher interface {
@@ -28,8 +21,7 @@ type Patcher interface {
 }
 
 // SpecPatcher persists the infra object's metadata and spec now and leaves its status for later: a checkpoint
-// of one API write when what must survive a crash is in spec. *ClusterScope[T] and *MachineScope[T] implement
-// it.
+// of one API write when what must survive a crash is in spec. The scopes implement it.
 type SpecPatcher interface {
 	// PatchSpecNow persists the metadata and spec changes made so far; it sends nothing when there are none.
 	PatchSpecNow(ctx context.Context) error
@@ -49,104 +41,89 @@ type ResourceTracker interface {
 	DeleteResourceID(key string) error
 }
 
-// ConditionsAccessor gives the infra object's conditions to the helpers of package conditions.
-type ConditionsAccessor interface {
-	// Conditions returns a Setter over the object's conditions.
-	Conditions() conditions.Setter
+// ResourceIDsAccessor is the resource-ID map of a provider type (status.resources by convention): resource
+// key → cloud ID. A type that implements it can use the scopes' ResourceTracker; the scope writes into the
+// map it returns, so a map the provider holds stays the object's.
+type ResourceIDsAccessor interface {
+	// GetResourceIDs returns the map, nil when there is none.
+	GetResourceIDs() map[string]string
+	// SetResourceIDs replaces the map.
+	SetResourceIDs(ids map[string]string)
 }
 
-// ClusterFacts are the facts about the owning Cluster a provider reads.
-type ClusterFacts interface {
-	// Cluster returns the owning Cluster; read-only.
-	Cluster() *unstructured.Unstructured
-	// Paused reports whether reconciliation is paused.
-	Paused() bool
-	// ClusterControlPlaneEndpoint returns the Cluster's spec.controlPlaneEndpoint.
-	ClusterControlPlaneEndpoint() contract.APIEndpoint
-	// ClusterInfrastructureProvisioned reports whether the Cluster's infrastructure is provisioned.
-	ClusterInfrastructureProvisioned() bool
+// ClusterInfo is what a provider reads of the owning core Cluster, decoded once when the scope is created.
+type ClusterInfo struct {
+	// Name is the Cluster's name; the infra object is in the same namespace.
+	Name string
+	// Paused is the Cluster's spec.paused.
+	Paused bool
+	// ControlPlaneEndpoint is the Cluster's spec.controlPlaneEndpoint, zero when unset.
+	ControlPlaneEndpoint contract.APIEndpoint
+	// InfrastructureProvisioned reports whether the Cluster says its infrastructure is provisioned.
+	InfrastructureProvisioned bool
+	// Object is the Cluster as read (cluster.x-k8s.io v1beta1 or v1beta2); treat it as read-only.
+	Object *unstructured.Unstructured
 }
 
-// ObjectScoper is what cluster and machine scopes have in common.
-type ObjectScoper interface {
-	Identity
+// MachineInfo is what a provider reads of the owning core Machine, decoded once when the scope is created.
+type MachineInfo struct {
+	// Name is the Machine's name.
+	Name string
+	// ControlPlane reports whether the Machine is a control-plane machine.
+	ControlPlane bool
+	// Version is the Machine's spec.version (the Kubernetes version), "" when unset.
+	Version string
+	// FailureDomain is the failure domain Cluster API chose for the Machine (spec.failureDomain).
+	FailureDomain string
+	// BootstrapDataSecretName is spec.bootstrap.dataSecretName, "" until the bootstrap provider wrote it.
+	BootstrapDataSecretName string
+	// Object is the Machine as read (cluster.x-k8s.io v1beta1 or v1beta2); treat it as read-only.
+	Object *unstructured.Unstructured
+}
+
+// ClusterScoper is the InfraCluster scope a provider's cluster services depend on, for an InfraCluster of
+// type T. *ClusterScope[T] implements it; scopetest.FakeClusterScope and mocks.MockClusterScoper are its
+// test doubles.
+type ClusterScoper[T client.Object] interface {
 	ResourceTracker
-	ConditionsAccessor
-	ClusterFacts
-	// Object returns the infra object.
-	Object() client.Object
-	// Kind returns the infra object's kind.
-	Kind() string
-	// ContractVersion returns the contract version in use.
+	// InfraCluster returns the InfraCluster; changes made to it are persisted by the reconciler.
+	InfraCluster() T
+	// Cluster returns the owning Cluster.
+	Cluster() ClusterInfo
+	// ContractVersion returns the contract version of the InfraCluster's CRD.
 	ContractVersion() contract.Version
-	// Logger returns a logger with the object's names; for provider code, the SDK's helpers never log.
-	Logger() logr.Logger
-	// SetSummaryConditions sets the condition types Close summarizes into Ready.
-	SetSummaryConditions(types ...string)
-	// HasChanges reports whether the object differs from the last persisted state.
-	HasChanges() (bool, error)
-	// Close sets the Ready summary and persists every change.
-	Close(ctx context.Context) error
 }
 
-// ClusterScoper is the InfraCluster scope a provider's cluster services depend on; *ClusterScope[T]
-// implements it, and mocks.MockClusterScoper mocks it.
-type ClusterScoper interface {
-	ObjectScoper
-	// ControlPlaneEndpoint returns the InfraCluster's spec.controlPlaneEndpoint.
-	ControlPlaneEndpoint() (contract.APIEndpoint, error)
-	// SetControlPlaneEndpoint sets the InfraCluster's spec.controlPlaneEndpoint.
-	SetControlPlaneEndpoint(ep contract.APIEndpoint) error
-	// Provisioned reports whether the InfraCluster is provisioned.
-	Provisioned() bool
-	// SetProvisioned sets the provisioned flag.
-	SetProvisioned(provisioned bool) error
-	// FailureDomains returns status.failureDomains.
-	FailureDomains() ([]contract.FailureDomain, error)
-	// SetFailureDomains sets status.failureDomains.
-	SetFailureDomains(domains []contract.FailureDomain) error
-}
-
-// BootstrapDataReader reads a Machine's bootstrap data.
-type BootstrapDataReader interface {
-	// BootstrapDataSecretName returns the Machine's spec.bootstrap.dataSecretName.
-	BootstrapDataSecretName() string
-	// BootstrapData returns the bootstrap data and its format.
+// MachineScoper is the InfraMachine scope a provider's machine services depend on, for an InfraMachine of
+// type T. *MachineScope[T] implements it; scopetest.FakeMachineScope and mocks.MockMachineScoper are its
+// test doubles.
+type MachineScoper[T client.Object] interface {
+	ResourceTracker
+	// InfraMachine returns the InfraMachine; changes made to it are persisted by the reconciler.
+	InfraMachine() T
+	// Machine returns the owning Machine.
+	Machine() MachineInfo
+	// Cluster returns the Machine's Cluster.
+	Cluster() ClusterInfo
+	// ContractVersion returns the contract version of the InfraMachine's CRD.
+	ContractVersion() contract.Version
+	// BootstrapData returns the Machine's bootstrap data and its format; the data is secret.
 	BootstrapData(ctx context.Context) ([]byte, BootstrapFormat, error)
 }
 
-// MachineScoper is the InfraMachine scope a provider's machine services depend on; *MachineScope[T]
-// implements it, and mocks.MockMachineScoper mocks it.
-type MachineScoper interface {
-	ObjectScoper
-	BootstrapDataReader
-	// Machine returns the owning Machine; read-only.
-	Machine() *unstructured.Unstructured
-	// IsControlPlane reports whether the Machine is a control-plane machine.
-	IsControlPlane() bool
-	// KubernetesVersion returns the Machine's spec.version.
-	KubernetesVersion() string
-	// MachineFailureDomain returns the Machine's spec.failureDomain.
-	MachineFailureDomain() string
-	// ProviderID returns spec.providerID.
-	ProviderID() string
-	// SetProviderID sets spec.providerID.
-	SetProviderID(id string) error
-	// Provisioned reports whether the InfraMachine is provisioned.
-	Provisioned() bool
-	// SetProvisioned sets the provisioned flag.
-	SetProvisioned(provisioned bool) error
-	// Addresses returns status.addresses.
-	Addresses() []contract.MachineAddress
-	// SetAddresses sets status.addresses.
-	SetAddresses(addrs []contract.MachineAddress) error
-	// FailureDomain returns status.failureDomain.
-	FailureDomain() string
-	// SetFailureDomain sets status.failureDomain.
-	SetFailureDomain(fd string) error
+// Identity names the infra object and its Cluster; the scopes implement it.
+type Identity interface {
+	// Name returns the infra object's name.
+	Name() string
+	// Namespace returns the infra object's namespace.
+	Namespace() string
+	// ClusterName returns the owning Cluster's name.
+	ClusterName() string
 }
 
 var (
-	_ ClusterScoper = (*ClusterScope[client.Object])(nil)
-	_ MachineScoper = (*MachineScope[client.Object])(nil)
+	_ ClusterScoper[client.Object] = (*ClusterScope[client.Object])(nil)
+	_ MachineScoper[client.Object] = (*MachineScope[client.Object])(nil)
+	_ SpecPatcher                  = (*MachineScope[client.Object])(nil)
+	_ Identity                     = (*MachineScope[client.Object])(nil)
 )

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/patch"
 )
 
 // Option configures NewClusterScope and NewMachineScope.
@@ -28,7 +29,7 @@ func newOptions(opts []Option) options {
 		logger:        logr.Discard(),
 		resourcesPath: contract.Path{"status", "resources"},
 		keyGen:        NewOwnershipKey,
-		retries:       DefaultConflictRetries,
+		retries:       patch.DefaultConflictRetries,
 	}
 	for _, opt := range opts {
 		if opt != nil {
@@ -47,8 +48,8 @@ func WithLogger(l logr.Logger) Option { return func(o *options) { o.logger = l }
 // list customresourcedefinitions).
 func WithContractVersion(v contract.Version) Option { return func(o *options) { o.version = v } }
 
-// WithResourcesPath sets where the resource-ID map lives; the default is status.resources. The field must
-// be a map of strings (Go: map[string]string) in the provider's type.
+// WithResourcesPath sets where the resource-ID map of an unstructured infra object lives; the default is
+// status.resources. Typed objects implement ResourceIDsAccessor instead.
 func WithResourcesPath(path ...string) Option {
 	return func(o *options) { o.resourcesPath = append(contract.Path(nil), path...) }
 }
@@ -62,7 +63,8 @@ func WithOwnershipKeyGenerator(gen func() (string, error)) Option {
 	}
 }
 
-// WithConflictRetries sets how many times a patch is retried after a conflict (default DefaultConflictRetries).
+// WithConflictRetries sets how many times a guarded patch is re-applied after a conflict (default
+// patch.DefaultConflictRetries).
 func WithConflictRetries(n int) Option { return func(o *options) { o.retries = n } }
 
 // WithSecretReader reads the bootstrap data Secret through r instead of the scope's client, for example the

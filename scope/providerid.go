@@ -3,20 +3,13 @@ package scope
 import (
 	"context"
 	"fmt"
+
+	"github.com/capkit/capkit/contract"
 )
 
-// ProviderIDStore is what ProviderIDTracker needs of a machine scope: the resource tracker it delegates to
-// and spec.providerID. *MachineScope[T] and MachineScoper implement it.
-type ProviderIDStore interface {
-	ResourceTracker
-	// ProviderID returns spec.providerID.
-	ProviderID() string
-	// SetProviderID sets spec.providerID.
-	SetProviderID(id string) error
-}
-
 // ProviderIDTracker returns a ResourceTracker that keeps the cloud ID of the resource key in spec.providerID
-// instead of the resource-ID map, for the resource the provider ID names (a machine's VM or instance).
+// of obj (the InfraMachine, or contract.Unstructured of it) instead of the resource-ID map, for the resource
+// the provider ID names (a machine's VM or instance).
 // format turns a cloud ID into a provider ID ("i-1" → "memcloud://i-1"); parse does the reverse and fails on
 // a provider ID it does not understand. Every other key is passed to s, and a checkpoint after one of them
 // changed is a full PatchNow.
@@ -31,21 +24,22 @@ type ProviderIDStore interface {
 // Cluster API treats spec.providerID as set once, so SetResourceID refuses to replace a provider ID that
 // names another resource, and DeleteResourceID keeps it: after the instance is deleted the provider ID still
 // says which one the machine had.
-func ProviderIDTracker(s ProviderIDStore, key string, format func(id string) string, parse func(providerID string) (string, error)) (ResourceTracker, error) {
+func ProviderIDTracker(t ResourceTracker, obj contract.ProviderIDAccessor, key string, format func(id string) string, parse func(providerID string) (string, error)) (ResourceTracker, error) {
 	switch {
-	case s == nil:
-		return nil, fmt.Errorf("cannot track resource %q in spec.providerID: store is nil: %w", key, ErrInvalidInput)
+	case t == nil || obj == nil:
+		return nil, fmt.Errorf("cannot track resource %q in spec.providerID: tracker and object must not be nil: %w", key, ErrInvalidInput)
 	case format == nil || parse == nil:
 		return nil, fmt.Errorf("cannot track resource %q in spec.providerID: format and parse must not be nil: %w", key, ErrInvalidInput)
 	}
 	if err := ValidateResourceKey(key); err != nil {
 		return nil, fmt.Errorf("cannot track a resource in spec.providerID: %w", err)
 	}
-	return &providerIDTracker{ProviderIDStore: s, key: key, format: format, parse: parse}, nil
+	return &providerIDTracker{ResourceTracker: t, obj: obj, key: key, format: format, parse: parse}, nil
 }
 
 type providerIDTracker struct {
-	ProviderIDStore
+	ResourceTracker
+	obj    contract.ProviderIDAccessor
 	key    string
 	format func(string) string
 	parse  func(string) (string, error)
@@ -57,9 +51,9 @@ type providerIDTracker struct {
 // ResourceID returns the cloud ID in spec.providerID for the tracked key.
 func (t *providerIDTracker) ResourceID(key string) (string, bool) {
 	if key != t.key {
-		return t.ProviderIDStore.ResourceID(key)
+		return t.ResourceTracker.ResourceID(key)
 	}
-	pid := t.ProviderID()
+	pid := t.obj.GetProviderID()
 	if pid == "" {
 		return "", false
 	}
@@ -71,26 +65,27 @@ func (t *providerIDTracker) ResourceID(key string) (string, bool) {
 func (t *providerIDTracker) SetResourceID(key, id string) error {
 	if key != t.key {
 		t.otherKeys = true
-		return t.ProviderIDStore.SetResourceID(key, id)
+		return t.ResourceTracker.SetResourceID(key, id)
 	}
 	if id == "" {
 		return fmt.Errorf("cannot record the resource ID of %q in spec.providerID: id must not be empty: %w", key, ErrInvalidInput)
 	}
 	pid := t.format(id)
-	if cur := t.ProviderID(); cur != "" && cur != pid {
+	if cur := t.obj.GetProviderID(); cur != "" && cur != pid {
 		return fmt.Errorf("cannot record resource %q (id %q) in spec.providerID: it already holds %q and is set once: %w", key, id, cur, ErrInvalidInput)
 	}
 	if back, err := t.parse(pid); err != nil || back != id {
 		return fmt.Errorf("cannot record resource %q (id %q) in spec.providerID: provider ID %q does not parse back to it: %w", key, id, pid, ErrInvalidInput)
 	}
-	return t.SetProviderID(pid)
+	t.obj.SetProviderID(pid)
+	return nil
 }
 
 // DeleteResourceID keeps spec.providerID for the tracked key (it is set once) and forgets other keys.
 func (t *providerIDTracker) DeleteResourceID(key string) error {
 	if key != t.key {
 		t.otherKeys = true
-		return t.ProviderIDStore.DeleteResourceID(key)
+		return t.ResourceTracker.DeleteResourceID(key)
 	}
 	return nil
 }
@@ -99,9 +94,9 @@ func (t *providerIDTracker) DeleteResourceID(key string) error {
 // the last checkpoint; else it persists everything.
 func (t *providerIDTracker) PatchNow(ctx context.Context) error {
 	if !t.otherKeys {
-		return PatchSpec(ctx, t.ProviderIDStore)
+		return PatchSpec(ctx, t.ResourceTracker)
 	}
-	if err := t.ProviderIDStore.PatchNow(ctx); err != nil {
+	if err := t.ResourceTracker.PatchNow(ctx); err != nil {
 		return err
 	}
 	t.otherKeys = false

@@ -1,65 +1,75 @@
 package scope
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 
 	"k8s.io/apimachinery/pkg/util/validation"
-
-	"github.com/capkit/capkit/contract"
 )
 
-func isNotFound(err error) bool { return errors.Is(err, contract.ErrFieldNotFound) }
-
-func (s *objectScope[T]) resourcesField() contract.Field[map[string]string] {
-	return contract.NewField[map[string]string](s.opts.resourcesPath...)
-}
-
-// ResourceIDs returns a copy of the resource-ID map (resource key → cloud ID), empty when there is none.
+// ResourceIDs returns a copy of the resource-ID map (resource key → cloud ID), empty when there is none or
+// the type has no map.
 func (s *objectScope[T]) ResourceIDs() map[string]string {
-	m, _, _ := getField(s.obj, s.resourcesField())
-	if m == nil {
+	if s.fields.resources == nil {
 		return map[string]string{}
 	}
-	return maps.Clone(m)
+	m := maps.Clone(s.fields.resources.GetResourceIDs())
+	if m == nil {
+		m = map[string]string{}
+	}
+	return m
 }
 
 // ResourceID returns the cloud ID recorded for key and whether there is one.
 func (s *objectScope[T]) ResourceID(key string) (string, bool) {
-	id, ok := s.ResourceIDs()[key]
+	if s.fields.resources == nil {
+		return "", false
+	}
+	id, ok := s.fields.resources.GetResourceIDs()[key]
 	return id, ok && id != ""
 }
 
-// SetResourceID records the cloud ID of the resource key in the resource-ID map (status.resources unless
-// WithResourcesPath says otherwise). It is persisted by the next PatchNow or Close. Keys are label-like names
-// ("network", "vm", "lb-public"); IDs must not be empty.
+// SetResourceID records the cloud ID of the resource key in the resource-ID map (ResourceIDsAccessor; for an
+// unstructured object status.resources unless WithResourcesPath says otherwise). It writes into the map the
+// object has, so a map the provider holds stays the object's. It is persisted by the next PatchNow or Close.
+// Keys are label-like names ("network", "vm", "lb-public"); IDs must not be empty.
 func (s *objectScope[T]) SetResourceID(key, id string) error {
 	if err := ValidateResourceKey(key); err != nil {
-		return fmt.Errorf("cannot record a resource ID in %s: %w", s.patcher.desc, err)
+		return fmt.Errorf("cannot record a resource ID in %s: %w", s.desc, err)
 	}
 	if id == "" {
-		return fmt.Errorf("cannot record the resource ID of %q in %s: id must not be empty: %w", key, s.patcher.desc, ErrInvalidInput)
+		return fmt.Errorf("cannot record the resource ID of %q in %s: id must not be empty: %w", key, s.desc, ErrInvalidInput)
 	}
-	m := s.ResourceIDs()
+	if err := missing(s.obj, s.fields.resources != nil, accResources); err != nil {
+		return fmt.Errorf("cannot record the resource ID of %q in %s: %w", key, s.desc, err)
+	}
+	m := s.fields.resources.GetResourceIDs()
 	if m[key] == id {
 		return nil
 	}
+	if m == nil {
+		m = map[string]string{}
+	}
 	m[key] = id
-	return setField(s.obj, s.resourcesField(), s.version, m)
+	s.fields.resources.SetResourceIDs(m)
+	return nil
 }
 
 // DeleteResourceID forgets the cloud ID of key; forgetting an absent key is not an error.
 func (s *objectScope[T]) DeleteResourceID(key string) error {
-	m := s.ResourceIDs()
+	if s.fields.resources == nil {
+		return nil
+	}
+	m := s.fields.resources.GetResourceIDs()
 	if _, ok := m[key]; !ok {
 		return nil
 	}
 	delete(m, key)
 	if len(m) == 0 {
-		return deleteField(s.obj, s.resourcesField())
+		m = nil
 	}
-	return setField(s.obj, s.resourcesField(), s.version, m)
+	s.fields.resources.SetResourceIDs(m)
+	return nil
 }
 
 // ValidateResourceKey checks that key can name a resource in the resource-ID map and in cloud tags: a

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/contract/lint"
 )
 
 const checkUsage = `usage: capkit check PATH...
@@ -43,10 +43,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "capkit check: %v\n", err)
 		return 2
 	}
-	files := make([]*contract.YAMLFile, 0, len(names))
+	files := make([]*lint.YAMLFile, 0, len(names))
 	failed := false
 	for _, name := range names {
-		f, err := contract.ReadYAMLFile(name)
+		f, err := lint.ReadYAMLFile(name)
 		if err != nil {
 			fmt.Fprintf(stderr, "capkit check: %v\n", err)
 			failed = true
@@ -57,7 +57,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if failed {
 		return 2
 	}
-	findings, err := contract.CheckFiles(files...)
+	findings, err := lint.CheckFiles(files...)
 	if err != nil {
 		fmt.Fprintf(stderr, "capkit check: %v\n", err)
 		return 2

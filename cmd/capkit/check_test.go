@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const testdata = "../../contract/testdata"
+const testdata = "../../contract/lint/testdata"
 
 func check(args ...string) (int, string, string) {
 	var stdout, stderr bytes.Buffer

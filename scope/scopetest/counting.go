@@ -1,4 +1,5 @@
-// Package scopetest has test helpers for code built on capkit's scope and reconcile packages.
+// Package scopetest has test doubles for code built on capkit's scope and reconcile packages: state-backed
+// fake scopes (FakeClusterScope, FakeMachineScope) for service tests, and CountingClient for write budgets.
 //
 // CountingClient wraps any client.Client and counts the API writes made through it, so that a provider's
 // tests can assert the write budget of a reconcile, for example that a no-op reconcile of a provisioned

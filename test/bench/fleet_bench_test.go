@@ -22,7 +22,7 @@ import (
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
-	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/providertest/testenv"
 )
 
 // fleetSizes are the fleets BenchmarkFleet provisions.
@@ -84,7 +84,7 @@ func BenchmarkFleet(b *testing.B) {
 
 // fleet is one cluster of n worker machines in its own namespace.
 type fleet struct {
-	env      *providertest.Environment
+	env      *testenv.Environment
 	provider *memcloudtest.Provider
 	ns       string
 	machines []*unstructured.Unstructured
@@ -93,7 +93,7 @@ type fleet struct {
 // newFleet creates the Cluster and the MemCluster, waits until the controller provisioned the MemCluster,
 // marks the Cluster's infrastructure provisioned (Cluster API's part), and creates the Machines and their
 // bootstrap Secrets.
-func newFleet(ctx context.Context, b *testing.B, env *providertest.Environment, p *memcloudtest.Provider, n int) *fleet {
+func newFleet(ctx context.Context, b *testing.B, env *testenv.Environment, p *memcloudtest.Provider, n int) *fleet {
 	b.Helper()
 	ns, err := env.CreateNamespace(ctx, "fleet")
 	if err != nil {

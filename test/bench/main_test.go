@@ -13,14 +13,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
-	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/providertest/testenv"
 )
 
 // The envtest API server is started by the first test or benchmark that needs it: BenchmarkPatch runs on
 // the fake client and does not wait for it.
 var (
 	envOnce sync.Once
-	envVal  *providertest.Environment
+	envVal  *testenv.Environment
 	envErr  error
 )
 
@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 
 // sharedEnv returns the API server with memcloud's CRDs and webhooks and capkit's minimal Cluster API CRDs
 // (memcloudtest.NewEnvironment). Its webhooks are served by a manager the caller starts (memcloudtest.StartProvider).
-func sharedEnv(tb testing.TB) *providertest.Environment {
+func sharedEnv(tb testing.TB) *testenv.Environment {
 	tb.Helper()
 	envOnce.Do(func() { envVal, envErr = memcloudtest.NewEnvironment() })
 	if envErr != nil {
@@ -83,7 +83,7 @@ func countedConfig(cfg *rest.Config, rc *requestCounter) *rest.Config {
 }
 
 // countingClient returns a direct (uncached) client on env whose HTTP requests rc counts.
-func countingClient(tb testing.TB, env *providertest.Environment) (client.Client, *requestCounter) {
+func countingClient(tb testing.TB, env *testenv.Environment) (client.Client, *requestCounter) {
 	tb.Helper()
 	rc := &requestCounter{}
 	c, err := client.New(countedConfig(env.Config, rc), client.Options{Scheme: env.Scheme})

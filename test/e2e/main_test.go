@@ -11,12 +11,12 @@ import (
 
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
-	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/providertest/testenv"
 	"github.com/capkit/capkit/test/internal/capienv"
 )
 
 var (
-	env        *providertest.Environment
+	env        *testenv.Environment
 	components = capienv.AllComponents
 )
 
@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	capienv.Main(m, &env, "e2e", []func(*runtime.Scheme) error{v1beta2.AddToScheme},
-		providertest.WithCRDPaths(filepath.Join(dir, "crd", "bases")),
-		providertest.WithWebhooks(envtest.WebhookInstallOptions{Paths: []string{filepath.Join(dir, "webhook")}}),
+		testenv.WithCRDPaths(filepath.Join(dir, "crd", "bases")),
+		testenv.WithWebhooks(envtest.WebhookInstallOptions{Paths: []string{filepath.Join(dir, "webhook")}}),
 	)
 }

@@ -18,6 +18,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/contract/lint"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/providertest"
 	"github.com/capkit/capkit/reconcile"
@@ -36,7 +37,7 @@ func TestCRDsDeclareContractV1Beta1(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, crds, 2)
 	for _, crd := range crds {
-		assert.Empty(t, contract.CheckCRD(crd), crd.Name)
+		assert.Empty(t, lint.CheckCRD(crd), crd.Name)
 		v, api, err := contract.ContractVersionOf(crd)
 		require.NoError(t, err, crd.Name)
 		assert.Equal(t, contract.V1Beta1, v, crd.Name)
@@ -86,8 +87,8 @@ func TestV1Beta1ProviderWithRealClusterAPI(t *testing.T) {
 			cluster.Status.Phase == string(clusterv1.ClusterPhaseProvisioned)
 	}, wait, tick, "the Cluster must read its OldCluster through contract v1beta1")
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(oc), oc))
-	assertV1Beta1Shape(t, oc, contract.KindInfraCluster)
-	assert.Empty(t, contract.CheckInfraCluster(oc, contract.V1Beta1))
+	assertV1Beta1Shape(t, oc, lint.KindInfraCluster)
+	assert.Empty(t, lint.CheckInfraCluster(oc, contract.V1Beta1))
 	ep, err := contract.InfraCluster(contract.V1Beta1).ControlPlaneEndpoint().Get(oc)
 	require.NoError(t, err)
 	assert.Equal(t, ep.Host, cluster.Spec.ControlPlaneEndpoint.Host, "endpoint copied from the OldCluster")
@@ -123,8 +124,8 @@ func TestV1Beta1ProviderWithRealClusterAPI(t *testing.T) {
 	require.NoError(t, createAll(ctx, config, om, machine))
 	waitMachinePhase(ctx, t, machine, clusterv1.MachinePhaseProvisioned)
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(om), om))
-	assertV1Beta1Shape(t, om, contract.KindInfraMachine)
-	assert.Empty(t, contract.CheckInfraMachine(om, contract.V1Beta1))
+	assertV1Beta1Shape(t, om, lint.KindInfraMachine)
+	assert.Empty(t, lint.CheckInfraMachine(om, contract.V1Beta1))
 	providerID, err := contract.InfraMachine(contract.V1Beta1).ProviderID().Get(om)
 	require.NoError(t, err)
 	assert.Regexp(t, `^memcloud://i-[0-9a-f]{8}$`, providerID)
@@ -203,7 +204,7 @@ func TestV1Beta1ProviderWithRealClusterAPI(t *testing.T) {
 
 // assertV1Beta1Shape checks that the provider wrote the v1beta1 paths: status.ready and metav1 conditions at
 // status.v1beta2.conditions, nothing at the v1beta2 paths, and its finalizer.
-func assertV1Beta1Shape(t *testing.T, u *unstructured.Unstructured, kind contract.Kind) {
+func assertV1Beta1Shape(t *testing.T, u *unstructured.Unstructured, kind lint.Kind) {
 	t.Helper()
 	ready, found, err := unstructured.NestedBool(u.Object, "status", "ready")
 	require.NoError(t, err)

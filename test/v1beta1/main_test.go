@@ -3,12 +3,12 @@ package v1beta1_test
 import (
 	"testing"
 
-	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/providertest/testenv"
 	"github.com/capkit/capkit/test/internal/capienv"
 )
 
 var (
-	env        *providertest.Environment
+	env        *testenv.Environment
 	components = capienv.AllComponents
 	// crdDir holds the hand-written v1beta1-contract CRDs of OldCluster and OldMachine.
 	crdDir = "testdata"
@@ -18,5 +18,5 @@ var (
 // OldCluster/OldMachine CRDs; each test starts the real Cluster API managers and the in-test provider. It
 // exits 1 naming hack/capi-managers.sh when CAPKIT_CAPI_BIN does not hold the managers.
 func TestMain(m *testing.M) {
-	capienv.Main(m, &env, "v1beta1", nil, providertest.WithCRDPaths(crdDir))
+	capienv.Main(m, &env, "v1beta1", nil, testenv.WithCRDPaths(crdDir))
 }

@@ -5,10 +5,10 @@ import (
 	"testing"
 
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
-	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/providertest/testenv"
 )
 
-var env *providertest.Environment
+var env *testenv.Environment
 
 func TestMain(m *testing.M) { memcloudtest.Main(m, &env) }
 

@@ -1,6 +1,6 @@
 // Package lifecycle holds the lifecycle tests of memcloud's example provider; it has no code of its own.
 //
-// The tests start a real kube-apiserver (envtest, through providertest.Main with memcloudtest's options)
+// The tests start a real kube-apiserver (envtest, through testenv.Main with memcloudtest's options)
 // with memcloud's CRDs and webhooks and capkit's minimal Cluster API CRDs, run memcloud's controllers
 // in-process on an in-memory cloud (memcloudtest.StartProvider), and let providertest.RunLifecycle play
 // Cluster API's part for a cluster of one control plane and three worker machines. They assert that every

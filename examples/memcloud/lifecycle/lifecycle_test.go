@@ -14,15 +14,17 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/contract/lint"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/providertest/testenv"
 	"github.com/capkit/capkit/reconcile"
 )
 
-var env *providertest.Environment
+var env *testenv.Environment
 
 func TestMain(m *testing.M) { memcloudtest.Main(m, &env) }
 
@@ -109,7 +111,7 @@ func assertContract(t *testing.T, ctx context.Context, l *providertest.Lifecycle
 	t.Helper()
 	mc, err := l.InfraCluster(ctx)
 	require.NoError(t, err)
-	providertest.AssertObjectConformance(t, mc, contract.KindInfraCluster, contract.V1Beta2)
+	providertest.AssertObjectConformance(t, mc, lint.KindInfraCluster, contract.V1Beta2)
 	ep, err := contract.InfraCluster(contract.V1Beta2).ControlPlaneEndpoint().Get(mc)
 	require.NoError(t, err)
 	assert.True(t, strings.HasSuffix(ep.Host, "."+cloud.DNSSuffix), ep.Host)
@@ -121,7 +123,7 @@ func assertContract(t *testing.T, ctx context.Context, l *providertest.Lifecycle
 	require.NoError(t, err)
 	f := contract.InfraMachine(contract.V1Beta2)
 	for _, mm := range mms {
-		providertest.AssertObjectConformance(t, mm, contract.KindInfraMachine, contract.V1Beta2)
+		providertest.AssertObjectConformance(t, mm, lint.KindInfraMachine, contract.V1Beta2)
 		pid, err := f.ProviderID().Get(mm)
 		require.NoError(t, err)
 		assert.Regexp(t, `^memcloud://i-[0-9a-f]{8}$`, pid)

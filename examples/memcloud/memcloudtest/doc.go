@@ -4,7 +4,7 @@
 // objects of a providertest.Lifecycle and a providertest.LeakChecker over the cloud. Cluster API's part
 // (owner references, Cluster and Machine status, deletion order) is providertest's, with PlayCAPI:
 //
-//	var env *providertest.Environment
+//	var env *testenv.Environment
 //
 //	func TestMain(m *testing.M) { memcloudtest.Main(m, &env) }
 //

@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
-	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/providertest/testenv"
 )
 
 // Scheme returns a scheme with client-go's types and memcloud's v1beta2 types.
@@ -44,7 +44,7 @@ func ConfigDir() (string, error) {
 // EnvironmentOptions returns the providertest options of an API server for memcloud: memcloud's CRDs and
 // admission webhooks, its scheme, and capkit's minimal Cluster and Machine CRDs (both core API versions
 // served). opts come last and can override them.
-func EnvironmentOptions(opts ...providertest.Option) ([]providertest.Option, error) {
+func EnvironmentOptions(opts ...testenv.Option) ([]testenv.Option, error) {
 	dir, err := ConfigDir()
 	if err != nil {
 		return nil, err
@@ -53,35 +53,35 @@ func EnvironmentOptions(opts ...providertest.Option) ([]providertest.Option, err
 	if err != nil {
 		return nil, err
 	}
-	capi, err := providertest.MinimalCAPICRDs()
+	capi, err := testenv.MinimalCAPICRDs()
 	if err != nil {
 		return nil, err
 	}
-	return append([]providertest.Option{
-		providertest.WithScheme(s),
-		providertest.WithCRDPaths(filepath.Join(dir, "crd", "bases")),
-		providertest.WithoutCAPICRDs(), providertest.WithCRDs(capi...),
-		providertest.WithWebhooks(envtest.WebhookInstallOptions{Paths: []string{filepath.Join(dir, "webhook")}}),
+	return append([]testenv.Option{
+		testenv.WithScheme(s),
+		testenv.WithCRDPaths(filepath.Join(dir, "crd", "bases")),
+		testenv.WithoutCAPICRDs(), testenv.WithCRDs(capi...),
+		testenv.WithWebhooks(envtest.WebhookInstallOptions{Paths: []string{filepath.Join(dir, "webhook")}}),
 	}, opts...), nil
 }
 
 // NewEnvironment starts an API server with EnvironmentOptions.
-func NewEnvironment(opts ...providertest.Option) (*providertest.Environment, error) {
+func NewEnvironment(opts ...testenv.Option) (*testenv.Environment, error) {
 	all, err := EnvironmentOptions(opts...)
 	if err != nil {
 		return nil, err
 	}
-	return providertest.NewEnvironment(all...)
+	return testenv.NewEnvironment(all...)
 }
 
-// Main is providertest.Main with EnvironmentOptions, for a TestMain; controller-runtime's logs are
+// Main is testenv.Main with EnvironmentOptions, for a TestMain; controller-runtime's logs are
 // discarded.
-func Main(m *testing.M, env **providertest.Environment, opts ...providertest.Option) {
+func Main(m *testing.M, env **testenv.Environment, opts ...testenv.Option) {
 	ctrl.SetLogger(logr.Discard())
 	all, err := EnvironmentOptions(opts...)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "memcloudtest: %v\n", err)
 		os.Exit(1)
 	}
-	providertest.Main(m, env, all...)
+	testenv.Main(m, env, all...)
 }

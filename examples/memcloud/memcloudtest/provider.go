@@ -20,6 +20,7 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/controllers"
 	"github.com/capkit/capkit/examples/memcloud/webhooks"
 	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/providertest/testenv"
 	"github.com/capkit/capkit/scope/scopetest"
 )
 
@@ -52,7 +53,7 @@ type Provider struct {
 
 // StartProvider starts a manager with memcloud's controllers and webhooks on env and a new cloud, and waits
 // until its caches are synced and its webhook server answers. Stop it with Stop.
-func StartProvider(ctx context.Context, env *providertest.Environment, o Options) (*Provider, error) {
+func StartProvider(ctx context.Context, env *testenv.Environment, o Options) (*Provider, error) {
 	if env == nil {
 		return nil, errors.New("cannot start the provider: environment is nil")
 	}

@@ -31,5 +31,5 @@
 //	}
 //
 // The +kubebuilder:webhook markers in setup.go generate config/webhook/manifests.yaml (`make generate`). A
-// test starts them against a real API server with providertest.WithWebhooks; see envtest_test.go.
+// test starts them against a real API server with testenv.WithWebhooks; see envtest_test.go.
 package webhooks

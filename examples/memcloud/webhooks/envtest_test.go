@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/contract/lint"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 )
@@ -123,7 +124,7 @@ func TestWebhooksInAPIServer(t *testing.T) {
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(v1beta2.GroupVersion.WithKind("MemCluster"))
 		require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(mc), u))
-		assert.Empty(t, contract.CheckInfraCluster(u, contract.V1Beta2).Strings())
+		assert.Empty(t, lint.CheckInfraCluster(u, contract.V1Beta2).Strings())
 		fields := contract.InfraCluster(contract.V1Beta2)
 		provisioned, err := fields.Provisioned().Get(u)
 		require.NoError(t, err)

@@ -6,22 +6,21 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/capkit/capkit/providertest/testenv"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
-
-	"github.com/capkit/capkit/providertest"
 )
 
 // ModuleDir returns the folder of the sigs.k8s.io/cluster-api module in the build list of the Go module in
 // dir ("" for the current directory, the package folder under go test).
 func ModuleDir(dir string) (string, error) {
-	return providertest.CAPIModuleDir(dir)
+	return testenv.CAPIModuleDir(dir)
 }
 
 // CRDs returns the CRDs of the components from the Cluster API module in moduleDir ("" looks the module up
 // from the current directory), with the labels that the component's config/crd/kustomization.yaml adds
 // (clusterctl installs them so; the core controllers find a provider's API version through them). Install
-// them with providertest.WithCRDs.
+// them with testenv.WithCRDs.
 func CRDs(moduleDir string, components ...Component) ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	if moduleDir == "" {
 		var err error

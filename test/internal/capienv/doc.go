@@ -8,7 +8,7 @@
 //	func TestMain(m *testing.M) {
 //		crds, err := capienv.CRDs("", capienv.Core, capienv.KubeadmBootstrap)
 //		...
-//		providertest.Main(m, &env, providertest.WithoutCAPICRDs(), providertest.WithCRDs(crds...))
+//		testenv.Main(m, &env, testenv.WithoutCAPICRDs(), testenv.WithCRDs(crds...))
 //	}
 //
 //	func TestSomething(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/contract/lint"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/providertest"
 )
@@ -28,12 +29,12 @@ var (
 func TestGoTypesFollowContractV1Beta2(t *testing.T) {
 	for _, tc := range []struct {
 		obj  any
-		kind contract.Kind
+		kind lint.Kind
 	}{
-		{&v1beta2.MemCluster{}, contract.KindInfraCluster},
-		{&v1beta2.MemMachine{}, contract.KindInfraMachine},
-		{&v1beta2.MemClusterTemplate{}, contract.KindInfraClusterTemplate},
-		{&v1beta2.MemMachineTemplate{}, contract.KindInfraMachineTemplate},
+		{&v1beta2.MemCluster{}, lint.KindInfraCluster},
+		{&v1beta2.MemMachine{}, lint.KindInfraMachine},
+		{&v1beta2.MemClusterTemplate{}, lint.KindInfraClusterTemplate},
+		{&v1beta2.MemMachineTemplate{}, lint.KindInfraMachineTemplate},
 	} {
 		t.Run(string(tc.kind), func(t *testing.T) {
 			providertest.AssertTypeConformance(t, tc.obj, tc.kind, contract.V1Beta2)
@@ -44,12 +45,12 @@ func TestGoTypesFollowContractV1Beta2(t *testing.T) {
 func TestGeneratedCRDsFollowContractV1Beta2(t *testing.T) {
 	for _, tc := range []struct {
 		file, kind string
-		role       contract.Kind
+		role       lint.Kind
 	}{
-		{"infrastructure.memcloud.capkit.io_memclusters.yaml", "MemCluster", contract.KindInfraCluster},
-		{"infrastructure.memcloud.capkit.io_memmachines.yaml", "MemMachine", contract.KindInfraMachine},
-		{"infrastructure.memcloud.capkit.io_memclustertemplates.yaml", "MemClusterTemplate", contract.KindInfraClusterTemplate},
-		{"infrastructure.memcloud.capkit.io_memmachinetemplates.yaml", "MemMachineTemplate", contract.KindInfraMachineTemplate},
+		{"infrastructure.memcloud.capkit.io_memclusters.yaml", "MemCluster", lint.KindInfraCluster},
+		{"infrastructure.memcloud.capkit.io_memmachines.yaml", "MemMachine", lint.KindInfraMachine},
+		{"infrastructure.memcloud.capkit.io_memclustertemplates.yaml", "MemClusterTemplate", lint.KindInfraClusterTemplate},
+		{"infrastructure.memcloud.capkit.io_memmachinetemplates.yaml", "MemMachineTemplate", lint.KindInfraMachineTemplate},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join(crdDir, tc.file))
@@ -59,7 +60,7 @@ func TestGeneratedCRDsFollowContractV1Beta2(t *testing.T) {
 
 			assert.Equal(t, v1beta2.GroupName, crd.Spec.Group)
 			assert.Equal(t, tc.kind, crd.Spec.Names.Kind)
-			role, ok := contract.RoleOf(crd.Spec.Group, crd.Spec.Names.Kind)
+			role, ok := lint.RoleOf(crd.Spec.Group, crd.Spec.Names.Kind)
 			require.True(t, ok)
 			assert.Equal(t, tc.role, role)
 

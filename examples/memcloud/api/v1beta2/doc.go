@@ -14,8 +14,8 @@
 //
 // Every CRD carries the label cluster.x-k8s.io/v1beta2=v1beta2 (from the +kubebuilder:metadata:labels marker
 // on each type), which tells Cluster API that API version v1beta2 implements contract v1beta2. A unit test
-// checks the Go types with contract.CheckType, so that a field renamed or moved breaks the build, not a
-// cluster.
+// checks the Go types with lint.CheckType (package github.com/capkit/capkit/contract/lint), so that a field
+// renamed or moved breaks the build, not a cluster.
 //
 // # Defaults and validation
 //

@@ -9,6 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/contract/lint"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 )
 
@@ -42,7 +43,7 @@ func Example() {
 	fmt.Printf("endpoint %s:%d\n", endpoint.Host, endpoint.Port)
 	fmt.Println("provisioned at", fields.Provisioned().Path(), "=", provisioned)
 	fmt.Println("failure domains:", len(domains), domains[0].Name, domains[1].Name)
-	fmt.Println("violations:", len(contract.CheckInfraCluster(u, contract.V1Beta2)))
+	fmt.Println("violations:", len(lint.CheckInfraCluster(u, contract.V1Beta2)))
 	// Output:
 	// endpoint lb-1f2e3d4c.memcloud.local:6443
 	// provisioned at status.initialization.provisioned = true

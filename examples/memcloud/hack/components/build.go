@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/contract/lint"
 )
 
 // Names of the objects of the components.
@@ -108,7 +109,7 @@ func readDir(dir string) ([]object, error) {
 
 // readFile reads the objects of a multi-document YAML file.
 func readFile(name string) ([]object, error) {
-	f, err := contract.ReadYAMLFile(name)
+	f, err := lint.ReadYAMLFile(name)
 	if err != nil {
 		return nil, err
 	}

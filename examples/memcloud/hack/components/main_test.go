@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/contract/lint"
 )
 
 // configDir is memcloud's config folder, relative to this package.
@@ -24,18 +25,18 @@ func TestCommittedComponentsAreFresh(t *testing.T) {
 }
 
 func TestReleaseFilesFollowContract(t *testing.T) {
-	var files []*contract.YAMLFile
+	var files []*lint.YAMLFile
 	for _, pattern := range []string{"metadata.yaml", "infrastructure-components.yaml", "templates/*.yaml"} {
 		names, err := filepath.Glob(filepath.Join(configDir, pattern))
 		require.NoError(t, err)
 		require.NotEmpty(t, names, pattern)
 		for _, n := range names {
-			f, err := contract.ReadYAMLFile(n)
+			f, err := lint.ReadYAMLFile(n)
 			require.NoError(t, err)
 			files = append(files, f)
 		}
 	}
-	findings, err := contract.CheckFiles(files...)
+	findings, err := lint.CheckFiles(files...)
 	require.NoError(t, err)
 	var lines []string
 	for _, f := range findings {
@@ -47,7 +48,7 @@ func TestReleaseFilesFollowContract(t *testing.T) {
 func TestComponentsContent(t *testing.T) {
 	data, err := Build(configDir)
 	require.NoError(t, err)
-	f, err := contract.ReadYAML(bytes.NewReader(data), "infrastructure-components.yaml")
+	f, err := lint.ReadYAML(bytes.NewReader(data), "infrastructure-components.yaml")
 	require.NoError(t, err)
 
 	byKind := map[string][]string{}

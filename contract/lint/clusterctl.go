@@ -1,0 +1,196 @@
+package lint
+
+import (
+	"cmp"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// FileKind says which clusterctl release file a YAML file is, from its name.
+type FileKind string
+
+// File kinds. CRDs are checked in every kind of file.
+const (
+	// FileMetadata is metadata.yaml.
+	FileMetadata FileKind = "metadata"
+	// FileComponents is <type>-components.yaml, e.g. infrastructure-components.yaml.
+	FileComponents FileKind = "components"
+	// FileClusterTemplate is cluster-template.yaml or cluster-template-<flavor>.yaml.
+	FileClusterTemplate FileKind = "cluster-template"
+	// FileOther is any other YAML file, e.g. a CRD from config/crd/bases.
+	FileOther FileKind = "other"
+)
+
+// ClassifyFile returns the kind of a clusterctl release file from its base name.
+func ClassifyFile(name string) FileKind {
+	base := filepath.Base(name)
+	ext := filepath.Ext(base)
+	if ext != ".yaml" && ext != ".yml" {
+		return FileOther
+	}
+	stem := strings.TrimSuffix(base, ext)
+	switch {
+	case stem == "metadata":
+		return FileMetadata
+	case strings.HasSuffix(stem, "-components") || stem == "components":
+		return FileComponents
+	case stem == "cluster-template" || strings.HasPrefix(stem, "cluster-template-"):
+		return FileClusterTemplate
+	}
+	return FileOther
+}
+
+// Finding is a violation found at a place in a file.
+type Finding struct {
+	// File is the file name.
+	File string
+	// Line is the 1-based line of the object the violation is about; 0 when it is about the whole file.
+	Line int
+	Violation
+}
+
+// String returns the finding on one line: "file:line: kind/name: rule: path: message".
+func (f Finding) String() string {
+	pos := f.File
+	if f.Line > 0 {
+		pos += ":" + strconv.Itoa(f.Line)
+	}
+	return pos + ": " + f.Violation.String()
+}
+
+// Findings is a list of findings.
+type Findings []Finding
+
+// Sort orders the findings by file, line, object, path, rule and message.
+func (fs Findings) Sort() {
+	slices.SortStableFunc(fs, func(a, b Finding) int {
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), compareViolations(a.Violation, b.Violation))
+	})
+}
+
+// Violations returns the findings' violations, without their positions.
+func (fs Findings) Violations() Violations {
+	out := make(Violations, 0, len(fs))
+	for _, f := range fs {
+		out = append(out, f.Violation)
+	}
+	return out
+}
+
+// Rule identifiers of CheckFiles for CRD documents (see also the RuleCRD* rules of CheckCRD).
+const (
+	// RuleCRDAPIVersion: CRDs must be apiextensions.k8s.io/v1.
+	RuleCRDAPIVersion = "crd.api-version"
+)
+
+// crdEntry is a CRD found in one of the files.
+type crdEntry struct {
+	doc   Document
+	crd   *apiextensionsv1.CustomResourceDefinition
+	role  Kind
+	known bool
+}
+
+// release holds what CheckFiles learned from all files, for the checks that span files.
+type release struct {
+	crds []crdEntry
+}
+
+// CheckFiles checks CRDs and clusterctl release files (see ClassifyFile): every CustomResourceDefinition in any
+// file with CheckCRD; metadata.yaml with CheckMetadata, and against the contract labels of the CRDs in its folder
+// and below; *-components.yaml (one Namespace at most, every namespaced object in it, the provider label, a
+// Deployment with a container named manager, clusterctl variables); cluster-template*.yaml (a Cluster whose
+// infrastructureRef names a kind of the provider's CRDs and an object of the template, namespaces, variables).
+// The CRDs a template is checked against are those in the nearest folder, going up from the template's, that has
+// any. It returns an error wrapping ErrMalformed for a CRD document that cannot be decoded. The findings are sorted.
+func CheckFiles(files ...*YAMLFile) (Findings, error) {
+	var out Findings
+	rel := release{}
+	for _, f := range files {
+		for _, d := range f.Documents {
+			if d.Object.GetKind() != "CustomResourceDefinition" {
+				continue
+			}
+			if gv := d.Object.GetAPIVersion(); gv != apiextensionsv1.SchemeGroupVersion.String() {
+				out = append(out, finding(d, Violation{Rule: RuleCRDAPIVersion, Object: d.ObjectRef(), Path: "apiVersion",
+					Message: fmt.Sprintf("apiVersion is %q, want %q (apiextensions.k8s.io/v1beta1 was removed in Kubernetes 1.22)", gv, apiextensionsv1.SchemeGroupVersion)}))
+				continue
+			}
+			crd := &apiextensionsv1.CustomResourceDefinition{}
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(d.Object.Object, crd); err != nil {
+				return nil, &PositionError{File: d.File, Line: d.Line, Err: fmt.Errorf("%w: cannot decode CustomResourceDefinition %q: %s", ErrMalformed, d.Object.GetName(), err.Error())}
+			}
+			role, known := RoleOf(crd.Spec.Group, crd.Spec.Names.Kind)
+			rel.crds = append(rel.crds, crdEntry{doc: d, crd: crd, role: role, known: known})
+			for _, v := range CheckCRD(crd) {
+				out = append(out, finding(d, v))
+			}
+		}
+	}
+	for _, f := range files {
+		switch ClassifyFile(f.Name) {
+		case FileMetadata:
+			out = append(out, rel.checkMetadataFile(f)...)
+		case FileComponents:
+			out = append(out, rel.checkComponents(f)...)
+			out = append(out, checkFileVariables(f)...)
+		case FileClusterTemplate:
+			out = append(out, rel.checkTemplate(f)...)
+			out = append(out, checkFileVariables(f)...)
+		}
+	}
+	out.Sort()
+	return out, nil
+}
+
+func finding(d Document, v Violation) Finding {
+	return Finding{File: d.File, Line: d.Line, Violation: v}
+}
+
+// crdsUnder returns the CRDs in files in dir or below.
+func (r release) crdsUnder(dir string) []crdEntry {
+	var out []crdEntry
+	for _, e := range r.crds {
+		if within(dir, e.doc.File) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// nearestCRDs returns the CRDs of the nearest folder, from dir up, that has any in it or below.
+func (r release) nearestCRDs(dir string) []crdEntry {
+	for {
+		if crds := r.crdsUnder(dir); len(crds) > 0 {
+			return crds
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return r.crds
+		}
+		dir = parent
+	}
+}
+
+// within reports whether file is in dir or one of its subfolders.
+func within(dir, file string) bool {
+	rel, err := filepath.Rel(dir, filepath.Dir(file))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// objectAt returns the object of the document that contains line, or "".
+func objectAt(f *YAMLFile, line int) string {
+	obj := ""
+	for _, d := range f.Documents {
+		if d.StartLine <= line {
+			obj = d.ObjectRef()
+		}
+	}
+	return obj
+}

@@ -1,0 +1,100 @@
+package lint_test
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/capkit/capkit/contract/lint"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// A CRD whose label declares contract v1beta2 while its status is still in the v1beta1 shape.
+const halfMigratedCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: memmachines.infrastructure.example.io
+  labels:
+    cluster.x-k8s.io/v1beta2: v1alpha1
+spec:
+  group: infrastructure.example.io
+  names: {kind: MemMachine, listKind: MemMachineList, plural: memmachines, singular: memmachine}
+  scope: Namespaced
+  versions:
+  - name: v1alpha1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              providerID: {type: string}
+          status:
+            type: object
+            properties:
+              ready: {type: boolean}
+`
+
+func ExampleCheckCRD() {
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.UnmarshalStrict([]byte(halfMigratedCRD), crd); err != nil {
+		panic(err)
+	}
+	for _, v := range lint.CheckCRD(crd) {
+		fmt.Printf("%s: %s\n", v.Rule, v.Path)
+	}
+	// Output:
+	// crd.contract-shape: spec.versions[v1alpha1].schema.openAPIV3Schema.properties.status
+	// inframachine.provisioned: status.initialization.provisioned
+}
+
+func ExampleCheckFiles() {
+	metadata, err := lint.ReadYAML(strings.NewReader(`apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3
+kind: Metadata
+releaseSeries:
+- {major: 0, minor: 2, contract: v1beta2}
+`), "release/metadata.yaml")
+	if err != nil {
+		panic(err)
+	}
+	crds, err := lint.ReadYAML(strings.NewReader(strings.Replace(halfMigratedCRD, "cluster.x-k8s.io/v1beta2", "cluster.x-k8s.io/v1beta1", 1)),
+		"release/crds.yaml")
+	if err != nil {
+		panic(err)
+	}
+	findings, err := lint.CheckFiles(metadata, crds)
+	if err != nil {
+		panic(err)
+	}
+	for _, f := range findings {
+		fmt.Println(f.File, f.Line, f.Rule)
+	}
+	// Output:
+	// release/crds.yaml 1 metadata.crd-contract
+}
+
+func ExampleReadYAML() {
+	_, err := lint.ReadYAML(strings.NewReader("apiVersion: v1\nkind: ConfigMap\n---\n- not: a map\n"), "objects.yaml")
+	fmt.Println(err)
+	// Output:
+	// objects.yaml:4: malformed YAML: document is a YAML list, want a map with apiVersion and kind
+}
+
+func ExampleScanVariables() {
+	vars, issues := lint.ScanVariables([]byte("name: ${CLUSTER_NAME}\nreplicas: ${WORKER_MACHINE_COUNT:=1}\nzone: ${ZONE-a}\n"))
+	for _, v := range vars {
+		fmt.Println(v.Name, v.HasDefault)
+	}
+	for _, is := range issues {
+		fmt.Println(is.Line, is.Rule)
+	}
+	// Output:
+	// CLUSTER_NAME false
+	// WORKER_MACHINE_COUNT true
+	// ZONE-a false
+	// 3 clusterctl.variable-unsupported
+}

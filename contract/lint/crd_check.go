@@ -1,0 +1,404 @@
+package lint
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/capkit/capkit/contract"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/version"
+)
+
+// Rule identifiers of CheckCRD. The field rules of the contract (e.g. "infracluster.provisioned") come from Rules.
+const (
+	// RuleCRDInvalid: the CRD cannot be checked (nil, or no versions).
+	RuleCRDInvalid = "crd.invalid"
+	// RuleCRDScope: contract types must be namespaced.
+	RuleCRDScope = "crd.scope"
+	// RuleCRDListKind: spec.names.listKind must be "<Kind>List".
+	RuleCRDListKind = "crd.list-kind"
+	// RuleCRDStatusSubresource: every served version of a non-template contract type needs the status subresource.
+	RuleCRDStatusSubresource = "crd.status-subresource"
+	// RuleCRDContractLabel: a contract type needs a cluster.x-k8s.io/<contract> label.
+	RuleCRDContractLabel = "crd.contract-label"
+	// RuleCRDContractLabelVersion: every API version a contract label names must exist and be served.
+	RuleCRDContractLabelVersion = "crd.contract-label-version"
+	// RuleCRDContractUnsupported: the labels declare no contract that current Cluster API supports.
+	RuleCRDContractUnsupported = "crd.contract-unsupported"
+	// RuleCRDContractShape: the label declares one contract but the status has the shape of the other.
+	RuleCRDContractShape = "crd.contract-shape"
+	// RuleCRDServedVersionFields: a served API version lacks contract fields that another version has, so the
+	// API server prunes them when the object is written or read through that version.
+	RuleCRDServedVersionFields = "crd.served-version-fields"
+	// RuleCRDUntypedField: a contract field is only kept by x-kubernetes-preserve-unknown-fields, so its type is
+	// never validated.
+	RuleCRDUntypedField = "crd.untyped-field"
+)
+
+// CRDOption configures CheckCRD.
+type CRDOption func(*crdOptions)
+
+type crdOptions struct {
+	role Kind
+}
+
+// WithRole checks the CRD as a type of role k instead of inferring the role with RoleOf.
+func WithRole(k Kind) CRDOption { return func(o *crdOptions) { o.role = k } }
+
+// RoleOf infers the contract role of a type from its API group and kind: a group containing "infrastructure"
+// (e.g. infrastructure.cluster.x-k8s.io) with a kind ending in ClusterTemplate, MachineTemplate, Cluster or
+// Machine, or a group containing "bootstrap" with a kind ending in Template or Config. It returns false for
+// every other type (e.g. a provider's MemVPC), which CheckCRD only checks for label consistency.
+func RoleOf(group, kind string) (Kind, bool) {
+	switch {
+	case strings.Contains(group, "infrastructure"):
+		for _, s := range []struct {
+			suffix string
+			role   Kind
+		}{{"ClusterTemplate", KindInfraClusterTemplate}, {"MachineTemplate", KindInfraMachineTemplate},
+			{"Cluster", KindInfraCluster}, {"Machine", KindInfraMachine}} {
+			if strings.HasSuffix(kind, s.suffix) {
+				return s.role, true
+			}
+		}
+	case strings.Contains(group, "bootstrap"):
+		if strings.HasSuffix(kind, "Template") {
+			return KindBootstrapConfigTemplate, true
+		}
+		if strings.HasSuffix(kind, "Config") {
+			return KindBootstrapConfig, true
+		}
+	}
+	return "", false
+}
+
+// CheckCRD checks a provider CRD against the contract: namespaced scope, listKind, the status subresource on every
+// served version (templates excepted), contract labels that name existing served API versions, and, for every
+// contract capkit knows (v1beta1, v1beta2) that a label declares, that the schema of each API version the label
+// names has every field of Rules with the right type. A label that declares v1beta2 over a status still in
+// v1beta1 shape (status.ready, failure domains as a map, no status.initialization) gets a RuleCRDContractShape
+// violation that says so. When versions share their stored form (conversion strategy None), every served version
+// must also have the contract fields the contract's API version has, else the API server prunes them.
+//
+// The role is inferred with RoleOf unless WithRole gives it; a CRD of unknown role is only checked for listKind
+// and the consistency of the contract labels it has. The result is sorted.
+func CheckCRD(crd *apiextensionsv1.CustomResourceDefinition, opts ...CRDOption) Violations {
+	if crd == nil {
+		return Violations{{Rule: RuleCRDInvalid, Object: "CustomResourceDefinition", Message: "cannot check a nil CustomResourceDefinition"}}
+	}
+	o := crdOptions{}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	c := crdChecker{crd: crd, object: "CustomResourceDefinition/" + crd.Name}
+	role, known := o.role, o.role != ""
+	if !known {
+		role, known = RoleOf(crd.Spec.Group, crd.Spec.Names.Kind)
+	}
+	if known && Rules(role, contract.V1Beta2) == nil {
+		c.add(RuleCRDInvalid, "", "unknown contract role %q", role)
+		return c.out.Sorted()
+	}
+	if len(crd.Spec.Versions) == 0 {
+		c.add(RuleCRDInvalid, "spec.versions", "the CRD has no versions")
+		return c.out.Sorted()
+	}
+	c.checkListKind()
+	if known {
+		c.checkScope()
+		if !isTemplate(role) {
+			c.checkStatusSubresource()
+		}
+	}
+	c.checkContract(role, known)
+	return c.out.Sorted()
+}
+
+type crdChecker struct {
+	crd    *apiextensionsv1.CustomResourceDefinition
+	object string
+	out    Violations
+}
+
+func (c *crdChecker) add(rule, path, format string, args ...any) {
+	c.out = append(c.out, Violation{Rule: rule, Object: c.object, Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+func (c *crdChecker) checkScope() {
+	if c.crd.Spec.Scope != apiextensionsv1.NamespaceScoped {
+		c.add(RuleCRDScope, "spec.scope", "scope is %q, want %q: Cluster API objects and their infrastructure live in a namespace",
+			c.crd.Spec.Scope, apiextensionsv1.NamespaceScoped)
+	}
+}
+
+func (c *crdChecker) checkListKind() {
+	want := c.crd.Spec.Names.Kind + "List"
+	if got := c.crd.Spec.Names.ListKind; got != want {
+		c.add(RuleCRDListKind, "spec.names.listKind", "listKind is %q, want %q", got, want)
+	}
+}
+
+func (c *crdChecker) checkStatusSubresource() {
+	for _, v := range c.crd.Spec.Versions {
+		if v.Served && (v.Subresources == nil || v.Subresources.Status == nil) {
+			c.add(RuleCRDStatusSubresource, "spec.versions["+v.Name+"].subresources.status",
+				"served version %q has no status subresource: add the +kubebuilder:subresource:status marker, so that status is written through /status and spec changes cannot overwrite it", v.Name)
+		}
+	}
+}
+
+// version returns the CRD version named name, or nil.
+func (c *crdChecker) version(name string) *apiextensionsv1.CustomResourceDefinitionVersion {
+	for i := range c.crd.Spec.Versions {
+		if c.crd.Spec.Versions[i].Name == name {
+			return &c.crd.Spec.Versions[i]
+		}
+	}
+	return nil
+}
+
+// checkContract checks the contract labels and, for each supported contract they declare, the schemas.
+func (c *crdChecker) checkContract(role Kind, known bool) {
+	keys := contract.ContractLabelKeys(c.crd.Labels)
+	if len(keys) == 0 {
+		if known {
+			c.add(RuleCRDContractLabel, "metadata.labels", "no %s<contract> label: add %q: <API version> (e.g. %q) so that Cluster API knows which API version implements which contract",
+				contract.ContractLabelPrefix, contract.ContractLabel(contract.V1Beta2), c.crd.Spec.Versions[len(c.crd.Spec.Versions)-1].Name)
+		}
+		return
+	}
+	named := map[string]bool{} // API versions named by a supported contract label
+	var newest contract.Version
+	var newestAPI string
+	for _, key := range keys {
+		apiVersions := c.checkLabelValue(key)
+		cv := contract.Version(strings.TrimPrefix(key, contract.ContractLabelPrefix))
+		if !cv.Valid() || !known {
+			continue
+		}
+		if newest == "" && len(apiVersions) > 0 {
+			newest, newestAPI = cv, apiVersions[len(apiVersions)-1]
+		}
+		for _, name := range apiVersions {
+			named[name] = true
+			c.checkSchema(role, cv, name)
+		}
+	}
+	if known && !slices.ContainsFunc(keys, func(k string) bool {
+		return contract.Version(strings.TrimPrefix(k, contract.ContractLabelPrefix)).Valid()
+	}) {
+		c.add(RuleCRDContractUnsupported, "metadata.labels", "labels declare only %s, which current Cluster API does not support: declare %q or %q",
+			strings.Join(keys, ", "), contract.ContractLabel(contract.V1Beta2), contract.ContractLabel(contract.V1Beta1))
+	}
+	if newest != "" && sharesStoredForm(c.crd) {
+		c.checkServedVersions(role, newest, newestAPI, named)
+	}
+}
+
+// checkLabelValue checks one contract label and returns the served API versions it names, oldest first.
+func (c *crdChecker) checkLabelValue(key string) []string {
+	path := "metadata.labels[" + key + "]"
+	value := c.crd.Labels[key]
+	if value == "" {
+		c.add(RuleCRDContractLabelVersion, path, "label %q is empty: want the API versions that implement the contract, joined by %q (e.g. %q)", key, "_", "v1alpha4_v1beta1")
+		return nil
+	}
+	var out []string
+	for _, name := range strings.Split(value, "_") {
+		v := c.version(name)
+		switch {
+		case name == "":
+			c.add(RuleCRDContractLabelVersion, path, "label %q has value %q with an empty API version: join versions with a single %q", key, value, "_")
+		case v == nil:
+			c.add(RuleCRDContractLabelVersion, path, "label %q names API version %q, which the CRD does not define (versions: %q)", key, name, c.versionNames())
+		case !v.Served:
+			c.add(RuleCRDContractLabelVersion, path, "label %q names API version %q, which the CRD does not serve", key, name)
+		default:
+			out = append(out, name)
+		}
+	}
+	slices.SortFunc(out, version.CompareKubeAwareVersionStrings)
+	return slices.Compact(out)
+}
+
+func (c *crdChecker) versionNames() []string {
+	out := make([]string, 0, len(c.crd.Spec.Versions))
+	for _, v := range c.crd.Spec.Versions {
+		out = append(out, v.Name)
+	}
+	return out
+}
+
+// schemaOf returns the openAPIV3Schema of API version name, or nil.
+func (c *crdChecker) schemaOf(name string) *apiextensionsv1.JSONSchemaProps {
+	v := c.version(name)
+	if v == nil || v.Schema == nil {
+		return nil
+	}
+	return v.Schema.OpenAPIV3Schema
+}
+
+// checkSchema checks the schema of API version name against the fields contract version cv asks of role.
+func (c *crdChecker) checkSchema(role Kind, cv contract.Version, name string) {
+	root := c.schemaOf(name)
+	where := fmt.Sprintf("API version %q (contract %s)", name, cv)
+	if root == nil {
+		c.add(RuleCRDInvalid, "spec.versions["+name+"].schema", "%s has no openAPIV3Schema", where)
+		return
+	}
+	untyped := map[string][]string{}
+	var missing []contract.Path
+	for _, r := range Rules(role, cv) {
+		if slices.ContainsFunc(missing, func(p contract.Path) bool { return hasPrefix(r.Path, p) }) {
+			continue // the parent is already reported missing
+		}
+		s, res, at := lookupSchema(root, r.Path)
+		switch res {
+		case schemaMissing:
+			if r.Required {
+				missing = append(missing, r.Path)
+				c.add(r.Rule, r.Path.String(), "%s has no %s%s: %s", where, r.Path, c.otherShape(root, role, cv, r), r.Hint)
+			}
+			continue
+		case schemaUntyped:
+			untyped[at.String()] = append(untyped[at.String()], r.Path.String())
+			continue
+		}
+		if got := schemaType(s); got != r.Type {
+			c.add(r.Rule, r.Path.String(), "%s has %s of type %s, want %s%s: %s", where, r.Path, got, r.Type, c.otherShape(root, role, cv, r), r.Hint)
+			continue
+		}
+		c.checkItems(where, r, s)
+	}
+	for at, fields := range untyped {
+		c.add(RuleCRDUntypedField, at, "%s keeps unknown fields at %s (x-kubernetes-preserve-unknown-fields), so %s are stored but never validated: declare them in the schema",
+			where, at, strings.Join(fields, ", "))
+	}
+	c.checkShape(root, role, cv, name)
+}
+
+// checkItems checks the fields of the items (array) or values (map) of the schema s of rule r.
+func (c *crdChecker) checkItems(where string, r FieldRule, s *apiextensionsv1.JSONSchemaProps) {
+	item := itemSchema(s)
+	if item == nil || len(r.Items) == 0 {
+		return
+	}
+	if strings.HasSuffix(r.Rule, ".conditions") && r.Path.String() == "status.conditions" {
+		if _, res, _ := lookupSchema(item, contract.Path{"severity"}); res == schemaFound {
+			c.add(r.Rule, r.Path.String(), "%s: items of %s have a severity field: they are v1beta1 Cluster API conditions, contract v1beta2 wants metav1.Condition", where, r.Path)
+			return
+		}
+	}
+	for _, ir := range r.Items {
+		full := append(append(contract.Path{}, r.Path...), ir.Path...)
+		s, res, _ := lookupSchema(item, ir.Path)
+		switch {
+		case res == schemaMissing && ir.Required:
+			c.add(ir.Rule, full.String(), "%s: items of %s have no %s: %s", where, r.Path, ir.Path, ir.Hint)
+		case res == schemaFound && schemaType(s) != ir.Type:
+			c.add(ir.Rule, full.String(), "%s has %s of type %s, want %s: %s", where, full, schemaType(s), ir.Type, ir.Hint)
+		}
+	}
+}
+
+// otherShape explains a missing or mistyped field when the schema has it in the other contract's shape.
+func (c *crdChecker) otherShape(root *apiextensionsv1.JSONSchemaProps, role Kind, cv contract.Version, r FieldRule) string {
+	other := pick(cv, contract.V1Beta2, contract.V1Beta1)
+	for _, o := range Rules(role, other) {
+		if o.Rule != r.Rule {
+			continue
+		}
+		if s, res, _ := lookupSchema(root, o.Path); res == schemaFound && schemaType(s) == o.Type {
+			if o.Path.String() == r.Path.String() {
+				return fmt.Sprintf(" (type %s is the %s shape)", o.Type, other)
+			}
+			return fmt.Sprintf(" but has %s, the %s field", o.Path, other)
+		}
+	}
+	return ""
+}
+
+// checkShape reports a status whose shape is that of the other contract version than the label declares.
+func (c *crdChecker) checkShape(root *apiextensionsv1.JSONSchemaProps, role Kind, cv contract.Version, name string) {
+	if isTemplate(role) {
+		return
+	}
+	other := pick(cv, contract.V1Beta2, contract.V1Beta1)
+	var wrong, right []string // signs of the other shape; required fields of the declared one that are missing
+	for _, r := range Rules(role, cv) {
+		if _, res, _ := lookupSchema(root, r.Path); res == schemaMissing && r.Required && r.Path[0] == "status" {
+			right = append(right, r.Path.String()+" missing")
+		}
+	}
+	for _, o := range Rules(role, other) {
+		if o.Path[0] != "status" {
+			continue
+		}
+		s, res, _ := lookupSchema(root, o.Path)
+		if res != schemaFound || schemaType(s) != o.Type {
+			continue
+		}
+		if d, ok := declaredAs(role, cv, o); ok && d.Type == o.Type && d.Path.String() == o.Path.String() {
+			continue // same field in both contracts (e.g. status.dataSecretName)
+		}
+		if other == contract.V1Beta2 && strings.HasSuffix(o.Rule, ".conditions") {
+			continue // v1beta1 types have status.conditions too (Cluster API's own condition type)
+		}
+		sign := o.Path.String() + " present"
+		if o.Rule == "infracluster.failureDomains" {
+			sign = o.Path.String() + " is " + pick(other, "a map", "a list")
+		}
+		wrong = append(wrong, sign)
+	}
+	if len(right) == 0 || len(wrong) == 0 {
+		return
+	}
+	c.add(RuleCRDContractShape, "spec.versions["+name+"].schema.openAPIV3Schema.properties.status",
+		"label declares contract %s but status has %s shape: %s; %s", cv, other,
+		strings.Join(append(wrong, right...), ", "), pick(cv,
+			"the v1beta1 contract reads status.ready: declare cluster.x-k8s.io/v1beta2 instead, or add the v1beta1 fields",
+			"move readiness to status.initialization (contract.InfraClusterInitialization, InfraMachineInitialization or BootstrapConfigInitialization) and failure domains to a list of contract.FailureDomain"))
+}
+
+// declaredAs returns the rule of contract version cv that has the same identifier as o.
+func declaredAs(role Kind, cv contract.Version, o FieldRule) (FieldRule, bool) {
+	for _, r := range Rules(role, cv) {
+		if r.Rule == o.Rule {
+			return r, true
+		}
+	}
+	return FieldRule{}, false
+}
+
+// checkServedVersions checks that every served API version not named by a contract label has the contract fields
+// that the API version of contract cv (contractAPI) has; they share one stored form, so a field absent from a
+// version's schema is pruned.
+func (c *crdChecker) checkServedVersions(role Kind, cv contract.Version, contractAPI string, named map[string]bool) {
+	root := c.schemaOf(contractAPI)
+	for _, v := range c.crd.Spec.Versions {
+		if !v.Served || named[v.Name] {
+			continue
+		}
+		other := c.schemaOf(v.Name)
+		var lost []string
+		for _, r := range Rules(role, cv) {
+			if _, res, _ := lookupSchema(root, r.Path); res != schemaFound {
+				continue
+			}
+			if _, res, _ := lookupSchema(other, r.Path); res == schemaMissing {
+				lost = append(lost, r.Path.String())
+			}
+		}
+		if len(lost) > 0 {
+			c.add(RuleCRDServedVersionFields, "spec.versions["+v.Name+"].schema",
+				"served API version %q has no %s, which %q (contract %s) has; with conversion strategy None every version shares the stored object, so the API server prunes these fields whenever the object is written or read through %q: add them to %q or stop serving it",
+				v.Name, strings.Join(lost, ", "), contractAPI, cv, v.Name, v.Name)
+		}
+	}
+}
+
+// sharesStoredForm reports whether all versions of the CRD share one stored JSON form (no conversion webhook).
+func sharesStoredForm(crd *apiextensionsv1.CustomResourceDefinition) bool {
+	return crd.Spec.Conversion == nil || crd.Spec.Conversion.Strategy == "" || crd.Spec.Conversion.Strategy == apiextensionsv1.NoneConverter
+}

@@ -1,0 +1,48 @@
+// Package lint checks a provider against the Cluster API provider contract: its Go API types, its
+// CustomResourceDefinitions, its live objects and its clusterctl release files. It reads fields at the paths of
+// package contract, with the same contract versions, so the checks and the accessors agree.
+//
+// Import it in tests and tools, not in a provider's manager: it is what CI, the "capkit check" command and
+// providertest's conformance checks run. A manager needs only package contract (accessors, discovery, API
+// types), and does not link this package unless it imports it.
+//
+// # Violations
+//
+// Every checker returns Violations: a list of Violation{Rule, Object, Path, Message}, with stable rule ids,
+// one-line messages that say what to do, and never any Secret data. An empty list means the subject follows
+// the contract; Violations.Err turns a list into an error that wraps ErrViolations.
+//
+// # Checkers
+//
+//   - CheckType checks a Go API type before any CRD is generated, in a plain unit test of the provider's API
+//     package:
+//     require.Empty(t, lint.CheckType(&MemCluster{}, lint.KindInfraCluster, contract.V1Beta2)).
+//     It finds a type still in the v1beta1 shape under a v1beta2 label and says so.
+//   - CheckCRD checks a CustomResourceDefinition: namespaced, list kind, status subresource, contract labels
+//     naming served API versions, and each labelled version's schema against the contract fields (WithRole
+//     names the role when RoleOf cannot infer it from the group and kind).
+//   - CheckInfraCluster, CheckInfraMachine and CheckBootstrapConfig check live objects: shapes for the
+//     contract version, endpoint and providerID set when provisioned, addresses and conditions valid.
+//   - CheckBootstrapSecret checks a bootstrap data Secret against its bootstrap config.
+//   - CheckFiles checks clusterctl release files (metadata.yaml, *-components.yaml, cluster-template*.yaml)
+//     and the CRDs among them, and returns Findings with file and line. CheckMetadata and ScanVariables check
+//     one metadata object and the ${VAR} references of one file.
+//
+// ReadYAML and ReadYAMLFile read multi-document YAML with the line of each document, for CheckFiles and for
+// messages that point into a file:
+//
+//	f, err := lint.ReadYAMLFile("out/infrastructure-components.yaml")
+//	if err != nil {
+//		return err // names the file; ErrMalformed and ErrTooLarge errors name the line too
+//	}
+//	findings, err := lint.CheckFiles(f)
+//	if err != nil {
+//		return err
+//	}
+//	for _, fd := range findings {
+//		fmt.Println(fd) // "file:line: kind/name: rule: path: message", as capkit check prints it
+//	}
+//
+// All checkers share one table of contract fields, Rules(kind, version), so they agree with each other and
+// with the accessors of package contract.
+package lint

@@ -1,0 +1,230 @@
+package patch
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// snapshot is a deep copy of the object as last read or written, and its JSON split at the top level,
+// built on first use.
+type snapshot struct {
+	obj client.Object
+	raw map[string]json.RawMessage
+}
+
+func newSnapshot(obj client.Object) (*snapshot, error) {
+	c, ok := obj.DeepCopyObject().(client.Object)
+	if !ok {
+		return nil, fmt.Errorf("cannot copy %T: DeepCopyObject does not return a client.Object", obj)
+	}
+	return &snapshot{obj: c}, nil
+}
+
+func (s *snapshot) json() (map[string]json.RawMessage, error) {
+	if s.raw == nil {
+		raw, err := topLevel(s.obj)
+		if err != nil {
+			return nil, err
+		}
+		s.raw = raw
+	}
+	return s.raw, nil
+}
+
+// changed forgets the JSON after the snapshot object was modified in place.
+func (s *snapshot) changed() { s.raw = nil }
+
+func topLevel(obj client.Object) (map[string]json.RawMessage, error) {
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode %T: %w", obj, err)
+	}
+	out := map[string]json.RawMessage{}
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, fmt.Errorf("cannot decode %T: %w", obj, err)
+	}
+	return out, nil
+}
+
+// delta is what Patch would send: the merge patches of metadata-and-spec and of status (nil when a part
+// did not change), and which guarded lists changed.
+type delta struct {
+	main, status                        []byte
+	conditions, finalizers, writeOnce bool
+	forceGuard                          bool // set after a conflict: the retry stays guarded
+}
+
+// guarded reports whether a patch must carry the resourceVersion: it changes a list other controllers
+// also write or a write-once label, or the conditions change (a guarded main patch that succeeds proves the
+// status it was computed from is still the server's, so the status patch can be guarded too).
+func (d *delta) guarded() bool { return d.conditions || d.finalizers || d.writeOnce || d.forceGuard }
+
+// serverFields are metadata a client never patches.
+var serverFields = []string{"resourceVersion", "generation", "uid", "creationTimestamp", "managedFields",
+	"selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"}
+
+func (h *Helper) diff(obj client.Object) (*delta, error) {
+	d := &delta{}
+	if h.main == h.status && reflect.DeepEqual(h.main.obj, obj) {
+		return d, nil // the common no-op reconcile: no JSON at all
+	}
+	var err error
+	if d.conditions, err = h.conditionsChanged(obj); err != nil {
+		return nil, err
+	}
+	d.finalizers = !slices.Equal(h.main.obj.GetFinalizers(), obj.GetFinalizers())
+	for _, l := range h.opts.writeOnce {
+		if h.main.obj.GetLabels()[l] != obj.GetLabels()[l] {
+			d.writeOnce = true
+		}
+	}
+	after, err := topLevel(obj)
+	if err != nil {
+		return nil, err
+	}
+	mainBefore, err := h.main.json()
+	if err != nil {
+		return nil, err
+	}
+	if d.main, err = mainPatch(mainBefore, after); err != nil {
+		return nil, err
+	}
+	statusBefore, err := h.status.json()
+	if err != nil {
+		return nil, err
+	}
+	if d.status, err = statusPatch(statusBefore["status"], after["status"]); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func (h *Helper) conditionsChanged(obj client.Object) (bool, error) {
+	if h.conds == nil {
+		return false, nil
+	}
+	before, err := h.conds.get(h.status.obj)
+	if err != nil {
+		return false, err
+	}
+	after, err := h.conds.get(obj)
+	if err != nil {
+		return false, err
+	}
+	return !equalConditions(before, after), nil
+}
+
+func equalConditions(a, b []metav1.Condition) bool {
+	return len(a) == len(b) && (len(a) == 0 || reflect.DeepEqual(a, b))
+}
+
+// mainPatch returns the merge patch of every top-level field but status, nil when there is none.
+func mainPatch(before, after map[string]json.RawMessage) ([]byte, error) {
+	out := map[string]json.RawMessage{}
+	for k, a := range after {
+		if k == "status" {
+			continue
+		}
+		b, found := before[k]
+		switch {
+		case found && bytes.Equal(a, b):
+			continue
+		case !found || !isObject(a) || !isObject(b):
+			out[k] = a
+			continue
+		}
+		p, err := jsonpatch.CreateMergePatch(b, a)
+		if err != nil {
+			return nil, fmt.Errorf("cannot diff %s: %w", k, err)
+		}
+		if k == "metadata" {
+			if p, err = without(p, serverFields); err != nil {
+				return nil, err
+			}
+		}
+		if p != nil && !bytes.Equal(p, []byte("{}")) {
+			out[k] = p
+		}
+	}
+	for k := range before {
+		if _, found := after[k]; !found && k != "status" {
+			out[k] = json.RawMessage("null")
+		}
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return json.Marshal(out)
+}
+
+// statusPatch returns {"status": <merge patch>}, nil when status did not change.
+func statusPatch(before, after json.RawMessage) ([]byte, error) {
+	if bytes.Equal(before, after) {
+		return nil, nil
+	}
+	if !isObject(before) {
+		before = json.RawMessage("{}")
+	}
+	if !isObject(after) {
+		after = json.RawMessage("{}")
+	}
+	p, err := jsonpatch.CreateMergePatch(before, after)
+	if err != nil {
+		return nil, fmt.Errorf("cannot diff status: %w", err)
+	}
+	if bytes.Equal(p, []byte("{}")) {
+		return nil, nil
+	}
+	return json.Marshal(map[string]json.RawMessage{"status": p})
+}
+
+func isObject(b json.RawMessage) bool { return len(b) > 0 && b[0] == '{' }
+
+// without removes keys from a JSON object; nil when nothing is left.
+func without(obj []byte, keys []string) ([]byte, error) {
+	m := map[string]json.RawMessage{}
+	if err := json.Unmarshal(obj, &m); err != nil {
+		return nil, fmt.Errorf("cannot decode a metadata patch: %w", err)
+	}
+	n := len(m)
+	for _, k := range keys {
+		delete(m, k)
+	}
+	if len(m) == 0 {
+		return nil, nil
+	}
+	if len(m) == n {
+		return obj, nil
+	}
+	return json.Marshal(m)
+}
+
+// withResourceVersion adds metadata.resourceVersion to a patch, for optimistic locking.
+func withResourceVersion(body []byte, rv string) ([]byte, error) {
+	m := map[string]json.RawMessage{}
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, fmt.Errorf("cannot decode a patch: %w", err)
+	}
+	md := map[string]json.RawMessage{}
+	if raw, ok := m["metadata"]; ok && isObject(raw) {
+		if err := json.Unmarshal(raw, &md); err != nil {
+			return nil, fmt.Errorf("cannot decode a metadata patch: %w", err)
+		}
+	}
+	v, err := json.Marshal(rv)
+	if err != nil {
+		return nil, err
+	}
+	md["resourceVersion"] = v
+	if m["metadata"], err = json.Marshal(md); err != nil {
+		return nil, err
+	}
+	return json.Marshal(m)
+}

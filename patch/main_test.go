@@ -1,0 +1,53 @@
+package patch_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/capkit/capkit/internal/testtypes"
+	"github.com/capkit/capkit/providertest/testenv"
+)
+
+var env *testenv.Environment
+
+func TestMain(m *testing.M) { testtypes.Main(m, &env) }
+
+// newMachine creates a FooMachine with a finalizer and a condition and returns it as read back.
+func newMachine(t *testing.T, c client.Client) *testtypes.FooMachine {
+	t.Helper()
+	ctx := context.Background()
+	ns, err := env.CreateNamespace(ctx, "patch")
+	require.NoError(t, err)
+	m := &testtypes.FooMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m", Finalizers: []string{"a.io/one"}},
+		Spec: testtypes.FooMachineSpec{Size: "small"}}
+	require.NoError(t, c.Create(ctx, m))
+	m.Status.Conditions = []metav1.Condition{cond("Ready", metav1.ConditionFalse)}
+	require.NoError(t, c.Status().Update(ctx, m))
+	got := &testtypes.FooMachine{}
+	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(m), got))
+	return got
+}
+
+func cond(t string, s metav1.ConditionStatus) metav1.Condition {
+	return metav1.Condition{Type: t, Status: s, Reason: "Test", LastTransitionTime: metav1.Now().Rfc3339Copy()}
+}
+
+// reread returns the server's copy of m.
+func reread(t *testing.T, m *testtypes.FooMachine) *testtypes.FooMachine {
+	t.Helper()
+	got := &testtypes.FooMachine{}
+	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKeyFromObject(m), got))
+	return got
+}
+
+func conditionTypes(m *testtypes.FooMachine) []string {
+	var out []string
+	for _, c := range m.Status.Conditions {
+		out = append(out, c.Type+"="+string(c.Status))
+	}
+	return out
+}

@@ -1,4 +1,0 @@
-package providertest
-
-// CAPICRDDirIn exposes capiCRDDirIn to the tests.
-var CAPICRDDirIn = capiCRDDirIn

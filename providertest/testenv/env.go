@@ -1,0 +1,209 @@
+package testenv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// Versions of the envtest control plane that hack/envtest-binaries.sh builds.
+const (
+	KubernetesVersion = "v1.36.3"
+	EtcdVersion       = "v3.6.8"
+)
+
+// ErrNoAssets is returned when the kube-apiserver and etcd binaries cannot be found.
+var ErrNoAssets = errors.New("envtest binaries not found: run 'make envtest' (hack/envtest-binaries.sh builds kube-apiserver and etcd) or set KUBEBUILDER_ASSETS")
+
+// Environment is a running kube-apiserver and etcd with the provider's CRDs and the Cluster API core CRDs
+// installed.
+type Environment struct {
+	// Config connects to the API server as an administrator.
+	Config *rest.Config
+	// Client is a client for Config with Scheme; it reads straight from the API server (no cache).
+	Client client.Client
+	// Scheme holds client-go's types, apiextensions and whatever WithScheme added.
+	Scheme *runtime.Scheme
+	// CAPICRDSource says where the Cluster API CRDs came from: a folder, or "capkit minimal CRDs".
+	CAPICRDSource string
+
+	env *envtest.Environment
+}
+
+// Option configures NewEnvironment.
+type Option func(*options)
+
+type options struct {
+	crdPaths      []string
+	crds          []*apiextensionsv1.CustomResourceDefinition
+	scheme        *runtime.Scheme
+	capiCRDDir    string
+	capiModuleDir string
+	skipCAPI      bool
+	webhooks      *envtest.WebhookInstallOptions
+	assets        string
+}
+
+// WithCRDPaths installs the CRDs in these files or folders (a provider's config/crd/bases).
+func WithCRDPaths(paths ...string) Option {
+	return func(o *options) { o.crdPaths = append(o.crdPaths, paths...) }
+}
+
+// WithCRDs installs these CRD objects.
+func WithCRDs(crds ...*apiextensionsv1.CustomResourceDefinition) Option {
+	return func(o *options) { o.crds = append(o.crds, crds...) }
+}
+
+// WithScheme uses s for the environment's client; add the provider's API types to it.
+func WithScheme(s *runtime.Scheme) Option { return func(o *options) { o.scheme = s } }
+
+// WithCAPICRDs installs the Cluster API CRDs from dir instead of looking for them in the module build list.
+func WithCAPICRDs(dir string) Option { return func(o *options) { o.capiCRDDir = dir } }
+
+// WithModuleDir looks up sigs.k8s.io/cluster-api in the build list of the Go module in dir (default: the
+// current directory, which is the package folder under go test).
+func WithModuleDir(dir string) Option { return func(o *options) { o.capiModuleDir = dir } }
+
+// WithoutCAPICRDs installs no Cluster API CRDs.
+func WithoutCAPICRDs() Option { return func(o *options) { o.skipCAPI = true } }
+
+// WithWebhooks installs the provider's admission webhooks; see envtest.WebhookInstallOptions. The webhook
+// server of a manager started in the test must use Environment.WebhookInstallOptions' host, port and certs.
+func WithWebhooks(w envtest.WebhookInstallOptions) Option {
+	return func(o *options) { o.webhooks = &w }
+}
+
+// WithAssets uses the kube-apiserver and etcd binaries in dir.
+func WithAssets(dir string) Option { return func(o *options) { o.assets = dir } }
+
+// AssetsDir returns the folder holding kube-apiserver and etcd: $KUBEBUILDER_ASSETS, else the cache folder
+// that hack/envtest-binaries.sh fills. It returns ErrNoAssets when neither holds both binaries.
+func AssetsDir() (string, error) {
+	dirs := []string{os.Getenv("KUBEBUILDER_ASSETS")}
+	if d, err := defaultCacheDir(); err == nil {
+		dirs = append(dirs, filepath.Join(d, "envtest", "k8s-"+KubernetesVersion+"-etcd-"+EtcdVersion))
+	}
+	for _, d := range dirs {
+		if d != "" && executable(filepath.Join(d, "kube-apiserver")) && executable(filepath.Join(d, "etcd")) {
+			return d, nil
+		}
+	}
+	return "", fmt.Errorf("cannot start envtest (looked in %q): %w", dirs, ErrNoAssets)
+}
+
+func defaultCacheDir() (string, error) {
+	if d := os.Getenv("CAPKIT_CACHE"); d != "" {
+		return d, nil
+	}
+	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "capkit"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".cache", "capkit"), nil
+}
+
+func executable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
+}
+
+// NewEnvironment starts kube-apiserver and etcd, installs the CRDs and returns a connected Environment.
+// Call Stop when done (Main does it for you).
+func NewEnvironment(opts ...Option) (*Environment, error) {
+	o := options{}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	assets := o.assets
+	if assets == "" {
+		var err error
+		if assets, err = AssetsDir(); err != nil {
+			return nil, err
+		}
+	}
+	scheme := o.scheme
+	if scheme == nil {
+		scheme = runtime.NewScheme()
+	}
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			return nil, fmt.Errorf("cannot build scheme: %w", err)
+		}
+	}
+	e := &Environment{Scheme: scheme}
+	crds := append([]*apiextensionsv1.CustomResourceDefinition(nil), o.crds...)
+	paths := append([]string(nil), o.crdPaths...)
+	if !o.skipCAPI {
+		src, err := resolveCAPICRDs(o.capiCRDDir, o.capiModuleDir)
+		if err != nil {
+			return nil, err
+		}
+		e.CAPICRDSource = src.describe()
+		paths = append(paths, src.dirs...)
+		crds = append(crds, src.crds...)
+	}
+	e.env = &envtest.Environment{
+		BinaryAssetsDirectory: assets,
+		CRDDirectoryPaths:     paths,
+		CRDs:                  crds,
+		ErrorIfCRDPathMissing: true,
+		Scheme:                scheme,
+	}
+	if o.webhooks != nil {
+		e.env.WebhookInstallOptions = *o.webhooks
+	}
+	cfg, err := e.env.Start()
+	if err != nil {
+		return nil, fmt.Errorf("cannot start envtest with binaries in %q: %w", assets, err)
+	}
+	e.Config = cfg
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		_ = e.env.Stop()
+		return nil, fmt.Errorf("cannot create client: %w", err)
+	}
+	e.Client = c
+	return e, nil
+}
+
+// WebhookInstallOptions returns the webhook options in use (host, port and certificate folder for the
+// manager's webhook server).
+func (e *Environment) WebhookInstallOptions() *envtest.WebhookInstallOptions {
+	return &e.env.WebhookInstallOptions
+}
+
+// Stop stops the API server and etcd. It is safe to call more than once.
+func (e *Environment) Stop() error {
+	if e == nil || e.env == nil {
+		return nil
+	}
+	env := e.env
+	e.env = nil
+	if err := env.Stop(); err != nil {
+		return fmt.Errorf("cannot stop envtest: %w", err)
+	}
+	return nil
+}
+
+// CreateNamespace creates a namespace with a generated name starting with prefix and returns its name.
+func (e *Environment) CreateNamespace(ctx context.Context, prefix string) (string, error) {
+	ns := &corev1.Namespace{}
+	ns.GenerateName = prefix + "-"
+	if err := e.Client.Create(ctx, ns); err != nil {
+		return "", fmt.Errorf("cannot create namespace %q: %w", prefix, err)
+	}
+	return ns.Name, nil
+}

@@ -1,0 +1,4 @@
+package testenv
+
+// CAPICRDDirIn exposes capiCRDDirIn to the tests.
+var CAPICRDDirIn = capiCRDDirIn

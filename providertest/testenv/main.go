@@ -1,0 +1,34 @@
+package testenv
+
+import (
+	"fmt"
+	"os"
+	"testing"
+)
+
+// Main starts an Environment for a package's tests, runs them and stops it, whatever happens. Use it in
+// TestMain:
+//
+//	var env *testenv.Environment
+//
+//	func TestMain(m *testing.M) { testenv.Main(m, &env, testenv.WithCRDPaths("../config/crd/bases")) }
+//
+// When the environment cannot start, Main prints why (e.g. which make target builds the binaries) and exits 1.
+func Main(m *testing.M, env **Environment, opts ...Option) {
+	os.Exit(run(m, env, opts...))
+}
+
+func run(m *testing.M, env **Environment, opts ...Option) int {
+	e, err := NewEnvironment(opts...)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "testenv: %v\n", err)
+		return 1
+	}
+	*env = e
+	defer func() {
+		if err := e.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "testenv: %v\n", err)
+		}
+	}()
+	return m.Run()
+}

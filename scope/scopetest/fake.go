@@ -1,0 +1,197 @@
+package scopetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/scope"
+)
+
+// FakeObject is the state a fake scope keeps for one infra object of type T: the object itself, the
+// ownership key, the resource IDs and every checkpoint. Set the exported fields before the test; read the
+// checkpoints after it. It is not safe for concurrent use.
+type FakeObject[T client.Object] struct {
+	// Object is the infra object the service reads and writes.
+	Object T
+	// OwnershipKeyValue is the persisted ownership key; empty means not persisted yet, and OwnershipKey
+	// returns scope.ErrOwnershipKeyNotPersisted.
+	OwnershipKeyValue string
+	// Version is the contract version (contract.V1Beta2 when empty).
+	Version contract.Version
+	// ClusterInfo is what Cluster returns.
+	ClusterInfo scope.ClusterInfo
+	// PatchErr, when set, is returned by PatchNow and PatchSpecNow, which then record nothing.
+	PatchErr error
+
+	ids         map[string]string // resource IDs when T has no resource-ID map
+	checkpoints []Checkpoint[T]
+}
+
+// Checkpoint is the object as one PatchNow or PatchSpecNow persisted it.
+type Checkpoint[T client.Object] struct {
+	// Object is a deep copy of the object at the checkpoint.
+	Object T
+	// SpecOnly is true for PatchSpecNow (metadata and spec only).
+	SpecOnly bool
+}
+
+// OwnershipKey returns OwnershipKeyValue, or scope.ErrOwnershipKeyNotPersisted when it is empty.
+func (f *FakeObject[T]) OwnershipKey() (string, error) {
+	if f.OwnershipKeyValue == "" {
+		return "", fmt.Errorf("cannot use the ownership key of the fake object: %w", scope.ErrOwnershipKeyNotPersisted)
+	}
+	return f.OwnershipKeyValue, nil
+}
+
+// ResourceID returns the ID recorded for key: in the object's map when T implements
+// scope.ResourceIDsAccessor, as the real scopes keep it, else in the fake's own map.
+func (f *FakeObject[T]) ResourceID(key string) (string, bool) {
+	id, ok := f.resourceIDs()[key]
+	return id, ok && id != ""
+}
+
+// SetResourceID records id for key, with the real scopes' validation.
+func (f *FakeObject[T]) SetResourceID(key, id string) error {
+	if err := scope.ValidateResourceKey(key); err != nil {
+		return err
+	}
+	if id == "" {
+		return fmt.Errorf("cannot record the resource ID of %q: id must not be empty: %w", key, scope.ErrInvalidInput)
+	}
+	m := f.resourceIDs()
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[key] = id
+	f.setResourceIDs(m)
+	return nil
+}
+
+// DeleteResourceID forgets key.
+func (f *FakeObject[T]) DeleteResourceID(key string) error {
+	m := f.resourceIDs()
+	delete(m, key)
+	f.setResourceIDs(m)
+	return nil
+}
+
+// PatchNow records a checkpoint of the whole object.
+func (f *FakeObject[T]) PatchNow(context.Context) error { return f.checkpoint(false) }
+
+// PatchSpecNow records a checkpoint of metadata and spec.
+func (f *FakeObject[T]) PatchSpecNow(context.Context) error { return f.checkpoint(true) }
+
+// Cluster returns ClusterInfo.
+func (f *FakeObject[T]) Cluster() scope.ClusterInfo { return f.ClusterInfo }
+
+// ContractVersion returns Version, contract.V1Beta2 when empty.
+func (f *FakeObject[T]) ContractVersion() contract.Version {
+	if f.Version == "" {
+		return contract.V1Beta2
+	}
+	return f.Version
+}
+
+// Checkpoints returns the checkpoints recorded so far, oldest first.
+func (f *FakeObject[T]) Checkpoints() []Checkpoint[T] { return f.checkpoints }
+
+// PersistedResourceID returns the ID key had at the last checkpoint that persisted status (PatchNow): what
+// a crash right now would leave on the API server.
+func (f *FakeObject[T]) PersistedResourceID(key string) (string, bool) {
+	for i := len(f.checkpoints) - 1; i >= 0; i-- {
+		cp := f.checkpoints[i]
+		if cp.SpecOnly {
+			continue
+		}
+		if acc, ok := any(cp.Object).(scope.ResourceIDsAccessor); ok {
+			id, found := acc.GetResourceIDs()[key]
+			return id, found
+		}
+		return "", false
+	}
+	return "", false
+}
+
+func (f *FakeObject[T]) checkpoint(specOnly bool) error {
+	if f.PatchErr != nil {
+		return f.PatchErr
+	}
+	c, ok := f.Object.DeepCopyObject().(T)
+	if !ok {
+		return errors.New("cannot copy the fake object: DeepCopyObject returned another type")
+	}
+	f.checkpoints = append(f.checkpoints, Checkpoint[T]{Object: c, SpecOnly: specOnly})
+	return nil
+}
+
+func (f *FakeObject[T]) resourceIDs() map[string]string {
+	if acc, ok := any(f.Object).(scope.ResourceIDsAccessor); ok {
+		return acc.GetResourceIDs()
+	}
+	return f.ids
+}
+
+func (f *FakeObject[T]) setResourceIDs(m map[string]string) {
+	if len(m) == 0 {
+		m = nil
+	}
+	if acc, ok := any(f.Object).(scope.ResourceIDsAccessor); ok {
+		acc.SetResourceIDs(m)
+		return
+	}
+	f.ids = maps.Clone(m)
+}
+
+// FakeClusterScope is a state-backed scope.ClusterScoper[T] for the tests of cluster services: the service
+// reads and writes Object, and the test asserts on Object and the checkpoints afterwards.
+type FakeClusterScope[T client.Object] struct {
+	FakeObject[T]
+}
+
+// InfraCluster returns Object.
+func (f *FakeClusterScope[T]) InfraCluster() T { return f.Object }
+
+// FakeMachineScope is a state-backed scope.MachineScoper[T] for the tests of machine services.
+type FakeMachineScope[T client.Object] struct {
+	FakeObject[T]
+	// MachineInfo is what Machine returns.
+	MachineInfo scope.MachineInfo
+	// BootstrapValue and BootstrapFormat are what BootstrapData returns, BootstrapErr its error; an empty
+	// value without error is scope.ErrBootstrapDataNotReady.
+	BootstrapValue  []byte
+	BootstrapFormat scope.BootstrapFormat
+	BootstrapErr    error
+	// BootstrapReads counts the calls to BootstrapData.
+	BootstrapReads int
+}
+
+// InfraMachine returns Object.
+func (f *FakeMachineScope[T]) InfraMachine() T { return f.Object }
+
+// Machine returns MachineInfo.
+func (f *FakeMachineScope[T]) Machine() scope.MachineInfo { return f.MachineInfo }
+
+// BootstrapData returns BootstrapValue and BootstrapFormat (scope.BootstrapFormatCloudConfig when empty).
+func (f *FakeMachineScope[T]) BootstrapData(context.Context) ([]byte, scope.BootstrapFormat, error) {
+	f.BootstrapReads++
+	switch {
+	case f.BootstrapErr != nil:
+		return nil, "", f.BootstrapErr
+	case len(f.BootstrapValue) == 0:
+		return nil, "", fmt.Errorf("cannot read the bootstrap data of the fake machine: %w", scope.ErrBootstrapDataNotReady)
+	case f.BootstrapFormat == "":
+		return f.BootstrapValue, scope.BootstrapFormatCloudConfig, nil
+	}
+	return f.BootstrapValue, f.BootstrapFormat, nil
+}
+
+var (
+	_ scope.ClusterScoper[client.Object] = (*FakeClusterScope[client.Object])(nil)
+	_ scope.MachineScoper[client.Object] = (*FakeMachineScope[client.Object])(nil)
+	_ scope.SpecPatcher                  = (*FakeMachineScope[client.Object])(nil)
+)
