@@ -97,3 +97,14 @@ func ExampleContractVersionFromLabels() {
 	// cannot use contract label "cluster.x-k8s.io/v1beta2": API version "v1beta3" is not served by the CRD (served: ["v1alpha4" "v1beta1" "v1beta2"])
 	// true
 }
+
+// ContractLabelKeys lists the contract labels of a CRD, newest contract first, whether capkit supports them or not.
+func ExampleContractLabelKeys() {
+	fmt.Println(contract.ContractLabelKeys(map[string]string{
+		"cluster.x-k8s.io/v1beta1":  "v1alpha4_v1beta1",
+		"cluster.x-k8s.io/v1beta2":  "v1beta2",
+		"cluster.x-k8s.io/provider": "infrastructure-mem",
+	}))
+	// Output:
+	// [cluster.x-k8s.io/v1beta2 cluster.x-k8s.io/v1beta1]
+}

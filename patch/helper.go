@@ -163,7 +163,7 @@ func (h *Helper) send(ctx context.Context, obj client.Object, d *delta, status b
 		if !apierrors.IsConflict(err) || !guarded || attempt >= h.opts.retries {
 			return nil, err
 		}
-		if err := h.rebase(ctx, obj, d); err != nil {
+		if err := h.rebase(ctx, obj); err != nil {
 			return nil, err
 		}
 		if d, err = h.diff(obj); err != nil {

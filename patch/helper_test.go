@@ -86,6 +86,33 @@ func TestConflictKeepsBothWritersConditionsAndFinalizers(t *testing.T) {
 	assert.ElementsMatch(t, server.Finalizers, m.Finalizers, "the object has the merged finalizers")
 }
 
+// TestConflictKeepsFinalizersThisHelperDidNotChange: a guarded patch that changes no finalizer (here a
+// write-once label) conflicts with another writer that added one; the rebase must not read the other
+// writer's finalizer as removed by this Helper.
+func TestConflictKeepsFinalizersThisHelperDidNotChange(t *testing.T) {
+	ctx := context.Background()
+	m := newMachine(t, env.Client)
+	h, err := patch.NewHelper(env.Client, m, patch.WithWriteOnceLabels("a.io/key"))
+	require.NoError(t, err)
+
+	other := reread(t, m)
+	other.Finalizers = append(other.Finalizers, "b.io/theirs")
+	require.NoError(t, env.Client.Update(ctx, other))
+
+	m.Labels = map[string]string{"a.io/key": "k1"}
+	m.Spec.ProviderID = "foo://1"
+	require.NoError(t, h.PatchSpec(ctx, m), "the conflict is resolved by re-reading and re-applying")
+
+	server := reread(t, m)
+	assert.Equal(t, []string{"a.io/one", "b.io/theirs"}, server.Finalizers)
+	assert.Equal(t, "k1", server.Labels["a.io/key"])
+	assert.Equal(t, "foo://1", server.Spec.ProviderID)
+	assert.Equal(t, server.Finalizers, m.Finalizers, "the object has the server's finalizers")
+	changes, err := h.HasChanges(m)
+	require.NoError(t, err)
+	assert.False(t, changes, "nothing left to send")
+}
+
 func TestConditionOfAnotherWriterSurvivesSpecCheckpoint(t *testing.T) {
 	ctx := context.Background()
 	m := newMachine(t, env.Client)

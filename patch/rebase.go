@@ -91,7 +91,7 @@ func conditionsOf(obj client.Object, path []string) (condAccess, error) {
 // rebase re-reads the object after a conflict and re-applies only the guarded changes this Helper made:
 // the finalizers and condition types it changed go onto the fresh lists, write-once labels the server has
 // keep the server's value; the snapshots take the fresh lists as their base.
-func (h *Helper) rebase(ctx context.Context, obj client.Object, d *delta) error {
+func (h *Helper) rebase(ctx context.Context, obj client.Object) error {
 	fresh, ok := obj.DeepCopyObject().(client.Object)
 	if !ok {
 		return fmt.Errorf("cannot copy %T", obj)
@@ -99,9 +99,9 @@ func (h *Helper) rebase(ctx context.Context, obj client.Object, d *delta) error 
 	if err := h.c.Get(ctx, client.ObjectKeyFromObject(obj), fresh); err != nil {
 		return fmt.Errorf("cannot re-read after a conflict: %w", err)
 	}
-	if d.finalizers {
-		obj.SetFinalizers(mergeFinalizers(h.main.obj.GetFinalizers(), obj.GetFinalizers(), fresh.GetFinalizers()))
-	}
+	// The fresh list becomes the snapshot's, so obj must start from it too even when this Helper changed no
+	// finalizer: otherwise the next diff would read another writer's finalizers as removed by this one.
+	obj.SetFinalizers(mergeFinalizers(h.main.obj.GetFinalizers(), obj.GetFinalizers(), fresh.GetFinalizers()))
 	h.main.obj.SetFinalizers(fresh.GetFinalizers())
 	for _, l := range h.opts.writeOnce {
 		if v, ok := fresh.GetLabels()[l]; ok {

@@ -96,14 +96,16 @@ func conditionMatches(obj runtime.Object, condType string, status metav1.Conditi
 // contract version v: status.initialization.provisioned (v1beta2) or status.ready (v1beta1).
 func AssertProvisioned(t TestingT, obj runtime.Object, v contract.Version) bool {
 	t.Helper()
-	if err := provisioned(obj, v); err != nil {
+	if err := CheckProvisioned(obj, v); err != nil {
 		t.Errorf("%v", err)
 		return false
 	}
 	return true
 }
 
-func provisioned(obj runtime.Object, v contract.Version) error {
+// CheckProvisioned returns nil when the InfraCluster or InfraMachine obj reports provisioned at the path of
+// contract version v, else an error that names the object, the field and the object's conditions.
+func CheckProvisioned(obj runtime.Object, v contract.Version) error {
 	u, err := ToUnstructured(obj)
 	if err != nil {
 		return err
@@ -121,7 +123,7 @@ func provisioned(obj runtime.Object, v contract.Version) error {
 // v, or fails after timeout with the last state read. obj is updated with what was read last.
 func EventuallyProvisioned(t TestingT, c client.Reader, obj client.Object, v contract.Version, timeout time.Duration) bool {
 	t.Helper()
-	return eventually(t, c, obj, timeout, func() error { return provisioned(obj, v) })
+	return eventually(t, c, obj, timeout, func() error { return CheckProvisioned(obj, v) })
 }
 
 // EventuallyCondition reads obj through c until it has condition condType with status (and reason, when

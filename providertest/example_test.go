@@ -1,8 +1,6 @@
 package providertest_test
 
 import (
-	"context"
-	"errors"
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -39,18 +37,6 @@ func ExampleNewMachine() {
 	name, _ := contract.Machine(contract.V1Beta2).BootstrapDataSecretName().Get(m)
 	fmt.Println(contract.IsControlPlaneMachine(m), name, string(secret.Data["format"]), len(lint.CheckBootstrapSecret(secret, nil)))
 	// Output: true demo-cp-0 cloud-config 0
-}
-
-func ExampleTracker() {
-	ctx := context.Background()
-	tr := providertest.NewTracker("owner-1")
-	_ = tr.SetResourceID("network", "net-1")
-	tr.FailNextPatch(errors.New("controller killed"))
-	fmt.Println(tr.PatchNow(ctx))
-	fmt.Println(tr.Restart().IDs(), tr.Moved().IDs())
-	// Output:
-	// controller killed
-	// map[] map[]
 }
 
 func ExampleAssertCondition() {

@@ -9,21 +9,25 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/mock/gomock"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/internal/testtypes"
+	"github.com/capkit/capkit/mocks"
 	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
 	"github.com/capkit/capkit/scope/scopetest"
 )
 
-type clusterScope = *scope.ClusterScope[*testtypes.FooCluster]
+// clusterScope is what the cluster services see: the narrow interface, not the concrete scope.
+type clusterScope = scope.ClusterScoper[*testtypes.FooCluster]
 
 // clusterFixture is a FooCluster reconciler with a Network step (Ensure on a fake cloud) and a LoadBalancer
 // step, wired to a counting client.
@@ -59,10 +63,9 @@ func newClusterFixture(t *testing.T) *clusterFixture {
 			if f.lbErr != nil || !f.lbResult.Done {
 				return f.lbResult, f.lbErr
 			}
-			if err := s.SetControlPlaneEndpoint(contract.APIEndpoint{Host: "lb.example", Port: 6443}); err != nil {
-				return reconcile.Result{}, err
-			}
-			return reconcile.Result{Done: true}, s.SetProvisioned(true)
+			s.InfraCluster().SetControlPlaneEndpoint(contract.APIEndpoint{Host: "lb.example", Port: 6443})
+			s.InfraCluster().SetProvisioned(true)
+			return reconcile.Result{Done: true}, nil
 		},
 		DeleteFunc: func(context.Context, clusterScope) (reconcile.Result, error) {
 			f.order = append(f.order, "delete LoadBalancer")
@@ -212,9 +215,9 @@ func TestClusterReconcileErrorClasses(t *testing.T) {
 	}{
 		{name: "terminal", lbErr: reconcile.Terminal("InvalidSize", errors.New("size \"huge\" does not exist")),
 			wantReason: "InvalidSize", wantMessage: `size "huge" does not exist`, wantEvent: `Warning InvalidSize Reconcile LoadBalancerReady: size "huge" does not exist`},
-		{name: "transient", lbErr: errors.New("throttled"), wantErr: true, wantReason: reconcile.ReasonTransientError, wantMessage: "throttled",
+		{name: "plain error is retried", lbErr: errors.New("throttled"), wantErr: true, wantReason: reconcile.ReasonTransientError, wantMessage: "throttled",
 			wantEvent: "Warning TransientError Reconcile LoadBalancerReady: throttled"},
-		{name: "requeue hint", lbErr: reconcile.RequeueAfter(42 * time.Second), wantRequeue: 42 * time.Second, wantReason: reconcile.ReasonInProgress},
+		{name: "not yet", lbResult: reconcile.Result{}, wantRequeue: reconcile.DefaultRequeueAfter, wantReason: reconcile.ReasonInProgress},
 		{name: "not done", lbResult: reconcile.Result{Reason: "Provisioning", Message: "lb is starting"}, wantRequeue: reconcile.DefaultRequeueAfter,
 			wantReason: "Provisioning", wantMessage: "lb is starting"},
 		{name: "not done with hint", lbResult: reconcile.Result{RequeueAfter: time.Second}, wantRequeue: time.Second, wantReason: reconcile.ReasonInProgress},
@@ -247,6 +250,86 @@ func TestClusterReconcileErrorClasses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestControllerRuntimeTerminalErrorIsTerminal: a service may return controller-runtime's own
+// reconcile.TerminalError, wrapped or not, or reconcile.Terminal with a reason; either is recorded in the step
+// condition and not retried. Any other error is returned to controller-runtime, which retries it with backoff.
+func TestControllerRuntimeTerminalErrorIsTerminal(t *testing.T) {
+	tests := []struct {
+		name        string
+		err         error
+		wantRetried bool
+		wantReason  string
+		wantMessage string
+	}{
+		{name: "controller-runtime TerminalError", err: crreconcile.TerminalError(errors.New("bad flavor")),
+			wantReason: reconcile.ReasonTerminalError, wantMessage: "bad flavor"},
+		{name: "wrapped controller-runtime TerminalError", err: fmt.Errorf("cannot create lb: %w", crreconcile.TerminalError(errors.New("bad flavor"))),
+			wantReason: reconcile.ReasonTerminalError, wantMessage: "cannot create lb: terminal error: bad flavor"},
+		{name: "Terminal with a reason", err: reconcile.Terminal("InvalidImage", errors.New(`image "x" does not exist`)),
+			wantReason: "InvalidImage", wantMessage: `image "x" does not exist`},
+		{name: "plain error", err: errors.New("throttled"), wantRetried: true,
+			wantReason: reconcile.ReasonTransientError, wantMessage: "throttled"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ns := newNamespace(t)
+			obj, _ := newFooCluster(t, ns, false, nil)
+			f := newClusterFixture(t)
+			f.lbErr = tt.err
+			res, err := f.r.Reconcile(context.Background(), req(obj))
+			assert.Equal(t, ctrl.Result{}, res, "no requeue after a delay: a terminal error waits for a change, a plain one for the backoff")
+			if tt.wantRetried {
+				require.ErrorIs(t, err, tt.err, "returned to controller-runtime, which retries it with backoff")
+				assert.False(t, errors.Is(err, crreconcile.TerminalError(nil)), "controller-runtime must not take it for terminal")
+			} else {
+				require.NoError(t, err, "a terminal error is not returned, so controller-runtime does not retry it")
+			}
+			assert.Equal(t, tt.wantRetried, !reconcile.IsTerminal(tt.err))
+
+			got := get(t, &testtypes.FooCluster{ObjectMeta: obj.ObjectMeta})
+			c := conditions.Get(got, "LoadBalancerReady")
+			require.NotNil(t, c)
+			assert.Equal(t, metav1.ConditionFalse, c.Status)
+			assert.Equal(t, tt.wantReason, c.Reason)
+			assert.Contains(t, c.Message, tt.wantMessage)
+			assert.True(t, conditions.IsFalse(got, conditions.Ready))
+			assert.Contains(t, conditions.GetMessage(got, conditions.Ready), tt.wantMessage, "Ready says why")
+			assert.Contains(t, f.rec.all(), "Warning "+tt.wantReason+" Reconcile LoadBalancerReady: "+c.Message)
+		})
+	}
+}
+
+// TestServiceOverTheNarrowInterfacePlugsIn: any reconcile.Service[scope.ClusterScoper[T]] is a step, here
+// a generated mock; it sees the fetched object, its Cluster and an ownership key already persisted.
+func TestServiceOverTheNarrowInterfacePlugsIn(t *testing.T) {
+	ns := newNamespace(t)
+	ctx := context.Background()
+	obj, cluster := newFooCluster(t, ns, false, nil)
+	svc := mocks.NewMockService[clusterScope](gomock.NewController(t))
+	svc.EXPECT().Reconcile(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, s clusterScope) (reconcile.Result, error) {
+		assert.Equal(t, obj.Name, s.InfraCluster().Name)
+		assert.Equal(t, "10.0.0.0/16", s.InfraCluster().Spec.Region)
+		assert.Equal(t, cluster.GetName(), s.Cluster().Name)
+		assert.Equal(t, contract.V1Beta2, s.ContractVersion())
+		key, err := s.OwnershipKey()
+		require.NoError(t, err, "the key is persisted before any step runs")
+		assert.Equal(t, key, get(t, &testtypes.FooCluster{ObjectMeta: obj.ObjectMeta}).Labels[scope.OwnershipKeyLabel])
+		s.InfraCluster().Spec.ControlPlaneEndpoint = contract.APIEndpoint{Host: "lb.example", Port: 6443}
+		return reconcile.Result{Done: true}, s.SetResourceID("lb", "lb-1")
+	})
+	r, err := reconcile.NewClusterReconciler(env.Client, func() *testtypes.FooCluster { return &testtypes.FooCluster{} },
+		[]reconcile.Step[clusterScope]{{Name: "LoadBalancer", Service: svc}},
+		reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)))
+	require.NoError(t, err)
+	_, err = r.Reconcile(ctx, req(obj))
+	require.NoError(t, err)
+
+	got := get(t, &testtypes.FooCluster{ObjectMeta: obj.ObjectMeta})
+	assert.Equal(t, "lb.example", got.Spec.ControlPlaneEndpoint.Host, "a direct field write of the service is persisted")
+	assert.Equal(t, map[string]string{"lb": "lb-1"}, got.Status.Resources)
+	assert.True(t, conditions.IsTrue(got, "LoadBalancerReady"))
 }
 
 func TestClusterDeleteRunsStepsInReverseAndRemovesFinalizer(t *testing.T) {

@@ -4,7 +4,9 @@
 // # Reconcilers
 //
 // NewClusterReconciler and NewMachineReconciler take the provider's type (through a newObject func) and its
-// services as ordered Steps. Each request goes through, in this order: fetch (not found: done); owner not
+// services as ordered Steps over the interfaces the services implement: Step[scope.ClusterScoper[T]] and
+// Step[scope.MachineScoper[T]], so a service plugs in as it is. The reconciler owns the concrete scope and
+// its lifecycle (the summary, Close); services never see it. Each request goes through, in this order: fetch (not found: done); owner not
 // set yet: wait without error; paused (Cluster spec.paused or the cluster.x-k8s.io/paused annotation):
 // Paused=True and stop; externally managed InfraCluster: skip; finalizer and ownership key added and
 // persisted in one patch before any cloud call; for machines, wait until the Cluster's infrastructure is
@@ -14,9 +16,17 @@
 //
 // # Results and errors
 //
-// A step returns a Result (Done, RequeueAfter, Reason, Message) and an error. Terminal(reason, err) writes
-// the step condition False with reason and does not retry; Transient(err) and any unclassified error are
-// returned to controller-runtime, which retries with backoff; RequeueAfter(d) asks for another look after d.
+// A step returns a Result (Done, RequeueAfter, Reason, Message) and an error, with one meaning each:
+//
+//   - "not done yet" (a resource still being created, a dependency not ready) is a Result with Done false:
+//     the step condition is False with Reason and Message, and the object is looked at again after
+//     RequeueAfter, without error and without backoff;
+//   - a terminal error (Terminal(reason, err), or controller-runtime's reconcile.TerminalError(err), whose
+//     reason is ReasonTerminalError) writes the step condition False with the reason and is not retried
+//     until the object changes; IsTerminal recognises both, wrapped or not;
+//   - every other error writes ReasonTransientError and is returned to controller-runtime, which retries
+//     with exponential backoff.
+//
 // Events are emitted for state changes when WithEventRecorder is given. Only the reconcilers log.
 //
 // # Ensure

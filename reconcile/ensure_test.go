@@ -3,14 +3,19 @@ package reconcile_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
 )
+
+// isRetried reports whether err is one controller-runtime retries with backoff: any error but a terminal one.
+func isRetried(err error) bool { return err != nil && !reconcile.IsTerminal(err) }
 
 func TestEnsure(t *testing.T) {
 	ctx := context.Background()
@@ -50,9 +55,9 @@ func TestEnsure(t *testing.T) {
 		{name: "ownership key not persisted", spec: good, key: "vpc",
 			setup:   func(_ *fakeCloud, tr *fakeTracker) { tr.keyErr = scope.ErrOwnershipKeyNotPersisted },
 			wantErr: func(err error) bool { return errors.Is(err, scope.ErrOwnershipKeyNotPersisted) }},
-		{name: "cloud error is transient", spec: good, key: "vpc",
-			setup:     func(c *fakeCloud, _ *fakeTracker) { c.failNext["FindByTags"] = errors.New("throttled") },
-			wantErr:   reconcile.IsTransient,
+		{name: "cloud error is retried", spec: good, key: "vpc",
+			setup:     func(c *fakeCloud, _ *fakeTracker) { c.failNext["FindByTags"] = errThrottled },
+			wantErr:   func(err error) bool { return isRetried(err) && errors.Is(err, errThrottled) },
 			wantCalls: []string{"FindByTags"}},
 		{name: "terminal cloud error keeps its class", spec: good, key: "vpc",
 			setup: func(c *fakeCloud, _ *fakeTracker) {
@@ -64,7 +69,18 @@ func TestEnsure(t *testing.T) {
 				tr.ids["vpc"] = "net-1"
 				c.failNext["Get"] = errors.New("timeout")
 			},
-			wantErr: reconcile.IsTransient, wantCalls: []string{"Get"}},
+			wantErr: isRetried, wantCalls: []string{"Get"}},
+		{name: "controller-runtime terminal cloud error keeps its class", spec: good, key: "vpc",
+			setup: func(c *fakeCloud, _ *fakeTracker) {
+				c.failNext["Create"] = crreconcile.TerminalError(errors.New("bad flavor"))
+			},
+			wantErr: reconcile.IsTerminal, wantCalls: []string{"FindByTags", "Create"}},
+		{name: "empty id from the cloud", spec: good, key: "vpc",
+			setup:   func(c *fakeCloud, _ *fakeTracker) { c.emptyID = true },
+			wantErr: isRetried, wantCalls: []string{"FindByTags", "Create"}, wantNets: 1},
+		{name: "checkpoint error", spec: good, key: "vpc",
+			setup:   func(_ *fakeCloud, tr *fakeTracker) { tr.patchErr = errors.New("api server down") },
+			wantErr: isRetried, wantCalls: []string{"FindByTags", "Create"}, wantNets: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -77,6 +93,7 @@ func TestEnsure(t *testing.T) {
 			if tt.wantErr != nil {
 				require.Error(t, err)
 				assert.True(t, tt.wantErr(err), "unexpected error class: %v", err)
+				assert.Equal(t, tt.wantNets, c.count())
 				return
 			}
 			require.NoError(t, err)
@@ -93,8 +110,7 @@ func TestEnsureCreateWithLostResponseMakesNoDuplicate(t *testing.T) {
 	c, tr := newFakeCloud(), newFakeTracker()
 	c.loseResponse = true
 	_, err := reconcile.Ensure(ctx, tr, "vpc", reconcile.Resource[netSpec](c), netSpec{CIDR: "10.0.0.0/16"})
-	require.Error(t, err)
-	assert.True(t, reconcile.IsTransient(err))
+	require.True(t, isRetried(err), "%v", err)
 	require.Equal(t, 1, c.count(), "the cloud created it although the response was lost")
 
 	res, err := reconcile.Ensure(ctx, tr, "vpc", reconcile.Resource[netSpec](c), netSpec{CIDR: "10.0.0.0/16"})
@@ -108,8 +124,8 @@ func TestEnsureCrashBeforeRecordMakesNoDuplicate(t *testing.T) {
 	c, tr := newFakeCloud(), newFakeTracker()
 	tr.patchErr = errors.New("api server down")
 	_, err := reconcile.Ensure(ctx, tr, "vpc", reconcile.Resource[netSpec](c), netSpec{CIDR: "10.0.0.0/16"})
-	require.Error(t, err)
-	assert.True(t, reconcile.IsTransient(err))
+	require.True(t, isRetried(err), "%v", err)
+	assert.ErrorContains(t, err, `cannot persist resource "vpc"`)
 
 	// The process restarts: the in-memory ID is gone, the persisted map is empty.
 	tr2 := newFakeTracker()
@@ -174,9 +190,10 @@ func TestEnsureDeleted(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, done, "deleting again is done at once")
 
-	c.failNext["FindByTags"] = errors.New("throttled")
+	c.failNext["FindByTags"] = errThrottled
 	_, err = reconcile.EnsureDeleted(ctx, tr, "vpc", reconcile.Resource[netSpec](c))
-	assert.True(t, reconcile.IsTransient(err))
+	assert.True(t, isRetried(err))
+	assert.ErrorIs(t, err, errThrottled)
 
 	tr.keyErr = scope.ErrOwnershipKeyNotPersisted
 	done, err = reconcile.EnsureDeleted(ctx, tr, "vpc", reconcile.Resource[netSpec](c))
@@ -184,18 +201,43 @@ func TestEnsureDeleted(t *testing.T) {
 	assert.True(t, done, "nothing can carry a key that was never persisted")
 }
 
-func TestErrorClasses(t *testing.T) {
-	base := errors.New("boom")
-	assert.Nil(t, reconcile.Terminal("X", nil))
-	assert.Nil(t, reconcile.Transient(nil))
-	term := reconcile.Terminal("", base)
-	assert.True(t, reconcile.IsTerminal(term))
-	assert.ErrorIs(t, term, base)
-	assert.Contains(t, term.Error(), "TerminalError")
-	assert.True(t, reconcile.IsTransient(base))
-	assert.True(t, reconcile.IsTransient(reconcile.Transient(base)))
-	assert.ErrorIs(t, reconcile.Transient(base), base)
-	assert.False(t, reconcile.IsTransient(reconcile.RequeueAfter(1)))
-	assert.False(t, reconcile.IsTransient(nil))
-	assert.Contains(t, reconcile.RequeueAfter(5).Error(), "requeue after")
+var errThrottled = errors.New("throttled")
+
+func TestIsTerminal(t *testing.T) {
+	cause := errors.New("bad flavor")
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"controller-runtime TerminalError", crreconcile.TerminalError(cause), true},
+		{"Terminal", reconcile.Terminal("InvalidImage", cause), true},
+		{"wrapped controller-runtime TerminalError", fmt.Errorf("wrap: %w", crreconcile.TerminalError(cause)), true},
+		{"wrapped Terminal", fmt.Errorf("wrap: %w", reconcile.Terminal("InvalidImage", cause)), true},
+		{"joined with a terminal error", errors.Join(errThrottled, crreconcile.TerminalError(cause)), true},
+		{"plain error", cause, false},
+		{"wrapped plain error", fmt.Errorf("wrap: %w", cause), false},
+		{"nil", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, reconcile.IsTerminal(tt.err))
+		})
+	}
+}
+
+func TestTerminal(t *testing.T) {
+	cause := errors.New("image \"x\" does not exist")
+	assert.Nil(t, reconcile.Terminal("InvalidImage", nil), "a nil error stays nil")
+
+	err := reconcile.Terminal("InvalidImage", cause)
+	assert.ErrorIs(t, err, cause)
+	assert.ErrorIs(t, err, crreconcile.TerminalError(nil), "controller-runtime sees it as terminal too")
+	assert.Equal(t, `terminal error (InvalidImage): image "x" does not exist`, err.Error())
+	var te *reconcile.TerminalError
+	require.ErrorAs(t, err, &te)
+	assert.Equal(t, "InvalidImage", te.Reason)
+
+	require.ErrorAs(t, reconcile.Terminal("", cause), &te)
+	assert.Equal(t, reconcile.ReasonTerminalError, te.Reason, "the default reason")
 }

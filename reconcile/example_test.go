@@ -2,62 +2,229 @@ package reconcile_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	"github.com/capkit/capkit/internal/testtypes"
+	"github.com/capkit/capkit/conditions"
+	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
+	"github.com/capkit/capkit/scope/scopetest"
 )
 
-// Ensure creates a resource once, then finds it by its tracked ID; a lost ID is recovered by tags.
+// vmSpec is what a provider asks of its cloud for one VM.
+type vmSpec struct{ Image string }
+
+// toyCloud is a cloud API of VMs (ID → tags) implementing reconcile.Resource[vmSpec].
+type toyCloud map[string]map[string]string
+
+func (c toyCloud) Validate(spec vmSpec) error {
+	if spec.Image == "" {
+		return errors.New("image must not be empty")
+	}
+	return nil
+}
+
+func (c toyCloud) Get(_ context.Context, id string) (bool, error) { _, ok := c[id]; return ok, nil }
+
+func (c toyCloud) FindByTags(_ context.Context, tags map[string]string) (string, bool, error) {
+	for id, t := range c {
+		if hasTags(t, tags) {
+			return id, true, nil
+		}
+	}
+	return "", false, nil
+}
+
+func (c toyCloud) Create(_ context.Context, _ vmSpec, _ string, tags map[string]string) (string, error) {
+	id := fmt.Sprintf("vm-%d", len(c)+1)
+	c[id] = maps.Clone(tags)
+	return id, nil
+}
+
+func (c toyCloud) Delete(_ context.Context, id string) error { delete(c, id); return nil }
+
+// hasTags reports whether tags has every tag of want.
+func hasTags(tags, want map[string]string) bool {
+	for k, v := range want {
+		if tags[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// Ensure creates a resource once, then finds it by its tracked ID; a lost ID is recovered by tags. The
+// tracker here is scopetest's fake machine scope, as in a provider's service tests.
 func ExampleEnsure() {
 	ctx := context.Background()
-	cloud := newFakeCloud() // an in-test IaaS implementing reconcile.Resource[netSpec]
-	tracker := newFakeTracker()
+	cloud := toyCloud{}
+	s := &scopetest.FakeMachineScope[*DemoMachine]{FakeObject: scopetest.FakeObject[*DemoMachine]{
+		Object: &DemoMachine{}, OwnershipKeyValue: "k7x2"}}
 
-	first, _ := reconcile.Ensure(ctx, tracker, "vpc", reconcile.Resource[netSpec](cloud), netSpec{CIDR: "10.0.0.0/16"})
-	second, _ := reconcile.Ensure(ctx, tracker, "vpc", reconcile.Resource[netSpec](cloud), netSpec{CIDR: "10.0.0.0/16"})
-	_ = tracker.DeleteResourceID("vpc") // status lost, e.g. by clusterctl move
-	third, _ := reconcile.Ensure(ctx, tracker, "vpc", reconcile.Resource[netSpec](cloud), netSpec{CIDR: "10.0.0.0/16"})
-	_, err := reconcile.Ensure(ctx, tracker, "subnet", reconcile.Resource[netSpec](cloud), netSpec{})
+	first, _ := reconcile.Ensure(ctx, s, "vm", reconcile.Resource[vmSpec](cloud), vmSpec{Image: "ubuntu-24.04"})
+	second, _ := reconcile.Ensure(ctx, s, "vm", reconcile.Resource[vmSpec](cloud), vmSpec{Image: "ubuntu-24.04"})
+	_ = s.DeleteResourceID("vm") // status lost, e.g. by clusterctl move
+	third, _ := reconcile.Ensure(ctx, s, "vm", reconcile.Resource[vmSpec](cloud), vmSpec{Image: "ubuntu-24.04"})
+	_, err := reconcile.Ensure(ctx, s, "data-disk", reconcile.Resource[vmSpec](cloud), vmSpec{})
 
 	fmt.Println(first.Action, first.ID)
 	fmt.Println(second.Action, second.ID)
 	fmt.Println(third.Action, third.ID)
-	fmt.Println("networks:", cloud.count())
+	fmt.Println("VMs:", len(cloud), "tags:", cloud["vm-1"])
+	fmt.Println("checkpoints:", len(s.Checkpoints()))
 	fmt.Println("terminal:", reconcile.IsTerminal(err))
 	// Output:
-	// Created net-1
-	// Found net-1
-	// Adopted net-1
-	// networks: 1
+	// Created vm-1
+	// Found vm-1
+	// Adopted vm-1
+	// VMs: 1 tags: map[capkit.io/ownership-key:k7x2 capkit.io/resource:vm]
+	// checkpoints: 2
 	// terminal: true
 }
 
-// A provider wires its services as ordered steps and registers the reconciler with the manager.
+// A provider wires its services as ordered steps over scope.MachineScoper of its own type. Reconcile adds
+// the finalizer, waits for the Cluster's infrastructure and the bootstrap data, runs the steps and writes
+// their conditions; a second reconcile of the provisioned machine writes nothing.
 func ExampleNewMachineReconciler() {
-	var mgr ctrl.Manager // from ctrl.NewManager in the provider's main
-	type S = *scope.MachineScope[*testtypes.FooMachine]
+	ctx := context.Background()
+	cloud := toyCloud{}
+	type S = scope.MachineScoper[*DemoMachine]
 	vm := reconcile.ServiceFuncs[S]{
 		ReconcileFunc: func(ctx context.Context, s S) (reconcile.Result, error) {
-			// ... Ensure the VM, s.SetProviderID, s.SetAddresses, s.SetProvisioned(true)
+			m := s.InfraMachine()
+			if m.IsProvisioned() {
+				return reconcile.Result{Done: true}, nil
+			}
+			if _, _, err := s.BootstrapData(ctx); err != nil { // the user data of the VM; never log it
+				return reconcile.Result{}, err
+			}
+			res, err := reconcile.Ensure(ctx, s, "vm", reconcile.Resource[vmSpec](cloud), vmSpec{Image: m.Spec.Image})
+			if err != nil {
+				return reconcile.Result{}, err
+			}
+			m.SetProviderID("demo://" + res.ID)
+			m.SetProvisioned(true)
 			return reconcile.Result{Done: true}, nil
 		},
 		DeleteFunc: func(ctx context.Context, s S) (reconcile.Result, error) {
-			// ... EnsureDeleted the VM
-			return reconcile.Result{Done: true}, nil
+			done, err := reconcile.EnsureDeleted(ctx, s, "vm", reconcile.Resource[vmSpec](cloud))
+			return reconcile.Result{Done: done}, err
 		},
 	}
-	r, err := reconcile.NewMachineReconciler(mgr.GetClient(),
-		func() *testtypes.FooMachine { return &testtypes.FooMachine{} },
+
+	// What the API server holds once Cluster API created the machine; in a provider, mgr.GetClient().
+	machine := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Machine",
+		"metadata": map[string]any{"namespace": "default", "name": "m-0", "labels": map[string]any{contract.ClusterNameLabel: "demo"}},
+		"spec":     map[string]any{"clusterName": "demo", "bootstrap": map[string]any{"dataSecretName": "m-0-bootstrap"}},
+	}}
+	cluster := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Cluster",
+		"metadata": map[string]any{"namespace": "default", "name": "demo"},
+		"status":   map[string]any{"initialization": map[string]any{"infrastructureProvisioned": true}},
+	}}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "m-0-bootstrap"},
+		Data: map[string][]byte{"value": []byte("#cloud-config\n")}}
+	infra := &DemoMachine{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "m-0",
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "cluster.x-k8s.io/v1beta2", Kind: "Machine", Name: "m-0"}}},
+		Spec: DemoMachineSpec{Image: "ubuntu-24.04"}}
+	c := scopetest.NewCountingClient(fake.NewClientBuilder().WithScheme(demoScheme()).
+		WithObjects(machine, cluster, secret, infra).WithStatusSubresource(infra).Build())
+
+	r, err := reconcile.NewMachineReconciler(c, func() *DemoMachine { return &DemoMachine{} },
 		[]reconcile.Step[S]{{Name: "VM", Service: vm}},
-		reconcile.WithEventRecorder(mgr.GetEventRecorder("foo-controller")))
+		reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)))
 	if err != nil {
-		panic(err)
+		fmt.Println(err)
+		return
 	}
-	if err := r.SetupWithManager(mgr); err != nil {
-		panic(err)
+	// In a provider: r.SetupWithManager(mgr).
+	req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(infra)}
+	if _, err := r.Reconcile(ctx, req); err != nil {
+		fmt.Println(err)
+		return
 	}
+	got := &DemoMachine{}
+	_ = c.Get(ctx, req.NamespacedName, got)
+	fmt.Println("finalizers:", got.Finalizers)
+	fmt.Println("providerID:", got.Spec.ProviderID, "provisioned:", got.IsProvisioned())
+	fmt.Println("VMReady:", conditions.IsTrue(got, "VMReady"), "Ready:", conditions.IsTrue(got, conditions.Ready))
+	fmt.Println("writes:", c.Writes())
+
+	c.Reset()
+	_, _ = r.Reconcile(ctx, req)
+	fmt.Println("writes of the next reconcile:", c.Writes())
+	// Output:
+	// finalizers: [infrastructure.example.com/demomachine]
+	// providerID: demo://vm-1 provisioned: true
+	// VMReady: true Ready: true
+	// writes: 4
+	// writes of the next reconcile: 0
+}
+
+// DemoMachine stands for a provider's InfraMachine type (api/v1alpha1 in a Kubebuilder repository): the
+// scope reaches each contract field through a one-line accessor method.
+type DemoMachine struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              DemoMachineSpec   `json:"spec,omitempty"`
+	Status            DemoMachineStatus `json:"status,omitempty"`
+}
+
+// DemoMachineSpec is the spec of DemoMachine.
+type DemoMachineSpec struct {
+	ProviderID string `json:"providerID,omitempty"`
+	Image      string `json:"image,omitempty"`
+}
+
+// DemoMachineStatus is the status of DemoMachine.
+type DemoMachineStatus struct {
+	Initialization *contract.InfraMachineInitialization `json:"initialization,omitempty"`
+	Conditions     []metav1.Condition                   `json:"conditions,omitempty"`
+	Resources      map[string]string                    `json:"resources,omitempty"`
+}
+
+func (m *DemoMachine) GetConditions() []metav1.Condition    { return m.Status.Conditions }
+func (m *DemoMachine) SetConditions(c []metav1.Condition)   { m.Status.Conditions = c }
+func (m *DemoMachine) GetResourceIDs() map[string]string    { return m.Status.Resources }
+func (m *DemoMachine) SetResourceIDs(ids map[string]string) { m.Status.Resources = ids }
+func (m *DemoMachine) GetProviderID() string                { return m.Spec.ProviderID }
+func (m *DemoMachine) SetProviderID(id string)              { m.Spec.ProviderID = id }
+func (m *DemoMachine) IsProvisioned() bool {
+	return m.Status.Initialization != nil && m.Status.Initialization.IsProvisioned()
+}
+func (m *DemoMachine) SetProvisioned(v bool) {
+	if m.Status.Initialization == nil {
+		m.Status.Initialization = &contract.InfraMachineInitialization{}
+	}
+	m.Status.Initialization.SetProvisioned(v)
+}
+
+// DeepCopyObject implements runtime.Object; controller-gen writes it for a real type.
+func (m *DemoMachine) DeepCopyObject() runtime.Object {
+	out := &DemoMachine{}
+	b, _ := json.Marshal(m)
+	_ = json.Unmarshal(b, out)
+	return out
+}
+
+// demoScheme registers client-go's types and DemoMachine, as a provider's main does.
+func demoScheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(s)
+	s.AddKnownTypes(schema.GroupVersion{Group: "infrastructure.example.com", Version: "v1alpha1"}, &DemoMachine{})
+	return s
 }

@@ -23,6 +23,8 @@ type fakeCloud struct {
 	failNext map[string]error // method → error returned once
 	// loseResponse makes Create create the network but return an error, as a lost response would.
 	loseResponse bool
+	// emptyID makes Create create the network but return an empty ID.
+	emptyID bool
 	// beforeCall runs before every cloud call, e.g. to check the finalizer is persisted.
 	beforeCall func(method string) error
 }
@@ -100,6 +102,9 @@ func (c *fakeCloud) Create(_ context.Context, _ netSpec, token string, tags map[
 	if c.loseResponse {
 		c.loseResponse = false
 		return "", errors.New("connection reset")
+	}
+	if c.emptyID {
+		return "", nil
 	}
 	return id, nil
 }

@@ -23,7 +23,8 @@ import (
 	"github.com/capkit/capkit/scope/scopetest"
 )
 
-type machineScope = *scope.MachineScope[*testtypes.FooMachine]
+// machineScope is what the machine services see: the narrow interface, not the concrete scope.
+type machineScope = scope.MachineScoper[*testtypes.FooMachine]
 
 const bootstrapSecret = "#cloud-config\nSUPER-SECRET-JOIN-TOKEN\n"
 
@@ -65,7 +66,8 @@ func newMachineFixture(t *testing.T) *machineFixture {
 	vm := reconcile.ServiceFuncs[machineScope]{
 		ReconcileFunc: func(ctx context.Context, s machineScope) (reconcile.Result, error) {
 			f.calls++
-			if s.Provisioned() {
+			m := s.InfraMachine()
+			if m.IsProvisioned() {
 				_, err := reconcile.Ensure(ctx, s, "vm", reconcile.Resource[netSpec](f.cloud), netSpec{CIDR: "x"})
 				return reconcile.Result{Done: err == nil}, err
 			}
@@ -80,13 +82,10 @@ func newMachineFixture(t *testing.T) *machineFixture {
 			if err != nil {
 				return reconcile.Result{}, err
 			}
-			if err := s.SetProviderID("foo://" + res.ID); err != nil {
-				return reconcile.Result{}, err
-			}
-			if err := s.SetAddresses([]contract.MachineAddress{{Type: contract.MachineInternalIP, Address: "10.0.0.5"}}); err != nil {
-				return reconcile.Result{}, err
-			}
-			return reconcile.Result{Done: true}, s.SetProvisioned(true)
+			m.SetProviderID("foo://" + res.ID)
+			m.Status.Addresses = []contract.MachineAddress{{Type: contract.MachineInternalIP, Address: "10.0.0.5"}}
+			m.SetProvisioned(true)
+			return reconcile.Result{Done: true}, nil
 		},
 	}
 	r, err := reconcile.NewMachineReconciler(f.cc, func() *testtypes.FooMachine { return &testtypes.FooMachine{} },

@@ -84,10 +84,11 @@ func newDeletingMachineFixture(t *testing.T) (*reconcile.MachineReconciler[*test
 			if err != nil {
 				return reconcile.Result{}, err
 			}
-			return reconcile.Result{Done: true}, s.SetProvisioned(true)
+			s.InfraMachine().SetProvisioned(true)
+			return reconcile.Result{Done: true}, nil
 		},
 		DeleteFunc: func(ctx context.Context, s machineScope) (reconcile.Result, error) {
-			seen = append(seen, s.Machine(), s.Cluster())
+			seen = append(seen, s.Machine().Object, s.Cluster().Object)
 			done, err := reconcile.EnsureDeleted(ctx, s, "vm", reconcile.Resource[netSpec](cloud))
 			return reconcile.Result{Done: done}, err
 		},

@@ -60,27 +60,40 @@ func TestNewClusterScopeRejectsBadInput(t *testing.T) {
 	}
 }
 
-func TestNewClusterScopeRejectsTypeWithoutContractFields(t *testing.T) {
+func TestNewScopeRejectsTypeWithoutContractAccessors(t *testing.T) {
 	c := fake.NewClientBuilder().WithScheme(testScheme()).Build()
-	obj := &testtypes.Legacy{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}}
-	_, err := scope.NewClusterScope(context.Background(), c, obj, newCluster(t, nil, "ns", "c", "v1beta2", nil), scope.WithContractVersion(contract.V1Beta2))
-	require.ErrorIs(t, err, scope.ErrFieldNotInType)
-	assert.Contains(t, err.Error(), `"status.conditions"`)
-	assert.Contains(t, err.Error(), "*testtypes.Legacy")
-	assert.Contains(t, err.Error(), "v1beta2")
-}
-
-func TestSetterOnMissingFieldNamesIt(t *testing.T) {
-	// FooCluster has no spec.providerID-like extras; a custom resources path it lacks must be refused on write.
-	c := fake.NewClientBuilder().WithScheme(testScheme()).Build()
-	s, err := scope.NewClusterScope(context.Background(), c, fooCluster("ns", "a"), newCluster(t, nil, "ns", "c", "v1beta2", nil),
-		scope.WithContractVersion(contract.V1Beta2), scope.WithResourcesPath("status", "cloudIDs"))
-	require.NoError(t, err)
-	err = s.SetResourceID("vpc", "vpc-1")
-	require.ErrorIs(t, err, scope.ErrFieldNotInType)
-	assert.Contains(t, err.Error(), `"status.cloudIDs"`)
-	_, ok := s.ResourceID("vpc")
-	assert.False(t, ok)
+	cluster := newCluster(t, nil, "ns", "c", "v1beta2", nil)
+	machine := newMachine(t, nil, "ns", "m", "v1beta2", "c", nil)
+	legacy := func() *testtypes.Legacy {
+		return &testtypes.Legacy{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}}
+	}
+	tests := []struct {
+		name  string
+		newFn func() error
+	}{
+		{"cluster", func() error {
+			_, err := scope.NewClusterScope(context.Background(), c, legacy(), cluster, scope.WithContractVersion(contract.V1Beta2))
+			return err
+		}},
+		{"machine", func() error {
+			_, err := scope.NewMachineScope(context.Background(), c, legacy(), machine, cluster, scope.WithContractVersion(contract.V1Beta2))
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.newFn()
+			require.ErrorIs(t, err, scope.ErrFieldNotInType)
+			// Every missing required accessor is named, with its methods and the field's path.
+			for _, want := range []string{
+				"*testtypes.Legacy",
+				"conditions.Setter (GetConditions, SetConditions) for status.conditions",
+				"contract.ProvisionedAccessor (IsProvisioned, SetProvisioned) for status.initialization.provisioned",
+			} {
+				assert.Contains(t, err.Error(), want)
+			}
+		})
+	}
 }
 
 func TestClusterScopeDiscoversContractVersionFromCRD(t *testing.T) {
@@ -109,8 +122,11 @@ func TestClusterScopeContractFieldsPersisted(t *testing.T) {
 	assert.Equal(t, ns, s.Namespace())
 	assert.Equal(t, "c1", s.ClusterName())
 	assert.True(t, s.Paused())
-	assert.Equal(t, contract.APIEndpoint{Host: "cp.example", Port: 6443}, s.ClusterControlPlaneEndpoint())
-	assert.False(t, s.ClusterInfrastructureProvisioned())
+	assert.Equal(t, contract.APIEndpoint{Host: "cp.example", Port: 6443}, s.Cluster().ControlPlaneEndpoint)
+	assert.False(t, s.Cluster().InfrastructureProvisioned)
+	assert.True(t, s.Cluster().Paused)
+	assert.Same(t, cluster, s.Cluster().Object)
+	assert.Equal(t, "FooCluster", s.Kind())
 	assert.False(t, s.Provisioned())
 	assert.Same(t, obj, s.InfraCluster())
 
@@ -137,9 +153,7 @@ func TestClusterScopeContractFieldsPersisted(t *testing.T) {
 	cc.Reset()
 	s2, err := scope.NewClusterScope(ctx, cc, got, cluster, scope.WithContractVersion(contract.V1Beta2))
 	require.NoError(t, err)
-	ep, err := s2.ControlPlaneEndpoint()
-	require.NoError(t, err)
-	assert.Equal(t, "lb.example", ep.Host)
+	assert.Equal(t, contract.APIEndpoint{Host: "lb.example", Port: 443}, s2.ControlPlaneEndpoint())
 	fds, err := s2.FailureDomains()
 	require.NoError(t, err)
 	assert.Len(t, fds, 2)
@@ -316,7 +330,13 @@ func TestSetControlPlaneEndpointValidates(t *testing.T) {
 	require.ErrorIs(t, err, scope.ErrInvalidInput)
 	assert.Contains(t, err.Error(), `host "h" and port 0`)
 	err = s.SetFailureDomains([]contract.FailureDomain{{Name: "a"}, {Name: "a"}})
-	assert.ErrorContains(t, err, `duplicate name "a"`)
+	assert.ErrorIs(t, err, scope.ErrInvalidInput)
+	assert.ErrorContains(t, err, `item 1: name "a" must be unique and not empty`)
+	assert.ErrorContains(t, s.SetFailureDomains([]contract.FailureDomain{{Name: ""}}), "item 0")
+	assert.Zero(t, s.ControlPlaneEndpoint(), "nothing is written when validation fails")
+	fds, err := s.FailureDomains()
+	require.NoError(t, err)
+	assert.Empty(t, fds)
 	assert.True(t, errors.Is(s.SetResourceID("", "x"), scope.ErrInvalidInput))
 	assert.ErrorContains(t, s.SetResourceID("Bad_Key", "x"), `"Bad_Key"`)
 	assert.ErrorContains(t, s.SetResourceID("vpc", ""), "id must not be empty")

@@ -6,16 +6,31 @@
 // ClusterScope[T] and MachineScope[T] are generic over the provider's own types. NewClusterScope takes the
 // InfraCluster and its owner Cluster, NewMachineScope the InfraMachine, its Machine and Cluster; the core
 // objects are *unstructured.Unstructured of cluster.x-k8s.io v1beta1 or v1beta2, so the provider's module
-// does not need to import Cluster API. Constructors check their arguments and return errors wrapping
-// ErrInvalidInput; they never panic.
+// does not need to import Cluster API. Their facts are decoded once, into ClusterInfo and MachineInfo.
+// Constructors check their arguments and return errors wrapping ErrInvalidInput; they never panic.
 //
-// # Contract fields
+// # Contract fields: typed access
 //
-// Getters and setters write every contract field at the path of the contract version in use (from the
-// cluster.x-k8s.io/<contract> label of the provider's CRD, or WithContractVersion): SetProvisioned writes
-// status.initialization.provisioned (v1beta2) or status.ready (v1beta1), SetFailureDomains a list or a map,
-// Conditions the status.conditions or status.v1beta2.conditions. A provider type that lacks a field its
-// contract needs is refused with ErrFieldNotInType and the field's path, never silently dropped.
+// A provider type reaches its contract fields through the accessor interfaces of package contract, which it
+// implements with one-line methods over its own fields: conditions.Setter and contract.ProvisionedAccessor
+// always, contract.ControlPlaneEndpointAccessor for an InfraCluster, contract.ProviderIDAccessor for an
+// InfraMachine, and, where the type has the field, contract.FailureDomainsAccessor,
+// contract.AddressesAccessor, contract.StatusFailureDomainAccessor and ResourceIDsAccessor. A setter is a
+// field write: nothing is converted, and maps and slices the provider holds stay the object's. A type that
+// lacks a required accessor is refused by the constructor, and a setter of an optional one returns
+// ErrFieldNotInType, naming the interface and the contract path. Getters of required fields cannot fail.
+//
+// An *unstructured.Unstructured infra object (a v1beta1 provider, tests) is read and written at the paths of
+// its contract version, from the cluster.x-k8s.io/<contract> label of its CRD or WithContractVersion
+// (contract.Unstructured); the constructor validates every contract field it holds.
+//
+// # What services see
+//
+// Services depend on ClusterScoper[T] or MachineScoper[T]: typed (InfraCluster() T, InfraMachine() T: no
+// downcast), narrow (the ResourceTracker, the owners' facts, the bootstrap data), and without lifecycle
+// methods. The reconciler owns the concrete scope and calls SetSummaryConditions, HasChanges and Close.
+// scopetest.FakeClusterScope and scopetest.FakeMachineScope are state-backed doubles for service tests;
+// package mocks has go.uber.org/mock mocks of the same interfaces.
 //
 // # Ownership key
 //
@@ -26,17 +41,17 @@
 //
 // # Resource IDs
 //
-// ResourceID, SetResourceID and DeleteResourceID keep key → cloud ID in status.resources (a
-// map[string]string; WithResourcesPath moves it). Status is rebuildable: reconcile.Ensure finds lost IDs
-// again by ownership tags.
+// ResourceID, SetResourceID and DeleteResourceID keep key → cloud ID in the object's resource-ID map
+// (ResourceIDsAccessor; status.resources of an unstructured object unless WithResourcesPath says otherwise).
+// Status is rebuildable: reconcile.Ensure finds lost IDs again by ownership tags.
 //
 // # Patching
 //
-// The scope snapshots the object when it is created and after every patch. PatchNow sends a JSON merge
-// patch of metadata and spec, then one of status through the status subresource, and nothing when nothing
-// changed. Patches that change conditions, finalizers or the ownership key carry the resourceVersion; on a
-// conflict the scope re-reads the object, re-applies only what it changed and retries. Errors name the
-// object ("cannot patch FooMachine ns/name: ..."). Close writes the Ready summary and patches.
+// The scope patches through package patch: PatchNow sends a JSON merge patch of metadata and spec, then one
+// of status through the status subresource, and nothing when nothing changed. Patches that change
+// conditions, finalizers or the ownership key carry the resourceVersion; on a conflict they are re-applied
+// on a fresh read. Errors name the object ("cannot patch FooMachine ns/name: ..."). Close writes the Ready
+// summary and patches.
 //
 // PatchSpecNow (the SpecPatcher interface; PatchSpec for any Patcher) sends metadata and spec only and keeps
 // status for the next patch: a one-write checkpoint when what must survive a crash is in spec.
@@ -45,12 +60,7 @@
 //
 // # Bootstrap data
 //
-// MachineScope.BootstrapData returns the value and format of the Machine's bootstrap Secret, with
+// BootstrapData returns the value and format of the Machine's bootstrap Secret, with
 // ErrBootstrapDataNotReady, ErrBootstrapDataNotFound or ErrBootstrapDataMalformed; the data never appears
 // in an error, and the scope never logs.
-//
-// # Testing provider services
-//
-// Services should depend on the narrow interfaces (ClusterScoper, MachineScoper, ResourceTracker, ...):
-// the mocks package has go.uber.org/mock mocks of them, and scopetest.CountingClient counts API writes.
 package scope

@@ -28,7 +28,7 @@ func newNamespace(t *testing.T) string {
 }
 
 // newCluster creates a core Cluster of API version v.
-func newCluster(t *testing.T, c client.Client, ns, name, v string, spec map[string]any) *unstructured.Unstructured {
+func newCluster(t testing.TB, c client.Client, ns, name, v string, spec map[string]any) *unstructured.Unstructured {
 	t.Helper()
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "cluster.x-k8s.io/" + v, "kind": "Cluster",
@@ -45,7 +45,7 @@ func newCluster(t *testing.T, c client.Client, ns, name, v string, spec map[stri
 }
 
 // newMachine creates a core Machine of API version v in cluster.
-func newMachine(t *testing.T, c client.Client, ns, name, v, cluster string, spec map[string]any) *unstructured.Unstructured {
+func newMachine(t testing.TB, c client.Client, ns, name, v, cluster string, spec map[string]any) *unstructured.Unstructured {
 	t.Helper()
 	if spec == nil {
 		spec = map[string]any{}

@@ -2,15 +2,14 @@ package scope_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/capkit/capkit/contract"
-	"github.com/capkit/capkit/internal/testtypes"
 	"github.com/capkit/capkit/scope"
 	"github.com/capkit/capkit/scope/scopetest"
 )
@@ -19,26 +18,29 @@ import (
 // write, and status goes out with Close.
 func ExampleProviderIDTracker() {
 	ctx := context.Background()
-	infra := &testtypes.FooMachine{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "m-0"}}
-	core := func(kind string) *unstructured.Unstructured {
-		return &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": kind,
-			"metadata": map[string]any{"namespace": "default", "name": "demo"},
-			"spec":     map[string]any{"clusterName": "demo"},
-		}}
-	}
-	c := scopetest.NewCountingClient(fake.NewClientBuilder().WithScheme(testScheme()).WithObjects(infra).WithStatusSubresource(infra).Build())
-	s, err := scope.NewMachineScope(ctx, c, infra, core("Machine"), core("Cluster"), scope.WithContractVersion(contract.V1Beta2))
+	infra := &DemoMachine{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "m-0"}}
+	c := scopetest.NewCountingClient(fake.NewClientBuilder().WithScheme(demoScheme()).WithObjects(infra).WithStatusSubresource(infra).Build())
+	s, err := scope.NewMachineScope(ctx, c, infra, coreObject("Machine", "m-0"), coreObject("Cluster", "demo"),
+		scope.WithContractVersion(contract.V1Beta2))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	_ = s.PatchNow(ctx) // the ownership key, with the finalizer in a reconciler
-	tr, _ := scope.ProviderIDTracker(s, "vm", fooFormat, fooParse)
+
+	format := func(id string) string { return "demo://" + id }
+	parse := func(pid string) (string, error) {
+		id, ok := strings.CutPrefix(pid, "demo://")
+		if !ok || id == "" {
+			return "", errors.New("not a demo provider ID")
+		}
+		return id, nil
+	}
+	tr, _ := scope.ProviderIDTracker(s, s.InfraMachine(), "vm", format, parse)
 
 	_ = tr.SetResourceID("vm", "i-42") // what reconcile.Ensure does after Create
 	_ = tr.PatchNow(ctx)               // and its checkpoint
-	_ = s.SetProvisioned(true)
+	s.InfraMachine().SetProvisioned(true)
 	_ = s.Close(ctx)
 
 	id, _ := tr.ResourceID("vm")
@@ -47,7 +49,7 @@ func ExampleProviderIDTracker() {
 		fmt.Println(strings.TrimSpace(w.Verb + " " + w.SubResource))
 	}
 	// Output:
-	// providerID: foo://i-42 id: i-42
+	// providerID: demo://i-42 id: i-42
 	// patch
 	// patch
 	// patch status

@@ -9,7 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/mock/gomock"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
@@ -81,7 +83,7 @@ func TestProviderIDTrackerCheckpointsInOneWrite(t *testing.T) {
 	ctx := context.Background()
 	cc := scopetest.NewCountingClient(env.Client)
 	s, obj := newPersistedMachineScope(t, cc)
-	tr, err := scope.ProviderIDTracker(s, "vm", fooFormat, fooParse)
+	tr, err := scope.ProviderIDTracker(s, s.InfraMachine(), "vm", fooFormat, fooParse)
 	require.NoError(t, err)
 	cc.Reset()
 
@@ -120,45 +122,90 @@ func TestProviderIDTrackerCheckpointsInOneWrite(t *testing.T) {
 
 func TestProviderIDTrackerRejectsBadInput(t *testing.T) {
 	ctrl := gomock.NewController(t)
-	m := mocks.NewMockMachineScoper(ctrl)
+	tracker := mocks.NewMockResourceTracker(ctrl)
+	obj := fooMachine("ns", "m")
 	tests := []struct {
 		name    string
-		store   scope.ProviderIDStore
+		tracker scope.ResourceTracker
+		obj     contract.ProviderIDAccessor
 		key     string
 		format  func(string) string
 		parse   func(string) (string, error)
 		wantMsg string
 	}{
-		{"nil store", nil, "vm", fooFormat, fooParse, "store is nil"},
-		{"nil format", m, "vm", nil, fooParse, "format and parse"},
-		{"bad key", m, "VM!", fooFormat, fooParse, `"VM!"`},
+		{"nil tracker", nil, obj, "vm", fooFormat, fooParse, "tracker and object must not be nil"},
+		{"nil object", tracker, nil, "vm", fooFormat, fooParse, "tracker and object must not be nil"},
+		{"nil format", tracker, obj, "vm", nil, fooParse, "format and parse"},
+		{"nil parse", tracker, obj, "vm", fooFormat, nil, "format and parse"},
+		{"bad key", tracker, obj, "VM!", fooFormat, fooParse, `"VM!"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := scope.ProviderIDTracker(tt.store, tt.key, tt.format, tt.parse)
+			_, err := scope.ProviderIDTracker(tt.tracker, tt.obj, tt.key, tt.format, tt.parse)
 			require.ErrorIs(t, err, scope.ErrInvalidInput)
 			assert.Contains(t, err.Error(), tt.wantMsg)
 		})
 	}
 }
 
-func TestProviderIDTrackerOnAStoreWithoutSpecPatch(t *testing.T) {
+func TestProviderIDTrackerOnATrackerWithoutSpecPatch(t *testing.T) {
 	ctrl := gomock.NewController(t)
-	m := mocks.NewMockMachineScoper(ctrl)
-	tr, err := scope.ProviderIDTracker(m, "vm", fooFormat, fooParse)
+	m := mocks.NewMockResourceTracker(ctrl)
+	obj := fooMachine("ns", "m")
+	tr, err := scope.ProviderIDTracker(m, obj, "vm", fooFormat, fooParse)
 	require.NoError(t, err)
 
-	m.EXPECT().ProviderID().Return("bar://x")
+	obj.Spec.ProviderID = "bar://x"
 	_, ok := tr.ResourceID("vm")
 	assert.False(t, ok, "a provider ID parse rejects is no ID")
 
-	m.EXPECT().ProviderID().Return("")
-	m.EXPECT().SetProviderID("foo://i-1").Return(nil)
+	obj.Spec.ProviderID = ""
 	require.NoError(t, tr.SetResourceID("vm", "i-1"))
+	assert.Equal(t, "foo://i-1", obj.Spec.ProviderID, "written through the object's accessor")
 	assert.ErrorIs(t, tr.SetResourceID("vm", ""), scope.ErrInvalidInput)
+
+	// A format whose result parse does not give back the ID is refused before anything is written.
+	bad, err := scope.ProviderIDTracker(m, fooMachine("ns", "m2"), "vm", func(id string) string { return "foo://x" + id }, fooParse)
+	require.NoError(t, err)
+	assert.ErrorContains(t, bad.SetResourceID("vm", "i-2"), "does not parse back")
+
+	// Other keys go to the wrapped tracker.
+	m.EXPECT().ResourceID("disk").Return("d-1", true)
+	id, ok := tr.ResourceID("disk")
+	assert.True(t, ok)
+	assert.Equal(t, "d-1", id)
 
 	m.EXPECT().PatchNow(gomock.Any()).Return(nil)
 	require.NoError(t, tr.PatchNow(context.Background()), "falls back to PatchNow")
+}
+
+func TestProviderIDTrackerOnAnUnstructuredMachine(t *testing.T) {
+	ctx := context.Background()
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(testtypes.GroupVersion.WithKind("FooMachine"))
+	u.SetNamespace("ns")
+	u.SetName("m1")
+	c := fake.NewClientBuilder().WithScheme(testScheme()).WithObjects(u).WithStatusSubresource(u).Build()
+	s, err := scope.NewMachineScope(ctx, c, u, newMachine(t, nil, "ns", "m1", "v1beta2", "c1", nil), newCluster(t, nil, "ns", "c1", "v1beta2", nil),
+		scope.WithContractVersion(contract.V1Beta2))
+	require.NoError(t, err)
+	tr, err := scope.ProviderIDTracker(s, contract.Unstructured(s.InfraMachine(), s.ContractVersion()), "vm", fooFormat, fooParse)
+	require.NoError(t, err)
+
+	require.NoError(t, tr.SetResourceID("vm", "i-3"))
+	pid, _, _ := unstructured.NestedString(u.Object, "spec", "providerID")
+	assert.Equal(t, "foo://i-3", pid)
+	assert.Equal(t, "foo://i-3", s.ProviderID())
+	id, ok := tr.ResourceID("vm")
+	assert.True(t, ok)
+	assert.Equal(t, "i-3", id)
+	require.NoError(t, tr.PatchNow(ctx))
+
+	got := &unstructured.Unstructured{}
+	got.SetGroupVersionKind(u.GroupVersionKind())
+	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(u), got))
+	pid, _, _ = unstructured.NestedString(got.Object, "spec", "providerID")
+	assert.Equal(t, "foo://i-3", pid, "the checkpoint wrote spec")
 }
 
 func TestPatchSpecRejectsNil(t *testing.T) {

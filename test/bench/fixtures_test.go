@@ -16,6 +16,7 @@ import (
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
+	capkitpatch "github.com/capkit/capkit/patch"
 	"github.com/capkit/capkit/scope"
 )
 
@@ -194,6 +195,19 @@ var impls = []impl{
 	{name: "capkit-discover", run: func(ctx context.Context, c client.Client, in reconcileInput, pc patchCase) error {
 		return runCapkit(ctx, c, in, pc)
 	}},
+	{name: "capkit-patch", run: runPatch},
+}
+
+// runPatch is capkit's standalone patch helper without a scope: the same pattern as Cluster API's helper,
+// the object mutated directly.
+func runPatch(ctx context.Context, c client.Client, in reconcileInput, pc patchCase) error {
+	m := in.infra
+	h, err := capkitpatch.NewHelper(c, m, capkitpatch.WithWriteOnceLabels(scope.OwnershipKeyLabel))
+	if err != nil {
+		return err
+	}
+	pc.capi(m)
+	return h.Patch(ctx, m)
 }
 
 // runCAPI is Cluster API's pattern: NewHelper before the changes, Patch after, with the controller's

@@ -72,6 +72,7 @@ func TestRequestsPerPatch(t *testing.T) {
 		n := counts[pc.name]
 		assert.LessOrEqual(t, n["capkit"], n["capi"], "%s: capkit sends at most as many requests as Cluster API's patch helper", pc.name)
 		assert.Equal(t, n["capkit"]+1, n["capkit-discover"], "%s: contract discovery costs one CRD read per scope", pc.name)
+		assert.Equal(t, n["capkit"], n["capkit-patch"], "%s: the scope sends what its patch helper sends alone", pc.name)
 	}
 	assert.Zero(t, counts["no-change"]["capkit"], "capkit sends nothing when nothing changed")
 	t.Log("\n" + requestsTable(counts))
@@ -80,10 +81,10 @@ func TestRequestsPerPatch(t *testing.T) {
 // requestsTable renders counts as the markdown table of RESULTS.md.
 func requestsTable(counts map[string]map[string]int) string {
 	var b strings.Builder
-	b.WriteString("| case | capi | capkit | capkit-discover |\n|---|---:|---:|---:|\n")
+	b.WriteString("| case | capi | capkit | capkit-discover | capkit-patch |\n|---|---:|---:|---:|---:|\n")
 	for _, pc := range patchCases {
 		n := counts[pc.name]
-		fmt.Fprintf(&b, "| %s | %d | %d | %d |\n", pc.name, n["capi"], n["capkit"], n["capkit-discover"])
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d |\n", pc.name, n["capi"], n["capkit"], n["capkit-discover"], n["capkit-patch"])
 	}
 	return b.String()
 }

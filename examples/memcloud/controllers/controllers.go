@@ -1,7 +1,6 @@
 package controllers
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -25,12 +24,6 @@ const (
 	StepLoadBalancer  = "LoadBalancer"
 	StepInstance      = "Instance"
 )
-
-// ClusterScope is the scope the MemCluster reconciler gives its steps.
-type ClusterScope = *scope.ClusterScope[*v1beta2.MemCluster]
-
-// MachineScope is the scope the MemMachine reconciler gives its steps.
-type MachineScope = *scope.MachineScope[*v1beta2.MemMachine]
 
 // Option configures the reconcilers and SetupWithManager.
 type Option func(*config)
@@ -91,7 +84,7 @@ func (cfg config) reconcileOptions(reader client.Reader) []reconcile.Option {
 var errNilCloud = errors.New("cloud must not be nil")
 
 // ClusterSteps returns the steps of a MemCluster, in order: Network, Subnets, SecurityGroup, LoadBalancer.
-func ClusterSteps(cl *cloud.Cloud, opts ...services.Option) ([]reconcile.Step[ClusterScope], error) {
+func ClusterSteps(cl *cloud.Cloud, opts ...services.Option) ([]reconcile.Step[scope.ClusterScoper[*v1beta2.MemCluster]], error) {
 	network, err1 := services.NewNetwork(cl, opts...)
 	subnets, err2 := services.NewSubnets(cl, opts...)
 	sg, err3 := services.NewSecurityGroup(cl, opts...)
@@ -99,20 +92,22 @@ func ClusterSteps(cl *cloud.Cloud, opts ...services.Option) ([]reconcile.Step[Cl
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		return nil, err
 	}
-	return []reconcile.Step[ClusterScope]{
-		clusterStep(StepNetwork, network), clusterStep(StepSubnets, subnets),
-		clusterStep(StepSecurityGroup, sg), clusterStep(StepLoadBalancer, lb),
+	return []reconcile.Step[scope.ClusterScoper[*v1beta2.MemCluster]]{
+		{Name: StepNetwork, Service: network},
+		{Name: StepSubnets, Service: subnets},
+		{Name: StepSecurityGroup, Service: sg},
+		{Name: StepLoadBalancer, Service: lb},
 	}, nil
 }
 
 // MachineSteps returns the steps of a MemMachine: Instance. lookup finds the cluster network
 // (services.MemClusterLookup).
-func MachineSteps(cl *cloud.Cloud, lookup services.NetworkLookup, opts ...services.Option) ([]reconcile.Step[MachineScope], error) {
+func MachineSteps(cl *cloud.Cloud, lookup services.NetworkLookup, opts ...services.Option) ([]reconcile.Step[scope.MachineScoper[*v1beta2.MemMachine]], error) {
 	inst, err := services.NewInstance(cl, lookup, opts...)
 	if err != nil {
 		return nil, err
 	}
-	return []reconcile.Step[MachineScope]{machineStep(StepInstance, inst)}, nil
+	return []reconcile.Step[scope.MachineScoper[*v1beta2.MemMachine]]{{Name: StepInstance, Service: inst}}, nil
 }
 
 // NewClusterReconciler returns the MemCluster reconciler on memcloud cl, reading and writing through c.
@@ -178,18 +173,4 @@ func SetupWithManager(mgr ctrl.Manager, cl *cloud.Cloud, opts ...Option) error {
 		return fmt.Errorf("cannot set up the MemMachine controller: %w", err)
 	}
 	return nil
-}
-
-func clusterStep(name string, svc reconcile.Service[scope.ClusterScoper]) reconcile.Step[ClusterScope] {
-	return reconcile.Step[ClusterScope]{Name: name, Service: reconcile.ServiceFuncs[ClusterScope]{
-		ReconcileFunc: func(ctx context.Context, s ClusterScope) (reconcile.Result, error) { return svc.Reconcile(ctx, s) },
-		DeleteFunc:    func(ctx context.Context, s ClusterScope) (reconcile.Result, error) { return svc.Delete(ctx, s) },
-	}}
-}
-
-func machineStep(name string, svc reconcile.Service[scope.MachineScoper]) reconcile.Step[MachineScope] {
-	return reconcile.Step[MachineScope]{Name: name, Service: reconcile.ServiceFuncs[MachineScope]{
-		ReconcileFunc: func(ctx context.Context, s MachineScope) (reconcile.Result, error) { return svc.Reconcile(ctx, s) },
-		DeleteFunc:    func(ctx context.Context, s MachineScope) (reconcile.Result, error) { return svc.Delete(ctx, s) },
-	}}
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/controllers"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
-	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/providertest/lifecycle"
 	"github.com/capkit/capkit/scope/scopetest"
 )
 
@@ -26,7 +26,7 @@ import (
 // and the webhooks served.
 type fixture struct {
 	ns      string
-	life    *providertest.Lifecycle
+	life    *lifecycle.Driver
 	cloud   *cloud.Cloud
 	writes  *scopetest.CountingClient
 	cluster interface {
@@ -47,7 +47,7 @@ func newFixture(t *testing.T, spec memcloudtest.Cluster, opts ...cloud.Option) *
 	cl, err := cloud.New(opts...)
 	require.NoError(t, err)
 	spec.Namespace = newNamespace(t)
-	l, err := providertest.NewLifecycle(env.Client, memcloudtest.LifecycleSpec(spec, memcloudtest.LeakChecker(cl)))
+	l, err := lifecycle.New(env.Client, memcloudtest.LifecycleSpec(spec, memcloudtest.LeakChecker(cl)))
 	require.NoError(t, err)
 	require.NoError(t, l.Create(ctx), "objects with their owner references")
 

@@ -4,6 +4,10 @@
 // memcloud's business: owner waits, pause, finalizers persisted before any cloud call, bootstrap gates, one
 // condition per step and Ready, reverse-order delete, patches that send only what changed.
 //
+// The services implement reconcile.Service over capkit's typed scope interfaces
+// (scope.ClusterScoper[*v1beta2.MemCluster], scope.MachineScoper[*v1beta2.MemMachine]), so ClusterSteps and
+// MachineSteps list them as reconcile.Steps as they are, with no adapter in between.
+//
 // # Running the provider
 //
 // In a manager (cmd/manager, or in-process in tests and the demo):

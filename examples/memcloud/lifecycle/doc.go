@@ -2,7 +2,7 @@
 //
 // The tests start a real kube-apiserver (envtest, through testenv.Main with memcloudtest's options)
 // with memcloud's CRDs and webhooks and capkit's minimal Cluster API CRDs, run memcloud's controllers
-// in-process on an in-memory cloud (memcloudtest.StartProvider), and let providertest.RunLifecycle play
+// in-process on an in-memory cloud (memcloudtest.StartProvider), and let providertest/lifecycle.Run play
 // Cluster API's part for a cluster of one control plane and three worker machines. They assert that every
 // object gets provisioned with every contract field set (providertest.AssertObjectConformance), that the
 // bootstrap data reaches the instances and nothing else, and that deleting the cluster deletes every cloud

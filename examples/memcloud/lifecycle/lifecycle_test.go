@@ -20,6 +20,7 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/providertest/lifecycle"
 	"github.com/capkit/capkit/providertest/testenv"
 	"github.com/capkit/capkit/reconcile"
 )
@@ -81,7 +82,7 @@ func TestLifecycle(t *testing.T) {
 			spec.Timeout = convergeTimeout
 			start := time.Now()
 			provisioned := false
-			spec.OnProvisioned = func(ctx context.Context, l *providertest.Lifecycle) error {
+			spec.OnProvisioned = func(ctx context.Context, l *lifecycle.Driver) error {
 				provisioned = true
 				t.Logf("provisioned in %s", time.Since(start).Round(time.Millisecond))
 				assertContract(t, ctx, l)
@@ -95,7 +96,7 @@ func TestLifecycle(t *testing.T) {
 				start = time.Now()
 				return nil
 			}
-			providertest.RunLifecycle(t, env.Client, spec) // fails on any leak or duplicate left after the delete
+			lifecycle.Run(t, env.Client, spec) // fails on any leak or duplicate left after the delete
 			t.Logf("deleted in %s", time.Since(start).Round(time.Millisecond))
 
 			require.True(t, provisioned, "OnProvisioned ran")
@@ -107,7 +108,7 @@ func TestLifecycle(t *testing.T) {
 
 // assertContract checks the live objects against the contract, and that no bootstrap data leaked into them
 // or into events.
-func assertContract(t *testing.T, ctx context.Context, l *providertest.Lifecycle) {
+func assertContract(t *testing.T, ctx context.Context, l *lifecycle.Driver) {
 	t.Helper()
 	mc, err := l.InfraCluster(ctx)
 	require.NoError(t, err)
@@ -150,7 +151,7 @@ func assertContract(t *testing.T, ctx context.Context, l *providertest.Lifecycle
 
 // assertCloud checks the cloud resources: one of each cluster resource, one instance per machine with its
 // bootstrap data as user data, the control plane registered with the load balancer.
-func assertCloud(t *testing.T, ctx context.Context, c *cloud.Cloud, l *providertest.Lifecycle) {
+func assertCloud(t *testing.T, ctx context.Context, c *cloud.Cloud, l *lifecycle.Driver) {
 	t.Helper()
 	spec := l.Spec()
 	report := c.Report(cloud.OwnerTagValue(services.TagCluster))

@@ -14,7 +14,7 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/services"
-	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/providertest/lifecycle"
 	"github.com/capkit/capkit/reconcile"
 )
 
@@ -25,15 +25,15 @@ type Cluster struct {
 	// ControlPlane and Workers are how many Machines of each role to create.
 	ControlPlane, Workers int
 	// FailureDomains are the MemCluster's spec.failureDomains; the MemMachines are spread over them in
-	// the order of providertest.Lifecycle.MachineNames.
+	// the order of lifecycle.Driver.MachineNames.
 	FailureDomains []string
 }
 
-// LifecycleSpec returns the providertest.LifecycleSpec of c with memcloud's kinds and objects, kubeadm-style
+// LifecycleSpec returns the lifecycle.Spec of c with memcloud's kinds and objects, kubeadm-style
 // bootstrap data (BootstrapData), PlayCAPI and a poll interval of 50ms; leaks is usually
 // Provider.LeakChecker. The caller may change the result (Timeout, OnProvisioned, OnPoll) before use.
-func LifecycleSpec(c Cluster, leaks providertest.LeakChecker) providertest.LifecycleSpec {
-	return providertest.LifecycleSpec{
+func LifecycleSpec(c Cluster, leaks lifecycle.LeakChecker) lifecycle.Spec {
+	return lifecycle.Spec{
 		Namespace: c.Namespace, ClusterName: c.Name,
 		InfraClusterGVK: v1beta2.GroupVersion.WithKind("MemCluster"), InfraMachineGVK: v1beta2.GroupVersion.WithKind("MemMachine"),
 		InfraCluster: func(_, _ string) (client.Object, error) {
@@ -75,11 +75,11 @@ func (c Cluster) machineIndex(name string) (int, error) {
 	return i, nil
 }
 
-// LeakChecker returns a providertest.LeakChecker over memcloud c: a resource is left of a deleted cluster
+// LeakChecker returns a lifecycle.LeakChecker over memcloud c: a resource is left of a deleted cluster
 // when it carries the cluster's services.TagCluster or one of the ownership keys of the query; resources
 // created twice for one owner and role are reported too, as "duplicate: ...".
-func LeakChecker(c *cloud.Cloud) providertest.LeakChecker {
-	return providertest.LeakCheckerFunc(func(_ context.Context, q providertest.LeakQuery) ([]string, error) {
+func LeakChecker(c *cloud.Cloud) lifecycle.LeakChecker {
+	return lifecycle.LeakCheckerFunc(func(_ context.Context, q lifecycle.LeakQuery) ([]string, error) {
 		seen := map[string]bool{}
 		var out []string
 		add := func(rs []cloud.Resource) {

@@ -13,7 +13,7 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
-	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/providertest/lifecycle"
 	"github.com/capkit/capkit/reconcile"
 )
 
@@ -24,8 +24,8 @@ func TestLifecycleSpecSpreadsMachinesOverFailureDomains(t *testing.T) {
 		FailureDomains: []string{"fd-a", "fd-b", "fd-c"}}, memcloudtest.LeakChecker(c))
 	s, err := memcloudtest.Scheme()
 	require.NoError(t, err)
-	l, err := providertest.NewLifecycle(fake.NewClientBuilder().WithScheme(s).Build(), spec)
-	require.NoError(t, err, "a valid providertest spec")
+	l, err := lifecycle.New(fake.NewClientBuilder().WithScheme(s).Build(), spec)
+	require.NoError(t, err, "a valid lifecycle spec")
 	var got []string
 	for _, name := range l.MachineNames() {
 		obj, err := spec.InfraMachine("ns", name, strings.Contains(name, "-cp-"))
@@ -66,12 +66,12 @@ func TestLeakCheckerFindsResourcesByClusterTagAndOwnershipKey(t *testing.T) {
 	_, err = c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "other", CIDR: "10.3.0.0/16", Tags: map[string]string{services.TagCluster: "ns/other"}})
 	require.NoError(t, err)
 
-	leaks, err := memcloudtest.LeakChecker(c).Leaks(ctx, providertest.LeakQuery{Namespace: "ns", ClusterName: "c", OwnershipKeys: []string{"key-1"}})
+	leaks, err := memcloudtest.LeakChecker(c).Leaks(ctx, lifecycle.LeakQuery{Namespace: "ns", ClusterName: "c", OwnershipKeys: []string{"key-1"}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"Network " + byCluster.ID, "Network " + dup1.ID, "Network " + dup2.ID,
 		`duplicate: 2 Network with owner "key-1" and role "vpc": ` + dup1.ID + ", " + dup2.ID}, leaks)
 
-	leaks, err = memcloudtest.LeakChecker(c).Leaks(ctx, providertest.LeakQuery{Namespace: "ns", ClusterName: "gone"})
+	leaks, err = memcloudtest.LeakChecker(c).Leaks(ctx, lifecycle.LeakQuery{Namespace: "ns", ClusterName: "gone"})
 	require.NoError(t, err)
 	assert.Empty(t, leaks, "another cluster's resources are not its leaks")
 }

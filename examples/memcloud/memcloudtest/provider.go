@@ -19,7 +19,7 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/controllers"
 	"github.com/capkit/capkit/examples/memcloud/webhooks"
-	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/providertest/lifecycle"
 	"github.com/capkit/capkit/providertest/testenv"
 	"github.com/capkit/capkit/scope/scopetest"
 )
@@ -138,5 +138,5 @@ func (p *Provider) Stop() error {
 	return <-p.done
 }
 
-// LeakChecker returns the providertest.LeakChecker of the provider's cloud; see LeakChecker.
-func (p *Provider) LeakChecker() providertest.LeakChecker { return LeakChecker(p.Cloud) }
+// LeakChecker returns the lifecycle.LeakChecker of the provider's cloud; see LeakChecker.
+func (p *Provider) LeakChecker() lifecycle.LeakChecker { return LeakChecker(p.Cloud) }

@@ -6,134 +6,134 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/mock/gomock"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/services"
-	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/providertest/servicetest"
 	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
 )
 
-// The deps of the cases are the in-memory cloud itself: memcloud has no SDK to mock.
+// The dependencies of the cases are the in-memory cloud itself: memcloud has no SDK to mock.
 
-func TestClusterServiceCases(t *testing.T) {
-	// cur is the cloud of the running case, for the expected states that name its IDs.
-	var cur *cloud.Cloud
-	newService := func(build func(*cloud.Cloud, ...services.Option) (reconcile.Service[scope.ClusterScoper], error)) func(*gomock.Controller) (reconcile.Service[scope.ClusterScoper], *cloud.Cloud) {
-		return func(*gomock.Controller) (reconcile.Service[scope.ClusterScoper], *cloud.Cloud) {
-			cur = newCloud(t)
-			svc, err := build(cur, services.WithPollInterval(poll))
-			require.NoError(t, err)
-			return svc, cur
-		}
-	}
-	network := newService(func(c *cloud.Cloud, o ...services.Option) (reconcile.Service[scope.ClusterScoper], error) {
-		return services.NewNetwork(c, o...)
-	})
-	noCloudCall := func(t *testing.T, _ providertest.ScopeState, c *cloud.Cloud) {
-		assert.Zero(t, c.Calls().Total(), "no cloud call")
-	}
-	badCIDR := clusterState(&v1beta2.MemCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1"},
-		Spec: v1beta2.MemClusterSpec{Network: v1beta2.NetworkSpec{CIDR: "10.0.0.0/33"}}})
-
-	providertest.RunClusterServiceCases(t, network,
-		providertest.ClusterCase[*cloud.Cloud]{
-			Name:  "creates the network with the defaulted CIDR and records it at once",
-			Given: clusterState(nil),
-			Want: providertest.Outcome{Result: reconcile.Result{Done: true}, Checkpoints: 1,
-				State: func(s *providertest.ScopeState) {
-					s.ResourceIDs[services.KeyNetwork] = cur.List(cloud.KindNetwork)[0].ID
-				}},
-			Verify: func(t *testing.T, _ providertest.ScopeState, c *cloud.Cloud) {
-				require.Equal(t, 1, c.Count(cloud.KindNetwork))
-				n, err := c.GetNetwork(context.Background(), c.List(cloud.KindNetwork)[0].ID)
-				require.NoError(t, err)
-				assert.Equal(t, "10.0.0.0/16", n.CIDR, "defaulted as the webhook does")
-				assert.Equal(t, "ns/c1", n.Tags[services.TagCluster])
-			},
-		},
-		providertest.ClusterCase[*cloud.Cloud]{
-			Name: "rejects a bad CIDR before any cloud call", Given: badCIDR, Verify: noCloudCall,
-			Want: providertest.Outcome{Error: providertest.Terminal, Reason: reconcile.ReasonInvalidParameters, ErrorContains: `cidr "10.0.0.0/33"`},
-		},
-		providertest.ClusterCase[*cloud.Cloud]{
-			Name: "deleting a network never created is done at once", Given: clusterState(nil), Delete: true,
-			Want: providertest.Outcome{Result: reconcile.Result{Done: true}},
-		},
-	)
-
-	waiting := providertest.ClusterCase[*cloud.Cloud]{
-		Name: "waits for the network", Given: clusterState(nil), Verify: noCloudCall,
-		Want: providertest.Outcome{Result: reconcile.Result{Reason: services.ReasonWaitingForNetwork,
-			Message: "the network is not recorded yet", RequeueAfter: poll}},
-	}
-	for name, build := range map[string]func(*cloud.Cloud, ...services.Option) (reconcile.Service[scope.ClusterScoper], error){
-		"Subnets": func(c *cloud.Cloud, o ...services.Option) (reconcile.Service[scope.ClusterScoper], error) {
-			return services.NewSubnets(c, o...)
-		},
-		"SecurityGroup": func(c *cloud.Cloud, o ...services.Option) (reconcile.Service[scope.ClusterScoper], error) {
-			return services.NewSecurityGroup(c, o...)
-		},
-		"LoadBalancer": func(c *cloud.Cloud, o ...services.Option) (reconcile.Service[scope.ClusterScoper], error) {
-			return services.NewLoadBalancer(c, o...)
-		},
-	} {
-		t.Run(name, func(t *testing.T) { providertest.RunClusterServiceCases(t, newService(build), waiting) })
+// clusterService builds a cluster service on a new cloud, for servicetest.
+func clusterService[S reconcile.Service[scope.ClusterScoper[*v1beta2.MemCluster]]](build func(*cloud.Cloud, ...services.Option) (S, error)) func(*testing.T) (reconcile.Service[scope.ClusterScoper[*v1beta2.MemCluster]], *cloud.Cloud) {
+	return func(t *testing.T) (reconcile.Service[scope.ClusterScoper[*v1beta2.MemCluster]], *cloud.Cloud) {
+		c := newCloud(t)
+		svc, err := build(c, services.WithPollInterval(poll))
+		require.NoError(t, err)
+		return svc, c
 	}
 }
 
-func TestInstanceServiceCases(t *testing.T) {
-	var cur *machineEnv
-	newService := func(*gomock.Controller) (reconcile.Service[scope.MachineScoper], *machineEnv) {
-		cur = newMachineEnv(t)
-		return cur.instance, cur
+func noCloudCall[F any](t *testing.T, _ F, c *cloud.Cloud) {
+	assert.Zero(t, c.Calls().Total(), "no cloud call")
+}
+
+func TestNetworkCases(t *testing.T) {
+	badCIDR := func() clusterFake {
+		return clusterScope(&v1beta2.MemCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1"},
+			Spec: v1beta2.MemClusterSpec{Network: v1beta2.NetworkSpec{CIDR: "10.0.0.0/33"}}})
 	}
-	provisioned := func(controlPlane bool) func(s *providertest.ScopeState) {
-		return func(s *providertest.ScopeState) {
-			inst := cur.cloud.List(cloud.KindInstance)[0]
-			s.ProviderID = v1beta2.ProviderID(inst.ID)
-			got, err := cur.cloud.GetInstance(context.Background(), inst.ID)
-			require.NoError(t, err)
-			s.Addresses = []contract.MachineAddress{{Type: contract.MachineInternalIP, Address: got.PrivateIP}, {Type: contract.MachineHostName, Address: s.Name}}
-			s.FailureDomain = "fd-a"
-			s.Provisioned = true
-			mm := s.Object.(*v1beta2.MemMachine)
-			mm.Status.InstanceState = string(cloud.InstanceRunning)
-			mm.Status.ObservedGeneration = mm.Generation
-		}
-	}
-	targets := func(want int) func(*testing.T, providertest.ScopeState, *machineEnv) {
-		return func(t *testing.T, _ providertest.ScopeState, e *machineEnv) {
-			lb, err := e.cloud.GetLoadBalancer(context.Background(), e.ids[services.KeyLoadBalancer])
-			require.NoError(t, err)
-			assert.Len(t, lb.Targets, want, "only control plane instances are load balancer targets")
-		}
-	}
-	noData := machineState("m-0", false, []byte(userData))
-	noData.BootstrapDataSecretName = ""
-	providertest.RunMachineServiceCases(t, newService,
-		providertest.MachineCase[*machineEnv]{
-			Name: "provisions a worker", Given: machineState("m-0", false, []byte(userData)), Verify: targets(0),
-			Want: providertest.Outcome{Result: reconcile.Result{Done: true}, Checkpoints: 1, State: provisioned(false)},
-		},
-		providertest.MachineCase[*machineEnv]{
-			Name: "provisions a control plane machine behind the load balancer", Given: machineState("m-0", true, []byte(userData)), Verify: targets(1),
-			Want: providertest.Outcome{Result: reconcile.Result{Done: true}, Checkpoints: 1, State: provisioned(true)},
-		},
-		providertest.MachineCase[*machineEnv]{
-			Name: "bootstrap data not ready: no instance", Given: noData,
-			Want: providertest.Outcome{Error: providertest.Transient, ErrorIs: scope.ErrBootstrapDataNotReady},
-			Verify: func(t *testing.T, _ providertest.ScopeState, e *machineEnv) {
-				assert.Zero(t, e.cloud.Count(cloud.KindInstance))
+	servicetest.RunClusterCases(t, clusterService(services.NewNetwork), []servicetest.ClusterCase[*v1beta2.MemCluster, *cloud.Cloud]{
+		{
+			Name:  "creates the network with the defaulted CIDR and records it at once",
+			Scope: clusterScope(nil),
+			Want:  servicetest.Outcome{Result: reconcile.Result{Done: true}},
+			Check: func(t *testing.T, s clusterFake, c *cloud.Cloud) {
+				require.Equal(t, 1, c.Count(cloud.KindNetwork))
+				id := c.List(cloud.KindNetwork)[0].ID
+				assert.Equal(t, map[string]string{services.KeyNetwork: id}, s.Object.Status.Resources)
+				n, err := c.GetNetwork(context.Background(), id)
+				require.NoError(t, err)
+				assert.Equal(t, "10.0.0.0/16", n.CIDR, "defaulted as the webhook does")
+				assert.Equal(t, "ns/c1", n.Tags[services.TagCluster])
+				assert.Empty(t, s.Object.Spec.Network, "the spec is defaulted by the webhook, not by the service")
 			},
 		},
-		providertest.MachineCase[*machineEnv]{
-			Name: "deleting a machine that has no instance is done", Given: machineState("m-0", false, []byte(userData)), Delete: true,
-			Want: providertest.Outcome{Result: reconcile.Result{Done: true}},
+		{
+			Name: "rejects a bad CIDR before any cloud call", Scope: badCIDR(), Check: noCloudCall[clusterFake],
+			Want: servicetest.Outcome{Error: servicetest.Terminal, Reason: reconcile.ReasonInvalidParameters, ErrorContains: `cidr "10.0.0.0/33"`, Unchanged: true},
 		},
-	)
+		{
+			Name:  "a lost create response is retried",
+			Scope: clusterScope(nil),
+			Setup: func(t *testing.T, _ clusterFake, c *cloud.Cloud) {
+				require.NoError(t, c.FailNext(cloud.VerbCreate.On(cloud.KindNetwork), cloud.AfterChange))
+			},
+			Want: servicetest.Outcome{Error: servicetest.Retried, ErrorIs: cloud.ErrInjected, Unchanged: true},
+		},
+		{
+			Name: "deleting a network never created is done at once", Scope: clusterScope(nil), Delete: true,
+			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}, Unchanged: true},
+		},
+	}...)
+
+	waiting := func() servicetest.ClusterCase[*v1beta2.MemCluster, *cloud.Cloud] {
+		return servicetest.ClusterCase[*v1beta2.MemCluster, *cloud.Cloud]{
+			Name: "waits for the network", Scope: clusterScope(nil), Check: noCloudCall[clusterFake],
+			Want: servicetest.Outcome{Result: reconcile.Result{Reason: services.ReasonWaitingForNetwork,
+				Message: "the network is not recorded yet", RequeueAfter: poll}, Unchanged: true},
+		}
+	}
+	t.Run("Subnets", func(t *testing.T) { servicetest.RunClusterCases(t, clusterService(services.NewSubnets), waiting()) })
+	t.Run("SecurityGroup", func(t *testing.T) {
+		servicetest.RunClusterCases(t, clusterService(services.NewSecurityGroup), waiting())
+	})
+	t.Run("LoadBalancer", func(t *testing.T) {
+		servicetest.RunClusterCases(t, clusterService(services.NewLoadBalancer), waiting())
+	})
+}
+
+func TestInstanceCases(t *testing.T) {
+	newService := func(t *testing.T) (reconcile.Service[scope.MachineScoper[*v1beta2.MemMachine]], *machineEnv) {
+		e := newMachineEnv(t)
+		return e.instance, e
+	}
+	provisioned := func(targets int) func(*testing.T, machineFake, *machineEnv) {
+		return func(t *testing.T, s machineFake, e *machineEnv) {
+			require.Equal(t, 1, e.cloud.Count(cloud.KindInstance))
+			inst, err := e.cloud.GetInstance(context.Background(), e.cloud.List(cloud.KindInstance)[0].ID)
+			require.NoError(t, err)
+			mm := s.Object
+			assert.Equal(t, v1beta2.ProviderID(inst.ID), mm.Spec.ProviderID)
+			assert.Equal(t, []contract.MachineAddress{{Type: contract.MachineInternalIP, Address: inst.PrivateIP}, {Type: contract.MachineHostName, Address: mm.Name}}, mm.Status.Addresses)
+			assert.Equal(t, "fd-a", mm.Status.FailureDomain)
+			assert.True(t, mm.IsProvisioned())
+			assert.Equal(t, string(cloud.InstanceRunning), mm.Status.InstanceState)
+			assert.Equal(t, mm.Generation, mm.Status.ObservedGeneration)
+			lb, err := e.cloud.GetLoadBalancer(context.Background(), e.ids[services.KeyLoadBalancer])
+			require.NoError(t, err)
+			assert.Len(t, lb.Targets, targets, "only control plane instances are load balancer targets")
+		}
+	}
+	noInstance := func(t *testing.T, _ machineFake, e *machineEnv) { assert.Zero(t, e.cloud.Count(cloud.KindInstance)) }
+	servicetest.RunMachineCases(t, newService, []servicetest.MachineCase[*v1beta2.MemMachine, *machineEnv]{
+		{
+			Name: "provisions a worker", Scope: machineScope("m-0", false, []byte(userData)),
+			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}}, Check: provisioned(0),
+		},
+		{
+			Name: "provisions a control plane machine behind the load balancer", Scope: machineScope("m-0", true, []byte(userData)),
+			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}}, Check: provisioned(1),
+		},
+		{
+			Name: "bootstrap data not ready: no instance", Scope: machineScope("m-0", false, nil), Check: noInstance,
+			Want: servicetest.Outcome{Error: servicetest.Retried, ErrorIs: scope.ErrBootstrapDataNotReady, Unchanged: true},
+		},
+		{
+			Name: "a lost create response is retried and records nothing", Scope: machineScope("m-0", false, []byte(userData)),
+			Setup: func(t *testing.T, _ machineFake, e *machineEnv) {
+				require.NoError(t, e.cloud.FailNext(cloud.VerbCreate.On(cloud.KindInstance), cloud.AfterChange))
+			},
+			Want: servicetest.Outcome{Error: servicetest.Retried, ErrorIs: cloud.ErrInjected, Unchanged: true},
+		},
+		{
+			Name: "deleting a machine that has no instance is done", Scope: machineScope("m-0", false, []byte(userData)), Delete: true,
+			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}, Unchanged: true},
+		},
+	}...)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
@@ -13,6 +14,15 @@ import (
 
 // errNilCloud is returned by the constructors given no cloud.
 var errNilCloud = errors.New("cloud must not be nil")
+
+// The services of this package plug into capkit's reconcilers without glue.
+var (
+	_ reconcile.Service[scope.ClusterScoper[*v1beta2.MemCluster]] = (*Network)(nil)
+	_ reconcile.Service[scope.ClusterScoper[*v1beta2.MemCluster]] = (*Subnets)(nil)
+	_ reconcile.Service[scope.ClusterScoper[*v1beta2.MemCluster]] = (*SecurityGroup)(nil)
+	_ reconcile.Service[scope.ClusterScoper[*v1beta2.MemCluster]] = (*LoadBalancer)(nil)
+	_ reconcile.Service[scope.MachineScoper[*v1beta2.MemMachine]] = (*Instance)(nil)
+)
 
 // base is what every service holds.
 type base struct {
@@ -25,19 +35,34 @@ func newBase(c *cloud.Cloud, what string, opts []Option) (base, error) {
 	if c == nil {
 		return base{}, fmt.Errorf("cannot create the %s service: %w", what, errNilCloud)
 	}
-	cfg := newConfig(opts)
-	return base{cloud: c, res: NewResources(c, cfg.poll), cfg: cfg}, nil
+	return base{cloud: c, res: NewResources(c), cfg: newConfig(opts)}, nil
 }
 
-// deleted turns the outcome of reconcile.EnsureDeleted into a step result.
+// deleted turns the outcome of reconcile.EnsureDeleted into a step result. memcloud deletes at once, so a
+// resource that is still there after EnsureDeleted is one whose delete was refused because other resources
+// depend on it (Resources.Delete): the step looks again after the poll interval.
 func (b base) deleted(done bool, err error) (reconcile.Result, error) {
 	if err != nil || done {
 		return reconcile.Result{Done: done}, err
 	}
-	return reconcile.Result{RequeueAfter: b.cfg.poll}, nil
+	return reconcile.Result{Reason: ReasonDependencyViolation, Message: "resources that depend on it remain",
+		RequeueAfter: b.cfg.poll}, nil
 }
 
-func resourceName(s scope.Identity, key string) string { return s.ClusterName() + "-" + key }
+// waitingForNetwork is the result of a step whose network is not recorded yet.
+func (b base) waitingForNetwork() reconcile.Result {
+	return reconcile.Result{Reason: ReasonWaitingForNetwork, Message: "the network is not recorded yet", RequeueAfter: b.cfg.poll}
+}
+
+// clusterResource returns the name, in the cloud, of the cluster's resource key.
+func clusterResource(s scope.ClusterScoper[*v1beta2.MemCluster], key string) string {
+	return s.Cluster().Name + "-" + key
+}
+
+// tagsOf returns the Ensure option that tags a cluster's resources with TagCluster.
+func tagsOf(s scope.ClusterScoper[*v1beta2.MemCluster]) reconcile.EnsureOption {
+	return clusterTags(s.InfraCluster().Namespace, s.Cluster().Name)
+}
 
 // Network is the step that creates a MemCluster's network, with spec.network.cidr.
 type Network struct{ base }
@@ -49,18 +74,15 @@ func NewNetwork(c *cloud.Cloud, opts ...Option) (*Network, error) {
 }
 
 // Reconcile ensures the network exists.
-func (n *Network) Reconcile(ctx context.Context, s scope.ClusterScoper) (reconcile.Result, error) {
-	_, spec, err := memCluster(s)
-	if err != nil {
-		return reconcile.Result{}, err
-	}
-	_, err = reconcile.Ensure(ctx, s, KeyNetwork, n.res.Networks,
-		cloud.NetworkSpec{Name: resourceName(s, KeyNetwork), CIDR: spec.Network.CIDR}, clusterTags(s))
+func (n *Network) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
+	spec := clusterSpec(s.InfraCluster())
+	_, err := reconcile.Ensure(ctx, s, KeyNetwork, n.res.Networks,
+		cloud.NetworkSpec{Name: clusterResource(s, KeyNetwork), CIDR: spec.Network.CIDR}, tagsOf(s))
 	return reconcile.Result{Done: err == nil}, err
 }
 
 // Delete deletes the network; it waits while subnets, security groups or load balancers remain in it.
-func (n *Network) Delete(ctx context.Context, s scope.ClusterScoper) (reconcile.Result, error) {
+func (n *Network) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
 	return n.deleted(reconcile.EnsureDeleted(ctx, s, KeyNetwork, n.res.Networks))
 }
 
@@ -74,19 +96,15 @@ func NewSubnets(c *cloud.Cloud, opts ...Option) (*Subnets, error) {
 }
 
 // Reconcile ensures every subnet of the spec exists.
-func (n *Subnets) Reconcile(ctx context.Context, s scope.ClusterScoper) (reconcile.Result, error) {
-	_, spec, err := memCluster(s)
-	if err != nil {
-		return reconcile.Result{}, err
-	}
+func (n *Subnets) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
 	netID, ok := s.ResourceID(KeyNetwork)
 	if !ok {
-		return reconcile.Result{Reason: ReasonWaitingForNetwork, Message: "the network is not recorded yet", RequeueAfter: n.cfg.poll}, nil
+		return n.waitingForNetwork(), nil
 	}
-	for _, sn := range spec.Network.Subnets {
+	for _, sn := range clusterSpec(s.InfraCluster()).Network.Subnets {
 		key := SubnetKey(sn.Name)
 		if _, err := reconcile.Ensure(ctx, s, key, n.res.Subnets,
-			cloud.SubnetSpec{Name: resourceName(s, key), NetworkID: netID, CIDR: sn.CIDR}, clusterTags(s)); err != nil {
+			cloud.SubnetSpec{Name: clusterResource(s, key), NetworkID: netID, CIDR: sn.CIDR}, tagsOf(s)); err != nil {
 			return reconcile.Result{}, err
 		}
 	}
@@ -95,14 +113,11 @@ func (n *Subnets) Reconcile(ctx context.Context, s scope.ClusterScoper) (reconci
 
 // Delete deletes the subnets of the spec, recorded or found by their tags; it waits while instances remain
 // in them.
-func (n *Subnets) Delete(ctx context.Context, s scope.ClusterScoper) (reconcile.Result, error) {
-	_, spec, err := memCluster(s)
-	if err != nil {
-		return reconcile.Result{}, err
-	}
+func (n *Subnets) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
 	// spec.network never changes (webhook), so its subnets are the ones that were created.
-	for i := len(spec.Network.Subnets) - 1; i >= 0; i-- {
-		done, err := reconcile.EnsureDeleted(ctx, s, SubnetKey(spec.Network.Subnets[i].Name), n.res.Subnets)
+	subnets := clusterSpec(s.InfraCluster()).Network.Subnets
+	for i := len(subnets) - 1; i >= 0; i-- {
+		done, err := reconcile.EnsureDeleted(ctx, s, SubnetKey(subnets[i].Name), n.res.Subnets)
 		if err != nil || !done {
 			return n.deleted(done, err)
 		}
@@ -121,27 +136,25 @@ func NewSecurityGroup(c *cloud.Cloud, opts ...Option) (*SecurityGroup, error) {
 }
 
 // Reconcile ensures the security group exists.
-func (g *SecurityGroup) Reconcile(ctx context.Context, s scope.ClusterScoper) (reconcile.Result, error) {
-	_, spec, err := memCluster(s)
-	if err != nil {
-		return reconcile.Result{}, err
-	}
+func (g *SecurityGroup) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
 	netID, ok := s.ResourceID(KeyNetwork)
 	if !ok {
-		return reconcile.Result{Reason: ReasonWaitingForNetwork, Message: "the network is not recorded yet", RequeueAfter: g.cfg.poll}, nil
+		return g.waitingForNetwork(), nil
 	}
-	_, err = reconcile.Ensure(ctx, s, KeySecurityGroup, g.res.SecurityGroups, cloud.SecurityGroupSpec{
-		Name: resourceName(s, KeySecurityGroup), NetworkID: netID, Description: "cluster " + ClusterTagValue(s),
+	spec := clusterSpec(s.InfraCluster())
+	_, err := reconcile.Ensure(ctx, s, KeySecurityGroup, g.res.SecurityGroups, cloud.SecurityGroupSpec{
+		Name: clusterResource(s, KeySecurityGroup), NetworkID: netID,
+		Description: "cluster " + ClusterTagValue(s.InfraCluster().Namespace, s.Cluster().Name),
 		Ingress: []cloud.Rule{
 			{Protocol: "tcp", Port: int(spec.LoadBalancer.Port), Source: "0.0.0.0/0"},
 			{Protocol: "all", Source: spec.Network.CIDR},
 		},
-	}, clusterTags(s))
+	}, tagsOf(s))
 	return reconcile.Result{Done: err == nil}, err
 }
 
 // Delete deletes the security group; it waits while instances use it.
-func (g *SecurityGroup) Delete(ctx context.Context, s scope.ClusterScoper) (reconcile.Result, error) {
+func (g *SecurityGroup) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
 	return g.deleted(reconcile.EnsureDeleted(ctx, s, KeySecurityGroup, g.res.SecurityGroups))
 }
 
@@ -157,48 +170,39 @@ func NewLoadBalancer(c *cloud.Cloud, opts ...Option) (*LoadBalancer, error) {
 }
 
 // Reconcile ensures the load balancer exists and completes the MemCluster's contract fields.
-func (l *LoadBalancer) Reconcile(ctx context.Context, s scope.ClusterScoper) (reconcile.Result, error) {
-	mc, spec, err := memCluster(s)
-	if err != nil {
-		return reconcile.Result{}, err
-	}
+func (l *LoadBalancer) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
 	netID, ok := s.ResourceID(KeyNetwork)
 	if !ok {
-		return reconcile.Result{Reason: ReasonWaitingForNetwork, Message: "the network is not recorded yet", RequeueAfter: l.cfg.poll}, nil
+		return l.waitingForNetwork(), nil
 	}
+	mc := s.InfraCluster()
+	spec := clusterSpec(mc)
 	res, err := reconcile.Ensure(ctx, s, KeyLoadBalancer, l.res.LoadBalancers, cloud.LoadBalancerSpec{
-		Name: resourceName(s, KeyLoadBalancer), NetworkID: netID, Port: int(spec.LoadBalancer.Port)}, clusterTags(s))
+		Name: clusterResource(s, KeyLoadBalancer), NetworkID: netID, Port: int(spec.LoadBalancer.Port)}, tagsOf(s))
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	ep, err := s.ControlPlaneEndpoint()
-	if err != nil {
-		return reconcile.Result{}, err
-	}
-	if ep.Host == "" {
+	if mc.Spec.ControlPlaneEndpoint.Host == "" {
 		lb, err := l.cloud.GetLoadBalancer(ctx, res.ID)
 		if err != nil {
-			return reconcile.Result{}, reconcile.Transient(fmt.Errorf("cannot read load balancer %q: %w", res.ID, err))
+			return reconcile.Result{}, fmt.Errorf("cannot read load balancer %q: %w", res.ID, err)
 		}
-		if err := s.SetControlPlaneEndpoint(contract.APIEndpoint{Host: lb.Host, Port: int32(lb.Port)}); err != nil {
-			return reconcile.Result{}, err
-		}
+		mc.Spec.ControlPlaneEndpoint = contract.APIEndpoint{Host: lb.Host, Port: int32(lb.Port)}
 		// The endpoint is set once; persisting it now lets status.observedGeneration below see the
 		// generation it makes, at no extra write (Close would send this spec patch anyway).
 		if err := scope.PatchSpec(ctx, s); err != nil {
-			return reconcile.Result{}, reconcile.Transient(err)
+			return reconcile.Result{}, err
 		}
 	}
 	if len(spec.FailureDomains) > 0 {
-		if err := s.SetFailureDomains(failureDomains(spec.FailureDomains)); err != nil {
-			return reconcile.Result{}, reconcile.Terminal(reconcile.ReasonInvalidParameters, err)
-		}
+		mc.Status.FailureDomains = failureDomains(spec.FailureDomains)
 	}
 	mc.Status.ObservedGeneration = mc.Generation
-	return reconcile.Result{Done: true}, s.SetProvisioned(true)
+	mc.SetProvisioned(true)
+	return reconcile.Result{Done: true}, nil
 }
 
 // Delete deletes the load balancer.
-func (l *LoadBalancer) Delete(ctx context.Context, s scope.ClusterScoper) (reconcile.Result, error) {
+func (l *LoadBalancer) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
 	return l.deleted(reconcile.EnsureDeleted(ctx, s, KeyLoadBalancer, l.res.LoadBalancers))
 }

@@ -20,7 +20,7 @@ import (
 const poll = 7 * time.Millisecond
 
 // clusterSteps returns the cluster services in order.
-func clusterSteps(t *testing.T, c *cloud.Cloud) []reconcile.Service[scope.ClusterScoper] {
+func clusterSteps(t *testing.T, c *cloud.Cloud) []reconcile.Service[scope.ClusterScoper[*v1beta2.MemCluster]] {
 	t.Helper()
 	n, err := services.NewNetwork(c, services.WithPollInterval(poll))
 	require.NoError(t, err)
@@ -30,11 +30,11 @@ func clusterSteps(t *testing.T, c *cloud.Cloud) []reconcile.Service[scope.Cluste
 	require.NoError(t, err)
 	l, err := services.NewLoadBalancer(c, services.WithPollInterval(poll))
 	require.NoError(t, err)
-	return []reconcile.Service[scope.ClusterScoper]{n, s, g, l}
+	return []reconcile.Service[scope.ClusterScoper[*v1beta2.MemCluster]]{n, s, g, l}
 }
 
 // reconcileAll runs the steps in order, as the reconciler does, and stops at the first that is not done.
-func reconcileAll(ctx context.Context, steps []reconcile.Service[scope.ClusterScoper], s scope.ClusterScoper) (reconcile.Result, error) {
+func reconcileAll(ctx context.Context, steps []reconcile.Service[scope.ClusterScoper[*v1beta2.MemCluster]], s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
 	for _, st := range steps {
 		res, err := st.Reconcile(ctx, s)
 		if err != nil || !res.Done {
@@ -44,7 +44,7 @@ func reconcileAll(ctx context.Context, steps []reconcile.Service[scope.ClusterSc
 	return reconcile.Result{Done: true}, nil
 }
 
-func deleteAll(ctx context.Context, steps []reconcile.Service[scope.ClusterScoper], s scope.ClusterScoper) (reconcile.Result, error) {
+func deleteAll(ctx context.Context, steps []reconcile.Service[scope.ClusterScoper[*v1beta2.MemCluster]], s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
 	for i := len(steps) - 1; i >= 0; i-- {
 		res, err := steps[i].Delete(ctx, s)
 		if err != nil || !res.Done {
@@ -64,25 +64,29 @@ func newCloud(t *testing.T, opts ...cloud.Option) *cloud.Cloud {
 func TestClusterStepsProvisionOnceAndThenOnlyRead(t *testing.T) {
 	ctx := context.Background()
 	c := newCloud(t)
-	mc := &v1beta2.MemCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1", Generation: 3},
-		Spec: v1beta2.MemClusterSpec{FailureDomains: []string{"fd-a", "fd-b"}}}
-	s, st := mockCluster(t, mc)
+	s := clusterScope(&v1beta2.MemCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1", Generation: 3},
+		Spec: v1beta2.MemClusterSpec{FailureDomains: []string{"fd-b", "fd-a"}}})
+	mc := s.Object
 	steps := clusterSteps(t, c)
 
 	res, err := reconcileAll(ctx, steps, s)
 	require.NoError(t, err)
 	assert.True(t, res.Done)
-	assert.Len(t, st.State().ResourceIDs, 5)
-	assert.Contains(t, st.State().ResourceIDs, services.SubnetKey("controlplane"), "subnets defaulted as the webhook does")
-	assert.Contains(t, st.State().ResourceIDs, services.SubnetKey("worker"))
-	assert.Equal(t, 6, st.Checkpoints(), "one checkpoint per created resource, one for the endpoint")
-	lb, err := c.GetLoadBalancer(ctx, st.State().ResourceIDs[services.KeyLoadBalancer])
+	assert.Len(t, mc.Status.Resources, 5)
+	assert.Contains(t, mc.Status.Resources, services.SubnetKey("controlplane"), "subnets defaulted as the webhook does")
+	assert.Contains(t, mc.Status.Resources, services.SubnetKey("worker"))
+	for key, id := range mc.Status.Resources {
+		persisted, _ := s.PersistedResourceID(key)
+		assert.Equal(t, id, persisted, "%s is checkpointed at once", key)
+	}
+	assert.Len(t, s.Checkpoints(), 6, "one checkpoint per created resource, one for the endpoint")
+	lb, err := c.GetLoadBalancer(ctx, mc.Status.Resources[services.KeyLoadBalancer])
 	require.NoError(t, err)
-	assert.Equal(t, contract.APIEndpoint{Host: lb.Host, Port: 6443}, st.State().ControlPlaneEndpoint)
-	assert.True(t, st.State().Provisioned)
-	require.Len(t, st.State().FailureDomains, 2)
-	assert.Equal(t, "fd-a", st.State().FailureDomains[0].Name)
-	assert.Equal(t, int64(3), s.Object().(*v1beta2.MemCluster).Status.ObservedGeneration)
+	assert.Equal(t, contract.APIEndpoint{Host: lb.Host, Port: 6443}, mc.Spec.ControlPlaneEndpoint)
+	assert.True(t, mc.IsProvisioned())
+	require.Len(t, mc.Status.FailureDomains, 2)
+	assert.Equal(t, "fd-a", mc.Status.FailureDomains[0].Name, "sorted by name")
+	assert.Equal(t, int64(3), mc.Status.ObservedGeneration)
 	for _, r := range c.All() {
 		assert.Equal(t, "ns/c1", r.Tags[services.TagCluster], r.ID)
 		assert.Equal(t, "cluster-key", r.Tags[reconcile.TagOwnershipKey], r.ID)
@@ -93,7 +97,7 @@ func TestClusterStepsProvisionOnceAndThenOnlyRead(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, res.Done)
 	assert.Zero(t, c.Calls().Mutations, "a second pass changes nothing in the cloud")
-	assert.Equal(t, 6, st.Checkpoints(), "and checkpoints nothing")
+	assert.Len(t, s.Checkpoints(), 6, "and checkpoints nothing")
 	assert.Equal(t, 5, c.TotalCreated())
 }
 
@@ -112,13 +116,13 @@ func TestClusterStepsSurviveLostResponsesAndSearchLag(t *testing.T) {
 			ctx := context.Background()
 			c := newCloud(t, cloud.WithFaults(cloud.FaultConfig{SearchLag: 5}))
 			require.NoError(t, c.FailNext(tt.op, cloud.AfterChange))
-			s, st := mockCluster(t, nil)
+			s := clusterScope(nil)
 			steps := clusterSteps(t, c)
 
 			_, err := reconcileAll(ctx, steps, s)
 			require.ErrorIs(t, err, cloud.ErrInjected)
-			assert.True(t, reconcile.IsTransient(err), "a lost response is retried")
-			assert.NotContains(t, st.State().ResourceIDs, string(tt.kind), "the ID was never recorded")
+			assert.False(t, reconcile.IsTerminal(err), "a lost response is retried")
+			assert.NotContains(t, s.Object.Status.Resources, string(tt.kind), "the ID was never recorded")
 
 			res, err := reconcileAll(ctx, steps, s)
 			require.NoError(t, err)
@@ -132,9 +136,8 @@ func TestClusterStepsSurviveLostResponsesAndSearchLag(t *testing.T) {
 func TestBadParametersNeverReachTheCloud(t *testing.T) {
 	ctx := context.Background()
 	c := newCloud(t)
-	mc := &v1beta2.MemCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1"},
-		Spec: v1beta2.MemClusterSpec{Network: v1beta2.NetworkSpec{CIDR: "10.0.0.0/33"}}}
-	s, _ := mockCluster(t, mc)
+	s := clusterScope(&v1beta2.MemCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1"},
+		Spec: v1beta2.MemClusterSpec{Network: v1beta2.NetworkSpec{CIDR: "10.0.0.0/33"}}})
 	_, err := reconcileAll(ctx, clusterSteps(t, c), s)
 	var term *reconcile.TerminalError
 	require.ErrorAs(t, err, &term)
@@ -146,28 +149,29 @@ func TestBadParametersNeverReachTheCloud(t *testing.T) {
 func TestClusterDeleteWaitsForInstancesAndToleratesNotFound(t *testing.T) {
 	ctx := context.Background()
 	c := newCloud(t)
-	s, st := mockCluster(t, nil)
+	s := clusterScope(nil)
+	ids := func() map[string]string { return s.Object.Status.Resources }
 	steps := clusterSteps(t, c)
 	_, err := reconcileAll(ctx, steps, s)
 	require.NoError(t, err)
-	inst, err := c.CreateInstance(ctx, cloud.InstanceSpec{Name: "m", SubnetID: st.State().ResourceIDs[services.SubnetKey("worker")],
-		Image: "img", Flavor: "small", SecurityGroupIDs: []string{st.State().ResourceIDs[services.KeySecurityGroup]}})
+	inst, err := c.CreateInstance(ctx, cloud.InstanceSpec{Name: "m", SubnetID: ids()[services.SubnetKey("worker")],
+		Image: "img", Flavor: "small", SecurityGroupIDs: []string{ids()[services.KeySecurityGroup]}})
 	require.NoError(t, err)
 
-	_, err = deleteAll(ctx, steps, s)
-	var rq *reconcile.RequeueError
-	require.ErrorAs(t, err, &rq, "the security group is in use")
-	assert.Equal(t, services.ReasonDependencyViolation, rq.Reason)
-	assert.Equal(t, poll, rq.After)
-	assert.NotContains(t, st.State().ResourceIDs, services.KeyLoadBalancer, "the load balancer went first")
+	res, err := deleteAll(ctx, steps, s)
+	require.NoError(t, err, "a resource in use is not an error: the step is not done yet")
+	assert.Equal(t, reconcile.Result{Reason: services.ReasonDependencyViolation, Message: "resources that depend on it remain", RequeueAfter: poll}, res,
+		"the security group is in use")
+	assert.NotContains(t, ids(), services.KeyLoadBalancer, "the load balancer went first")
+	assert.Contains(t, ids(), services.KeySecurityGroup, "the security group is still recorded")
 
 	require.NoError(t, c.DeleteInstance(ctx, inst.ID))
-	require.NoError(t, c.DeleteSubnet(ctx, st.State().ResourceIDs[services.SubnetKey("worker")]), "deleted out of band")
-	res, err := deleteAll(ctx, steps, s)
+	require.NoError(t, c.DeleteSubnet(ctx, ids()[services.SubnetKey("worker")]), "deleted out of band")
+	res, err = deleteAll(ctx, steps, s)
 	require.NoError(t, err)
 	assert.True(t, res.Done)
 	assert.Empty(t, c.All(), "every resource is gone")
-	assert.Empty(t, st.State().ResourceIDs, "and forgotten")
+	assert.Empty(t, ids(), "and forgotten")
 
 	res, err = deleteAll(ctx, steps, s)
 	require.NoError(t, err)

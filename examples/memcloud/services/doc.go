@@ -1,7 +1,10 @@
 // Package services holds the services of memcloud's example provider: one reconcile.Service per part of the
-// infrastructure, written only against capkit's narrow scope interfaces (scope.ClusterScoper,
-// scope.MachineScoper) and reconcile.Ensure, so that each is unit-tested with a mocked scope
-// (mocks.MockClusterScoper, mocks.MockMachineScoper) and the in-memory cloud, without an API server.
+// infrastructure, written only against capkit's narrow typed scope interfaces
+// (scope.ClusterScoper[*v1beta2.MemCluster], scope.MachineScoper[*v1beta2.MemMachine]) and reconcile.Ensure.
+// A service reads and writes its MemCluster or MemMachine directly (s.InfraCluster().Spec.Network), without
+// a type assertion, and plugs into capkit's reconcilers as a step without glue. Each is unit-tested on the
+// state-backed fake scopes of scope/scopetest (through providertest/servicetest) and the in-memory cloud,
+// without an API server.
 //
 // # Cluster steps
 //
@@ -28,8 +31,10 @@
 // reconcile.Ensure and TagCluster ("<namespace>/<cluster>"); its ID is recorded in status.resources under a
 // resource key (KeyNetwork, SubnetKey(name), KeySecurityGroup, KeyLoadBalancer), except the instance, whose
 // ID is spec.providerID (scope.ProviderIDTracker). memcloud's errors become reconcile's error classes: bad
-// parameters, quotas and reused tokens are terminal, a delete blocked by dependents waits, anything else
-// (an injected fault, a lost response) is retried with backoff; NotFound on delete is success.
+// parameters, quotas and reused tokens are terminal, anything else (an injected fault, a lost response) is
+// returned as it is and retried with backoff. NotFound on delete is success, and a delete blocked by
+// dependent resources is no error either: the resource is still there, so the step reports that it is not
+// done yet (reason DependencyViolation) and looks again after the poll interval.
 //
 // # Bootstrap data
 //

@@ -3,7 +3,6 @@ package services_test
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/services"
@@ -24,7 +23,7 @@ func (t tracker) DeleteResourceID(k string) error    { delete(t, k); return nil 
 func ExampleNewResources() {
 	ctx := context.Background()
 	c, _ := cloud.New(cloud.WithSeed(1))
-	res := services.NewResources(c, time.Second)
+	res := services.NewResources(c)
 	t := tracker{}
 	spec := cloud.NetworkSpec{Name: "demo", CIDR: "10.0.0.0/16"}
 

@@ -35,26 +35,30 @@ func NewInstance(c *cloud.Cloud, lookup NetworkLookup, opts ...Option) (*Instanc
 	return &Instance{base: b, lookup: lookup}, err
 }
 
-func (n *Instance) tracker(s scope.MachineScoper) (scope.ResourceTracker, error) {
-	return scope.ProviderIDTracker(s, KeyInstance, v1beta2.ProviderID, v1beta2.InstanceIDFromProviderID)
+// tracker keeps the instance's ID in spec.providerID and every other ID in status.resources.
+func (n *Instance) tracker(s scope.MachineScoper[*v1beta2.MemMachine]) (scope.ResourceTracker, error) {
+	return scope.ProviderIDTracker(s, s.InfraMachine(), KeyInstance, v1beta2.ProviderID, v1beta2.InstanceIDFromProviderID)
+}
+
+// clusterNetwork looks up the network of the machine's cluster.
+func (n *Instance) clusterNetwork(ctx context.Context, s scope.MachineScoper[*v1beta2.MemMachine]) (ClusterNetwork, error) {
+	return n.lookup.ClusterNetwork(ctx, s.InfraMachine().Namespace, s.Cluster())
 }
 
 // Reconcile ensures the instance exists and reports it.
-func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper) (reconcile.Result, error) {
-	mm, spec, err := memMachine(s)
-	if err != nil {
-		return reconcile.Result{}, err
-	}
-	net, err := n.lookup.ClusterNetwork(ctx, s)
+func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper[*v1beta2.MemMachine]) (reconcile.Result, error) {
+	mm := s.InfraMachine()
+	controlPlane := s.Machine().ControlPlane
+	net, err := n.clusterNetwork(ctx, s)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
 	role := v1beta2.SubnetRoleWorker
-	if s.IsControlPlane() {
+	if controlPlane {
 		role = v1beta2.SubnetRoleControlPlane
 	}
 	subnetID := net.SubnetIDs[role]
-	if subnetID == "" || net.SecurityGroupID == "" || (s.IsControlPlane() && net.LoadBalancerID == "") {
+	if subnetID == "" || net.SecurityGroupID == "" || (controlPlane && net.LoadBalancerID == "") {
 		return reconcile.Result{Reason: ReasonWaitingForNetwork, RequeueAfter: n.cfg.poll,
 			Message: fmt.Sprintf("the %s subnet, security group or load balancer of the cluster is not recorded yet", role)}, nil
 	}
@@ -66,34 +70,29 @@ func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper) (reconc
 	if err != nil {
 		return reconcile.Result{}, err
 	}
+	spec := machineSpec(mm)
 	res, err := reconcile.Ensure(ctx, tracker, KeyInstance, n.res.Instances, cloud.InstanceSpec{
-		Name: s.Name(), SubnetID: subnetID, Image: spec.Image, Flavor: string(spec.Flavor),
+		Name: mm.Name, SubnetID: subnetID, Image: spec.Image, Flavor: string(spec.Flavor),
 		SecurityGroupIDs: []string{net.SecurityGroupID}, UserData: data,
-	}, clusterTags(s))
+	}, clusterTags(mm.Namespace, s.Cluster().Name))
 	if err != nil {
 		return reconcile.Result{}, err
 	}
 	inst, err := n.cloud.GetInstance(ctx, res.ID)
 	if err != nil {
-		return reconcile.Result{}, reconcile.Transient(fmt.Errorf("cannot read instance %q: %w", res.ID, err))
+		return reconcile.Result{}, fmt.Errorf("cannot read instance %q: %w", res.ID, err)
 	}
 	mm.Status.InstanceState = string(inst.State)
-	if err := s.SetAddresses([]contract.MachineAddress{
+	mm.Status.Addresses = []contract.MachineAddress{
 		{Type: contract.MachineInternalIP, Address: inst.PrivateIP},
 		{Type: contract.MachineHostName, Address: inst.Name},
-	}); err != nil {
-		return reconcile.Result{}, err
 	}
-	fd := s.MachineFailureDomain()
-	if fd == "" {
-		fd = spec.FailureDomain
+	if fd := s.Machine().FailureDomain; fd != "" {
+		mm.Status.FailureDomain = fd
+	} else if spec.FailureDomain != "" {
+		mm.Status.FailureDomain = spec.FailureDomain
 	}
-	if fd != "" {
-		if err := s.SetFailureDomain(fd); err != nil {
-			return reconcile.Result{}, err
-		}
-	}
-	if s.IsControlPlane() {
+	if controlPlane {
 		if err := n.register(ctx, net.LoadBalancerID, inst.ID); err != nil {
 			return reconcile.Result{}, err
 		}
@@ -108,7 +107,8 @@ func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper) (reconc
 		return reconcile.Result{Reason: ReasonInstanceStopped, Message: fmt.Sprintf("instance %s is %s", inst.ID, inst.State), RequeueAfter: n.cfg.poll}, nil
 	}
 	mm.Status.ObservedGeneration = mm.Generation
-	return reconcile.Result{Done: true}, s.SetProvisioned(true)
+	mm.SetProvisioned(true)
+	return reconcile.Result{Done: true}, nil
 }
 
 // register adds the instance to the load balancer's targets unless it is there: a registered instance
@@ -116,25 +116,25 @@ func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper) (reconc
 func (n *Instance) register(ctx context.Context, lbID, instanceID string) error {
 	lb, err := n.cloud.GetLoadBalancer(ctx, lbID)
 	if err != nil {
-		return reconcile.Transient(fmt.Errorf("cannot read load balancer %q: %w", lbID, err))
+		return fmt.Errorf("cannot read load balancer %q: %w", lbID, err)
 	}
 	if slices.Contains(lb.Targets, instanceID) {
 		return nil
 	}
 	if err := n.cloud.RegisterTarget(ctx, lbID, instanceID); err != nil {
-		return reconcile.Transient(fmt.Errorf("cannot register instance %q with load balancer %q: %w", instanceID, lbID, err))
+		return fmt.Errorf("cannot register instance %q with load balancer %q: %w", instanceID, lbID, err)
 	}
 	return nil
 }
 
 // Delete deregisters a control plane instance from the load balancer and deletes the instance, recorded in
 // spec.providerID or found by its tags.
-func (n *Instance) Delete(ctx context.Context, s scope.MachineScoper) (reconcile.Result, error) {
+func (n *Instance) Delete(ctx context.Context, s scope.MachineScoper[*v1beta2.MemMachine]) (reconcile.Result, error) {
 	tracker, err := n.tracker(s)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	if id, ok := tracker.ResourceID(KeyInstance); ok && s.IsControlPlane() {
+	if id, ok := tracker.ResourceID(KeyInstance); ok && s.Machine().ControlPlane {
 		if err := n.deregister(ctx, s, id); err != nil {
 			return reconcile.Result{}, err
 		}
@@ -143,8 +143,8 @@ func (n *Instance) Delete(ctx context.Context, s scope.MachineScoper) (reconcile
 }
 
 // deregister removes the instance from the load balancer's targets when both still exist.
-func (n *Instance) deregister(ctx context.Context, s scope.MachineScoper, instanceID string) error {
-	net, err := n.lookup.ClusterNetwork(ctx, s)
+func (n *Instance) deregister(ctx context.Context, s scope.MachineScoper[*v1beta2.MemMachine], instanceID string) error {
+	net, err := n.clusterNetwork(ctx, s)
 	if errors.Is(err, ErrNoMemCluster) || (err == nil && net.LoadBalancerID == "") {
 		return nil // the cluster is gone: so is its load balancer
 	}
@@ -156,13 +156,13 @@ func (n *Instance) deregister(ctx context.Context, s scope.MachineScoper, instan
 		return nil
 	}
 	if err != nil {
-		return reconcile.Transient(fmt.Errorf("cannot read load balancer %q: %w", net.LoadBalancerID, err))
+		return fmt.Errorf("cannot read load balancer %q: %w", net.LoadBalancerID, err)
 	}
 	if !slices.Contains(lb.Targets, instanceID) {
 		return nil
 	}
 	if err := n.cloud.DeregisterTarget(ctx, lb.ID, instanceID); err != nil && !errors.Is(err, cloud.ErrNotFound) {
-		return reconcile.Transient(fmt.Errorf("cannot deregister instance %q from load balancer %q: %w", instanceID, lb.ID, err))
+		return fmt.Errorf("cannot deregister instance %q from load balancer %q: %w", instanceID, lb.ID, err)
 	}
 	return nil
 }

@@ -28,11 +28,11 @@ type machineEnv struct {
 func newMachineEnv(t *testing.T, opts ...cloud.Option) *machineEnv {
 	t.Helper()
 	c := newCloud(t, opts...)
-	s, st := mockCluster(t, nil)
+	s := clusterScope(nil)
 	_, err := reconcileAll(context.Background(), clusterSteps(t, c), s)
 	require.NoError(t, err)
-	e := &machineEnv{cloud: c, ids: st.State().ResourceIDs}
-	lookup := services.NetworkLookupFunc(func(context.Context, scope.MachineScoper) (services.ClusterNetwork, error) {
+	e := &machineEnv{cloud: c, ids: s.Object.Status.Resources}
+	lookup := services.NetworkLookupFunc(func(context.Context, string, scope.ClusterInfo) (services.ClusterNetwork, error) {
 		return services.ClusterNetwork{
 			SubnetIDs: map[v1beta2.SubnetRole]string{
 				v1beta2.SubnetRoleControlPlane: e.ids[services.SubnetKey("controlplane")],
@@ -60,15 +60,17 @@ func TestInstanceProvisionsMachinesOfEachRole(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
 			e := newMachineEnv(t)
-			s, st, mm := mockMachine(t, "m-0", tt.controlPlane, []byte(userData))
+			s := machineScope("m-0", tt.controlPlane, []byte(userData))
+			mm := s.Object
 
 			res, err := e.instance.Reconcile(ctx, s)
 			require.NoError(t, err)
 			assert.True(t, res.Done)
-			id, err := v1beta2.InstanceIDFromProviderID(st.State().ProviderID)
+			id, err := v1beta2.InstanceIDFromProviderID(s.Object.Spec.ProviderID)
 			require.NoError(t, err, "the instance ID is the provider ID")
-			assert.Empty(t, st.State().ResourceIDs, "the instance is not in the resource-ID map")
-			assert.Equal(t, 1, st.Checkpoints(), "one checkpoint right after the create")
+			assert.Empty(t, s.Object.Status.Resources, "the instance is not in the resource-ID map")
+			require.Len(t, s.Checkpoints(), 1, "one checkpoint right after the create")
+			assert.True(t, s.Checkpoints()[0].SpecOnly, "of spec.providerID only")
 			inst, err := e.cloud.GetInstance(ctx, id)
 			require.NoError(t, err)
 			assert.Equal(t, e.ids[services.SubnetKey(tt.subnet)], inst.SubnetID)
@@ -79,10 +81,11 @@ func TestInstanceProvisionsMachinesOfEachRole(t *testing.T) {
 			assert.Equal(t, userData, string(data), "the bootstrap data is the user data")
 			assert.Equal(t, []contract.MachineAddress{
 				{Type: contract.MachineInternalIP, Address: inst.PrivateIP}, {Type: contract.MachineHostName, Address: "m-0"},
-			}, st.State().Addresses)
-			assert.Equal(t, "fd-a", st.State().FailureDomain)
-			assert.True(t, st.State().Provisioned)
+			}, s.Object.Status.Addresses)
+			assert.Equal(t, "fd-a", s.Object.Status.FailureDomain)
+			assert.True(t, s.Object.IsProvisioned())
 			assert.Equal(t, "running", mm.Status.InstanceState)
+			assert.Equal(t, 1, s.BootstrapReads)
 			lb, err := e.cloud.GetLoadBalancer(ctx, e.ids[services.KeyLoadBalancer])
 			require.NoError(t, err)
 			assert.Equal(t, tt.controlPlane, slices.Contains(lb.Targets, id), "only control plane instances are targets")
@@ -92,7 +95,7 @@ func TestInstanceProvisionsMachinesOfEachRole(t *testing.T) {
 			require.NoError(t, err)
 			assert.True(t, res.Done)
 			assert.Zero(t, e.cloud.Calls().Mutations, "a provisioned machine costs reads only")
-			assert.Equal(t, 1, st.Checkpoints())
+			assert.Len(t, s.Checkpoints(), 1)
 
 			res, err = e.instance.Delete(ctx, s)
 			require.NoError(t, err)
@@ -101,7 +104,7 @@ func TestInstanceProvisionsMachinesOfEachRole(t *testing.T) {
 			lb, err = e.cloud.GetLoadBalancer(ctx, e.ids[services.KeyLoadBalancer])
 			require.NoError(t, err)
 			assert.Empty(t, lb.Targets)
-			assert.Equal(t, st.State().ProviderID, v1beta2.ProviderID(id), "the provider ID stays after the delete")
+			assert.Equal(t, s.Object.Spec.ProviderID, v1beta2.ProviderID(id), "the provider ID stays after the delete")
 
 			res, err = e.instance.Delete(ctx, s)
 			require.NoError(t, err)
@@ -136,7 +139,8 @@ func TestInstanceStates(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
 			e := newMachineEnv(t, tt.opts...)
-			s, st, mm := mockMachine(t, "m-0", false, []byte(userData))
+			s := machineScope("m-0", false, []byte(userData))
+			mm := s.Object
 			if tt.setup != nil {
 				_, err := e.instance.Reconcile(ctx, s) // creates the instance, pending
 				require.NoError(t, err)
@@ -153,8 +157,8 @@ func TestInstanceStates(t *testing.T) {
 				assert.Equal(t, tt.wantReason, res.Reason)
 				assert.Equal(t, poll, res.RequeueAfter)
 			}
-			assert.False(t, st.State().Provisioned)
-			assert.NotEmpty(t, st.State().ProviderID, "the provider ID is set before the instance runs")
+			assert.False(t, s.Object.IsProvisioned())
+			assert.NotEmpty(t, s.Object.Spec.ProviderID, "the provider ID is set before the instance runs")
 			assert.NotEmpty(t, mm.Status.InstanceState)
 			assert.Equal(t, 1, e.cloud.Count(cloud.KindInstance))
 		})
@@ -163,11 +167,11 @@ func TestInstanceStates(t *testing.T) {
 
 func TestInstanceWaitsForTheClusterNetwork(t *testing.T) {
 	c := newCloud(t)
-	inst, err := services.NewInstance(c, services.NetworkLookupFunc(func(context.Context, scope.MachineScoper) (services.ClusterNetwork, error) {
+	inst, err := services.NewInstance(c, services.NetworkLookupFunc(func(context.Context, string, scope.ClusterInfo) (services.ClusterNetwork, error) {
 		return services.ClusterNetwork{}, nil
 	}))
 	require.NoError(t, err)
-	s, _, _ := mockMachine(t, "m-0", true, []byte(userData))
+	s := machineScope("m-0", true, []byte(userData))
 	res, err := inst.Reconcile(context.Background(), s)
 	require.NoError(t, err)
 	assert.False(t, res.Done)
@@ -179,27 +183,27 @@ func TestInstanceSurvivesALostCreateResponse(t *testing.T) {
 	ctx := context.Background()
 	e := newMachineEnv(t, cloud.WithFaults(cloud.FaultConfig{SearchLag: 5}))
 	require.NoError(t, e.cloud.FailNext(cloud.VerbCreate.On(cloud.KindInstance), cloud.AfterChange))
-	s, st, _ := mockMachine(t, "m-0", false, []byte(userData))
+	s := machineScope("m-0", false, []byte(userData))
 
 	_, err := e.instance.Reconcile(ctx, s)
 	require.ErrorIs(t, err, cloud.ErrInjected)
-	assert.Empty(t, st.State().ProviderID, "the response was lost: no ID to record")
+	assert.Empty(t, s.Object.Spec.ProviderID, "the response was lost: no ID to record")
 	assert.Equal(t, 1, e.cloud.Count(cloud.KindInstance), "but the instance exists")
 
 	res, err := e.instance.Reconcile(ctx, s)
 	require.NoError(t, err)
 	assert.True(t, res.Done)
 	assert.Equal(t, 1, e.cloud.Count(cloud.KindInstance), "the retry got it back by its token")
-	assert.Equal(t, v1beta2.ProviderID(e.cloud.List(cloud.KindInstance)[0].ID), st.State().ProviderID)
+	assert.Equal(t, v1beta2.ProviderID(e.cloud.List(cloud.KindInstance)[0].ID), s.Object.Spec.ProviderID)
 }
 
 func TestInstanceDeletedOutOfBandIsTerminal(t *testing.T) {
 	ctx := context.Background()
 	e := newMachineEnv(t)
-	s, st, _ := mockMachine(t, "m-0", false, []byte(userData))
+	s := machineScope("m-0", false, []byte(userData))
 	_, err := e.instance.Reconcile(ctx, s)
 	require.NoError(t, err)
-	id, err := v1beta2.InstanceIDFromProviderID(st.State().ProviderID)
+	id, err := v1beta2.InstanceIDFromProviderID(s.Object.Spec.ProviderID)
 	require.NoError(t, err)
 	require.NoError(t, e.cloud.DeleteInstance(ctx, id))
 

@@ -10,7 +10,6 @@ import (
 
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
-	"github.com/capkit/capkit/examples/memcloud/webhooks"
 	"github.com/capkit/capkit/scope"
 )
 
@@ -27,16 +26,16 @@ type ClusterNetwork struct {
 
 // NetworkLookup finds the cluster network of a machine.
 type NetworkLookup interface {
-	// ClusterNetwork returns the network of the machine's cluster.
-	ClusterNetwork(ctx context.Context, s scope.MachineScoper) (ClusterNetwork, error)
+	// ClusterNetwork returns the network of the Cluster cluster, in namespace.
+	ClusterNetwork(ctx context.Context, namespace string, cluster scope.ClusterInfo) (ClusterNetwork, error)
 }
 
 // NetworkLookupFunc adapts a function to NetworkLookup.
-type NetworkLookupFunc func(ctx context.Context, s scope.MachineScoper) (ClusterNetwork, error)
+type NetworkLookupFunc func(ctx context.Context, namespace string, cluster scope.ClusterInfo) (ClusterNetwork, error)
 
 // ClusterNetwork calls f.
-func (f NetworkLookupFunc) ClusterNetwork(ctx context.Context, s scope.MachineScoper) (ClusterNetwork, error) {
-	return f(ctx, s)
+func (f NetworkLookupFunc) ClusterNetwork(ctx context.Context, namespace string, cluster scope.ClusterInfo) (ClusterNetwork, error) {
+	return f(ctx, namespace, cluster)
 }
 
 // ErrNoMemCluster is returned by the lookup of MemClusterLookup when the Cluster does not reference a
@@ -46,29 +45,30 @@ var ErrNoMemCluster = errors.New("no MemCluster")
 // MemClusterLookup returns the NetworkLookup that reads the MemCluster named by the Cluster's
 // spec.infrastructureRef through r and returns the IDs in its status.resources.
 func MemClusterLookup(r client.Reader) NetworkLookup {
-	return NetworkLookupFunc(func(ctx context.Context, s scope.MachineScoper) (ClusterNetwork, error) {
-		cluster := s.Cluster()
-		v, err := contract.APIVersionOf(cluster)
-		if err != nil {
-			return ClusterNetwork{}, fmt.Errorf("cannot read Cluster %q: %w", s.ClusterName(), err)
+	return NetworkLookupFunc(func(ctx context.Context, namespace string, cluster scope.ClusterInfo) (ClusterNetwork, error) {
+		if cluster.Object == nil {
+			return ClusterNetwork{}, fmt.Errorf("cannot find the network of Cluster %q: the Cluster was not read: %w", cluster.Name, ErrNoMemCluster)
 		}
-		ref, err := contract.Cluster(v).InfrastructureRef().Get(cluster)
+		v, err := contract.APIVersionOf(cluster.Object)
 		if err != nil {
-			return ClusterNetwork{}, fmt.Errorf("cannot read spec.infrastructureRef of Cluster %q: %w", s.ClusterName(), err)
+			return ClusterNetwork{}, fmt.Errorf("cannot read Cluster %q: %w", cluster.Name, err)
+		}
+		ref, err := contract.Cluster(v).InfrastructureRef().Get(cluster.Object)
+		if err != nil {
+			return ClusterNetwork{}, fmt.Errorf("cannot read spec.infrastructureRef of Cluster %q: %w", cluster.Name, err)
 		}
 		name, _ := ref["name"].(string)
 		if kind, _ := ref["kind"].(string); kind != "MemCluster" || name == "" {
-			return ClusterNetwork{}, fmt.Errorf("cannot find the network of Cluster %q: spec.infrastructureRef names %q %q: %w", s.ClusterName(), kind, name, ErrNoMemCluster)
+			return ClusterNetwork{}, fmt.Errorf("cannot find the network of Cluster %q: spec.infrastructureRef names %q %q: %w", cluster.Name, kind, name, ErrNoMemCluster)
 		}
 		mc := &v1beta2.MemCluster{}
-		if err := r.Get(ctx, client.ObjectKey{Namespace: s.Namespace(), Name: name}, mc); err != nil {
+		if err := r.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, mc); err != nil {
 			if apierrors.IsNotFound(err) {
-				return ClusterNetwork{}, fmt.Errorf("cannot find MemCluster %q: %w", s.Namespace()+"/"+name, ErrNoMemCluster)
+				return ClusterNetwork{}, fmt.Errorf("cannot find MemCluster %q: %w", namespace+"/"+name, ErrNoMemCluster)
 			}
-			return ClusterNetwork{}, fmt.Errorf("cannot read MemCluster %q: %w", s.Namespace()+"/"+name, err)
+			return ClusterNetwork{}, fmt.Errorf("cannot read MemCluster %q: %w", namespace+"/"+name, err)
 		}
-		spec := *mc.Spec.DeepCopy()
-		webhooks.DefaultMemClusterSpec(&spec)
+		spec := clusterSpec(mc)
 		out := ClusterNetwork{SubnetIDs: map[v1beta2.SubnetRole]string{},
 			SecurityGroupID: mc.Status.Resources[KeySecurityGroup], LoadBalancerID: mc.Status.Resources[KeyLoadBalancer]}
 		for _, role := range []v1beta2.SubnetRole{v1beta2.SubnetRoleControlPlane, v1beta2.SubnetRoleWorker} {

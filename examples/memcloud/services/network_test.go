@@ -6,7 +6,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/mock/gomock"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -14,7 +13,7 @@ import (
 
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/services"
-	"github.com/capkit/capkit/mocks"
+	"github.com/capkit/capkit/scope"
 )
 
 func TestMemClusterLookup(t *testing.T) {
@@ -42,14 +41,11 @@ func TestMemClusterLookup(t *testing.T) {
 			SecurityGroupID: "sg-1", LoadBalancerID: "lb-1"}},
 		{name: "other kind", cluster: cluster("FooCluster", "mc"), wantErr: `names "FooCluster" "mc": no MemCluster`},
 		{name: "absent", cluster: cluster("MemCluster", "gone"), wantErr: `cannot find MemCluster "ns/gone": no MemCluster`},
+		{name: "Cluster not read", wantErr: `the Cluster was not read: no MemCluster`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := mocks.NewMockMachineScoper(gomock.NewController(t))
-			s.EXPECT().Cluster().Return(tt.cluster).AnyTimes()
-			s.EXPECT().ClusterName().Return("c1").AnyTimes()
-			s.EXPECT().Namespace().Return("ns").AnyTimes()
-			got, err := services.MemClusterLookup(r).ClusterNetwork(context.Background(), s)
+			got, err := services.MemClusterLookup(r).ClusterNetwork(context.Background(), "ns", scope.ClusterInfo{Name: "c1", Object: tt.cluster})
 			if tt.wantErr != "" {
 				require.ErrorIs(t, err, services.ErrNoMemCluster)
 				assert.Contains(t, err.Error(), tt.wantErr)

@@ -3,14 +3,15 @@ package services
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
+	"slices"
 	"time"
+
+	"k8s.io/utils/ptr"
 
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/webhooks"
 	"github.com/capkit/capkit/reconcile"
-	"github.com/capkit/capkit/scope"
 )
 
 // Resource keys: the names under which the services record cloud IDs in status.resources (and tag the
@@ -70,43 +71,40 @@ func SubnetKey(name string) string {
 	return key[:54] + "-" + hex.EncodeToString(sum[:4])
 }
 
-// ClusterTagValue returns the value of TagCluster for the cluster of s.
-func ClusterTagValue(s scope.Identity) string { return s.Namespace() + "/" + s.ClusterName() }
+// ClusterTagValue returns the value of TagCluster for the cluster named cluster in namespace.
+func ClusterTagValue(namespace, cluster string) string { return namespace + "/" + cluster }
 
-func clusterTags(s scope.Identity) reconcile.EnsureOption {
-	return reconcile.WithTags(map[string]string{TagCluster: ClusterTagValue(s)})
+// clusterTags returns the Ensure option that tags a resource with its cluster (TagCluster).
+func clusterTags(namespace, cluster string) reconcile.EnsureOption {
+	return reconcile.WithTags(map[string]string{TagCluster: ClusterTagValue(namespace, cluster)})
 }
 
-// memCluster returns the MemCluster of a scope with its spec defaulted as the webhook does, so that the
-// services work without the webhook too.
-func memCluster(s scope.ObjectScoper) (*v1beta2.MemCluster, v1beta2.MemClusterSpec, error) {
-	mc, ok := s.Object().(*v1beta2.MemCluster)
-	if !ok || mc == nil {
-		return nil, v1beta2.MemClusterSpec{}, fmt.Errorf("cannot reconcile %s %s/%s: want a *v1beta2.MemCluster, got %T", s.Kind(), s.Namespace(), s.Name(), s.Object())
-	}
+// clusterSpec returns the spec of mc defaulted as the webhook does, so that the services work without the
+// webhook too; mc is not changed.
+func clusterSpec(mc *v1beta2.MemCluster) v1beta2.MemClusterSpec {
 	spec := *mc.Spec.DeepCopy()
 	webhooks.DefaultMemClusterSpec(&spec)
-	return mc, spec, nil
+	return spec
 }
 
-// memMachine returns the MemMachine of a scope with its spec defaulted as the webhook does.
-func memMachine(s scope.ObjectScoper) (*v1beta2.MemMachine, v1beta2.MemMachineSpec, error) {
-	mm, ok := s.Object().(*v1beta2.MemMachine)
-	if !ok || mm == nil {
-		return nil, v1beta2.MemMachineSpec{}, fmt.Errorf("cannot reconcile %s %s/%s: want a *v1beta2.MemMachine, got %T", s.Kind(), s.Namespace(), s.Name(), s.Object())
-	}
+// machineSpec returns the spec of mm defaulted as the webhook does; mm is not changed.
+func machineSpec(mm *v1beta2.MemMachine) v1beta2.MemMachineSpec {
 	spec := *mm.Spec.DeepCopy()
 	webhooks.DefaultMemMachineSpec(&spec)
-	return mm, spec, nil
+	return spec
 }
 
 // failureDomains turns the names of spec.failureDomains into contract failure domains, all suitable for
-// control plane machines.
+// control plane machines, sorted by name without duplicates or empty names.
 func failureDomains(names []string) []contract.FailureDomain {
-	out := make([]contract.FailureDomain, 0, len(names))
-	for _, n := range names {
-		cp := true
-		out = append(out, contract.FailureDomain{Name: n, ControlPlane: &cp})
+	sorted := slices.Clone(names)
+	slices.Sort(sorted)
+	sorted = slices.Compact(sorted)
+	out := make([]contract.FailureDomain, 0, len(sorted))
+	for _, n := range sorted {
+		if n != "" {
+			out = append(out, contract.FailureDomain{Name: n, ControlPlane: ptr.To(true)})
+		}
 	}
 	return out
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"time"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/reconcile"
@@ -20,7 +19,8 @@ const (
 	ReasonResourceDeleted = "ResourceDeletedOutOfBand"
 	// ReasonTokenMismatch: the same idempotency token was used with other parameters.
 	ReasonTokenMismatch = "TokenMismatch"
-	// ReasonDependencyViolation: a delete waits for resources that still depend on the resource.
+	// ReasonDependencyViolation: a delete waits for resources that still depend on the resource (the reason
+	// of a step result that is not done, never an error).
 	ReasonDependencyViolation = "DependencyViolation"
 	// ReasonInstancePending: the instance is booting.
 	ReasonInstancePending = "InstancePending"
@@ -37,7 +37,6 @@ const (
 // kind (cloud.NetworkSpec, ...), R the resource.
 type cloudResource[S, R any] struct {
 	kind     cloud.Kind
-	wait     time.Duration
 	validate func(S) error
 	get      func(ctx context.Context, id string) (*R, error)
 	find     func(ctx context.Context, tags map[string]string) ([]R, error)
@@ -78,16 +77,20 @@ func (r *cloudResource[S, R]) Create(ctx context.Context, spec S, token string, 
 	return r.id(*res), nil
 }
 
-// Delete deletes the resource; NotFound is success.
+// Delete deletes the resource. NotFound is success; a delete refused because other resources depend on the
+// resource is not an error either: the resource is still there, so reconcile.EnsureDeleted reports that it
+// is not done yet, and the step looks again later.
 func (r *cloudResource[S, R]) Delete(ctx context.Context, id string) error {
-	if err := r.del(ctx, id); err != nil && !errors.Is(err, cloud.ErrNotFound) {
-		return r.classify(err)
+	err := r.del(ctx, id)
+	if errors.Is(err, cloud.ErrNotFound) || errors.Is(err, cloud.ErrDependencyViolation) {
+		return nil
 	}
-	return nil
+	return r.classify(err)
 }
 
 // classify turns memcloud's sentinel errors into the error classes of package reconcile: parameters, quota
-// and tokens are terminal, a dependency is a requeue, everything else (injected faults) is transient.
+// and tokens are terminal; everything else (an injected fault, a lost response) is returned as it is and
+// retried with backoff.
 func (r *cloudResource[S, R]) classify(err error) error {
 	switch {
 	case err == nil:
@@ -100,10 +103,8 @@ func (r *cloudResource[S, R]) classify(err error) error {
 		return reconcile.Terminal(ReasonResourceDeleted, err)
 	case errors.Is(err, cloud.ErrTokenMismatch):
 		return reconcile.Terminal(ReasonTokenMismatch, err)
-	case errors.Is(err, cloud.ErrDependencyViolation):
-		return &reconcile.RequeueError{After: r.wait, Reason: ReasonDependencyViolation}
 	}
-	return reconcile.Transient(err)
+	return err
 }
 
 // Resources are memcloud's resource kinds as reconcile.Resources, for reconcile.Ensure and EnsureDeleted.
@@ -120,12 +121,11 @@ type Resources struct {
 	Instances reconcile.Resource[cloud.InstanceSpec]
 }
 
-// NewResources returns the resource kinds of c. wait is how long a delete blocked by dependent resources
-// waits before it is tried again.
-func NewResources(c *cloud.Cloud, wait time.Duration) Resources {
+// NewResources returns the resource kinds of c.
+func NewResources(c *cloud.Cloud) Resources {
 	return Resources{
 		Networks: &cloudResource[cloud.NetworkSpec, cloud.Network]{
-			kind: cloud.KindNetwork, wait: wait, get: c.GetNetwork, find: c.FindNetworks, del: c.DeleteNetwork,
+			kind: cloud.KindNetwork, get: c.GetNetwork, find: c.FindNetworks, del: c.DeleteNetwork,
 			id: func(n cloud.Network) string { return n.ID },
 			validate: func(s cloud.NetworkSpec) error {
 				return errors.Join(required("name", s.Name), cidr("cidr", s.CIDR))
@@ -136,7 +136,7 @@ func NewResources(c *cloud.Cloud, wait time.Duration) Resources {
 			},
 		},
 		Subnets: &cloudResource[cloud.SubnetSpec, cloud.Subnet]{
-			kind: cloud.KindSubnet, wait: wait, get: c.GetSubnet, find: c.FindSubnets, del: c.DeleteSubnet,
+			kind: cloud.KindSubnet, get: c.GetSubnet, find: c.FindSubnets, del: c.DeleteSubnet,
 			id: func(n cloud.Subnet) string { return n.ID },
 			validate: func(s cloud.SubnetSpec) error {
 				return errors.Join(required("name", s.Name), required("networkID", s.NetworkID), cidr("cidr", s.CIDR))
@@ -147,7 +147,7 @@ func NewResources(c *cloud.Cloud, wait time.Duration) Resources {
 			},
 		},
 		SecurityGroups: &cloudResource[cloud.SecurityGroupSpec, cloud.SecurityGroup]{
-			kind: cloud.KindSecurityGroup, wait: wait, get: c.GetSecurityGroup, find: c.FindSecurityGroups, del: c.DeleteSecurityGroup,
+			kind: cloud.KindSecurityGroup, get: c.GetSecurityGroup, find: c.FindSecurityGroups, del: c.DeleteSecurityGroup,
 			id: func(n cloud.SecurityGroup) string { return n.ID },
 			validate: func(s cloud.SecurityGroupSpec) error {
 				return errors.Join(required("name", s.Name), required("networkID", s.NetworkID))
@@ -158,7 +158,7 @@ func NewResources(c *cloud.Cloud, wait time.Duration) Resources {
 			},
 		},
 		LoadBalancers: &cloudResource[cloud.LoadBalancerSpec, cloud.LoadBalancer]{
-			kind: cloud.KindLoadBalancer, wait: wait, get: c.GetLoadBalancer, find: c.FindLoadBalancers, del: c.DeleteLoadBalancer,
+			kind: cloud.KindLoadBalancer, get: c.GetLoadBalancer, find: c.FindLoadBalancers, del: c.DeleteLoadBalancer,
 			id: func(n cloud.LoadBalancer) string { return n.ID },
 			validate: func(s cloud.LoadBalancerSpec) error {
 				var err error
@@ -173,7 +173,7 @@ func NewResources(c *cloud.Cloud, wait time.Duration) Resources {
 			},
 		},
 		Instances: &cloudResource[cloud.InstanceSpec, cloud.Instance]{
-			kind: cloud.KindInstance, wait: wait, get: c.GetInstance, find: c.FindInstances, del: c.DeleteInstance,
+			kind: cloud.KindInstance, get: c.GetInstance, find: c.FindInstances, del: c.DeleteInstance,
 			id: func(n cloud.Instance) string { return n.ID },
 			validate: func(s cloud.InstanceSpec) error {
 				var err error

@@ -8,7 +8,7 @@ import (
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/services"
-	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/providertest/ensuretest"
 	"github.com/capkit/capkit/reconcile"
 )
 
@@ -38,9 +38,9 @@ func scenarioCloud(t testing.TB) (*cloud.Cloud, parents) {
 
 // fixture returns the CloudFixture of one kind: memcloud refuses to reuse the idempotency token of a
 // deleted resource, and its tag search can lag.
-func fixture[S any](t testing.TB, c *cloud.Cloud, kind cloud.Kind, res reconcile.Resource[S], del func(context.Context, string) error) providertest.CloudFixture[S] {
+func fixture[S any](t testing.TB, c *cloud.Cloud, kind cloud.Kind, res reconcile.Resource[S], del func(context.Context, string) error) ensuretest.CloudFixture[S] {
 	t.Helper()
-	return providertest.CloudFixture[S]{
+	return ensuretest.CloudFixture[S]{
 		Resource: res,
 		Count: func() int {
 			return c.Count(kind) - map[cloud.Kind]int{cloud.KindNetwork: 1, cloud.KindSubnet: 1, cloud.KindSecurityGroup: 1}[kind]
@@ -55,59 +55,59 @@ func TestEnsureScenarios(t *testing.T) {
 	_, p := scenarioCloud(t)
 	opts := []reconcile.EnsureOption{reconcile.WithTags(map[string]string{services.TagCluster: "ns/c1"})}
 	t.Run("Network", func(t *testing.T) {
-		providertest.RunEnsureScenarios(t, providertest.ResourceUnderTest[cloud.NetworkSpec]{
-			Key: services.KeyNetwork, Options: opts, OutOfBandDelete: providertest.ReportTerminal,
+		ensuretest.RunScenarios(t, ensuretest.ResourceUnderTest[cloud.NetworkSpec]{
+			Key: services.KeyNetwork, Options: opts, OutOfBandDelete: ensuretest.ReportTerminal,
 			ValidSpec:   cloud.NetworkSpec{Name: "c1-network", CIDR: "10.1.0.0/16"},
 			InvalidSpec: cloud.NetworkSpec{Name: "c1-network", CIDR: "10.1.0.1/16"},
-			New: func(t testing.TB) providertest.CloudFixture[cloud.NetworkSpec] {
+			New: func(t testing.TB) ensuretest.CloudFixture[cloud.NetworkSpec] {
 				c, _ := scenarioCloud(t)
-				return fixture(t, c, cloud.KindNetwork, services.NewResources(c, poll).Networks, c.DeleteNetwork)
+				return fixture(t, c, cloud.KindNetwork, services.NewResources(c).Networks, c.DeleteNetwork)
 			},
 		})
 	})
 	t.Run("Subnet", func(t *testing.T) {
-		providertest.RunEnsureScenarios(t, providertest.ResourceUnderTest[cloud.SubnetSpec]{
-			Key: services.SubnetKey("worker"), Options: opts, OutOfBandDelete: providertest.ReportTerminal,
+		ensuretest.RunScenarios(t, ensuretest.ResourceUnderTest[cloud.SubnetSpec]{
+			Key: services.SubnetKey("worker"), Options: opts, OutOfBandDelete: ensuretest.ReportTerminal,
 			ValidSpec:   cloud.SubnetSpec{Name: "c1-worker", NetworkID: p.network, CIDR: "10.0.2.0/24"},
 			InvalidSpec: cloud.SubnetSpec{Name: "c1-worker", CIDR: "10.0.2.0/24"},
-			New: func(t testing.TB) providertest.CloudFixture[cloud.SubnetSpec] {
+			New: func(t testing.TB) ensuretest.CloudFixture[cloud.SubnetSpec] {
 				c, _ := scenarioCloud(t)
-				return fixture(t, c, cloud.KindSubnet, services.NewResources(c, poll).Subnets, c.DeleteSubnet)
+				return fixture(t, c, cloud.KindSubnet, services.NewResources(c).Subnets, c.DeleteSubnet)
 			},
 		})
 	})
 	t.Run("SecurityGroup", func(t *testing.T) {
-		providertest.RunEnsureScenarios(t, providertest.ResourceUnderTest[cloud.SecurityGroupSpec]{
-			Key: services.KeySecurityGroup, Options: opts, OutOfBandDelete: providertest.ReportTerminal,
+		ensuretest.RunScenarios(t, ensuretest.ResourceUnderTest[cloud.SecurityGroupSpec]{
+			Key: services.KeySecurityGroup, Options: opts, OutOfBandDelete: ensuretest.ReportTerminal,
 			ValidSpec: cloud.SecurityGroupSpec{Name: "c1-sg", NetworkID: p.network,
 				Ingress: []cloud.Rule{{Protocol: "tcp", Port: 6443, Source: "0.0.0.0/0"}}},
 			InvalidSpec: cloud.SecurityGroupSpec{NetworkID: p.network},
-			New: func(t testing.TB) providertest.CloudFixture[cloud.SecurityGroupSpec] {
+			New: func(t testing.TB) ensuretest.CloudFixture[cloud.SecurityGroupSpec] {
 				c, _ := scenarioCloud(t)
-				return fixture(t, c, cloud.KindSecurityGroup, services.NewResources(c, poll).SecurityGroups, c.DeleteSecurityGroup)
+				return fixture(t, c, cloud.KindSecurityGroup, services.NewResources(c).SecurityGroups, c.DeleteSecurityGroup)
 			},
 		})
 	})
 	t.Run("LoadBalancer", func(t *testing.T) {
-		providertest.RunEnsureScenarios(t, providertest.ResourceUnderTest[cloud.LoadBalancerSpec]{
-			Key: services.KeyLoadBalancer, Options: opts, OutOfBandDelete: providertest.ReportTerminal,
+		ensuretest.RunScenarios(t, ensuretest.ResourceUnderTest[cloud.LoadBalancerSpec]{
+			Key: services.KeyLoadBalancer, Options: opts, OutOfBandDelete: ensuretest.ReportTerminal,
 			ValidSpec:   cloud.LoadBalancerSpec{Name: "c1-lb", NetworkID: p.network, Port: 6443},
 			InvalidSpec: cloud.LoadBalancerSpec{Name: "c1-lb", NetworkID: p.network, Port: 70000},
-			New: func(t testing.TB) providertest.CloudFixture[cloud.LoadBalancerSpec] {
+			New: func(t testing.TB) ensuretest.CloudFixture[cloud.LoadBalancerSpec] {
 				c, _ := scenarioCloud(t)
-				return fixture(t, c, cloud.KindLoadBalancer, services.NewResources(c, poll).LoadBalancers, c.DeleteLoadBalancer)
+				return fixture(t, c, cloud.KindLoadBalancer, services.NewResources(c).LoadBalancers, c.DeleteLoadBalancer)
 			},
 		})
 	})
 	t.Run("Instance", func(t *testing.T) {
-		providertest.RunEnsureScenarios(t, providertest.ResourceUnderTest[cloud.InstanceSpec]{
-			Key: services.KeyInstance, Options: opts, OutOfBandDelete: providertest.ReportTerminal,
+		ensuretest.RunScenarios(t, ensuretest.ResourceUnderTest[cloud.InstanceSpec]{
+			Key: services.KeyInstance, Options: opts, OutOfBandDelete: ensuretest.ReportTerminal,
 			ValidSpec: cloud.InstanceSpec{Name: "m-0", SubnetID: p.subnet, Image: "img", Flavor: "small",
 				SecurityGroupIDs: []string{p.securityGroup}, UserData: []byte(userData)},
 			InvalidSpec: cloud.InstanceSpec{Name: "m-0", SubnetID: p.subnet, Image: "img", Flavor: "small"},
-			New: func(t testing.TB) providertest.CloudFixture[cloud.InstanceSpec] {
+			New: func(t testing.TB) ensuretest.CloudFixture[cloud.InstanceSpec] {
 				c, _ := scenarioCloud(t)
-				return fixture(t, c, cloud.KindInstance, services.NewResources(c, poll).Instances, c.DeleteInstance)
+				return fixture(t, c, cloud.KindInstance, services.NewResources(c).Instances, c.DeleteInstance)
 			},
 		})
 	})

@@ -15,15 +15,27 @@ import (
 	"github.com/capkit/capkit/contract/lint"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/scope"
 )
 
 // crdDir is where controller-gen writes the CRDs of this package.
 const crdDir = "../../config/crd/bases"
 
-// The infrastructure kinds keep their conditions in status.conditions through the conditions package.
+// The infrastructure kinds implement the accessors capkit's scopes use, with one-line methods over their
+// fields: the typed scope.ClusterScope[*MemCluster] and scope.MachineScope[*MemMachine] need nothing else.
 var (
-	_ conditions.Setter = &v1beta2.MemCluster{}
-	_ conditions.Setter = &v1beta2.MemMachine{}
+	_ conditions.Setter                     = &v1beta2.MemCluster{}
+	_ contract.ProvisionedAccessor          = &v1beta2.MemCluster{}
+	_ contract.ControlPlaneEndpointAccessor = &v1beta2.MemCluster{}
+	_ contract.FailureDomainsAccessor       = &v1beta2.MemCluster{}
+	_ scope.ResourceIDsAccessor             = &v1beta2.MemCluster{}
+
+	_ conditions.Setter                    = &v1beta2.MemMachine{}
+	_ contract.ProvisionedAccessor         = &v1beta2.MemMachine{}
+	_ contract.ProviderIDAccessor          = &v1beta2.MemMachine{}
+	_ contract.AddressesAccessor           = &v1beta2.MemMachine{}
+	_ contract.StatusFailureDomainAccessor = &v1beta2.MemMachine{}
+	_ scope.ResourceIDsAccessor            = &v1beta2.MemMachine{}
 )
 
 func TestGoTypesFollowContractV1Beta2(t *testing.T) {

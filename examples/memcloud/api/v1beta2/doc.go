@@ -12,6 +12,12 @@
 //   - both have status.conditions of type []metav1.Condition and implement the Getter and Setter of capkit's
 //     conditions package.
 //
+// Both kinds implement capkit's accessor interfaces with one-line methods over these fields
+// (contract.ProvisionedAccessor, ControlPlaneEndpointAccessor and FailureDomainsAccessor for MemCluster;
+// ProvisionedAccessor, ProviderIDAccessor, AddressesAccessor and StatusFailureDomainAccessor for MemMachine;
+// scope.ResourceIDsAccessor for both), so that capkit's typed scopes read and write them without reflection
+// and memcloud's services use the typed objects directly.
+//
 // Every CRD carries the label cluster.x-k8s.io/v1beta2=v1beta2 (from the +kubebuilder:metadata:labels marker
 // on each type), which tells Cluster API that API version v1beta2 implements contract v1beta2. A unit test
 // checks the Go types with lint.CheckType (package github.com/capkit/capkit/contract/lint), so that a field

@@ -13,7 +13,7 @@ import (
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
-	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/providertest/lifecycle"
 	"github.com/capkit/capkit/reconcile"
 )
 
@@ -97,8 +97,8 @@ func run(ctx context.Context, out io.Writer, o options) error {
 	spec := memcloudtest.LifecycleSpec(memcloudtest.Cluster{Namespace: ns, Name: "demo", ControlPlane: o.controlPlane,
 		Workers: o.workers, FailureDomains: []string{"fd-a", "fd-b"}}, p.LeakChecker())
 	spec.Timeout = o.timeout
-	spec.OnPoll = func(ctx context.Context, _ providertest.Poll) { w.print(ctx) }
-	l, err := providertest.NewLifecycle(env.Client, spec)
+	spec.OnPoll = func(ctx context.Context, _ lifecycle.Poll) { w.print(ctx) }
+	l, err := lifecycle.New(env.Client, spec)
 	if err != nil {
 		return err
 	}

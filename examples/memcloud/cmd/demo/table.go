@@ -13,7 +13,7 @@ import (
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/controllers"
-	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/providertest/lifecycle"
 )
 
 // row is one line of the table: an object and its phase.
@@ -22,7 +22,7 @@ type row struct {
 }
 
 // rows reads the MemCluster and MemMachines of the lifecycle's cluster; a deleted object has no row.
-func rows(ctx context.Context, c client.Client, l *providertest.Lifecycle) ([]row, error) {
+func rows(ctx context.Context, c client.Client, l *lifecycle.Driver) ([]row, error) {
 	spec := l.Spec()
 	var out []row
 	mc := &v1beta2.MemCluster{}

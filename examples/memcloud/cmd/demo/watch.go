@@ -9,13 +9,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
-	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/providertest/lifecycle"
 )
 
 // watcher prints the table of the lifecycle's objects whenever it changes, and the end of each phase.
 type watcher struct {
 	out   io.Writer
-	l     *providertest.Lifecycle
+	l     *lifecycle.Driver
 	p     *memcloudtest.Provider
 	env   client.Client
 	start time.Time

@@ -1,4 +1,4 @@
-package providertest
+package ensuretest
 
 import (
 	"context"
@@ -48,7 +48,7 @@ type CloudFixture[S any] struct {
 	LagSearch func() error
 }
 
-// ResourceUnderTest describes a provider's reconcile.Resource for RunEnsureScenarios.
+// ResourceUnderTest describes a provider's reconcile.Resource for RunScenarios.
 type ResourceUnderTest[S any] struct {
 	// Key is the resource key passed to Ensure; "resource" when empty.
 	Key string
@@ -65,13 +65,13 @@ type ResourceUnderTest[S any] struct {
 }
 
 // scenarioOwnershipKey is the ownership key of the scenarios' trackers.
-const scenarioOwnershipKey = "providertest-owner"
+const scenarioOwnershipKey = "ensuretest-owner"
 
 // errCrash is the error of a checkpoint that never happened.
-var errCrash = errors.New("providertest: the controller died before the resource ID was persisted")
+var errCrash = errors.New("ensuretest: the controller died before the resource ID was persisted")
 
 // errLostResponse is the error of a create whose response was lost.
-var errLostResponse = errors.New("providertest: the create response was lost after the resource was created")
+var errLostResponse = errors.New("ensuretest: the create response was lost after the resource was created")
 
 // ensureScenario is one standard scenario: it returns nil when the resource behaves.
 type ensureScenario[S any] struct {
@@ -80,7 +80,7 @@ type ensureScenario[S any] struct {
 	run   func(ctx context.Context, r ResourceUnderTest[S], f CloudFixture[S]) error
 }
 
-// RunEnsureScenarios runs, as subtests of t, the standard scenarios every cloud resource managed with
+// RunScenarios runs, as subtests of t, the standard scenarios every cloud resource managed with
 // reconcile.Ensure must pass, each on a fresh fixture from r.New:
 //
 //   - CreatesWhenAbsent: Validate accepts ValidSpec; Ensure creates one resource with the ownership tags and
@@ -90,8 +90,8 @@ type ensureScenario[S any] struct {
 //     resource by its tags.
 //   - NoDuplicateAfterCrashBeforeRecord: the controller dies between the create and the write of the ID;
 //     the next Ensure finds the same resource.
-//   - NoDuplicateAfterLostCreateResponse: the create succeeds but returns an error; the error is transient
-//     and the retry finds the same resource.
+//   - NoDuplicateAfterLostCreateResponse: the create succeeds but returns an error; the error is not
+//     terminal, so it is retried, and the retry finds the same resource.
 //   - both again WithSearchLag when the fixture has LagSearch: the tag search misses the new resource, so
 //     only the idempotency token prevents a duplicate.
 //   - HandlesOutOfBandDeletion: the tracked resource is deleted behind the provider's back; Ensure recreates
@@ -101,7 +101,7 @@ type ensureScenario[S any] struct {
 //   - DeleteRemovesUntrackedResource: a resource whose ID was never persisted is deleted by its tags.
 //   - RejectsInvalidParameters: Ensure(InvalidSpec) fails with a terminal InvalidParameters error before
 //     any cloud call.
-func RunEnsureScenarios[S any](t *testing.T, r ResourceUnderTest[S]) {
+func RunScenarios[S any](t *testing.T, r ResourceUnderTest[S]) {
 	t.Helper()
 	if r.New == nil {
 		t.Fatal("cannot run the ensure scenarios: ResourceUnderTest.New must not be nil")
@@ -291,9 +291,9 @@ func lostCreateResponse[S any](lag bool) func(context.Context, ResourceUnderTest
 		_, err := ensure(ctx, tr, r, res)
 		switch {
 		case err == nil:
-			return errors.New("ensure succeeded although the create response was lost: want a transient error")
-		case !reconcile.IsTransient(err):
-			return fmt.Errorf("ensure after a lost create response returned %w, want a transient error so that it is retried", err)
+			return errors.New("ensure succeeded although the create response was lost: want an error that is retried")
+		case reconcile.IsTerminal(err):
+			return fmt.Errorf("ensure after a lost create response returned the terminal error %w, want an error that is retried", err)
 		}
 		if err := wantCount(f, 1, "after the lost response"); err != nil {
 			return err

@@ -1,4 +1,4 @@
-package providertest_test
+package lifecycle_test
 
 import (
 	"context"
@@ -21,13 +21,20 @@ import (
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/contract/lint"
 	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/providertest/lifecycle"
 	"github.com/capkit/capkit/providertest/testenv"
 	"github.com/capkit/capkit/scope"
 )
 
 const fakeFinalizer = "mem.example.io/cleanup"
 
-// fakeProvider is a tiny provider for MemCluster and MemMachine (testdata/crds) that polls instead of
+// The kinds of ../testdata/crds.
+var (
+	memClusterGVK = schema.GroupVersionKind{Group: "infrastructure.example.io", Version: "v1alpha1", Kind: "MemCluster"}
+	memMachineGVK = schema.GroupVersionKind{Group: "infrastructure.example.io", Version: "v1alpha1", Kind: "MemMachine"}
+)
+
+// fakeProvider is a tiny provider for MemCluster and MemMachine (../testdata/crds) that polls instead of
 // watching: it keeps one cloud resource per infra object, tagged with the object's ownership key.
 type fakeProvider struct {
 	c           client.Client
@@ -144,7 +151,7 @@ func (p *fakeProvider) deleteOrphans(ctx context.Context) {
 	}
 }
 
-func (p *fakeProvider) leaks(_ context.Context, q providertest.LeakQuery) ([]string, error) {
+func (p *fakeProvider) leaks(_ context.Context, q lifecycle.LeakQuery) ([]string, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out []string
@@ -164,8 +171,8 @@ func startProvider(t *testing.T, p *fakeProvider) {
 	t.Cleanup(func() { cancel(); <-done })
 }
 
-func lifecycleSpec(ns string, core contract.Version, p *fakeProvider) providertest.LifecycleSpec {
-	return providertest.LifecycleSpec{
+func lifecycleSpec(ns string, core contract.Version, p *fakeProvider) lifecycle.Spec {
+	return lifecycle.Spec{
 		Namespace: ns, ClusterName: "demo", CoreVersion: core,
 		InfraClusterGVK: memClusterGVK, InfraMachineGVK: memMachineGVK,
 		InfraCluster: func(_, _ string) (client.Object, error) {
@@ -183,7 +190,7 @@ func lifecycleSpec(ns string, core contract.Version, p *fakeProvider) providerte
 		PlayCAPI:     true,
 		Timeout:      30 * time.Second,
 		PollInterval: 50 * time.Millisecond,
-		LeakChecker:  providertest.LeakCheckerFunc(p.leaks),
+		LeakChecker:  lifecycle.LeakCheckerFunc(p.leaks),
 	}
 }
 
@@ -197,12 +204,12 @@ func TestLifecyclePlaysCAPI(t *testing.T) {
 			startProvider(t, p)
 			spec := lifecycleSpec(ns, core, p)
 			checked := false
-			spec.OnProvisioned = func(ctx context.Context, l *providertest.Lifecycle) error {
+			spec.OnProvisioned = func(ctx context.Context, l *lifecycle.Driver) error {
 				checked = true
 				assertCAPIPlayed(t, ctx, l, core)
 				return nil
 			}
-			providertest.RunLifecycle(t, env.Client, spec)
+			lifecycle.Run(t, env.Client, spec)
 			assert.True(t, checked, "OnProvisioned was called")
 			p.mu.Lock()
 			defer p.mu.Unlock()
@@ -212,7 +219,7 @@ func TestLifecyclePlaysCAPI(t *testing.T) {
 }
 
 // assertCAPIPlayed checks what the driver did in Cluster API's place.
-func assertCAPIPlayed(t *testing.T, ctx context.Context, l *providertest.Lifecycle, core contract.Version) {
+func assertCAPIPlayed(t *testing.T, ctx context.Context, l *lifecycle.Driver, core contract.Version) {
 	spec := l.Spec()
 	cluster := &unstructured.Unstructured{}
 	cluster.SetGroupVersionKind(providertest.ClusterGVK(core))
@@ -262,10 +269,10 @@ func TestLifecycleReportsLeaks(t *testing.T) {
 	require.NoError(t, err)
 	p := &fakeProvider{c: env.Client, ns: ns, core: contract.V1Beta2, cloud: map[string]string{}, leakyDelete: true}
 	startProvider(t, p)
-	l, err := providertest.NewLifecycle(env.Client, lifecycleSpec(ns, contract.V1Beta2, p))
+	l, err := lifecycle.New(env.Client, lifecycleSpec(ns, contract.V1Beta2, p))
 	require.NoError(t, err)
 	err = l.Run(ctx)
-	require.ErrorIs(t, err, providertest.ErrLeaked)
+	require.ErrorIs(t, err, lifecycle.ErrLeaked)
 	assert.Contains(t, err.Error(), "3 cloud resource(s) remain")
 	assert.Contains(t, err.Error(), "vm-demo-md-1")
 	assert.NotContains(t, err.Error(), "net-demo", "the InfraCluster's network was deleted")
@@ -281,14 +288,14 @@ func TestLifecycleWithCAPIControllers(t *testing.T) {
 	startProvider(t, p)
 	spec := lifecycleSpec(ns, contract.V1Beta2, p)
 	spec.PlayCAPI, spec.Timeout = false, time.Second
-	l, err := providertest.NewLifecycle(env.Client, spec)
+	l, err := lifecycle.New(env.Client, spec)
 	require.NoError(t, err)
 	require.NoError(t, l.Create(ctx))
 	err = l.WaitProvisioned(ctx)
-	require.ErrorIs(t, err, providertest.ErrTimeout)
+	require.ErrorIs(t, err, lifecycle.ErrTimeout)
 	assert.Contains(t, err.Error(), `MemCluster "`+ns+`/demo" is not provisioned`)
 
-	l2, err := providertest.NewLifecycle(env.Client, func() providertest.LifecycleSpec { s := spec; s.Timeout = 30 * time.Second; return s }())
+	l2, err := lifecycle.New(env.Client, func() lifecycle.Spec { s := spec; s.Timeout = 30 * time.Second; return s }())
 	require.NoError(t, err)
 	require.NoError(t, l2.Delete(ctx))
 	for _, name := range l.MachineNames() {
@@ -302,32 +309,32 @@ func TestNewLifecycleValidates(t *testing.T) {
 	valid := lifecycleSpec("ns", contract.V1Beta2, p)
 	tests := []struct {
 		name  string
-		edit  func(s *providertest.LifecycleSpec)
+		edit  func(s *lifecycle.Spec)
 		field string
 	}{
-		{"namespace", func(s *providertest.LifecycleSpec) { s.Namespace = "Bad_NS" }, `namespace "Bad_NS"`},
-		{"cluster name", func(s *providertest.LifecycleSpec) { s.ClusterName = "" }, `clusterName ""`},
-		{"infra cluster kind", func(s *providertest.LifecycleSpec) { s.InfraClusterGVK.Kind = "" }, "infraClusterGVK"},
-		{"infra machine kind", func(s *providertest.LifecycleSpec) { s.InfraMachineGVK = schema.GroupVersionKind{} }, "infraMachineGVK"},
-		{"no machines", func(s *providertest.LifecycleSpec) { s.ControlPlaneMachines, s.WorkerMachines = 0, 0 }, `machines "0+0"`},
-		{"core version", func(s *providertest.LifecycleSpec) { s.CoreVersion = "v1" }, `coreVersion "v1"`},
-		{"contract version", func(s *providertest.LifecycleSpec) { s.ContractVersion = "v2" }, `contractVersion "v2"`},
-		{"leak checker", func(s *providertest.LifecycleSpec) { s.LeakChecker = nil }, "leakChecker"},
+		{"namespace", func(s *lifecycle.Spec) { s.Namespace = "Bad_NS" }, `namespace "Bad_NS"`},
+		{"cluster name", func(s *lifecycle.Spec) { s.ClusterName = "" }, `clusterName ""`},
+		{"infra cluster kind", func(s *lifecycle.Spec) { s.InfraClusterGVK.Kind = "" }, "infraClusterGVK"},
+		{"infra machine kind", func(s *lifecycle.Spec) { s.InfraMachineGVK = schema.GroupVersionKind{} }, "infraMachineGVK"},
+		{"no machines", func(s *lifecycle.Spec) { s.ControlPlaneMachines, s.WorkerMachines = 0, 0 }, `machines "0+0"`},
+		{"core version", func(s *lifecycle.Spec) { s.CoreVersion = "v1" }, `coreVersion "v1"`},
+		{"contract version", func(s *lifecycle.Spec) { s.ContractVersion = "v2" }, `contractVersion "v2"`},
+		{"leak checker", func(s *lifecycle.Spec) { s.LeakChecker = nil }, "leakChecker"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := valid
 			tc.edit(&s)
-			_, err := providertest.NewLifecycle(env.Client, s)
-			require.ErrorIs(t, err, providertest.ErrInvalidLifecycle)
+			_, err := lifecycle.New(env.Client, s)
+			require.ErrorIs(t, err, lifecycle.ErrInvalidSpec)
 			assert.Contains(t, err.Error(), tc.field)
 		})
 	}
-	_, err := providertest.NewLifecycle(nil, valid)
-	require.ErrorIs(t, err, providertest.ErrInvalidLifecycle)
+	_, err := lifecycle.New(nil, valid)
+	require.ErrorIs(t, err, lifecycle.ErrInvalidSpec)
 
-	l, err := providertest.NewLifecycle(env.Client, providertest.LifecycleSpec{Namespace: "ns", ClusterName: "c",
-		InfraClusterGVK: memClusterGVK, InfraMachineGVK: memMachineGVK, WorkerMachines: 1, LeakChecker: providertest.LeakCheckerFunc(p.leaks)})
+	l, err := lifecycle.New(env.Client, lifecycle.Spec{Namespace: "ns", ClusterName: "c",
+		InfraClusterGVK: memClusterGVK, InfraMachineGVK: memMachineGVK, WorkerMachines: 1, LeakChecker: lifecycle.LeakCheckerFunc(p.leaks)})
 	require.NoError(t, err)
 	got := l.Spec()
 	assert.Equal(t, contract.V1Beta2, got.CoreVersion)
@@ -344,18 +351,18 @@ func TestLifecycleTemplateErrors(t *testing.T) {
 	p := &fakeProvider{}
 	spec := lifecycleSpec(ns, contract.V1Beta2, p)
 	spec.InfraMachine = func(string, string, bool) (client.Object, error) { return nil, errors.New("no image") }
-	l, err := providertest.NewLifecycle(env.Client, spec)
+	l, err := lifecycle.New(env.Client, spec)
 	require.NoError(t, err)
 	err = l.Create(ctx)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `cannot build MemMachine "demo-cp-0": no image`)
 	require.Error(t, l.Create(ctx), "a second Create finds the Cluster already there")
 
-	failing := providertest.LeakCheckerFunc(func(context.Context, providertest.LeakQuery) ([]string, error) {
+	failing := lifecycle.LeakCheckerFunc(func(context.Context, lifecycle.LeakQuery) ([]string, error) {
 		return nil, fmt.Errorf("cloud unreachable")
 	})
 	spec.LeakChecker = failing
-	l, err = providertest.NewLifecycle(env.Client, spec)
+	l, err = lifecycle.New(env.Client, spec)
 	require.NoError(t, err)
 	_, err = l.Leaks(ctx, nil)
 	assert.ErrorContains(t, err, "cloud unreachable")
@@ -368,17 +375,17 @@ func TestLifecycleOnPollReportsProgress(t *testing.T) {
 	p := &fakeProvider{c: env.Client, ns: ns, core: contract.V1Beta2, cloud: map[string]string{}}
 	startProvider(t, p)
 	spec := lifecycleSpec(ns, contract.V1Beta2, p)
-	var polls []providertest.Poll
-	spec.OnPoll = func(_ context.Context, p providertest.Poll) { polls = append(polls, p) }
-	providertest.RunLifecycle(t, env.Client, spec)
+	var polls []lifecycle.Poll
+	spec.OnPoll = func(_ context.Context, p lifecycle.Poll) { polls = append(polls, p) }
+	lifecycle.Run(t, env.Client, spec)
 
-	byPhase := map[string][]providertest.Poll{}
+	byPhase := map[string][]lifecycle.Poll{}
 	for _, p := range polls {
 		byPhase[p.Phase] = append(byPhase[p.Phase], p)
 		assert.Equal(t, p.Done, len(p.Pending) == 0, "a wait is done exactly when nothing is pending: %+v", p)
 	}
-	require.Len(t, byPhase, 2, "only the phases %q and %q", providertest.PhaseProvisioning, providertest.PhaseDeletion)
-	prov := byPhase[providertest.PhaseProvisioning]
+	require.Len(t, byPhase, 2, "only the phases %q and %q", lifecycle.PhaseProvisioning, lifecycle.PhaseDeletion)
+	prov := byPhase[lifecycle.PhaseProvisioning]
 	require.NotEmpty(t, prov)
 	assert.True(t, prov[len(prov)-1].Done, "the provisioning wait ends done")
 	for _, p := range prov[:len(prov)-1] {
@@ -386,7 +393,7 @@ func TestLifecycleOnPollReportsProgress(t *testing.T) {
 	}
 	// Delete waits for the InfraMachines, then the Machines and Secrets, the InfraCluster, the Cluster.
 	done := 0
-	for _, p := range byPhase[providertest.PhaseDeletion] {
+	for _, p := range byPhase[lifecycle.PhaseDeletion] {
 		if p.Done {
 			done++
 		}

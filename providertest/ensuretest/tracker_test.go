@@ -1,4 +1,4 @@
-package providertest_test
+package ensuretest_test
 
 import (
 	"context"
@@ -8,13 +8,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/providertest/ensuretest"
 	"github.com/capkit/capkit/scope"
 )
 
 func TestTrackerModelsCrashAndMove(t *testing.T) {
 	ctx := context.Background()
-	tr := providertest.NewTracker("owner-1")
+	tr := ensuretest.NewTracker("owner-1")
 	key, err := tr.OwnershipKey()
 	require.NoError(t, err)
 	assert.Equal(t, "owner-1", key)
@@ -49,6 +49,6 @@ func TestTrackerModelsCrashAndMove(t *testing.T) {
 	require.ErrorIs(t, tr.SetResourceID("Not A Key", "x"), scope.ErrInvalidInput)
 	require.ErrorIs(t, tr.SetResourceID("vm", ""), scope.ErrInvalidInput)
 
-	_, err = providertest.NewTracker("").OwnershipKey()
+	_, err = ensuretest.NewTracker("").OwnershipKey()
 	require.ErrorIs(t, err, scope.ErrOwnershipKeyNotPersisted)
 }

@@ -1,4 +1,4 @@
-package providertest
+package lifecycle
 
 import (
 	"context"
@@ -16,13 +16,23 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/providertest/testenv"
 	"github.com/capkit/capkit/scope"
 )
 
+// coreVersion defaults an empty version to v1beta2, the current core API version.
+func coreVersion(v contract.Version) contract.Version {
+	if v == "" {
+		return contract.V1Beta2
+	}
+	return v
+}
+
 // Errors of the lifecycle driver.
 var (
-	// ErrInvalidLifecycle is wrapped by the error of NewLifecycle for a bad LifecycleSpec.
-	ErrInvalidLifecycle = errors.New("invalid lifecycle spec")
+	// ErrInvalidSpec is wrapped by the error of New for a bad Spec.
+	ErrInvalidSpec = errors.New("invalid lifecycle spec")
 	// ErrTimeout is wrapped by the errors of the waits that did not finish in time.
 	ErrTimeout = errors.New("timed out")
 	// ErrLeaked is wrapped by the error of Run when the cloud still holds resources after the delete.
@@ -51,8 +61,8 @@ type LeakCheckerFunc func(ctx context.Context, q LeakQuery) ([]string, error)
 // Leaks calls f.
 func (f LeakCheckerFunc) Leaks(ctx context.Context, q LeakQuery) ([]string, error) { return f(ctx, q) }
 
-// LifecycleSpec describes the cluster a Lifecycle creates and deletes.
-type LifecycleSpec struct {
+// Spec describes the cluster a Driver creates and deletes.
+type Spec struct {
 	// Namespace and ClusterName name the Cluster and its InfraCluster. Required.
 	Namespace, ClusterName string
 	// CoreVersion is the API version of the core Cluster and Machines; default contract.V1Beta2.
@@ -82,14 +92,14 @@ type LifecycleSpec struct {
 	LeakChecker LeakChecker
 	// OnProvisioned is called once everything is provisioned, before the delete, for the provider's own
 	// assertions (e.g. AssertObjectConformance on l.InfraCluster). Optional.
-	OnProvisioned func(ctx context.Context, l *Lifecycle) error
+	OnProvisioned func(ctx context.Context, l *Driver) error
 	// OnPoll is called after every check of every wait (WaitProvisioned, Delete), with the check's
 	// outcome: done tells whether the wait ends, pending names what it still waits for. It lets a demo or a
 	// test print progress between the steps; it must not block. Optional.
 	OnPoll func(ctx context.Context, p Poll)
 }
 
-// Poll is one check of a wait of the Lifecycle, as OnPoll gets it.
+// Poll is one check of a wait of the Driver, as OnPoll gets it.
 type Poll struct {
 	// Phase is PhaseProvisioning for WaitProvisioned and PhaseDeletion for the waits of Delete.
 	Phase string
@@ -99,22 +109,22 @@ type Poll struct {
 	Pending []string
 }
 
-// Lifecycle drives a cluster through its life against a running provider: create the Cluster, the
+// Driver drives a cluster through its life against a running provider: create the Cluster, the
 // InfraCluster, Machines with their bootstrap Secrets and InfraMachines; wait until all are provisioned;
 // delete; ask the cloud what leaked.
-type Lifecycle struct {
+type Driver struct {
 	c    client.Client
-	spec LifecycleSpec
+	spec Spec
 }
 
-// NewLifecycle checks spec, applies its defaults and returns a driver that uses c.
-func NewLifecycle(c client.Client, spec LifecycleSpec) (*Lifecycle, error) {
+// New checks spec, applies its defaults and returns a driver that uses c.
+func New(c client.Client, spec Spec) (*Driver, error) {
 	invalid := func(field string, value any, rule string) error {
-		return fmt.Errorf("cannot create lifecycle: %s %q %s: %w", field, value, rule, ErrInvalidLifecycle)
+		return fmt.Errorf("cannot create lifecycle: %s %q %s: %w", field, value, rule, ErrInvalidSpec)
 	}
 	switch {
 	case c == nil:
-		return nil, fmt.Errorf("cannot create lifecycle: client must not be nil: %w", ErrInvalidLifecycle)
+		return nil, fmt.Errorf("cannot create lifecycle: client must not be nil: %w", ErrInvalidSpec)
 	case len(validation.IsDNS1123Label(spec.Namespace)) > 0:
 		return nil, invalid("namespace", spec.Namespace, "must be a DNS label")
 	case len(validation.IsDNS1123Label(spec.ClusterName)) > 0:
@@ -130,12 +140,12 @@ func NewLifecycle(c client.Client, spec LifecycleSpec) (*Lifecycle, error) {
 	case spec.ContractVersion != "" && !spec.ContractVersion.Valid():
 		return nil, invalid("contractVersion", spec.ContractVersion, "must be v1beta1 or v1beta2")
 	case spec.LeakChecker == nil:
-		return nil, fmt.Errorf("cannot create lifecycle: leakChecker must not be nil: %w", ErrInvalidLifecycle)
+		return nil, fmt.Errorf("cannot create lifecycle: leakChecker must not be nil: %w", ErrInvalidSpec)
 	}
 	spec.CoreVersion = coreVersion(spec.CoreVersion)
 	spec.ContractVersion = coreVersion(spec.ContractVersion)
 	if spec.KubernetesVersion == "" {
-		spec.KubernetesVersion = KubernetesVersion
+		spec.KubernetesVersion = testenv.KubernetesVersion
 	}
 	if spec.Timeout <= 0 {
 		spec.Timeout = 2 * time.Minute
@@ -146,11 +156,11 @@ func NewLifecycle(c client.Client, spec LifecycleSpec) (*Lifecycle, error) {
 	if spec.BootstrapData == nil {
 		spec.BootstrapData = func(string, bool) []byte { return []byte("#cloud-config\nruncmd: []\n") }
 	}
-	return &Lifecycle{c: c, spec: spec}, nil
+	return &Driver{c: c, spec: spec}, nil
 }
 
 // Spec returns the spec with its defaults applied.
-func (l *Lifecycle) Spec() LifecycleSpec { return l.spec }
+func (l *Driver) Spec() Spec { return l.spec }
 
 // machine is one Machine of the spec.
 type machine struct {
@@ -160,7 +170,7 @@ type machine struct {
 
 // MachineNames returns the names of the Machines, control plane first: "<cluster>-cp-<i>" and
 // "<cluster>-md-<i>". Each InfraMachine and bootstrap Secret has the name of its Machine.
-func (l *Lifecycle) MachineNames() []string {
+func (l *Driver) MachineNames() []string {
 	var out []string
 	for _, m := range l.machines() {
 		out = append(out, m.name)
@@ -168,7 +178,7 @@ func (l *Lifecycle) MachineNames() []string {
 	return out
 }
 
-func (l *Lifecycle) machines() []machine {
+func (l *Driver) machines() []machine {
 	var out []machine
 	for i := range l.spec.ControlPlaneMachines {
 		out = append(out, machine{name: fmt.Sprintf("%s-cp-%d", l.spec.ClusterName, i), controlPlane: true})
@@ -182,9 +192,9 @@ func (l *Lifecycle) machines() []machine {
 // Create creates the Cluster, the InfraCluster, and for each Machine its bootstrap Secret, the Machine and
 // its InfraMachine. With PlayCAPI, the InfraCluster is controlled by the Cluster and each InfraMachine by
 // its Machine, as Cluster API's controllers would set it.
-func (l *Lifecycle) Create(ctx context.Context) error {
+func (l *Driver) Create(ctx context.Context) error {
 	s := l.spec
-	cluster := NewCluster(s.Namespace, s.ClusterName).WithAPIVersion(s.CoreVersion).
+	cluster := providertest.NewCluster(s.Namespace, s.ClusterName).WithAPIVersion(s.CoreVersion).
 		WithInfraRef(s.InfraClusterGVK, s.ClusterName).Build()
 	if err := l.c.Create(ctx, cluster); err != nil {
 		return fmt.Errorf("cannot create Cluster %q: %w", s.ClusterName, err)
@@ -199,7 +209,7 @@ func (l *Lifecycle) Create(ctx context.Context) error {
 		return err
 	}
 	if s.PlayCAPI {
-		infraCluster.SetOwnerReferences([]metav1.OwnerReference{OwnerReference(cluster, true)})
+		infraCluster.SetOwnerReferences([]metav1.OwnerReference{providertest.OwnerReference(cluster, true)})
 	}
 	if err := l.c.Create(ctx, infraCluster); err != nil {
 		return fmt.Errorf("cannot create %s %q: %w", s.InfraClusterGVK.Kind, s.ClusterName, err)
@@ -212,21 +222,21 @@ func (l *Lifecycle) Create(ctx context.Context) error {
 	return nil
 }
 
-func (l *Lifecycle) createMachine(ctx context.Context, cluster *unstructured.Unstructured, m machine) error {
+func (l *Driver) createMachine(ctx context.Context, cluster *unstructured.Unstructured, m machine) error {
 	s := l.spec
-	secret := NewBootstrapSecret(s.Namespace, m.name, s.ClusterName, s.BootstrapData(m.name, m.controlPlane))
-	secret.OwnerReferences = []metav1.OwnerReference{OwnerReference(cluster, false)}
+	secret := providertest.NewBootstrapSecret(s.Namespace, m.name, s.ClusterName, s.BootstrapData(m.name, m.controlPlane))
+	secret.OwnerReferences = []metav1.OwnerReference{providertest.OwnerReference(cluster, false)}
 	if err := l.c.Create(ctx, secret); err != nil {
 		return fmt.Errorf("cannot create bootstrap Secret %q: %w", m.name, err)
 	}
-	b := NewMachine(s.Namespace, m.name, s.ClusterName).WithAPIVersion(s.CoreVersion).
+	b := providertest.NewMachine(s.Namespace, m.name, s.ClusterName).WithAPIVersion(s.CoreVersion).
 		WithBootstrapSecret(m.name).WithVersion(s.KubernetesVersion).WithInfraRef(s.InfraMachineGVK, m.name)
 	if m.controlPlane {
 		b.ControlPlane()
 	}
 	machine := b.Build()
 	if s.PlayCAPI {
-		machine.SetOwnerReferences([]metav1.OwnerReference{OwnerReference(cluster, false)})
+		machine.SetOwnerReferences([]metav1.OwnerReference{providertest.OwnerReference(cluster, false)})
 	}
 	if err := l.c.Create(ctx, machine); err != nil {
 		return fmt.Errorf("cannot create Machine %q: %w", m.name, err)
@@ -241,7 +251,7 @@ func (l *Lifecycle) createMachine(ctx context.Context, cluster *unstructured.Uns
 		return err
 	}
 	if s.PlayCAPI {
-		infra.SetOwnerReferences([]metav1.OwnerReference{OwnerReference(machine, true)})
+		infra.SetOwnerReferences([]metav1.OwnerReference{providertest.OwnerReference(machine, true)})
 	}
 	if err := l.c.Create(ctx, infra); err != nil {
 		return fmt.Errorf("cannot create %s %q: %w", s.InfraMachineGVK.Kind, m.name, err)
@@ -251,14 +261,14 @@ func (l *Lifecycle) createMachine(ctx context.Context, cluster *unstructured.Uns
 
 // infraObject builds an infra object from a template: kind, namespace, name and the cluster-name label
 // are the driver's; resourceVersion and status are dropped.
-func (l *Lifecycle) infraObject(gvk schema.GroupVersionKind, name string, template func() (client.Object, error)) (*unstructured.Unstructured, error) {
+func (l *Driver) infraObject(gvk schema.GroupVersionKind, name string, template func() (client.Object, error)) (*unstructured.Unstructured, error) {
 	obj, err := template()
 	if err != nil {
 		return nil, fmt.Errorf("cannot build %s %q: %w", gvk.Kind, name, err)
 	}
 	u := &unstructured.Unstructured{Object: map[string]any{}}
 	if obj != nil {
-		c, err := ToUnstructured(obj)
+		c, err := providertest.ToUnstructured(obj)
 		if err != nil {
 			return nil, fmt.Errorf("cannot build %s %q: %w", gvk.Kind, name, err)
 		}
@@ -270,17 +280,22 @@ func (l *Lifecycle) infraObject(gvk schema.GroupVersionKind, name string, templa
 	u.SetName(name)
 	u.SetResourceVersion("")
 	u.SetCreationTimestamp(metav1.Time{})
-	u.SetLabels(addAll(u.GetLabels(), map[string]string{contract.ClusterNameLabel: l.spec.ClusterName}))
+	labels := u.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[contract.ClusterNameLabel] = l.spec.ClusterName
+	u.SetLabels(labels)
 	return u, nil
 }
 
 // InfraCluster reads the InfraCluster.
-func (l *Lifecycle) InfraCluster(ctx context.Context) (*unstructured.Unstructured, error) {
+func (l *Driver) InfraCluster(ctx context.Context) (*unstructured.Unstructured, error) {
 	return l.get(ctx, l.spec.InfraClusterGVK, l.spec.ClusterName)
 }
 
 // InfraMachines reads the InfraMachines, in the order of MachineNames.
-func (l *Lifecycle) InfraMachines(ctx context.Context) ([]*unstructured.Unstructured, error) {
+func (l *Driver) InfraMachines(ctx context.Context) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
 	for _, name := range l.MachineNames() {
 		u, err := l.get(ctx, l.spec.InfraMachineGVK, name)
@@ -292,7 +307,7 @@ func (l *Lifecycle) InfraMachines(ctx context.Context) ([]*unstructured.Unstruct
 	return out, nil
 }
 
-func (l *Lifecycle) get(ctx context.Context, gvk schema.GroupVersionKind, name string) (*unstructured.Unstructured, error) {
+func (l *Driver) get(ctx context.Context, gvk schema.GroupVersionKind, name string) (*unstructured.Unstructured, error) {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(gvk)
 	if err := l.c.Get(ctx, client.ObjectKey{Namespace: l.spec.Namespace, Name: name}, u); err != nil {
@@ -303,7 +318,7 @@ func (l *Lifecycle) get(ctx context.Context, gvk schema.GroupVersionKind, name s
 
 // OwnershipKeys reads the ownership keys (label scope.OwnershipKeyLabel) of the InfraCluster and the
 // InfraMachines, sorted; objects the provider has not labelled yet are left out.
-func (l *Lifecycle) OwnershipKeys(ctx context.Context) ([]string, error) {
+func (l *Driver) OwnershipKeys(ctx context.Context) ([]string, error) {
 	ic, err := l.InfraCluster(ctx)
 	if err != nil {
 		return nil, err
@@ -323,7 +338,7 @@ func (l *Lifecycle) OwnershipKeys(ctx context.Context) ([]string, error) {
 }
 
 // Leaks asks the LeakChecker what is left of the cluster, given the ownership keys read before the delete.
-func (l *Lifecycle) Leaks(ctx context.Context, keys []string) ([]string, error) {
+func (l *Driver) Leaks(ctx context.Context, keys []string) ([]string, error) {
 	leaks, err := l.spec.LeakChecker.Leaks(ctx, LeakQuery{Namespace: l.spec.Namespace, ClusterName: l.spec.ClusterName, OwnershipKeys: keys})
 	if err != nil {
 		return nil, fmt.Errorf("cannot check leaks of cluster %q: %w", l.spec.Namespace+"/"+l.spec.ClusterName, err)
@@ -333,7 +348,7 @@ func (l *Lifecycle) Leaks(ctx context.Context, keys []string) ([]string, error) 
 
 // Run creates the cluster, waits until it is provisioned, calls OnProvisioned, deletes it and checks for
 // leaks. The error says which step failed; leaks wrap ErrLeaked and are listed one a line.
-func (l *Lifecycle) Run(ctx context.Context) error {
+func (l *Driver) Run(ctx context.Context) error {
 	if err := l.Create(ctx); err != nil {
 		return err
 	}
@@ -363,10 +378,10 @@ func (l *Lifecycle) Run(ctx context.Context) error {
 	return nil
 }
 
-// RunLifecycle runs a Lifecycle of spec on c and fails t when any step fails or anything leaked.
-func RunLifecycle(t *testing.T, c client.Client, spec LifecycleSpec) {
+// Run runs a Driver of spec on c and fails t when any step fails or anything leaked.
+func Run(t *testing.T, c client.Client, spec Spec) {
 	t.Helper()
-	l, err := NewLifecycle(c, spec)
+	l, err := New(c, spec)
 	if err != nil {
 		t.Fatal(err)
 	}

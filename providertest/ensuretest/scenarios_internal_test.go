@@ -1,4 +1,4 @@
-package providertest
+package ensuretest
 
 import (
 	"context"
@@ -52,7 +52,7 @@ func (n *networks) classify(err error) error {
 	case n.bugTerminalAlways, errors.Is(err, cloud.ErrInvalidParameter), errors.Is(err, cloud.ErrTokenReused):
 		return reconcile.Terminal("CloudRefused", err)
 	}
-	return reconcile.Transient(err)
+	return err
 }
 
 func (n *networks) Get(ctx context.Context, id string) (bool, error) {
@@ -134,13 +134,13 @@ func networkUnderTest(res networks, injectFaults bool, policy OutOfBandDelete) R
 
 func TestEnsureScenariosPassForACorrectResource(t *testing.T) {
 	t.Run("memcloud refuses reused tokens", func(t *testing.T) {
-		RunEnsureScenarios(t, networkUnderTest(networks{}, true, ReportTerminal))
+		RunScenarios(t, networkUnderTest(networks{}, true, ReportTerminal))
 	})
 	t.Run("resource recreates after out-of-band delete", func(t *testing.T) {
-		RunEnsureScenarios(t, networkUnderTest(networks{recreate: true}, true, Recreate))
+		RunScenarios(t, networkUnderTest(networks{recreate: true}, true, Recreate))
 	})
 	t.Run("without cloud hooks", func(t *testing.T) {
-		RunEnsureScenarios(t, networkUnderTest(networks{}, false, ReportTerminal))
+		RunScenarios(t, networkUnderTest(networks{}, false, ReportTerminal))
 	})
 }
 
@@ -208,8 +208,8 @@ func TestEnsureScenariosCatchBugs(t *testing.T) {
 		{
 			name: "lost responses are terminal", res: networks{bugTerminalAlways: true}, policy: ReportTerminal,
 			failing: map[string]string{
-				"NoDuplicateAfterLostCreateResponse":              "want a transient error",
-				"NoDuplicateAfterLostCreateResponseWithSearchLag": "want a transient error",
+				"NoDuplicateAfterLostCreateResponse":              "want an error that is retried",
+				"NoDuplicateAfterLostCreateResponseWithSearchLag": "want an error that is retried",
 			},
 		},
 		{

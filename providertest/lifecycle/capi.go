@@ -1,4 +1,4 @@
-package providertest
+package lifecycle
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/providertest"
 )
 
 // SimulateCAPI does, once, the part of Cluster API's controllers a provider depends on, for tests that do
@@ -24,7 +25,7 @@ import (
 // bootstrap data secret created status and, once its InfraMachine is provisioned, the InfraMachine's
 // providerID and its infrastructure provisioned status. It writes only what changes. Objects not found
 // are skipped (they may be deleted already).
-func (l *Lifecycle) SimulateCAPI(ctx context.Context) error {
+func (l *Driver) SimulateCAPI(ctx context.Context) error {
 	s := l.spec
 	cf := contract.Cluster(s.CoreVersion)
 	ic, err := l.InfraCluster(ctx)
@@ -32,7 +33,7 @@ func (l *Lifecycle) SimulateCAPI(ctx context.Context) error {
 		return ignoreNotFound(err)
 	}
 	if ok, _ := contract.InfraCluster(s.ContractVersion).Provisioned().Get(ic); ok {
-		err := l.updateCore(ctx, ClusterGVK(s.CoreVersion), s.ClusterName, func(u *unstructured.Unstructured) {
+		err := l.updateCore(ctx, providertest.ClusterGVK(s.CoreVersion), s.ClusterName, func(u *unstructured.Unstructured) {
 			if ep, err := contract.InfraCluster(s.ContractVersion).ControlPlaneEndpoint().Get(ic); err == nil && ep.IsValid() {
 				if cur, err := cf.ControlPlaneEndpoint().Get(u); err != nil || cur.IsZero() {
 					_ = cf.ControlPlaneEndpoint().Set(u, ep)
@@ -55,7 +56,7 @@ func (l *Lifecycle) SimulateCAPI(ctx context.Context) error {
 			provisioned, _ = contract.InfraMachine(s.ContractVersion).Provisioned().Get(im)
 			providerID, _ = contract.InfraMachine(s.ContractVersion).ProviderID().Get(im)
 		}
-		err = l.updateCore(ctx, MachineGVK(s.CoreVersion), name, func(u *unstructured.Unstructured) {
+		err = l.updateCore(ctx, providertest.MachineGVK(s.CoreVersion), name, func(u *unstructured.Unstructured) {
 			if provisioned && providerID != "" {
 				_ = mf.ProviderID().Set(u, providerID)
 			}
@@ -73,7 +74,7 @@ func (l *Lifecycle) SimulateCAPI(ctx context.Context) error {
 }
 
 // updateCore reads a core object, applies spec and status changes and writes each part that changed.
-func (l *Lifecycle) updateCore(ctx context.Context, gvk schema.GroupVersionKind, name string, spec, status func(u *unstructured.Unstructured)) error {
+func (l *Driver) updateCore(ctx context.Context, gvk schema.GroupVersionKind, name string, spec, status func(u *unstructured.Unstructured)) error {
 	u, err := l.get(ctx, gvk, name)
 	if err != nil {
 		return ignoreNotFound(err)
@@ -109,7 +110,7 @@ func metaFor(namespace, name string) metav1.ObjectMeta {
 // WaitProvisioned waits until the InfraCluster and every InfraMachine report provisioned at the paths of
 // the contract version; with PlayCAPI it runs SimulateCAPI before every check. On timeout the error
 // (wrapping ErrTimeout) names what is not provisioned, with its conditions.
-func (l *Lifecycle) WaitProvisioned(ctx context.Context) error {
+func (l *Driver) WaitProvisioned(ctx context.Context) error {
 	var pending []string
 	var last error
 	err := l.poll(ctx, func(ctx context.Context) bool {
@@ -143,9 +144,9 @@ func suffix(err error) string {
 	return "; last error: " + err.Error()
 }
 
-func (l *Lifecycle) key() string { return l.spec.Namespace + "/" + l.spec.ClusterName }
+func (l *Driver) key() string { return l.spec.Namespace + "/" + l.spec.ClusterName }
 
-func (l *Lifecycle) notProvisioned(ctx context.Context) ([]string, error) {
+func (l *Driver) notProvisioned(ctx context.Context) ([]string, error) {
 	ic, err := l.InfraCluster(ctx)
 	if err != nil {
 		return nil, err
@@ -156,7 +157,7 @@ func (l *Lifecycle) notProvisioned(ctx context.Context) ([]string, error) {
 	}
 	var out []string
 	for _, u := range append([]*unstructured.Unstructured{ic}, ims...) {
-		if err := provisioned(u, l.spec.ContractVersion); err != nil {
+		if err := providertest.CheckProvisioned(u, l.spec.ContractVersion); err != nil {
 			out = append(out, err.Error())
 		}
 	}
@@ -171,13 +172,13 @@ const (
 	PhaseDeletion = "deletion"
 )
 
-func (l *Lifecycle) onPoll(ctx context.Context, phase string, done bool, pending []string) {
+func (l *Driver) onPoll(ctx context.Context, phase string, done bool, pending []string) {
 	if l.spec.OnPoll != nil {
 		l.spec.OnPoll(ctx, Poll{Phase: phase, Done: done, Pending: slices.Clone(pending)})
 	}
 }
 
-func (l *Lifecycle) poll(ctx context.Context, done func(context.Context) bool) error {
+func (l *Driver) poll(ctx context.Context, done func(context.Context) bool) error {
 	// done gets ctx, not the poll's context: a read cut short by the deadline would hide why the last one failed.
 	return wait.PollUntilContextTimeout(ctx, l.spec.PollInterval, l.spec.Timeout, true, func(context.Context) (bool, error) {
 		return done(ctx), nil
@@ -189,16 +190,16 @@ func (l *Lifecycle) poll(ctx context.Context, done func(context.Context) bool) e
 // InfraMachines (waiting for them), Machines and bootstrap Secrets, the InfraCluster (waiting), the
 // Cluster. Without, it deletes the Cluster and waits for Cluster API to delete the rest; the bootstrap
 // Secrets are deleted last. On timeout the error (wrapping ErrTimeout) names what is left and its finalizers.
-func (l *Lifecycle) Delete(ctx context.Context) error {
+func (l *Driver) Delete(ctx context.Context) error {
 	s := l.spec
 	var machines, infraMachines, secrets []client.Object
 	for _, name := range l.MachineNames() {
-		machines = append(machines, l.ref(MachineGVK(s.CoreVersion), name))
+		machines = append(machines, l.ref(providertest.MachineGVK(s.CoreVersion), name))
 		infraMachines = append(infraMachines, l.ref(s.InfraMachineGVK, name))
 		secrets = append(secrets, &corev1.Secret{ObjectMeta: metaFor(s.Namespace, name)})
 	}
 	infraCluster := l.ref(s.InfraClusterGVK, s.ClusterName)
-	cluster := l.ref(ClusterGVK(s.CoreVersion), s.ClusterName)
+	cluster := l.ref(providertest.ClusterGVK(s.CoreVersion), s.ClusterName)
 	if s.PlayCAPI {
 		for _, step := range [][]client.Object{infraMachines, append(machines, secrets...), {infraCluster}, {cluster}} {
 			if err := l.deleteAndWait(ctx, step...); err != nil {
@@ -216,7 +217,7 @@ func (l *Lifecycle) Delete(ctx context.Context) error {
 	return l.deleteAndWait(ctx, secrets...)
 }
 
-func (l *Lifecycle) ref(gvk schema.GroupVersionKind, name string) client.Object {
+func (l *Driver) ref(gvk schema.GroupVersionKind, name string) client.Object {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(gvk)
 	u.SetNamespace(l.spec.Namespace)
@@ -224,7 +225,7 @@ func (l *Lifecycle) ref(gvk schema.GroupVersionKind, name string) client.Object 
 	return u
 }
 
-func (l *Lifecycle) deleteAndWait(ctx context.Context, objs ...client.Object) error {
+func (l *Driver) deleteAndWait(ctx context.Context, objs ...client.Object) error {
 	for _, o := range objs {
 		if err := l.c.Delete(ctx, o); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("cannot delete %s %q: %w", kindOf(o), o.GetName(), err)
@@ -233,7 +234,7 @@ func (l *Lifecycle) deleteAndWait(ctx context.Context, objs ...client.Object) er
 	return l.waitGone(ctx, objs...)
 }
 
-func (l *Lifecycle) waitGone(ctx context.Context, objs ...client.Object) error {
+func (l *Driver) waitGone(ctx context.Context, objs ...client.Object) error {
 	var left []string
 	err := l.poll(ctx, func(ctx context.Context) bool {
 		left = nil

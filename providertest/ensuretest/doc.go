@@ -1,0 +1,29 @@
+// Package ensuretest checks a provider's reconcile.Resource against the scenarios in which providers create
+// duplicate cloud resources or leak them, and models a scope's checkpoints for such tests.
+//
+// RunScenarios runs, against the provider's Resource on a fresh CloudFixture (a fake or sandbox cloud) for
+// each scenario: create when absent, no create when the tracked ID exists, adoption by tags after
+// clusterctl move, no duplicate after a crash between the create and the write of its ID or after a lost
+// create response (also with an eventually consistent tag search), out-of-band deletion, idempotent delete
+// that tolerates NotFound, deletion of a resource whose ID was never recorded, and invalid parameters
+// rejected before any cloud call:
+//
+//	func TestNetworkResource(t *testing.T) {
+//		ensuretest.RunScenarios(t, ensuretest.ResourceUnderTest[NetworkSpec]{
+//			Key:         "network",
+//			ValidSpec:   NetworkSpec{CIDR: "10.0.0.0/16"},
+//			InvalidSpec: NetworkSpec{CIDR: "10.0.0.1/16"},
+//			New: func(t testing.TB) ensuretest.CloudFixture[NetworkSpec] {
+//				c := newFakeCloud(t)
+//				return ensuretest.CloudFixture[NetworkSpec]{Resource: NewNetworks(c), Count: c.CountNetworks, DeleteOutOfBand: c.DeleteNetwork}
+//			},
+//		})
+//	}
+//
+// A Resource reports errors in two classes only, as reconcile does: terminal (reconcile.Terminal, when
+// retrying cannot help) or anything else, which is retried with backoff. A lost create response must be
+// retried, so the scenarios fail when the Resource makes it terminal.
+//
+// Tracker is an in-memory scope.ResourceTracker that keeps apart the IDs held in memory and those persisted
+// by PatchNow, so that a test models a crash (Restart) or clusterctl move (Moved) between two reconciles.
+package ensuretest

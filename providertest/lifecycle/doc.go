@@ -1,0 +1,28 @@
+// Package lifecycle drives a whole cluster through its life against a running provider and asks the
+// provider's cloud what is left afterwards: the test that catches leaked and duplicated cloud resources
+// across every controller of the provider at once.
+//
+// A Driver creates a Cluster, its InfraCluster, Machines with their bootstrap Secrets and InfraMachines,
+// waits until all are provisioned, deletes them and asks the cloud, through a LeakChecker, what remains of
+// the cluster:
+//
+//	func TestLifecycle(t *testing.T) {
+//		lifecycle.Run(t, env.Client, lifecycle.Spec{
+//			Namespace: ns, ClusterName: "demo",
+//			InfraClusterGVK: v1beta2.GroupVersion.WithKind("MemCluster"),
+//			InfraMachineGVK: v1beta2.GroupVersion.WithKind("MemMachine"),
+//			ControlPlaneMachines: 1, WorkerMachines: 2,
+//			PlayCAPI:    true,
+//			LeakChecker: lifecycle.LeakCheckerFunc(cloud.Leaks),
+//		})
+//	}
+//
+// With PlayCAPI the driver does Cluster API's minimal part itself (owner references, Cluster and Machine
+// status, providerID, deletion order; see Driver.SimulateCAPI), for envtest without Cluster API's
+// controllers; without it, it leaves that to the real controllers. Core objects are unstructured, in either
+// core API version (Spec.CoreVersion), so the package does not import sigs.k8s.io/cluster-api.
+//
+// Every wait is bounded (Spec.Timeout) and its error, wrapping ErrTimeout, names what is not provisioned
+// or not deleted, with its conditions or finalizers; leaks wrap ErrLeaked and are listed one a line.
+// Spec.OnPoll reports each check of a wait, for a demo that prints progress.
+package lifecycle

@@ -1,0 +1,45 @@
+// Package servicetest runs table-driven tests of a provider's services (reconcile.Service over
+// scope.MachineScoper[T] or scope.ClusterScoper[T]) on the state-backed fake scopes of scope/scopetest: no
+// gomock scope, no API server. A case gives the fake scope in its starting state, the setup of the
+// service's dependencies, and the Outcome; the harness calls the service once and checks what every
+// provider must get right besides the case's own assertions.
+//
+//	func TestInstance(t *testing.T) {
+//		newService := func(t *testing.T) (reconcile.Service[scope.MachineScoper[*v1beta2.MyMachine]], *fakecloud.Cloud) {
+//			c := fakecloud.New()
+//			return &Instance{Cloud: c}, c
+//		}
+//		servicetest.RunMachineCases(t, newService, []servicetest.MachineCase[*v1beta2.MyMachine, *fakecloud.Cloud]{
+//			{
+//				Name:  "creates the VM and sets the provider ID",
+//				Scope: machine("m-0"), // a new *scopetest.FakeMachineScope[*v1beta2.MyMachine]
+//				Want:  servicetest.Outcome{Result: reconcile.Result{Done: true}},
+//				Check: func(t *testing.T, s *scopetest.FakeMachineScope[*v1beta2.MyMachine], c *fakecloud.Cloud) {
+//					assert.Equal(t, 1, c.Count())
+//					assert.True(t, s.Object.IsProvisioned())
+//				},
+//			},
+//			{
+//				Name:  "a quota error is terminal",
+//				Scope: machine("m-0"),
+//				Setup: func(_ *testing.T, _ *scopetest.FakeMachineScope[*v1beta2.MyMachine], c *fakecloud.Cloud) { c.FailNext(fakecloud.ErrQuota) },
+//				Want:  servicetest.Outcome{Error: servicetest.Terminal, Reason: "QuotaExceeded"},
+//			},
+//		}...)
+//	}
+//
+// The checks every case gets:
+//
+//   - the Result, compared in full, and the class of the error (NoError, Terminal or Retried: a service
+//     says "not done yet" with a Result, never with an error), with its terminal reason, ErrorIs and
+//     ErrorContains when the case gives them;
+//   - the bootstrap data of a FakeMachineScope (BootstrapValue) appears in no error, result message or
+//     condition message: secrets never go there;
+//   - after a successful call, every resource ID the call recorded is persisted by a checkpoint
+//     (FakeObject.PersistedResourceID), and so is a provider ID it set: a crash right after the call must
+//     not lose a cloud resource;
+//   - with Outcome.Unchanged, the infra object is unchanged and was not checkpointed.
+//
+// A case runs once on its own fake, so a test that calls several services on one object (the steps of a
+// reconciler in order) uses the fakes of scope/scopetest directly.
+package servicetest

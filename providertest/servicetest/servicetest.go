@@ -1,0 +1,329 @@
+package servicetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/capkit/capkit/conditions"
+	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/scope"
+	"github.com/capkit/capkit/scope/scopetest"
+)
+
+// ErrorClass is how capkit's reconcilers treat the error a service returns.
+type ErrorClass int
+
+const (
+	// NoError means the service returns nil.
+	NoError ErrorClass = iota
+	// Terminal means a terminal error (reconcile.Terminal, or controller-runtime's reconcile.TerminalError):
+	// the step condition says why and nothing is retried until the object changes.
+	Terminal
+	// Retried means any other error: controller-runtime retries it with backoff.
+	Retried
+)
+
+// String returns the class name.
+func (c ErrorClass) String() string {
+	switch c {
+	case NoError:
+		return "NoError"
+	case Terminal:
+		return "Terminal"
+	case Retried:
+		return "Retried"
+	}
+	return fmt.Sprintf("ErrorClass(%d)", int(c))
+}
+
+// ClassOf returns the class of err.
+func ClassOf(err error) ErrorClass {
+	switch {
+	case err == nil:
+		return NoError
+	case reconcile.IsTerminal(err):
+		return Terminal
+	}
+	return Retried
+}
+
+// Outcome is what a case expects of one call of the service.
+type Outcome struct {
+	// Result is the reconcile.Result the service must return, compared in full: reconcile.Result{Done: true}
+	// for a step that is done, the Reason, Message and RequeueAfter of one that is not done yet.
+	Result reconcile.Result
+	// Error is the class of the error the service must return.
+	Error ErrorClass
+	// Reason, when not empty, is the reason of the terminal error (reconcile.TerminalError's Reason,
+	// reconcile.ReasonTerminalError for controller-runtime's reconcile.TerminalError).
+	Reason string
+	// ErrorIs, when not nil, must be in the error's chain.
+	ErrorIs error
+	// ErrorContains, when not empty, must be part of the error's message.
+	ErrorContains string
+	// Unchanged requires that the service changes nothing in the infra object and checkpoints nothing.
+	Unchanged bool
+}
+
+// Case is one table entry of RunMachineCases or RunClusterCases: a fake scope F in its starting state, the
+// dependencies' setup, the expected outcome of one call of the service and the case's own checks. D is
+// what newService returns besides the service.
+type Case[F, D any] struct {
+	// Name names the subtest; it must be unique.
+	Name string
+	// Scope is the fake scope in its starting state. It is used as it is and changed by the call, so each
+	// case needs its own: build it with a helper that returns a new one each time.
+	Scope F
+	// NewScope builds the fake scope from the dependencies newService returned, for a starting state that
+	// names what they hold (IDs in a fake cloud); when set, Scope is not used.
+	NewScope func(t *testing.T, deps D) F
+	// Setup prepares the dependencies before the call: a fault to inject, mock expectations. Optional.
+	Setup func(t *testing.T, s F, deps D)
+	// Delete calls the service's Delete instead of Reconcile.
+	Delete bool
+	// Want is the expected outcome.
+	Want Outcome
+	// Check makes the case's own assertions after the call, on the fake scope (its Object, Checkpoints,
+	// BootstrapReads) and on the dependencies. Optional.
+	Check func(t *testing.T, s F, deps D)
+}
+
+// MachineCase is a Case of a service of InfraMachines of type T.
+type MachineCase[T client.Object, D any] = Case[*scopetest.FakeMachineScope[T], D]
+
+// ClusterCase is a Case of a service of InfraClusters of type T.
+type ClusterCase[T client.Object, D any] = Case[*scopetest.FakeClusterScope[T], D]
+
+// RunMachineCases runs each case as a subtest: newService returns the service and its dependencies D (a
+// fake cloud, gomock mocks of the cloud SDK; struct{} when there are none), the case's fake scope is built,
+// Setup runs, the service's Reconcile (or Delete) is called once, and the outcome is checked:
+//
+//   - the result and the class, reason and message of the error, as Want says;
+//   - the bootstrap data (BootstrapValue) appears in no error, result message or condition message;
+//   - when the call succeeded, every resource ID it recorded in the object's resource-ID map
+//     (scope.ResourceIDsAccessor) is persisted by a checkpoint (PatchNow), and a provider ID it set
+//     (contract.ProviderIDAccessor) by a checkpoint of any kind: a crash right after the call loses no
+//     cloud resource;
+//   - with Want.Unchanged, the object is unchanged and nothing was checkpointed;
+//   - then the case's Check.
+func RunMachineCases[T client.Object, D any](t *testing.T, newService func(t *testing.T) (reconcile.Service[scope.MachineScoper[T]], D), cases ...MachineCase[T, D]) {
+	t.Helper()
+	run(t, cases, func(t *testing.T, tc MachineCase[T, D]) {
+		svc, deps := newService(t)
+		if svc == nil {
+			t.Fatal("cannot run the case: newService returned a nil service")
+		}
+		s := tc.Scope
+		if tc.NewScope != nil {
+			s = tc.NewScope(t, deps)
+		}
+		if s == nil {
+			t.Fatal("cannot run the case: Scope and NewScope are both nil")
+		}
+		runCase(t, tc, deps, s, &s.FakeObject, s.BootstrapValue, call(tc.Delete, svc, scope.MachineScoper[T](s)))
+	})
+}
+
+// RunClusterCases is RunMachineCases for a service of InfraClusters: the same checks but the bootstrap
+// data's, which an InfraCluster does not have.
+func RunClusterCases[T client.Object, D any](t *testing.T, newService func(t *testing.T) (reconcile.Service[scope.ClusterScoper[T]], D), cases ...ClusterCase[T, D]) {
+	t.Helper()
+	run(t, cases, func(t *testing.T, tc ClusterCase[T, D]) {
+		svc, deps := newService(t)
+		if svc == nil {
+			t.Fatal("cannot run the case: newService returned a nil service")
+		}
+		s := tc.Scope
+		if tc.NewScope != nil {
+			s = tc.NewScope(t, deps)
+		}
+		if s == nil {
+			t.Fatal("cannot run the case: Scope and NewScope are both nil")
+		}
+		runCase(t, tc, deps, s, &s.FakeObject, nil, call(tc.Delete, svc, scope.ClusterScoper[T](s)))
+	})
+}
+
+// run runs each case as a subtest, once, refusing duplicate names and fakes shared between cases.
+func run[F comparable, D any](t *testing.T, cases []Case[F, D], f func(t *testing.T, tc Case[F, D])) {
+	t.Helper()
+	names := map[string]bool{}
+	scopes := map[F]string{}
+	var zero F
+	for i, tc := range cases {
+		name := tc.Name
+		if name == "" {
+			name = fmt.Sprintf("case-%d", i)
+		}
+		if names[name] {
+			t.Errorf("service case %d: duplicate name %q", i, name)
+			continue
+		}
+		names[name] = true
+		if tc.NewScope == nil && tc.Scope != zero {
+			if other, ok := scopes[tc.Scope]; ok {
+				t.Errorf("service case %q: its fake scope is the one of case %q: give each case its own", name, other)
+				continue
+			}
+			scopes[tc.Scope] = name
+		}
+		t.Run(name, func(t *testing.T) { f(t, tc) })
+	}
+}
+
+// call returns the call a case makes.
+func call[S any](del bool, svc reconcile.Service[S], s S) func(context.Context) (reconcile.Result, error) {
+	if del {
+		return func(ctx context.Context) (reconcile.Result, error) { return svc.Delete(ctx, s) }
+	}
+	return func(ctx context.Context) (reconcile.Result, error) { return svc.Reconcile(ctx, s) }
+}
+
+// observed is what one call did.
+type observed[T client.Object] struct {
+	res    reconcile.Result
+	err    error
+	before T // the object before the call
+	obj    *scopetest.FakeObject[T]
+	// checkpointsBefore is how many checkpoints there were before the call.
+	checkpointsBefore int
+	secret            []byte
+}
+
+func runCase[T client.Object, F, D any](t *testing.T, tc Case[F, D], deps D, s F, obj *scopetest.FakeObject[T], secret []byte, do func(context.Context) (reconcile.Result, error)) {
+	t.Helper()
+	if tc.Setup != nil {
+		tc.Setup(t, s, deps)
+	}
+	before, ok := obj.Object.DeepCopyObject().(T)
+	if !ok {
+		t.Fatalf("cannot run the case: DeepCopyObject of %T returned another type", obj.Object)
+	}
+	o := observed[T]{before: before, obj: obj, checkpointsBefore: len(obj.Checkpoints()), secret: secret}
+	o.res, o.err = do(t.Context())
+	check(t, tc.Want, o)
+	if tc.Check != nil {
+		tc.Check(t, s, deps)
+	}
+}
+
+// TestingT is the part of *testing.T the checks use.
+type TestingT interface {
+	Helper()
+	Errorf(format string, args ...any)
+}
+
+// check reports every way o differs from want.
+func check[T client.Object](t TestingT, want Outcome, o observed[T]) {
+	t.Helper()
+	err := o.err
+	if class := ClassOf(err); class != want.Error {
+		t.Errorf("error class is %s (%v), want %s", class, err, want.Error)
+	}
+	if want.Reason != "" {
+		if got := reasonOf(err); got != want.Reason {
+			t.Errorf("terminal error reason is %q (%v), want %q", got, err, want.Reason)
+		}
+	}
+	if want.ErrorIs != nil && !errors.Is(err, want.ErrorIs) {
+		t.Errorf("error %v does not wrap %v", err, want.ErrorIs)
+	}
+	if want.ErrorContains != "" && (err == nil || !strings.Contains(err.Error(), want.ErrorContains)) {
+		t.Errorf("error %v does not contain %q", err, want.ErrorContains)
+	}
+	if o.res != want.Result {
+		t.Errorf("result is %+v, want %+v", o.res, want.Result)
+	}
+	checkSecret(t, o)
+	if err == nil {
+		checkPersisted(t, o)
+	}
+	if want.Unchanged {
+		if n := len(o.obj.Checkpoints()) - o.checkpointsBefore; n > 0 {
+			t.Errorf("the service checkpointed the object %d times, want it unchanged", n)
+		}
+		if !equality.Semantic.DeepEqual(o.before, o.obj.Object) {
+			t.Errorf("the service changed the object, want it unchanged:\nbefore: %+v\nafter:  %+v", o.before, o.obj.Object)
+		}
+	}
+}
+
+// reasonOf returns the reason of a terminal error, "" for any other.
+func reasonOf(err error) string {
+	var term *reconcile.TerminalError
+	switch {
+	case errors.As(err, &term):
+		return term.Reason
+	case reconcile.IsTerminal(err):
+		return reconcile.ReasonTerminalError
+	}
+	return ""
+}
+
+// checkSecret fails when the bootstrap data shows in the error, the result message or a condition message
+// of the object, now or at a checkpoint.
+func checkSecret[T client.Object](t TestingT, o observed[T]) {
+	t.Helper()
+	if len(o.secret) == 0 {
+		return
+	}
+	secret := string(o.secret)
+	texts := map[string]string{"result message": o.res.Message}
+	if o.err != nil {
+		texts["error"] = o.err.Error()
+	}
+	conds := func(obj client.Object, where string) {
+		if g, ok := any(obj).(conditions.Getter); ok {
+			for _, c := range g.GetConditions() {
+				texts[fmt.Sprintf("condition %q message%s", c.Type, where)] = c.Message
+			}
+		}
+	}
+	conds(o.obj.Object, "")
+	for i, cp := range o.obj.Checkpoints() {
+		conds(cp.Object, fmt.Sprintf(" at checkpoint %d", i+1))
+	}
+	for where, text := range texts {
+		if strings.Contains(text, secret) {
+			t.Errorf("the bootstrap data appears in the %s: never put secrets there", where)
+		}
+	}
+}
+
+// checkPersisted fails when an ID the call recorded would be lost by a crash right after it.
+func checkPersisted[T client.Object](t TestingT, o observed[T]) {
+	t.Helper()
+	if acc, ok := any(o.obj.Object).(scope.ResourceIDsAccessor); ok {
+		var old map[string]string
+		if b, ok := any(o.before).(scope.ResourceIDsAccessor); ok {
+			old = b.GetResourceIDs()
+		}
+		for key, id := range acc.GetResourceIDs() {
+			if id == "" || old[key] == id {
+				continue
+			}
+			if got, _ := o.obj.PersistedResourceID(key); got != id {
+				t.Errorf("resource %q (id %q) was recorded but not persisted by a checkpoint (persisted: %q): checkpoint right after the create (reconcile.Ensure does)", key, id, got)
+			}
+		}
+	}
+	acc, ok := any(o.obj.Object).(contract.ProviderIDAccessor)
+	if !ok {
+		return
+	}
+	pid := acc.GetProviderID()
+	if pid == "" || pid == any(o.before).(contract.ProviderIDAccessor).GetProviderID() {
+		return
+	}
+	cps := o.obj.Checkpoints()
+	if len(cps) == 0 || any(cps[len(cps)-1].Object).(contract.ProviderIDAccessor).GetProviderID() != pid {
+		t.Errorf("spec.providerID %q was set but not persisted by a checkpoint: checkpoint right after the create (scope.ProviderIDTracker does)", pid)
+	}
+}

@@ -1,0 +1,273 @@
+package servicetest_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/mock/gomock"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/capkit/capkit/conditions"
+	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/internal/testtypes"
+	"github.com/capkit/capkit/mocks"
+	"github.com/capkit/capkit/providertest/servicetest"
+	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/scope"
+	"github.com/capkit/capkit/scope/scopetest"
+)
+
+type vmSpec struct {
+	Image    string
+	UserData string
+}
+
+func providerID(id string) string { return "mem://" + id }
+
+func instanceID(pid string) (string, error) {
+	id, ok := strings.CutPrefix(pid, "mem://")
+	if !ok || id == "" {
+		return "", fmt.Errorf("cannot parse provider ID %q", pid)
+	}
+	return id, nil
+}
+
+// vmService is a provider's machine service: one VM per machine, its ID in spec.providerID.
+type vmService struct{ vms reconcile.Resource[vmSpec] }
+
+func (v *vmService) Reconcile(ctx context.Context, s scope.MachineScoper[*testtypes.FooMachine]) (reconcile.Result, error) {
+	if !s.Cluster().InfrastructureProvisioned {
+		return reconcile.Result{Reason: "WaitingForCluster", RequeueAfter: 5 * time.Second}, nil
+	}
+	data, _, err := s.BootstrapData(ctx)
+	if errors.Is(err, scope.ErrBootstrapDataNotReady) {
+		return reconcile.Result{Reason: reconcile.ReasonWaitingForBootstrapData}, nil
+	}
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	m := s.InfraMachine()
+	tr, err := scope.ProviderIDTracker(s, m, "vm", providerID, instanceID)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if _, err := reconcile.Ensure(ctx, tr, "vm", v.vms, vmSpec{Image: "ubuntu", UserData: string(data)}); err != nil {
+		return reconcile.Result{}, err
+	}
+	m.Status.Addresses = []contract.MachineAddress{{Type: contract.MachineInternalIP, Address: "10.0.0.4"}}
+	m.SetProvisioned(true)
+	return reconcile.Result{Done: true}, nil
+}
+
+func (v *vmService) Delete(ctx context.Context, s scope.MachineScoper[*testtypes.FooMachine]) (reconcile.Result, error) {
+	tr, err := scope.ProviderIDTracker(s, s.InfraMachine(), "vm", providerID, instanceID)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	done, err := reconcile.EnsureDeleted(ctx, tr, "vm", v.vms)
+	return reconcile.Result{Done: done}, err
+}
+
+const bootstrapData = "#cloud-config\nsecret-token: abc\n"
+
+// machine returns a new fake scope of a machine whose Cluster is provisioned and whose bootstrap data is
+// ready; edit changes it.
+func machine(edit ...func(s *scopetest.FakeMachineScope[*testtypes.FooMachine])) *scopetest.FakeMachineScope[*testtypes.FooMachine] {
+	s := &scopetest.FakeMachineScope[*testtypes.FooMachine]{
+		FakeObject: scopetest.FakeObject[*testtypes.FooMachine]{
+			Object:            &testtypes.FooMachine{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m-0"}},
+			OwnershipKeyValue: "key-m-0",
+			ClusterInfo:       scope.ClusterInfo{Name: "c1", InfrastructureProvisioned: true},
+		},
+		MachineInfo:    scope.MachineInfo{Name: "m-0", BootstrapDataSecretName: "m-0"},
+		BootstrapValue: []byte(bootstrapData),
+	}
+	for _, e := range edit {
+		e(s)
+	}
+	return s
+}
+
+func provisioned(s *scopetest.FakeMachineScope[*testtypes.FooMachine]) {
+	s.Object.Spec.ProviderID = providerID("vm-1")
+	s.Object.Status.Addresses = []contract.MachineAddress{{Type: contract.MachineInternalIP, Address: "10.0.0.4"}}
+	s.Object.SetProvisioned(true)
+}
+
+func TestRunMachineCases(t *testing.T) {
+	spec := vmSpec{Image: "ubuntu", UserData: bootstrapData}
+	tags := reconcile.OwnershipTags("key-m-0", "vm")
+	newService := func(t *testing.T) (reconcile.Service[scope.MachineScoper[*testtypes.FooMachine]], *mocks.MockResource[vmSpec]) {
+		vms := mocks.NewMockResource[vmSpec](gomock.NewController(t))
+		return &vmService{vms: vms}, vms
+	}
+	type fake = *scopetest.FakeMachineScope[*testtypes.FooMachine]
+	type vms = *mocks.MockResource[vmSpec]
+
+	servicetest.RunMachineCases(t, newService, []servicetest.MachineCase[*testtypes.FooMachine, vms]{
+		{
+			Name:  "creates the VM and checkpoints its provider ID",
+			Scope: machine(),
+			Setup: func(_ *testing.T, _ fake, vms vms) {
+				vms.EXPECT().Validate(spec).Return(nil)
+				vms.EXPECT().FindByTags(gomock.Any(), tags).Return("", false, nil)
+				vms.EXPECT().Create(gomock.Any(), spec, reconcile.IdempotencyToken("key-m-0", "vm"), tags).Return("vm-1", nil)
+			},
+			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}},
+			Check: func(t *testing.T, s fake, _ vms) {
+				assert.Equal(t, "mem://vm-1", s.Object.Spec.ProviderID)
+				assert.True(t, s.Object.IsProvisioned())
+				require.Len(t, s.Checkpoints(), 1)
+				assert.True(t, s.Checkpoints()[0].SpecOnly, "a provider ID needs a spec checkpoint only")
+				assert.Equal(t, 1, s.BootstrapReads)
+			},
+		},
+		{
+			Name:  "finds the tracked VM and changes nothing",
+			Scope: machine(provisioned),
+			Setup: func(_ *testing.T, _ fake, vms vms) {
+				vms.EXPECT().Validate(spec).Return(nil)
+				vms.EXPECT().Get(gomock.Any(), "vm-1").Return(true, nil)
+			},
+			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}, Unchanged: true},
+		},
+		{
+			Name:  "waits for the cluster infrastructure",
+			Scope: machine(func(s fake) { s.ClusterInfo.InfrastructureProvisioned = false }),
+			Want:  servicetest.Outcome{Result: reconcile.Result{Reason: "WaitingForCluster", RequeueAfter: 5 * time.Second}, Unchanged: true},
+		},
+		{
+			Name:  "waits for the bootstrap data",
+			Scope: machine(func(s fake) { s.BootstrapValue = nil }),
+			Want:  servicetest.Outcome{Result: reconcile.Result{Reason: reconcile.ReasonWaitingForBootstrapData}, Unchanged: true},
+		},
+		{
+			Name:  "a malformed bootstrap Secret is retried",
+			Scope: machine(func(s fake) { s.BootstrapErr = scope.ErrBootstrapDataMalformed }),
+			Want:  servicetest.Outcome{Error: servicetest.Retried, ErrorIs: scope.ErrBootstrapDataMalformed},
+		},
+		{
+			Name:  "a quota error is terminal and creates nothing",
+			Scope: machine(),
+			Setup: func(_ *testing.T, _ fake, vms vms) {
+				vms.EXPECT().Validate(spec).Return(nil)
+				vms.EXPECT().FindByTags(gomock.Any(), tags).Return("", false, nil)
+				vms.EXPECT().Create(gomock.Any(), spec, gomock.Any(), tags).Return("", reconcile.Terminal("QuotaExceeded", errors.New("quota")))
+			},
+			Want: servicetest.Outcome{Error: servicetest.Terminal, Reason: "QuotaExceeded", Unchanged: true},
+		},
+		{
+			Name:  "a failed checkpoint is retried",
+			Scope: machine(func(s fake) { s.PatchErr = errors.New("conflict") }),
+			Setup: func(_ *testing.T, _ fake, vms vms) {
+				vms.EXPECT().Validate(spec).Return(nil)
+				vms.EXPECT().FindByTags(gomock.Any(), tags).Return("", false, nil)
+				vms.EXPECT().Create(gomock.Any(), spec, gomock.Any(), tags).Return("vm-1", nil)
+			},
+			Want: servicetest.Outcome{Error: servicetest.Retried, ErrorContains: "conflict"},
+			Check: func(t *testing.T, s fake, _ vms) {
+				assert.Empty(t, s.Checkpoints(), "nothing persisted: the next Ensure adopts the VM by its tags")
+			},
+		},
+		{
+			Name:   "deletes the VM and keeps the provider ID",
+			Scope:  machine(provisioned),
+			Delete: true,
+			Setup: func(_ *testing.T, _ fake, vms vms) {
+				gomock.InOrder(
+					vms.EXPECT().Get(gomock.Any(), "vm-1").Return(true, nil),
+					vms.EXPECT().Delete(gomock.Any(), "vm-1").Return(nil),
+					vms.EXPECT().Get(gomock.Any(), "vm-1").Return(false, nil),
+					vms.EXPECT().FindByTags(gomock.Any(), tags).Return("", false, nil),
+				)
+			},
+			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}, Unchanged: true},
+		},
+	}...)
+}
+
+// networkService is a provider's cluster service: a network recorded in status.resources, the endpoint,
+// a condition.
+type networkService struct{ nets reconcile.Resource[string] }
+
+func (n networkService) Reconcile(ctx context.Context, s scope.ClusterScoper[*testtypes.FooCluster]) (reconcile.Result, error) {
+	c := s.InfraCluster()
+	if _, err := reconcile.Ensure(ctx, s, "network", n.nets, "10.0.0.0/16"); err != nil {
+		return reconcile.Result{}, err
+	}
+	if !c.Spec.ControlPlaneEndpoint.IsValid() {
+		c.Spec.ControlPlaneEndpoint = contract.APIEndpoint{Host: s.Cluster().Name + ".example.com", Port: 6443}
+	}
+	if _, err := conditions.MarkTrue(c, "EndpointReady", "Published", c.Spec.ControlPlaneEndpoint.Host); err != nil {
+		return reconcile.Result{}, err
+	}
+	c.SetProvisioned(true)
+	return reconcile.Result{Done: true}, nil
+}
+
+func (n networkService) Delete(ctx context.Context, s scope.ClusterScoper[*testtypes.FooCluster]) (reconcile.Result, error) {
+	done, err := reconcile.EnsureDeleted(ctx, s, "network", n.nets)
+	return reconcile.Result{Done: done}, err
+}
+
+func cluster(ids map[string]string) *scopetest.FakeClusterScope[*testtypes.FooCluster] {
+	c := &testtypes.FooCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1"}}
+	c.Status.Resources = ids
+	return &scopetest.FakeClusterScope[*testtypes.FooCluster]{FakeObject: scopetest.FakeObject[*testtypes.FooCluster]{
+		Object: c, OwnershipKeyValue: "key-c1", ClusterInfo: scope.ClusterInfo{Name: "c1"},
+	}}
+}
+
+func TestRunClusterCases(t *testing.T) {
+	newService := func(t *testing.T) (reconcile.Service[scope.ClusterScoper[*testtypes.FooCluster]], *mocks.MockResource[string]) {
+		nets := mocks.NewMockResource[string](gomock.NewController(t))
+		nets.EXPECT().Validate(gomock.Any()).Return(nil).AnyTimes()
+		return networkService{nets: nets}, nets
+	}
+	type fake = *scopetest.FakeClusterScope[*testtypes.FooCluster]
+	type nets = *mocks.MockResource[string]
+	servicetest.RunClusterCases(t, newService,
+		servicetest.ClusterCase[*testtypes.FooCluster, nets]{
+			Name:  "creates the network, records it at once and publishes the endpoint",
+			Scope: cluster(nil),
+			Setup: func(_ *testing.T, _ fake, nets nets) {
+				nets.EXPECT().FindByTags(gomock.Any(), gomock.Any()).Return("", false, nil)
+				nets.EXPECT().Create(gomock.Any(), "10.0.0.0/16", gomock.Any(), gomock.Any()).Return("net-1", nil)
+			},
+			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}},
+			Check: func(t *testing.T, s fake, _ nets) {
+				id, _ := s.PersistedResourceID("network")
+				assert.Equal(t, "net-1", id)
+				assert.Equal(t, "c1.example.com", s.Object.Spec.ControlPlaneEndpoint.Host)
+				assert.True(t, conditions.IsTrue(s.Object, "EndpointReady"))
+			},
+		},
+		servicetest.ClusterCase[*testtypes.FooCluster, nets]{
+			Name:   "delete forgets the network",
+			Scope:  cluster(map[string]string{"network": "net-1"}),
+			Delete: true,
+			Setup: func(_ *testing.T, _ fake, nets nets) {
+				nets.EXPECT().Get(gomock.Any(), "net-1").Return(false, nil)
+				nets.EXPECT().FindByTags(gomock.Any(), gomock.Any()).Return("", false, nil)
+			},
+			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}},
+			Check: func(t *testing.T, s fake, _ nets) {
+				assert.Empty(t, s.Object.Status.Resources)
+			},
+		},
+		servicetest.ClusterCase[*testtypes.FooCluster, nets]{
+			Name:     "NewScope builds the fake from the dependencies",
+			NewScope: func(*testing.T, nets) fake { return cluster(map[string]string{"network": "net-1"}) },
+			Setup: func(_ *testing.T, _ fake, nets nets) {
+				nets.EXPECT().Get(gomock.Any(), "net-1").Return(true, nil)
+			},
+			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}},
+		},
+	)
+}

@@ -1,0 +1,14 @@
+// Package testenv gives a provider's tests a real API server: kube-apiserver and etcd (envtest), with the
+// provider's CRDs and the Cluster API CRDs installed, started once per test package.
+//
+// Main starts the Environment in TestMain, runs the tests and stops it, whatever happens:
+//
+//	var env *testenv.Environment
+//
+//	func TestMain(m *testing.M) { testenv.Main(m, &env, testenv.WithCRDPaths("../config/crd/bases")) }
+//
+// The binaries come from $KUBEBUILDER_ASSETS, else from the cache folder that hack/envtest-binaries.sh
+// fills (AssetsDir). The Cluster API CRDs are those of the sigs.k8s.io/cluster-api module in the provider's
+// build list when there is one (CAPIModuleDir), else capkit's minimal Cluster and Machine CRDs
+// (MinimalCAPICRDs), which serve both core API versions. ReadCRDs decodes CRDs shipped in an embed.FS.
+package testenv
