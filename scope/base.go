@@ -110,7 +110,7 @@ func clusterInfo(u *unstructured.Unstructured) (ClusterInfo, error) {
 	info := ClusterInfo{Name: u.GetName(), Object: u}
 	err = errors.Join(
 		read(u, f.Paused(), &info.Paused),
-		read(u, f.ControlPlaneEndpoint(), &info.ControlPlaneEndpoint),
+		readEndpoint(u, f.ControlPlaneEndpoint(), &info.ControlPlaneEndpoint),
 		read(u, f.InfrastructureProvisioned(), &info.InfrastructureProvisioned),
 	)
 	if err != nil {
@@ -119,17 +119,42 @@ func clusterInfo(u *unstructured.Unstructured) (ClusterInfo, error) {
 	return info, nil
 }
 
-// read decodes field f of u into out; an absent field leaves out as it is.
+// read decodes field f of u into out; an absent field leaves out as it is. Presence is checked first, so
+// that the common absent field costs a map lookup, not an error.
 func read[V any](u *unstructured.Unstructured, f contract.Field[V], out *V) error {
-	v, err := f.Get(u)
-	switch {
-	case errors.Is(err, contract.ErrFieldNotFound):
+	if v, found, _ := unstructured.NestedFieldNoCopy(u.Object, f.Path()...); !found || v == nil {
 		return nil
-	case err != nil:
+	}
+	v, err := f.Get(u)
+	if err != nil {
 		return err
 	}
 	*out = v
 	return nil
+}
+
+// readEndpoint decodes an API endpoint field without a JSON round trip when it has the usual shape (a
+// string host, an integer port), and through f.Get otherwise, which names what is wrong.
+func readEndpoint(u *unstructured.Unstructured, f contract.Field[contract.APIEndpoint], out *contract.APIEndpoint) error {
+	raw, found, _ := unstructured.NestedFieldNoCopy(u.Object, f.Path()...)
+	if !found || raw == nil {
+		return nil
+	}
+	if m, ok := raw.(map[string]any); ok {
+		host, hostOK := m["host"].(string)
+		if _, present := m["host"]; !present {
+			hostOK = true
+		}
+		port, portOK := m["port"].(int64)
+		if _, present := m["port"]; !present {
+			portOK = true
+		}
+		if hostOK && portOK && len(m) <= 2 && port >= 0 && port <= 65535 {
+			*out = contract.APIEndpoint{Host: host, Port: int32(port)}
+			return nil
+		}
+	}
+	return read(u, f, out)
 }
 
 // coreObjectVersion checks that u is a core Cluster API object of kind and returns its API version.

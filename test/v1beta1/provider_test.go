@@ -41,9 +41,11 @@ var (
 	oldMachineGVK = schema.GroupVersionKind{Group: group, Version: apiVersion, Kind: "OldMachine"}
 )
 
+// The services see the narrow scope interfaces over unstructured objects, and write contract fields with
+// contract.Unstructured at the paths of the version the scope discovered (v1beta1).
 type (
-	clusterScope = *scope.UnstructuredClusterScope
-	machineScope = *scope.UnstructuredMachineScope
+	clusterScope = scope.ClusterScoper[*unstructured.Unstructured]
+	machineScope = scope.MachineScoper[*unstructured.Unstructured]
 )
 
 func newUnstructured(gvk schema.GroupVersionKind) func() *unstructured.Unstructured {
@@ -63,8 +65,8 @@ func failureDomains() []contract.FailureDomain {
 }
 
 // clusterTags tags every cloud resource with its cluster, for cloud.Report and cloud.Leaks.
-func clusterTags(s scope.Identity) reconcile.EnsureOption {
-	return reconcile.WithTags(map[string]string{tagCluster: s.Namespace() + "/" + s.ClusterName()})
+func clusterTags(obj *unstructured.Unstructured, cluster scope.ClusterInfo) reconcile.EnsureOption {
+	return reconcile.WithTags(map[string]string{tagCluster: obj.GetNamespace() + "/" + cluster.Name})
 }
 
 // clusterSteps are the OldCluster's services: a network with one subnet, then a load balancer whose address
@@ -74,12 +76,12 @@ func clusterSteps(cl *cloud.Cloud) []reconcile.Step[clusterScope] {
 	network := reconcile.ServiceFuncs[clusterScope]{
 		ReconcileFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
 			net, err := reconcile.Ensure(ctx, s, "network", networks,
-				cloud.NetworkSpec{Name: s.Name(), CIDR: "10.0.0.0/16"}, clusterTags(s))
+				cloud.NetworkSpec{Name: s.InfraCluster().GetName(), CIDR: "10.0.0.0/16"}, clusterTags(s.InfraCluster(), s.Cluster()))
 			if err != nil {
 				return reconcile.Result{}, err
 			}
 			_, err = reconcile.Ensure(ctx, s, "subnet", subnets,
-				cloud.SubnetSpec{Name: s.Name(), NetworkID: net.ID, CIDR: "10.0.1.0/24"}, clusterTags(s))
+				cloud.SubnetSpec{Name: s.InfraCluster().GetName(), NetworkID: net.ID, CIDR: "10.0.1.0/24"}, clusterTags(s.InfraCluster(), s.Cluster()))
 			return reconcile.Result{Done: err == nil}, err
 		},
 		DeleteFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
@@ -100,19 +102,19 @@ func clusterSteps(cl *cloud.Cloud) []reconcile.Step[clusterScope] {
 			if !ok {
 				return reconcile.Result{Reason: "WaitingForNetwork"}, nil
 			}
-			lb, err := reconcile.Ensure(ctx, s, "apiserver", lbs, cloud.LoadBalancerSpec{Name: s.Name() + "-apiserver", NetworkID: netID}, clusterTags(s))
+			lb, err := reconcile.Ensure(ctx, s, "apiserver", lbs, cloud.LoadBalancerSpec{Name: s.InfraCluster().GetName() + "-apiserver", NetworkID: netID}, clusterTags(s.InfraCluster(), s.Cluster()))
 			if err != nil {
 				return reconcile.Result{}, err
 			}
 			got, err := cl.GetLoadBalancer(ctx, lb.ID)
 			if err != nil {
-				return reconcile.Result{}, reconcile.Transient(err)
+				return reconcile.Result{}, err
 			}
-			if err := errors.Join(
-				s.SetControlPlaneEndpoint(contract.APIEndpoint{Host: got.Host, Port: int32(got.Port)}),
-				s.SetFailureDomains(failureDomains()),
-				s.SetProvisioned(true),
-			); err != nil {
+			oc := contract.Unstructured(s.InfraCluster(), s.ContractVersion())
+			oc.SetControlPlaneEndpoint(contract.APIEndpoint{Host: got.Host, Port: int32(got.Port)})
+			oc.SetFailureDomains(failureDomains())
+			oc.SetProvisioned(true)
+			if err := oc.Err(); err != nil {
 				return reconcile.Result{}, err
 			}
 			return reconcile.Result{Done: true}, nil
@@ -143,27 +145,27 @@ func machineSteps(c client.Client, cl *cloud.Cloud) []reconcile.Step[machineScop
 				return reconcile.Result{}, err
 			}
 			inst, err := reconcile.Ensure(ctx, s, "instance", instances, cloud.InstanceSpec{
-				Name: s.Name(), SubnetID: subnet, Image: "ubuntu-24.04", Flavor: "small", UserData: data,
-			}, clusterTags(s))
+				Name: s.InfraMachine().GetName(), SubnetID: subnet, Image: "ubuntu-24.04", Flavor: "small", UserData: data,
+			}, clusterTags(s.InfraMachine(), s.Cluster()))
 			if err != nil {
 				return reconcile.Result{}, err
 			}
 			got, err := cl.GetInstance(ctx, inst.ID)
 			if err != nil {
-				return reconcile.Result{}, reconcile.Transient(err)
+				return reconcile.Result{}, err
 			}
 			if got.State != cloud.InstanceRunning {
 				return reconcile.Result{Reason: "InstanceNotRunning", Message: "instance " + inst.ID + " is " + string(got.State),
 					RequeueAfter: 200 * time.Millisecond}, nil
 			}
-			if err := errors.Join(
-				s.SetProviderID(providerIDPrefix+inst.ID),
-				s.SetAddresses([]contract.MachineAddress{
-					{Type: contract.MachineInternalIP, Address: got.PrivateIP},
-					{Type: contract.MachineHostName, Address: s.Name()},
-				}),
-				s.SetProvisioned(true),
-			); err != nil {
+			om := contract.Unstructured(s.InfraMachine(), s.ContractVersion())
+			om.SetProviderID(providerIDPrefix + inst.ID)
+			om.SetAddresses([]contract.MachineAddress{
+				{Type: contract.MachineInternalIP, Address: got.PrivateIP},
+				{Type: contract.MachineHostName, Address: s.InfraMachine().GetName()},
+			})
+			om.SetProvisioned(true)
+			if err := om.Err(); err != nil {
 				return reconcile.Result{}, err
 			}
 			// Look at the instance again now and then: its state shows in the conditions.
@@ -179,12 +181,12 @@ func machineSteps(c client.Client, cl *cloud.Cloud) []reconcile.Step[machineScop
 
 // clusterSubnet returns the subnet ID the machine's OldCluster recorded in status.resources, "" when none yet.
 func clusterSubnet(ctx context.Context, c client.Client, s machineScope) (string, error) {
-	name, _, err := unstructured.NestedString(s.Cluster().Object, "spec", "infrastructureRef", "name")
+	name, _, err := unstructured.NestedString(s.Cluster().Object.Object, "spec", "infrastructureRef", "name")
 	if err != nil || name == "" {
 		return "", err
 	}
 	oc := newUnstructured(oldClusterGVK)()
-	if err := c.Get(ctx, client.ObjectKey{Namespace: s.Namespace(), Name: name}, oc); err != nil {
+	if err := c.Get(ctx, client.ObjectKey{Namespace: s.InfraMachine().GetNamespace(), Name: name}, oc); err != nil {
 		return "", fmt.Errorf("cannot get OldCluster %q: %w", name, err)
 	}
 	id, _, err := unstructured.NestedString(oc.Object, "status", "resources", "subnet")

@@ -64,7 +64,7 @@ func classify(err error) error {
 	case errors.Is(err, cloud.ErrInvalidParameter), errors.Is(err, cloud.ErrTokenMismatch):
 		return reconcile.Terminal(reconcile.ReasonInvalidParameters, err)
 	default:
-		return reconcile.Transient(err)
+		return err
 	}
 }
 
