@@ -68,13 +68,17 @@ type ConditionsAccessor interface {
 }
 
 // IsProvisioned reports whether provisioned is set and true.
-func (i InfraClusterInitialization) IsProvisioned() bool { return i.Provisioned != nil && *i.Provisioned }
+func (i InfraClusterInitialization) IsProvisioned() bool {
+	return i.Provisioned != nil && *i.Provisioned
+}
 
 // SetProvisioned sets provisioned.
 func (i *InfraClusterInitialization) SetProvisioned(v bool) { i.Provisioned = &v }
 
 // IsProvisioned reports whether provisioned is set and true.
-func (i InfraMachineInitialization) IsProvisioned() bool { return i.Provisioned != nil && *i.Provisioned }
+func (i InfraMachineInitialization) IsProvisioned() bool {
+	return i.Provisioned != nil && *i.Provisioned
+}
 
 // SetProvisioned sets provisioned.
 func (i *InfraMachineInitialization) SetProvisioned(v bool) { i.Provisioned = &v }

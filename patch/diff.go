@@ -56,9 +56,9 @@ func topLevel(obj client.Object) (map[string]json.RawMessage, error) {
 // delta is what Patch would send: the merge patches of metadata-and-spec and of status (nil when a part
 // did not change), and which guarded lists changed.
 type delta struct {
-	main, status                        []byte
+	main, status                      []byte
 	conditions, finalizers, writeOnce bool
-	forceGuard                          bool // set after a conflict: the retry stays guarded
+	forceGuard                        bool // set after a conflict: the retry stays guarded
 }
 
 // guarded reports whether a patch must carry the resourceVersion: it changes a list other controllers

@@ -39,7 +39,9 @@ func (setterConds) set(obj client.Object, c []metav1.Condition) error {
 	return nil
 }
 
-type pathConds struct{ f contract.Field[[]metav1.Condition] }
+type pathConds struct {
+	f contract.Field[[]metav1.Condition]
+}
 
 func (p pathConds) get(obj client.Object) ([]metav1.Condition, error) {
 	u, ok := obj.(*unstructured.Unstructured)

@@ -213,4 +213,3 @@ func deleteIfExists[S any](ctx context.Context, r Resource[S], key, id string) (
 	}
 	return !exists, nil
 }
-

@@ -47,7 +47,9 @@ type TerminalError struct {
 	Err error
 }
 
-func (e *TerminalError) Error() string { return fmt.Sprintf("terminal error (%s): %v", e.Reason, e.cause()) }
+func (e *TerminalError) Error() string {
+	return fmt.Sprintf("terminal error (%s): %v", e.Reason, e.cause())
+}
 
 // Unwrap returns controller-runtime's terminal error around the cause.
 func (e *TerminalError) Unwrap() error { return e.Err }

@@ -64,10 +64,7 @@ func (s *objectScope[T]) DeleteResourceID(key string) error {
 	if _, ok := m[key]; !ok {
 		return nil
 	}
-	delete(m, key)
-	if len(m) == 0 {
-		m = nil
-	}
+	delete(m, key) // an emptied map stays the object's: a map the provider holds stays valid
 	s.fields.resources.SetResourceIDs(m)
 	return nil
 }
@@ -75,8 +72,28 @@ func (s *objectScope[T]) DeleteResourceID(key string) error {
 // ValidateResourceKey checks that key can name a resource in the resource-ID map and in cloud tags: a
 // DNS-1123 label (lower-case letters, digits and '-', at most 63 characters).
 func ValidateResourceKey(key string) error {
+	if isDNSLabel(key) {
+		return nil // the common case, without the regular expression
+	}
 	if errs := validation.IsDNS1123Label(key); len(errs) > 0 {
 		return fmt.Errorf("invalid resource key %q: %s: %w", key, errs[0], ErrInvalidInput)
 	}
 	return nil
+}
+
+// isDNSLabel reports whether s matches [a-z0-9]([-a-z0-9]*[a-z0-9])? and has at most 63 characters.
+func isDNSLabel(s string) bool {
+	if len(s) == 0 || len(s) > 63 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case c == '-' && i > 0 && i < len(s)-1:
+		default:
+			return false
+		}
+	}
+	return true
 }
