@@ -1,13 +1,12 @@
 package contract
 
-import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 // The interfaces in this file give typed access to the contract fields of a provider's own API types, the
 // way conditions.Setter gives access to conditions: a provider type implements them with one-line methods
 // over its fields (see the package example), capkit's scopes and reconcilers call them, and no object is
 // ever converted as a whole to reach one field. Each method reads or writes exactly one field, at the path
 // the type's contract version puts it; nothing else in the object changes, so maps and slices the provider
-// holds stay valid. Unstructured objects get the same methods from Unstructured.
+// holds stay valid. Conditions are reached through conditions.Setter. Unstructured objects get the same
+// methods from Unstructured.
 
 // ProvisionedAccessor is the provisioned flag of an InfraCluster or InfraMachine: status.initialization.provisioned
 // (v1beta2) or status.ready (v1beta1).
@@ -57,14 +56,6 @@ type StatusFailureDomainAccessor interface {
 	GetStatusFailureDomain() string
 	// SetStatusFailureDomain sets status.failureDomain.
 	SetStatusFailureDomain(fd string)
-}
-
-// ConditionsAccessor is where an infra object keeps its metav1.Conditions; it is conditions.Setter.
-type ConditionsAccessor interface {
-	// GetConditions returns the conditions.
-	GetConditions() []metav1.Condition
-	// SetConditions replaces the conditions.
-	SetConditions(c []metav1.Condition)
 }
 
 // IsProvisioned reports whether provisioned is set and true.

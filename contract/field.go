@@ -42,19 +42,49 @@ func (f Field[T]) Path() Path { return f.path }
 // Get returns the field's value; ErrFieldNotFound when it (or a parent) is absent or null, ErrFieldType when it
 // or a parent has another shape. Error messages name the path and the JSON types, never the value.
 func (f Field[T]) Get(u *unstructured.Unstructured) (T, error) {
-	var out T
 	if u == nil {
-		return out, fmt.Errorf("cannot get %q: nil object: %w", f.path, ErrFieldNotFound)
+		var zero T
+		return zero, fmt.Errorf("cannot get %q: nil object: %w", f.path, ErrFieldNotFound)
+	}
+	v, found, err := f.Lookup(u)
+	if err == nil && !found {
+		return v, fmt.Errorf("cannot get %q: %w", f.path, ErrFieldNotFound)
+	}
+	return v, err
+}
+
+// Lookup is Get for a field that may be absent: found is false, without an error, when the field (or a
+// parent) is absent or null, so that the common absent field costs a map lookup. A nil object has no field.
+func (f Field[T]) Lookup(u *unstructured.Unstructured) (value T, found bool, err error) {
+	if u == nil {
+		return value, false, nil
 	}
 	raw, err := jsonvalue.Lookup(u.Object, f.path)
-	if err != nil {
-		return out, fmt.Errorf("cannot get %q: %w", f.path, err)
+	switch {
+	case errors.Is(err, jsonvalue.ErrNotFound):
+		return value, false, nil
+	case err != nil:
+		return value, false, fmt.Errorf("cannot get %q: %w", f.path, err)
 	}
+	value, err = f.decode(raw)
+	return value, err == nil, err
+}
+
+// decode turns a JSON value into T: scalars by type assertion, a contract type that decodes its own usual
+// shape (APIEndpoint) directly, anything else through encoding/json, whose errors name the JSON types.
+func (f Field[T]) decode(raw any) (T, error) {
+	var out T
 	switch any(out).(type) {
 	case bool, string, int64, float64:
 		if v, ok := raw.(T); ok {
 			return v, nil
 		}
+	}
+	if d, ok := any(&out).(mapDecoder); ok {
+		if m, isMap := raw.(map[string]any); isMap && d.fromJSONMap(m) {
+			return out, nil
+		}
+		out = *new(T)
 	}
 	b, err := json.Marshal(raw)
 	if err != nil {
@@ -190,4 +220,10 @@ func jsonKindOfType(t reflect.Type) string {
 		return k
 	}
 	return t.String()
+}
+
+// mapDecoder is a contract type that decodes a JSON object of its usual shape without a JSON round trip; it
+// reports false for anything else, which encoding/json then decodes or rejects with a precise error.
+type mapDecoder interface {
+	fromJSONMap(m map[string]any) bool
 }

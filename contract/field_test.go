@@ -284,3 +284,49 @@ func BenchmarkFieldGet(b *testing.B) {
 		}
 	})
 }
+
+// The APIEndpoint fast path decodes exactly what encoding/json decodes, and refuses what it refuses.
+func TestAPIEndpointFastPathAgreesWithJSON(t *testing.T) {
+	f := InfraCluster(V1Beta2).ControlPlaneEndpoint()
+	for _, v := range []map[string]any{
+		{"host": "h", "port": int64(6443)},
+		{"host": "h", "port": float64(6443)},
+		{"host": "h", "port": 6443.5},
+		{"host": "h", "port": int64(1 << 40)},
+		{"host": "h", "port": int64(-1)},
+		{"host": int64(5), "port": int64(1)},
+		{"host": "h", "port": "1"},
+		{"host": "h", "extra": "x"},
+		{"host": nil},
+		{},
+	} {
+		u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"controlPlaneEndpoint": v}}}
+		got, err := f.Get(u)
+		var want APIEndpoint
+		b, merr := json.Marshal(v)
+		require.NoError(t, merr)
+		wantErr := json.Unmarshal(b, &want)
+		assert.Equal(t, wantErr != nil, err != nil, "%v: error %v, encoding/json %v", v, err, wantErr)
+		if wantErr == nil {
+			assert.Equal(t, want, got, "%v", v)
+		} else {
+			assert.ErrorIs(t, err, ErrFieldType, "%v", v)
+		}
+	}
+}
+
+func TestLookupReportsAbsenceWithoutError(t *testing.T) {
+	u := &unstructured.Unstructured{Object: map[string]any{"status": map[string]any{"ready": "yes"}}}
+	_, found, err := NewField[bool]("status", "initialization", "provisioned").Lookup(u)
+	assert.False(t, found)
+	require.NoError(t, err)
+	_, found, err = NewField[bool]("status", "ready").Lookup(u)
+	assert.False(t, found)
+	require.ErrorIs(t, err, ErrFieldType, "a present field of the wrong type is an error")
+	_, found, err = NewField[bool]("status", "ready", "x").Lookup(u)
+	assert.False(t, found)
+	require.ErrorIs(t, err, ErrFieldType, "a parent that is not an object is an error")
+	_, found, err = NewField[bool]("a").Lookup(nil)
+	assert.False(t, found)
+	require.NoError(t, err)
+}

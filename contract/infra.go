@@ -120,7 +120,7 @@ func (f FailureDomainsField) Get(u *unstructured.Unstructured) ([]FailureDomain,
 		if err != nil {
 			return nil, err
 		}
-		sortFailureDomains(out)
+		SortFailureDomains(out)
 		return out, nil
 	}
 	m, err := NewField[map[string]legacyFailureDomain](f.path...).Get(u)
@@ -132,22 +132,15 @@ func (f FailureDomainsField) Get(u *unstructured.Unstructured) ([]FailureDomain,
 		cp := d.ControlPlane
 		out = append(out, FailureDomain{Name: name, ControlPlane: &cp, Attributes: d.Attributes})
 	}
-	sortFailureDomains(out)
+	SortFailureDomains(out)
 	return out, nil
 }
 
 // Set writes the failure domains in the shape of the field's contract version, sorted by name; names must be
 // unique and not empty. A nil list removes the field; an empty list writes an empty list (or map).
 func (f FailureDomainsField) Set(u *unstructured.Unstructured, domains []FailureDomain) error {
-	seen := make(map[string]bool, len(domains))
-	for i, d := range domains {
-		if d.Name == "" {
-			return fmt.Errorf("cannot set %q: item %d: name must not be empty", f.path, i)
-		}
-		if seen[d.Name] {
-			return fmt.Errorf("cannot set %q: item %d: duplicate name %q", f.path, i, d.Name)
-		}
-		seen[d.Name] = true
+	if err := ValidateFailureDomains(domains); err != nil {
+		return fmt.Errorf("cannot set %q: %w", f.path, err)
 	}
 	if domains == nil {
 		if u == nil {
@@ -157,7 +150,7 @@ func (f FailureDomainsField) Set(u *unstructured.Unstructured, domains []Failure
 		return nil
 	}
 	sorted := slices.Clone(domains)
-	sortFailureDomains(sorted)
+	SortFailureDomains(sorted)
 	if f.version != V1Beta1 {
 		return NewField[[]FailureDomain](f.path...).Set(u, sorted)
 	}
@@ -171,6 +164,23 @@ func (f FailureDomainsField) Set(u *unstructured.Unstructured, domains []Failure
 // Delete removes the field; deleting an absent field is not an error.
 func (f FailureDomainsField) Delete(u *unstructured.Unstructured) { NewField[any](f.path...).Delete(u) }
 
-func sortFailureDomains(d []FailureDomain) {
+// SortFailureDomains sorts failure domains by name, the order in which capkit writes them.
+func SortFailureDomains(d []FailureDomain) {
 	slices.SortStableFunc(d, func(a, b FailureDomain) int { return strings.Compare(a.Name, b.Name) })
+}
+
+// ValidateFailureDomains checks that every failure domain has a name and that no name repeats; the error
+// names the item.
+func ValidateFailureDomains(domains []FailureDomain) error {
+	seen := make(map[string]bool, len(domains))
+	for i, d := range domains {
+		if d.Name == "" {
+			return fmt.Errorf("item %d: name must not be empty", i)
+		}
+		if seen[d.Name] {
+			return fmt.Errorf("item %d: duplicate name %q", i, d.Name)
+		}
+		seen[d.Name] = true
+	}
+	return nil
 }

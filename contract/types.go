@@ -1,5 +1,7 @@
 package contract
 
+import "math"
+
 // The types in this file have the JSON shapes of the v1beta2 contract. A provider embeds them in its own API
 // types so that its CRDs carry the right fields, types and validation; see the package example.
 
@@ -24,6 +26,28 @@ func (e APIEndpoint) IsZero() bool { return e.Host == "" && e.Port == 0 }
 
 // IsValid reports whether both host and port are set.
 func (e APIEndpoint) IsValid() bool { return e.Host != "" && e.Port > 0 }
+
+// fromJSONMap fills e from a JSON object with a string host and an integer port that fits an int32, the
+// shape the API server returns; it reports false for any other value of either key.
+func (e *APIEndpoint) fromJSONMap(m map[string]any) bool {
+	for k, v := range m {
+		switch k {
+		case "host":
+			h, ok := v.(string)
+			if !ok {
+				return false
+			}
+			e.Host = h
+		case "port":
+			p, ok := v.(int64)
+			if !ok || p < math.MinInt32 || p > math.MaxInt32 {
+				return false
+			}
+			e.Port = int32(p)
+		}
+	}
+	return true
+}
 
 // FailureDomain is one failure domain an InfraCluster offers (v1beta2: an item of status.failureDomains).
 // +kubebuilder:object:generate=true

@@ -6,10 +6,12 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/capkit/capkit/conditions"
 )
 
 // UnstructuredAccessor gives an InfraCluster or InfraMachine read as *unstructured.Unstructured the typed
-// accessors of this package (ProvisionedAccessor, ProviderIDAccessor, …, ConditionsAccessor), at the paths
+// accessors of this package (ProvisionedAccessor, ProviderIDAccessor, …, and conditions.Setter), at the paths
 // of its contract version. It is for providers without Go types (a v1beta1 provider, tests); typed objects
 // implement the accessors themselves.
 //
@@ -112,12 +114,12 @@ func (a *UnstructuredAccessor) SetStatusFailureDomain(fd string) {
 	set(a, InfraMachine(a.v).FailureDomain(), fd)
 }
 
-// GetConditions implements ConditionsAccessor.
+// GetConditions implements conditions.Getter.
 func (a *UnstructuredAccessor) GetConditions() []metav1.Condition {
 	return get(a, InfraMachine(a.v).Conditions())
 }
 
-// SetConditions implements ConditionsAccessor.
+// SetConditions implements conditions.Setter.
 func (a *UnstructuredAccessor) SetConditions(c []metav1.Condition) {
 	set(a, InfraMachine(a.v).Conditions(), c)
 }
@@ -145,5 +147,5 @@ var (
 	_ ProviderIDAccessor           = (*UnstructuredAccessor)(nil)
 	_ AddressesAccessor            = (*UnstructuredAccessor)(nil)
 	_ StatusFailureDomainAccessor  = (*UnstructuredAccessor)(nil)
-	_ ConditionsAccessor           = (*UnstructuredAccessor)(nil)
+	_ conditions.Setter            = (*UnstructuredAccessor)(nil)
 )

@@ -58,13 +58,12 @@ func topLevel(obj client.Object) (map[string]json.RawMessage, error) {
 type delta struct {
 	main, status                      []byte
 	conditions, finalizers, writeOnce bool
-	forceGuard                        bool // set after a conflict: the retry stays guarded
 }
 
 // guarded reports whether a patch must carry the resourceVersion: it changes a list other controllers
 // also write or a write-once label, or the conditions change (a guarded main patch that succeeds proves the
 // status it was computed from is still the server's, so the status patch can be guarded too).
-func (d *delta) guarded() bool { return d.conditions || d.finalizers || d.writeOnce || d.forceGuard }
+func (d *delta) guarded() bool { return d.conditions || d.finalizers || d.writeOnce }
 
 // serverFields are metadata a client never patches.
 var serverFields = []string{"resourceVersion", "generation", "uid", "creationTimestamp", "managedFields",

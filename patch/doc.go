@@ -16,8 +16,9 @@
 //
 // A merge patch replaces a list whole, so the two lists several controllers write are guarded:
 // metadata.finalizers and the conditions (status.conditions of a type that implements conditions.Setter, or
-// the path given with WithConditionsPath). A patch that changes one of them carries the resourceVersion it
-// was computed from (optimistic locking); every other patch does not, so it cannot conflict. On a conflict
+// the path given with WithConditionsPath). A patch that changes one of them, or a label named with
+// WithWriteOnceLabels, carries the resourceVersion it was computed from (optimistic locking); every other
+// patch does not, so it cannot conflict. On a conflict
 // the Helper re-reads the object, re-applies only the finalizers and the condition types it changed onto the
 // fresh lists, and tries again, at most WithConflictRetries times. After every metadata-and-spec patch the
 // server's answer becomes the base of the guarded lists, so a later status patch never drops a condition

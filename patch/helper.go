@@ -89,7 +89,8 @@ func (h *Helper) patch(ctx context.Context, obj client.Object, withStatus bool) 
 	if err != nil {
 		return fmt.Errorf("cannot patch %s: %w", h.desc, err)
 	}
-	if d.main != nil {
+	sentMain := d.main != nil
+	if sentMain {
 		oldGen := obj.GetGeneration()
 		resp, err := h.send(ctx, obj, d, false)
 		if apierrors.IsNotFound(err) && !obj.GetDeletionTimestamp().IsZero() && len(obj.GetFinalizers()) == 0 {
@@ -112,7 +113,7 @@ func (h *Helper) patch(ctx context.Context, obj client.Object, withStatus bool) 
 	switch {
 	case !withStatus:
 		return nil
-	case d.status == nil && d.main != nil:
+	case d.status == nil && sentMain:
 		return h.resnap(obj) // spec sent, status unchanged: one snapshot again
 	case d.status == nil:
 		return nil
@@ -169,7 +170,6 @@ func (h *Helper) send(ctx context.Context, obj client.Object, d *delta, status b
 		if d, err = h.diff(obj); err != nil {
 			return nil, err
 		}
-		d.forceGuard = true
 	}
 }
 

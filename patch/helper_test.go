@@ -69,12 +69,8 @@ func TestConflictKeepsBothWritersConditionsAndFinalizers(t *testing.T) {
 	require.NoError(t, err)
 
 	// Another controller writes after our read.
-	other := reread(t, m)
-	other.Status.Conditions = append(other.Status.Conditions, cond("Theirs", metav1.ConditionTrue))
-	require.NoError(t, env.Client.Status().Update(ctx, other))
-	other = reread(t, m)
-	other.Finalizers = append(other.Finalizers, "b.io/theirs")
-	require.NoError(t, env.Client.Update(ctx, other))
+	addTheirCondition(t, m)
+	addTheirFinalizer(t, m)
 
 	m.Finalizers = append(m.Finalizers, "a.io/mine")
 	m.Status.Conditions = append(m.Status.Conditions, cond("Mine", metav1.ConditionTrue))
@@ -95,9 +91,7 @@ func TestConflictKeepsFinalizersThisHelperDidNotChange(t *testing.T) {
 	h, err := patch.NewHelper(env.Client, m, patch.WithWriteOnceLabels("a.io/key"))
 	require.NoError(t, err)
 
-	other := reread(t, m)
-	other.Finalizers = append(other.Finalizers, "b.io/theirs")
-	require.NoError(t, env.Client.Update(ctx, other))
+	addTheirFinalizer(t, m)
 
 	m.Labels = map[string]string{"a.io/key": "k1"}
 	m.Spec.ProviderID = "foo://1"
@@ -119,20 +113,20 @@ func TestConditionOfAnotherWriterSurvivesSpecCheckpoint(t *testing.T) {
 	h, err := patch.NewHelper(env.Client, m)
 	require.NoError(t, err)
 
-	other := reread(t, m)
-	other.Status.Conditions = append(other.Status.Conditions, cond("Theirs", metav1.ConditionTrue))
-	require.NoError(t, env.Client.Status().Update(ctx, other))
+	addTheirCondition(t, m)
 
 	// An unguarded spec checkpoint moves our resourceVersion past the other writer's change ...
 	m.Spec.ProviderID = "foo://1"
 	require.NoError(t, h.PatchSpec(ctx, m))
-	assert.Empty(t, reread(t, m).Status.Addresses)
+	server := reread(t, m)
+	assert.Equal(t, server.ResourceVersion, m.ResourceVersion, "the object carries the server's resourceVersion")
+	assert.ElementsMatch(t, []string{"Ready=False", "Theirs=True"}, conditionTypes(server), "the other writer's condition is untouched")
 	// ... so the later guarded status patch must be computed against the server's conditions.
 	m.Status.Conditions = append(m.Status.Conditions, cond("Mine", metav1.ConditionTrue))
 	m.Status.FailureDomain = "fd-1"
 	require.NoError(t, h.Patch(ctx, m))
 
-	server := reread(t, m)
+	server = reread(t, m)
 	assert.Equal(t, "foo://1", server.Spec.ProviderID)
 	assert.Equal(t, "fd-1", server.Status.FailureDomain)
 	assert.ElementsMatch(t, []string{"Ready=False", "Theirs=True", "Mine=True"}, conditionTypes(server))
@@ -222,9 +216,7 @@ func TestUnstructuredWithConditionsPath(t *testing.T) {
 	h, err := patch.NewHelper(env.Client, u, patch.WithConditionsPath("status", "conditions"))
 	require.NoError(t, err)
 
-	other := reread(t, typed)
-	other.Status.Conditions = append(other.Status.Conditions, cond("Theirs", metav1.ConditionTrue))
-	require.NoError(t, env.Client.Status().Update(ctx, other))
+	addTheirCondition(t, typed)
 
 	f := contract.NewField[[]metav1.Condition]("status", "conditions")
 	conds, err := f.Get(u)

@@ -44,6 +44,22 @@ func reread(t *testing.T, m *testtypes.FooMachine) *testtypes.FooMachine {
 	return got
 }
 
+// addTheirCondition is another controller writing the condition Theirs=True on m's object after m was read.
+func addTheirCondition(t *testing.T, m *testtypes.FooMachine) {
+	t.Helper()
+	other := reread(t, m)
+	other.Status.Conditions = append(other.Status.Conditions, cond("Theirs", metav1.ConditionTrue))
+	require.NoError(t, env.Client.Status().Update(context.Background(), other))
+}
+
+// addTheirFinalizer is another controller adding the finalizer b.io/theirs to m's object after m was read.
+func addTheirFinalizer(t *testing.T, m *testtypes.FooMachine) {
+	t.Helper()
+	other := reread(t, m)
+	other.Finalizers = append(other.Finalizers, "b.io/theirs")
+	require.NoError(t, env.Client.Update(context.Background(), other))
+}
+
 func conditionTypes(m *testtypes.FooMachine) []string {
 	var out []string
 	for _, c := range m.Status.Conditions {

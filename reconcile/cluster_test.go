@@ -202,12 +202,16 @@ func TestClusterReconcileNotFound(t *testing.T) {
 	assert.Zero(t, f.cc.Writes())
 }
 
+// TestClusterReconcileErrorClasses: a step reports "not yet" with a Result, a terminal error with
+// reconcile.Terminal or controller-runtime's own reconcile.TerminalError (wrapped or not), or any other error.
+// Each is recorded in the step condition; only the last is returned to controller-runtime, which retries it
+// with backoff.
 func TestClusterReconcileErrorClasses(t *testing.T) {
 	tests := []struct {
 		name        string
 		lbResult    reconcile.Result
 		lbErr       error
-		wantErr     bool
+		wantRetried bool
 		wantRequeue time.Duration
 		wantReason  string
 		wantMessage string
@@ -215,7 +219,12 @@ func TestClusterReconcileErrorClasses(t *testing.T) {
 	}{
 		{name: "terminal", lbErr: reconcile.Terminal("InvalidSize", errors.New("size \"huge\" does not exist")),
 			wantReason: "InvalidSize", wantMessage: `size "huge" does not exist`, wantEvent: `Warning InvalidSize Reconcile LoadBalancerReady: size "huge" does not exist`},
-		{name: "plain error is retried", lbErr: errors.New("throttled"), wantErr: true, wantReason: reconcile.ReasonTransientError, wantMessage: "throttled",
+		{name: "controller-runtime TerminalError", lbErr: crreconcile.TerminalError(errors.New("bad flavor")),
+			wantReason: reconcile.ReasonTerminalError, wantMessage: "terminal error: bad flavor", wantEvent: "Warning TerminalError Reconcile LoadBalancerReady: terminal error: bad flavor"},
+		{name: "wrapped controller-runtime TerminalError", lbErr: fmt.Errorf("cannot create lb: %w", crreconcile.TerminalError(errors.New("bad flavor"))),
+			wantReason: reconcile.ReasonTerminalError, wantMessage: "cannot create lb: terminal error: bad flavor",
+			wantEvent: "Warning TerminalError Reconcile LoadBalancerReady: cannot create lb: terminal error: bad flavor"},
+		{name: "plain error is retried", lbErr: errors.New("throttled"), wantRetried: true, wantReason: reconcile.ReasonTransientError, wantMessage: "throttled",
 			wantEvent: "Warning TransientError Reconcile LoadBalancerReady: throttled"},
 		{name: "not yet", lbResult: reconcile.Result{}, wantRequeue: reconcile.DefaultRequeueAfter, wantReason: reconcile.ReasonInProgress},
 		{name: "not done", lbResult: reconcile.Result{Reason: "Provisioning", Message: "lb is starting"}, wantRequeue: reconcile.DefaultRequeueAfter,
@@ -229,74 +238,26 @@ func TestClusterReconcileErrorClasses(t *testing.T) {
 			f := newClusterFixture(t)
 			f.lbResult, f.lbErr = tt.lbResult, tt.lbErr
 			res, err := f.r.Reconcile(context.Background(), req(obj))
-			if tt.wantErr {
-				require.Error(t, err)
-			} else {
-				require.NoError(t, err)
-			}
-			assert.Equal(t, tt.wantRequeue, res.RequeueAfter)
-			got := get(t, &testtypes.FooCluster{ObjectMeta: obj.ObjectMeta})
-			setter := conditions.ForSlice(&got.Status.Conditions)
-			c := conditions.Get(setter, "LoadBalancerReady")
-			require.NotNil(t, c)
-			assert.Equal(t, metav1.ConditionFalse, c.Status)
-			assert.Equal(t, tt.wantReason, c.Reason)
-			assert.Equal(t, tt.wantMessage, c.Message)
-			assert.True(t, conditions.IsTrue(setter, "NetworkReady"), "the earlier step is recorded")
-			assert.True(t, conditions.IsFalse(setter, conditions.Ready))
-			assert.Equal(t, "net-1", got.Status.Resources["vpc"], "the checkpoint survived the failure")
-			if tt.wantEvent != "" {
-				assert.Contains(t, f.rec.all(), tt.wantEvent)
-			}
-		})
-	}
-}
-
-// TestControllerRuntimeTerminalErrorIsTerminal: a service may return controller-runtime's own
-// reconcile.TerminalError, wrapped or not, or reconcile.Terminal with a reason; either is recorded in the step
-// condition and not retried. Any other error is returned to controller-runtime, which retries it with backoff.
-func TestControllerRuntimeTerminalErrorIsTerminal(t *testing.T) {
-	tests := []struct {
-		name        string
-		err         error
-		wantRetried bool
-		wantReason  string
-		wantMessage string
-	}{
-		{name: "controller-runtime TerminalError", err: crreconcile.TerminalError(errors.New("bad flavor")),
-			wantReason: reconcile.ReasonTerminalError, wantMessage: "bad flavor"},
-		{name: "wrapped controller-runtime TerminalError", err: fmt.Errorf("cannot create lb: %w", crreconcile.TerminalError(errors.New("bad flavor"))),
-			wantReason: reconcile.ReasonTerminalError, wantMessage: "cannot create lb: terminal error: bad flavor"},
-		{name: "Terminal with a reason", err: reconcile.Terminal("InvalidImage", errors.New(`image "x" does not exist`)),
-			wantReason: "InvalidImage", wantMessage: `image "x" does not exist`},
-		{name: "plain error", err: errors.New("throttled"), wantRetried: true,
-			wantReason: reconcile.ReasonTransientError, wantMessage: "throttled"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ns := newNamespace(t)
-			obj, _ := newFooCluster(t, ns, false, nil)
-			f := newClusterFixture(t)
-			f.lbErr = tt.err
-			res, err := f.r.Reconcile(context.Background(), req(obj))
-			assert.Equal(t, ctrl.Result{}, res, "no requeue after a delay: a terminal error waits for a change, a plain one for the backoff")
 			if tt.wantRetried {
-				require.ErrorIs(t, err, tt.err, "returned to controller-runtime, which retries it with backoff")
+				require.ErrorIs(t, err, tt.lbErr, "returned to controller-runtime, which retries it with backoff")
 				assert.False(t, errors.Is(err, crreconcile.TerminalError(nil)), "controller-runtime must not take it for terminal")
 			} else {
 				require.NoError(t, err, "a terminal error is not returned, so controller-runtime does not retry it")
 			}
-			assert.Equal(t, tt.wantRetried, !reconcile.IsTerminal(tt.err))
-
+			assert.Equal(t, ctrl.Result{RequeueAfter: tt.wantRequeue}, res, "an error waits for a change or the backoff, not a delay")
 			got := get(t, &testtypes.FooCluster{ObjectMeta: obj.ObjectMeta})
 			c := conditions.Get(got, "LoadBalancerReady")
 			require.NotNil(t, c)
 			assert.Equal(t, metav1.ConditionFalse, c.Status)
 			assert.Equal(t, tt.wantReason, c.Reason)
-			assert.Contains(t, c.Message, tt.wantMessage)
+			assert.Equal(t, tt.wantMessage, c.Message)
+			assert.True(t, conditions.IsTrue(got, "NetworkReady"), "the earlier step is recorded")
 			assert.True(t, conditions.IsFalse(got, conditions.Ready))
 			assert.Contains(t, conditions.GetMessage(got, conditions.Ready), tt.wantMessage, "Ready says why")
-			assert.Contains(t, f.rec.all(), "Warning "+tt.wantReason+" Reconcile LoadBalancerReady: "+c.Message)
+			assert.Equal(t, "net-1", got.Status.Resources["vpc"], "the checkpoint survived the failure")
+			if tt.wantEvent != "" {
+				assert.Contains(t, f.rec.all(), tt.wantEvent)
+			}
 		})
 	}
 }

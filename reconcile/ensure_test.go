@@ -206,22 +206,24 @@ var errThrottled = errors.New("throttled")
 func TestIsTerminal(t *testing.T) {
 	cause := errors.New("bad flavor")
 	tests := []struct {
-		name string
-		err  error
-		want bool
+		name       string
+		err        error
+		want       bool
+		wantReason string
 	}{
-		{"controller-runtime TerminalError", crreconcile.TerminalError(cause), true},
-		{"Terminal", reconcile.Terminal("InvalidImage", cause), true},
-		{"wrapped controller-runtime TerminalError", fmt.Errorf("wrap: %w", crreconcile.TerminalError(cause)), true},
-		{"wrapped Terminal", fmt.Errorf("wrap: %w", reconcile.Terminal("InvalidImage", cause)), true},
-		{"joined with a terminal error", errors.Join(errThrottled, crreconcile.TerminalError(cause)), true},
-		{"plain error", cause, false},
-		{"wrapped plain error", fmt.Errorf("wrap: %w", cause), false},
-		{"nil", nil, false},
+		{"controller-runtime TerminalError", crreconcile.TerminalError(cause), true, reconcile.ReasonTerminalError},
+		{"Terminal", reconcile.Terminal("InvalidImage", cause), true, "InvalidImage"},
+		{"wrapped controller-runtime TerminalError", fmt.Errorf("wrap: %w", crreconcile.TerminalError(cause)), true, reconcile.ReasonTerminalError},
+		{"wrapped Terminal", fmt.Errorf("wrap: %w", reconcile.Terminal("InvalidImage", cause)), true, "InvalidImage"},
+		{"joined with a terminal error", errors.Join(errThrottled, crreconcile.TerminalError(cause)), true, reconcile.ReasonTerminalError},
+		{"plain error", cause, false, ""},
+		{"wrapped plain error", fmt.Errorf("wrap: %w", cause), false, ""},
+		{"nil", nil, false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.want, reconcile.IsTerminal(tt.err))
+			assert.Equal(t, tt.wantReason, reconcile.TerminalReason(tt.err))
 		})
 	}
 }

@@ -79,11 +79,25 @@ func IsTerminal(err error) bool {
 	return err != nil && errors.Is(err, crreconcile.TerminalError(nil))
 }
 
-// terminalReason returns the reason and the message of a terminal error.
-func terminalReason(err error) (reason, msg string) {
+// TerminalReason returns the condition reason of a terminal error: the Reason given to Terminal, or
+// ReasonTerminalError for controller-runtime's reconcile.TerminalError; "" for any other error.
+func TerminalReason(err error) string {
+	var t *TerminalError
+	switch {
+	case errors.As(err, &t):
+		return t.Reason
+	case IsTerminal(err):
+		return ReasonTerminalError
+	}
+	return ""
+}
+
+// terminalMessage returns the message of a terminal error for its condition: the cause of one made by
+// Terminal, the whole message of any other (controller-runtime's reads "terminal error: <cause>").
+func terminalMessage(err error) string {
 	var t *TerminalError
 	if errors.As(err, &t) {
-		return t.Reason, message(t.cause())
+		return message(t.cause())
 	}
-	return ReasonTerminalError, message(err)
+	return message(err)
 }

@@ -2,7 +2,6 @@ package reconcile_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -11,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
 	"github.com/capkit/capkit/scope/scopetest"
@@ -71,8 +70,8 @@ func hasTags(tags, want map[string]string) bool {
 func ExampleEnsure() {
 	ctx := context.Background()
 	cloud := toyCloud{}
-	s := &scopetest.FakeMachineScope[*DemoMachine]{FakeObject: scopetest.FakeObject[*DemoMachine]{
-		Object: &DemoMachine{}, OwnershipKeyValue: "k7x2"}}
+	s := &scopetest.FakeMachineScope[*v1beta2.MemMachine]{FakeObject: scopetest.FakeObject[*v1beta2.MemMachine]{
+		Object: &v1beta2.MemMachine{}, OwnershipKeyValue: "k7x2"}}
 
 	first, _ := reconcile.Ensure(ctx, s, "vm", reconcile.Resource[vmSpec](cloud), vmSpec{Image: "ubuntu-24.04"})
 	second, _ := reconcile.Ensure(ctx, s, "vm", reconcile.Resource[vmSpec](cloud), vmSpec{Image: "ubuntu-24.04"})
@@ -95,13 +94,14 @@ func ExampleEnsure() {
 	// terminal: true
 }
 
-// A provider wires its services as ordered steps over scope.MachineScoper of its own type. Reconcile adds
+// A provider wires its services as ordered steps over scope.MachineScoper of its own type, here memcloud's
+// MemMachine (capkit's example provider). Reconcile adds
 // the finalizer, waits for the Cluster's infrastructure and the bootstrap data, runs the steps and writes
 // their conditions; a second reconcile of the provisioned machine writes nothing.
 func ExampleNewMachineReconciler() {
 	ctx := context.Background()
 	cloud := toyCloud{}
-	type S = scope.MachineScoper[*DemoMachine]
+	type S = scope.MachineScoper[*v1beta2.MemMachine]
 	vm := reconcile.ServiceFuncs[S]{
 		ReconcileFunc: func(ctx context.Context, s S) (reconcile.Result, error) {
 			m := s.InfraMachine()
@@ -115,7 +115,7 @@ func ExampleNewMachineReconciler() {
 			if err != nil {
 				return reconcile.Result{}, err
 			}
-			m.SetProviderID("demo://" + res.ID)
+			m.SetProviderID(v1beta2.ProviderID(res.ID))
 			m.SetProvisioned(true)
 			return reconcile.Result{Done: true}, nil
 		},
@@ -138,13 +138,16 @@ func ExampleNewMachineReconciler() {
 	}}
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "m-0-bootstrap"},
 		Data: map[string][]byte{"value": []byte("#cloud-config\n")}}
-	infra := &DemoMachine{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "m-0",
+	infra := &v1beta2.MemMachine{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "m-0",
 		OwnerReferences: []metav1.OwnerReference{{APIVersion: "cluster.x-k8s.io/v1beta2", Kind: "Machine", Name: "m-0"}}},
-		Spec: DemoMachineSpec{Image: "ubuntu-24.04"}}
-	c := scopetest.NewCountingClient(fake.NewClientBuilder().WithScheme(demoScheme()).
+		Spec: v1beta2.MemMachineSpec{Image: v1beta2.DefaultImage}}
+	scheme := runtime.NewScheme() // as in the provider's main: client-go's types and its own
+	_ = clientgoscheme.AddToScheme(scheme)
+	_ = v1beta2.AddToScheme(scheme)
+	c := scopetest.NewCountingClient(fake.NewClientBuilder().WithScheme(scheme).
 		WithObjects(machine, cluster, secret, infra).WithStatusSubresource(infra).Build())
 
-	r, err := reconcile.NewMachineReconciler(c, func() *DemoMachine { return &DemoMachine{} },
+	r, err := reconcile.NewMachineReconciler(c, func() *v1beta2.MemMachine { return &v1beta2.MemMachine{} },
 		[]reconcile.Step[S]{{Name: "VM", Service: vm}},
 		reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)))
 	if err != nil {
@@ -157,7 +160,7 @@ func ExampleNewMachineReconciler() {
 		fmt.Println(err)
 		return
 	}
-	got := &DemoMachine{}
+	got := &v1beta2.MemMachine{}
 	_ = c.Get(ctx, req.NamespacedName, got)
 	fmt.Println("finalizers:", got.Finalizers)
 	fmt.Println("providerID:", got.Spec.ProviderID, "provisioned:", got.IsProvisioned())
@@ -168,63 +171,9 @@ func ExampleNewMachineReconciler() {
 	_, _ = r.Reconcile(ctx, req)
 	fmt.Println("writes of the next reconcile:", c.Writes())
 	// Output:
-	// finalizers: [infrastructure.example.com/demomachine]
-	// providerID: demo://vm-1 provisioned: true
+	// finalizers: [infrastructure.memcloud.capkit.io/memmachine]
+	// providerID: memcloud://vm-1 provisioned: true
 	// VMReady: true Ready: true
 	// writes: 4
 	// writes of the next reconcile: 0
-}
-
-// DemoMachine stands for a provider's InfraMachine type (api/v1alpha1 in a Kubebuilder repository): the
-// scope reaches each contract field through a one-line accessor method.
-type DemoMachine struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata,omitempty"`
-	Spec              DemoMachineSpec   `json:"spec,omitempty"`
-	Status            DemoMachineStatus `json:"status,omitempty"`
-}
-
-// DemoMachineSpec is the spec of DemoMachine.
-type DemoMachineSpec struct {
-	ProviderID string `json:"providerID,omitempty"`
-	Image      string `json:"image,omitempty"`
-}
-
-// DemoMachineStatus is the status of DemoMachine.
-type DemoMachineStatus struct {
-	Initialization *contract.InfraMachineInitialization `json:"initialization,omitempty"`
-	Conditions     []metav1.Condition                   `json:"conditions,omitempty"`
-	Resources      map[string]string                    `json:"resources,omitempty"`
-}
-
-func (m *DemoMachine) GetConditions() []metav1.Condition    { return m.Status.Conditions }
-func (m *DemoMachine) SetConditions(c []metav1.Condition)   { m.Status.Conditions = c }
-func (m *DemoMachine) GetResourceIDs() map[string]string    { return m.Status.Resources }
-func (m *DemoMachine) SetResourceIDs(ids map[string]string) { m.Status.Resources = ids }
-func (m *DemoMachine) GetProviderID() string                { return m.Spec.ProviderID }
-func (m *DemoMachine) SetProviderID(id string)              { m.Spec.ProviderID = id }
-func (m *DemoMachine) IsProvisioned() bool {
-	return m.Status.Initialization != nil && m.Status.Initialization.IsProvisioned()
-}
-func (m *DemoMachine) SetProvisioned(v bool) {
-	if m.Status.Initialization == nil {
-		m.Status.Initialization = &contract.InfraMachineInitialization{}
-	}
-	m.Status.Initialization.SetProvisioned(v)
-}
-
-// DeepCopyObject implements runtime.Object; controller-gen writes it for a real type.
-func (m *DemoMachine) DeepCopyObject() runtime.Object {
-	out := &DemoMachine{}
-	b, _ := json.Marshal(m)
-	_ = json.Unmarshal(b, out)
-	return out
-}
-
-// demoScheme registers client-go's types and DemoMachine, as a provider's main does.
-func demoScheme() *runtime.Scheme {
-	s := runtime.NewScheme()
-	_ = clientgoscheme.AddToScheme(s)
-	s.AddKnownTypes(schema.GroupVersion{Group: "infrastructure.example.com", Version: "v1alpha1"}, &DemoMachine{})
-	return s
 }

@@ -104,7 +104,7 @@ func TestMachineReconcileProvisionsWithinWriteBudget(t *testing.T) {
 	obj := newFooMachine(t, ns, true, "m1-data")
 	f := newMachineFixture(t)
 
-	_, err := f.r.Reconcile(ctx, ctrl.Request{NamespacedName: keyOf(obj)})
+	_, err := f.r.Reconcile(ctx, req(obj))
 	require.NoError(t, err)
 	assert.Equal(t, 4, f.cc.Writes(), "finalizer+key, checkpoint, spec providerID, final status: %v", f.cc.Log())
 	got := get(t, &testtypes.FooMachine{ObjectMeta: obj.ObjectMeta})
@@ -114,7 +114,7 @@ func TestMachineReconcileProvisionsWithinWriteBudget(t *testing.T) {
 	assert.True(t, conditions.IsTrue(got, conditions.Ready))
 
 	f.cc.Reset()
-	_, err = f.r.Reconcile(ctx, ctrl.Request{NamespacedName: keyOf(obj)})
+	_, err = f.r.Reconcile(ctx, req(obj))
 	require.NoError(t, err)
 	assert.Zero(t, f.cc.Writes(), "a no-op reconcile of a provisioned machine writes nothing: %v", f.cc.Log())
 	assert.Equal(t, 1, f.cloud.count())
@@ -135,7 +135,7 @@ func TestMachineReconcileWaits(t *testing.T) {
 			ns := newNamespace(t)
 			obj := newFooMachine(t, ns, tt.infraReady, tt.dataSecret)
 			f := newMachineFixture(t)
-			res, err := f.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: keyOf(obj)})
+			res, err := f.r.Reconcile(context.Background(), req(obj))
 			require.NoError(t, err)
 			assert.Zero(t, res)
 			assert.Zero(t, f.calls, "no service runs")
@@ -152,7 +152,7 @@ func TestMachineReconcileOwnerMissing(t *testing.T) {
 	obj := &testtypes.FooMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "orphan"}}
 	require.NoError(t, env.Client.Create(context.Background(), obj))
 	f := newMachineFixture(t)
-	res, err := f.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: keyOf(obj)})
+	res, err := f.r.Reconcile(context.Background(), req(obj))
 	require.NoError(t, err)
 	assert.Zero(t, res)
 	assert.Zero(t, f.cc.Writes())
@@ -168,7 +168,7 @@ func TestBootstrapDataNeverLeaks(t *testing.T) {
 	f := newMachineFixture(t)
 	var logs bytes.Buffer
 	logger := funcr.New(func(prefix, args string) { logs.WriteString(prefix + " " + args + "\n") }, funcr.Options{Verbosity: 10})
-	_, err := f.r.Reconcile(ctrl.LoggerInto(ctx, logger), ctrl.Request{NamespacedName: keyOf(obj)})
+	_, err := f.r.Reconcile(ctrl.LoggerInto(ctx, logger), req(obj))
 	require.NoError(t, err, "terminal errors are not retried")
 	got := get(t, &testtypes.FooMachine{ObjectMeta: obj.ObjectMeta})
 	assert.Equal(t, "BootstrapDataInvalid", conditions.GetReason(got, "VMReady"))
@@ -178,8 +178,4 @@ func TestBootstrapDataNeverLeaks(t *testing.T) {
 		assert.NotContains(t, text, "SUPER-SECRET", what)
 	}
 	assert.Contains(t, logs.String(), "terminal error", "the reconciler did log")
-}
-
-func keyOf(obj *testtypes.FooMachine) (k struct{ Namespace, Name string }) {
-	return struct{ Namespace, Name string }{obj.Namespace, obj.Name}
 }

@@ -26,7 +26,7 @@ func deleteAndReconcile(t *testing.T, r interface {
 	t.Helper()
 	ctx := context.Background()
 	require.NoError(t, env.Client.Delete(ctx, obj))
-	_, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
+	_, err := r.Reconcile(ctx, req(obj))
 	require.NoError(t, err)
 }
 
@@ -114,7 +114,7 @@ func TestOwnersDeletedBeforeTheirInfraMachineLeakNothing(t *testing.T) {
 				Data: map[string][]byte{"value": []byte(bootstrapSecret)}}))
 			obj := newFooMachine(t, ns, true, "m1-data")
 			r, cloud, seen := newDeletingMachineFixture(t)
-			_, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
+			_, err := r.Reconcile(ctx, req(obj))
 			require.NoError(t, err)
 			require.Equal(t, 1, cloud.count(), "provisioned")
 

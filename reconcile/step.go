@@ -178,7 +178,7 @@ func (r *base) deleteSteps(ctx context.Context, obj conditionsObject, steps []st
 // anything else (returned to controller-runtime, which retries with backoff).
 func (r *base) stepFailed(ctx context.Context, obj conditionsObject, cond string, err error) outcome {
 	if IsTerminal(err) {
-		reason, msg := terminalReason(err)
+		reason, msg := TerminalReason(err), terminalMessage(err)
 		if r.mark(obj, cond, conditionStatusFor(cond), reason, msg) {
 			r.event(obj.Object(), "Warning", reason, "Reconcile", "%s: %s", cond, msg)
 		}

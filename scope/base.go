@@ -44,7 +44,9 @@ type objectScope[T client.Object] struct {
 	client  client.Client
 }
 
-func newObjectScope[T client.Object](ctx context.Context, c client.Client, obj T, cluster *unstructured.Unstructured, role string, opts []Option) (*objectScope[T], error) {
+// newObjectScope builds what both scopes share; roleAccessor is the accessor the role needs besides
+// conditions and the provisioned flag, and has reports whether the resolved fields include it.
+func newObjectScope[T client.Object](ctx context.Context, c client.Client, obj T, cluster *unstructured.Unstructured, role string, roleAccessor accessor, has func(fields) bool, opts []Option) (*objectScope[T], error) {
 	o := newOptions(opts)
 	if c == nil {
 		return nil, fmt.Errorf("cannot create %s scope: client is nil: %w", role, ErrInvalidInput)
@@ -74,14 +76,19 @@ func newObjectScope[T client.Object](ctx context.Context, c client.Client, obj T
 			return nil, fmt.Errorf("cannot create %s scope for %s: %w", role, desc, err)
 		}
 	}
-	if len(o.resourcesPath) == 0 {
+	_, isUnstructured := any(obj).(*unstructured.Unstructured)
+	switch {
+	case len(o.resourcesPath) == 0:
 		return nil, fmt.Errorf("cannot create %s scope: resources path must not be empty: %w", role, ErrInvalidInput)
+	case o.resourcesPathSet && !isUnstructured:
+		return nil, fmt.Errorf("cannot create %s scope for %s: WithResourcesPath is for unstructured objects; %T keeps its resource IDs through scope.ResourceIDsAccessor: %w", role, desc, obj, ErrInvalidInput)
 	}
 	f, err := resolveFields(obj, v, o.resourcesPath)
 	if err != nil {
 		return nil, fmt.Errorf("cannot create %s scope for %s: %w", role, desc, err)
 	}
-	if err := errors.Join(missing(obj, f.conds != nil, accConditions), missing(obj, f.provisioned != nil, accProvisioned)); err != nil {
+	if err := required(obj, accessorCheck{accConditions, f.conds != nil}, accessorCheck{accProvisioned, f.provisioned != nil},
+		accessorCheck{roleAccessor, has(f)}); err != nil {
 		return nil, fmt.Errorf("cannot create %s scope: %w", role, err)
 	}
 	popts := []patch.Option{patch.WithConflictRetries(o.retries), patch.WithWriteOnceLabels(OwnershipKeyLabel)}
@@ -110,7 +117,7 @@ func clusterInfo(u *unstructured.Unstructured) (ClusterInfo, error) {
 	info := ClusterInfo{Name: u.GetName(), Object: u}
 	err = errors.Join(
 		read(u, f.Paused(), &info.Paused),
-		readEndpoint(u, f.ControlPlaneEndpoint(), &info.ControlPlaneEndpoint),
+		read(u, f.ControlPlaneEndpoint(), &info.ControlPlaneEndpoint),
 		read(u, f.InfrastructureProvisioned(), &info.InfrastructureProvisioned),
 	)
 	if err != nil {
@@ -119,42 +126,13 @@ func clusterInfo(u *unstructured.Unstructured) (ClusterInfo, error) {
 	return info, nil
 }
 
-// read decodes field f of u into out; an absent field leaves out as it is. Presence is checked first, so
-// that the common absent field costs a map lookup, not an error.
+// read decodes field f of u into out; an absent field leaves out as it is.
 func read[V any](u *unstructured.Unstructured, f contract.Field[V], out *V) error {
-	if v, found, _ := unstructured.NestedFieldNoCopy(u.Object, f.Path()...); !found || v == nil {
-		return nil
+	v, found, err := f.Lookup(u)
+	if found {
+		*out = v
 	}
-	v, err := f.Get(u)
-	if err != nil {
-		return err
-	}
-	*out = v
-	return nil
-}
-
-// readEndpoint decodes an API endpoint field without a JSON round trip when it has the usual shape (a
-// string host, an integer port), and through f.Get otherwise, which names what is wrong.
-func readEndpoint(u *unstructured.Unstructured, f contract.Field[contract.APIEndpoint], out *contract.APIEndpoint) error {
-	raw, found, _ := unstructured.NestedFieldNoCopy(u.Object, f.Path()...)
-	if !found || raw == nil {
-		return nil
-	}
-	if m, ok := raw.(map[string]any); ok {
-		host, hostOK := m["host"].(string)
-		if _, present := m["host"]; !present {
-			hostOK = true
-		}
-		port, portOK := m["port"].(int64)
-		if _, present := m["port"]; !present {
-			portOK = true
-		}
-		if hostOK && portOK && len(m) <= 2 && port >= 0 && port <= 65535 {
-			*out = contract.APIEndpoint{Host: host, Port: int32(port)}
-			return nil
-		}
-	}
-	return read(u, f, out)
+	return err
 }
 
 // coreObjectVersion checks that u is a core Cluster API object of kind and returns its API version.

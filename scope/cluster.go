@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -29,12 +28,10 @@ type UnstructuredClusterScope = ClusterScope[*unstructured.Unstructured]
 // the paths of its contract version. The ownership key is generated when the object has none yet and written
 // by the next PatchNow or Close. Without WithContractVersion the version is read from the CRD of T through c.
 func NewClusterScope[T client.Object](ctx context.Context, c client.Client, infraCluster T, cluster *unstructured.Unstructured, opts ...Option) (*ClusterScope[T], error) {
-	base, err := newObjectScope(ctx, c, infraCluster, cluster, "InfraCluster", opts)
+	base, err := newObjectScope(ctx, c, infraCluster, cluster, "InfraCluster", accEndpoint,
+		func(f fields) bool { return f.endpoint != nil }, opts)
 	if err != nil {
 		return nil, err
-	}
-	if err := missing(infraCluster, base.fields.endpoint != nil, accEndpoint); err != nil {
-		return nil, fmt.Errorf("cannot create InfraCluster scope: %w", err)
 	}
 	return &ClusterScope[T]{objectScope: base}, nil
 }
@@ -73,15 +70,11 @@ func (s *ClusterScope[T]) SetFailureDomains(domains []contract.FailureDomain) er
 	if err := missing(s.obj, s.fields.failureDomains != nil, accFDs); err != nil {
 		return fmt.Errorf("cannot set status.failureDomains of %s: %w", s.desc, err)
 	}
-	seen := make(map[string]bool, len(domains))
-	for i, d := range domains {
-		if d.Name == "" || seen[d.Name] {
-			return fmt.Errorf("cannot set status.failureDomains of %s: item %d: name %q must be unique and not empty: %w", s.desc, i, d.Name, ErrInvalidInput)
-		}
-		seen[d.Name] = true
+	if err := contract.ValidateFailureDomains(domains); err != nil {
+		return fmt.Errorf("cannot set status.failureDomains of %s: %w: %w", s.desc, err, ErrInvalidInput)
 	}
 	sorted := slices.Clone(domains)
-	slices.SortStableFunc(sorted, func(a, b contract.FailureDomain) int { return strings.Compare(a.Name, b.Name) })
+	contract.SortFailureDomains(sorted)
 	s.fields.failureDomains.SetFailureDomains(sorted)
 	return s.writeError()
 }

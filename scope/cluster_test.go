@@ -49,6 +49,7 @@ func TestNewClusterScopeRejectsBadInput(t *testing.T) {
 		{name: "unknown contract", client: c, obj: fooCluster("ns", "a"), cluster: cluster, opts: []scope.Option{scope.WithContractVersion("v1alpha9")}, wantIs: contract.ErrUnknownVersion, wantMsg: `"v1alpha9"`},
 		{name: "bad generated key", client: c, obj: fooCluster("ns", "a"), cluster: cluster, opts: []scope.Option{scope.WithContractVersion(contract.V1Beta2), fixedKey("Not a label!")}, wantIs: scope.ErrInvalidInput, wantMsg: "not a valid label value"},
 		{name: "empty resources path", client: c, obj: fooCluster("ns", "a"), cluster: cluster, opts: []scope.Option{scope.WithContractVersion(contract.V1Beta2), scope.WithResourcesPath()}, wantIs: scope.ErrInvalidInput, wantMsg: "resources path"},
+		{name: "resources path on a typed object", client: c, obj: fooCluster("ns", "a"), cluster: cluster, opts: []scope.Option{scope.WithContractVersion(contract.V1Beta2), scope.WithResourcesPath("status", "ids")}, wantIs: scope.ErrInvalidInput, wantMsg: "WithResourcesPath is for unstructured objects"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -61,37 +62,52 @@ func TestNewClusterScopeRejectsBadInput(t *testing.T) {
 }
 
 func TestNewScopeRejectsTypeWithoutContractAccessors(t *testing.T) {
-	c := fake.NewClientBuilder().WithScheme(testScheme()).Build()
+	scheme := testScheme()
+	scheme.AddKnownTypes(testtypes.GroupVersion, &bareMachine{}, &bareCluster{})
+	c := fake.NewClientBuilder().WithScheme(scheme).Build()
 	cluster := newCluster(t, nil, "ns", "c", "v1beta2", nil)
 	machine := newMachine(t, nil, "ns", "m", "v1beta2", "c", nil)
-	legacy := func() *testtypes.Legacy {
-		return &testtypes.Legacy{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}}
+	meta := metav1.ObjectMeta{Namespace: "ns", Name: "a"}
+	asCluster := func(obj client.Object) func() error {
+		return func() error {
+			_, err := scope.NewClusterScope(context.Background(), c, obj, cluster, scope.WithContractVersion(contract.V1Beta2))
+			return err
+		}
+	}
+	asMachine := func(obj client.Object) func() error {
+		return func() error {
+			_, err := scope.NewMachineScope(context.Background(), c, obj, machine, cluster, scope.WithContractVersion(contract.V1Beta2))
+			return err
+		}
+	}
+	// Each missing accessor is named, with its methods and the field's path.
+	common := []string{
+		"*testtypes.Legacy",
+		"conditions.Setter (GetConditions, SetConditions) for status.conditions",
+		"contract.ProvisionedAccessor (IsProvisioned, SetProvisioned) for status.initialization.provisioned",
 	}
 	tests := []struct {
 		name  string
 		newFn func() error
+		want  []string
 	}{
-		{"cluster", func() error {
-			_, err := scope.NewClusterScope(context.Background(), c, legacy(), cluster, scope.WithContractVersion(contract.V1Beta2))
-			return err
-		}},
-		{"machine", func() error {
-			_, err := scope.NewMachineScope(context.Background(), c, legacy(), machine, cluster, scope.WithContractVersion(contract.V1Beta2))
-			return err
-		}},
+		{"cluster without any accessor", asCluster(&testtypes.Legacy{ObjectMeta: meta}), append(common,
+			"contract.ControlPlaneEndpointAccessor (GetControlPlaneEndpoint, SetControlPlaneEndpoint) for spec.controlPlaneEndpoint")},
+		{"machine without any accessor", asMachine(&testtypes.Legacy{ObjectMeta: meta}), append(common,
+			"contract.ProviderIDAccessor (GetProviderID, SetProviderID) for spec.providerID")},
+		{"cluster without the endpoint accessor", asCluster(&bareMachine{ObjectMeta: meta}), []string{"*scope_test.bareMachine",
+			"contract.ControlPlaneEndpointAccessor (GetControlPlaneEndpoint, SetControlPlaneEndpoint) for spec.controlPlaneEndpoint"}},
+		{"machine without the provider ID accessor", asMachine(&bareCluster{ObjectMeta: meta}), []string{"*scope_test.bareCluster",
+			"contract.ProviderIDAccessor (GetProviderID, SetProviderID) for spec.providerID"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.newFn()
 			require.ErrorIs(t, err, scope.ErrFieldNotInType)
-			// Every missing required accessor is named, with its methods and the field's path.
-			for _, want := range []string{
-				"*testtypes.Legacy",
-				"conditions.Setter (GetConditions, SetConditions) for status.conditions",
-				"contract.ProvisionedAccessor (IsProvisioned, SetProvisioned) for status.initialization.provisioned",
-			} {
+			for _, want := range tt.want {
 				assert.Contains(t, err.Error(), want)
 			}
+			assert.NotContains(t, err.Error(), "\n", "one error, on one line")
 		})
 	}
 }
@@ -331,7 +347,7 @@ func TestSetControlPlaneEndpointValidates(t *testing.T) {
 	assert.Contains(t, err.Error(), `host "h" and port 0`)
 	err = s.SetFailureDomains([]contract.FailureDomain{{Name: "a"}, {Name: "a"}})
 	assert.ErrorIs(t, err, scope.ErrInvalidInput)
-	assert.ErrorContains(t, err, `item 1: name "a" must be unique and not empty`)
+	assert.ErrorContains(t, err, `item 1: duplicate name "a"`)
 	assert.ErrorContains(t, s.SetFailureDomains([]contract.FailureDomain{{Name: ""}}), "item 0")
 	assert.Zero(t, s.ControlPlaneEndpoint(), "nothing is written when validation fails")
 	fds, err := s.FailureDomains()

@@ -16,9 +16,10 @@
 // always, contract.ControlPlaneEndpointAccessor for an InfraCluster, contract.ProviderIDAccessor for an
 // InfraMachine, and, where the type has the field, contract.FailureDomainsAccessor,
 // contract.AddressesAccessor, contract.StatusFailureDomainAccessor and ResourceIDsAccessor. A setter is a
-// field write: nothing is converted, and maps and slices the provider holds stay the object's. A type that
-// lacks a required accessor is refused by the constructor, and a setter of an optional one returns
-// ErrFieldNotInType, naming the interface and the contract path. Getters of required fields cannot fail.
+// field write: nothing is converted, and maps and slices the provider holds stay the object's, except the
+// field the setter itself replaces. A type that lacks required accessors is refused by the constructor,
+// which names all of them in one error; a setter of an optional one returns ErrFieldNotInType, naming the
+// interface and the contract path. Getters of required fields cannot fail.
 //
 // An *unstructured.Unstructured infra object (a v1beta1 provider, tests) is read and written at the paths of
 // its contract version, from the cluster.x-k8s.io/<contract> label of its CRD or WithContractVersion

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
 )
 
@@ -19,7 +21,7 @@ var ErrFieldNotInType = errors.New("field not in type")
 // fields are the accessors of one infra object: its own methods for a typed object, the contract paths of
 // its version for an unstructured one. A nil accessor is a field the type does not have.
 type fields struct {
-	conds          contract.ConditionsAccessor
+	conds          conditions.Setter
 	provisioned    contract.ProvisionedAccessor
 	endpoint       contract.ControlPlaneEndpointAccessor
 	failureDomains contract.FailureDomainsAccessor
@@ -44,7 +46,7 @@ func resolveFields(obj client.Object, v contract.Version, resourcesPath contract
 			statusFD: a, resources: res, u: a}, nil
 	}
 	var f fields
-	f.conds, _ = obj.(contract.ConditionsAccessor)
+	f.conds, _ = obj.(conditions.Setter)
 	f.provisioned, _ = obj.(contract.ProvisionedAccessor)
 	f.endpoint, _ = obj.(contract.ControlPlaneEndpointAccessor)
 	f.failureDomains, _ = obj.(contract.FailureDomainsAccessor)
@@ -70,6 +72,27 @@ var (
 	accStatusFD    = accessor{"contract.StatusFailureDomainAccessor", "GetStatusFailureDomain, SetStatusFailureDomain", "status.failureDomain"}
 	accResources   = accessor{"scope.ResourceIDsAccessor", "GetResourceIDs, SetResourceIDs", "status.resources"}
 )
+
+// required checks the accessors a role needs all at once, so that a type that lacks several hears of all of
+// them in one line.
+func required(obj client.Object, checks ...accessorCheck) error {
+	var lacking []string
+	for _, c := range checks {
+		if !c.present {
+			lacking = append(lacking, fmt.Sprintf("%s (%s) for %s", c.iface, c.methods, c.path))
+		}
+	}
+	if len(lacking) == 0 {
+		return nil
+	}
+	return fmt.Errorf("type %T does not implement %s: %w", obj, strings.Join(lacking, "; "), ErrFieldNotInType)
+}
+
+// accessorCheck is an accessor and whether the type has it.
+type accessorCheck struct {
+	accessor
+	present bool
+}
 
 // missing returns the ErrFieldNotInType error for obj's type, or nil when present is true.
 func missing(obj client.Object, present bool, a accessor) error {

@@ -28,19 +28,17 @@ type UnstructuredMachineScope = MachineScope[*unstructured.Unstructured]
 // contract.ProviderIDAccessor (and, for the setters that use them, contract.AddressesAccessor,
 // contract.StatusFailureDomainAccessor and ResourceIDsAccessor). The InfraMachine gets its own ownership key.
 func NewMachineScope[T client.Object](ctx context.Context, c client.Client, infraMachine T, machine, cluster *unstructured.Unstructured, opts ...Option) (*MachineScope[T], error) {
-	info, err := machineInfo(machine)
+	info, clusterName, err := machineInfo(machine)
 	if err != nil {
 		return nil, fmt.Errorf("cannot create InfraMachine scope: %w", err)
 	}
-	base, err := newObjectScope(ctx, c, infraMachine, cluster, "InfraMachine", opts)
+	base, err := newObjectScope(ctx, c, infraMachine, cluster, "InfraMachine", accProviderID,
+		func(f fields) bool { return f.providerID != nil }, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := missing(infraMachine, base.fields.providerID != nil, accProviderID); err != nil {
-		return nil, fmt.Errorf("cannot create InfraMachine scope: %w", err)
-	}
-	if name, _ := contract.Machine(mustVersion(machine)).ClusterName().Get(machine); name != cluster.GetName() {
-		return nil, fmt.Errorf("cannot create InfraMachine scope: Machine %q has spec.clusterName %q, want %q: %w", machine.GetName(), name, cluster.GetName(), ErrInvalidInput)
+	if clusterName != cluster.GetName() {
+		return nil, fmt.Errorf("cannot create InfraMachine scope: Machine %q has spec.clusterName %q, want %q: %w", machine.GetName(), clusterName, cluster.GetName(), ErrInvalidInput)
 	}
 	if machine.GetNamespace() != infraMachine.GetNamespace() {
 		return nil, fmt.Errorf("cannot create InfraMachine scope: Machine namespace %q differs from %q: %w", machine.GetNamespace(), infraMachine.GetNamespace(), ErrInvalidInput)
@@ -48,28 +46,24 @@ func NewMachineScope[T client.Object](ctx context.Context, c client.Client, infr
 	return &MachineScope[T]{objectScope: base, machine: info}, nil
 }
 
-func mustVersion(u *unstructured.Unstructured) contract.Version {
-	v, _ := contract.APIVersionOf(u) // checked by machineInfo
-	return v
-}
-
-// machineInfo decodes the facts of a core Machine.
-func machineInfo(u *unstructured.Unstructured) (MachineInfo, error) {
+// machineInfo decodes the facts of a core Machine, and its spec.clusterName.
+func machineInfo(u *unstructured.Unstructured) (info MachineInfo, clusterName string, err error) {
 	mv, err := coreObjectVersion(u, "Machine", "machine")
 	if err != nil {
-		return MachineInfo{}, err
+		return MachineInfo{}, "", err
 	}
 	f := contract.Machine(mv)
-	info := MachineInfo{Name: u.GetName(), ControlPlane: contract.IsControlPlaneMachine(u), Object: u}
+	info = MachineInfo{Name: u.GetName(), ControlPlane: contract.IsControlPlaneMachine(u), Object: u}
 	err = errors.Join(
+		read(u, f.ClusterName(), &clusterName),
 		read(u, f.Version(), &info.Version),
 		read(u, f.FailureDomain(), &info.FailureDomain),
 		read(u, f.BootstrapDataSecretName(), &info.BootstrapDataSecretName),
 	)
 	if err != nil {
-		return MachineInfo{}, fmt.Errorf("cannot read Machine %q: %w", u.GetName(), err)
+		return MachineInfo{}, "", fmt.Errorf("cannot read Machine %q: %w", u.GetName(), err)
 	}
-	return info, nil
+	return info, clusterName, nil
 }
 
 // InfraMachine returns the InfraMachine; changes made to it are persisted by PatchNow and Close.

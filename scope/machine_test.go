@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
@@ -199,7 +200,7 @@ func TestDeletedObjectPatchIgnoresGone(t *testing.T) {
 	obj.Finalizers = nil
 	require.NoError(t, s.Close(ctx), "removing the last finalizer deletes the object; the status patch is skipped")
 	err = env.Client.Get(ctx, client.ObjectKeyFromObject(obj), &testtypes.FooCluster{})
-	assert.True(t, client.IgnoreNotFound(err) == nil && err != nil)
+	assert.True(t, apierrors.IsNotFound(err), "the object is gone: %v", err)
 }
 
 // TestOtherWritersSurviveSpecCheckpoint: another controller writes a condition and a finalizer between this

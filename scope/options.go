@@ -19,9 +19,11 @@ type options struct {
 	logger        logr.Logger
 	version       contract.Version
 	resourcesPath contract.Path
-	keyGen        func() (string, error)
-	retries       int
-	secretReader  client.Reader
+	// resourcesPathSet is true when WithResourcesPath was given: a typed object refuses it.
+	resourcesPathSet bool
+	keyGen           func() (string, error)
+	retries          int
+	secretReader     client.Reader
 }
 
 func newOptions(opts []Option) options {
@@ -49,9 +51,13 @@ func WithLogger(l logr.Logger) Option { return func(o *options) { o.logger = l }
 func WithContractVersion(v contract.Version) Option { return func(o *options) { o.version = v } }
 
 // WithResourcesPath sets where the resource-ID map of an unstructured infra object lives; the default is
-// status.resources. Typed objects implement ResourceIDsAccessor instead.
+// status.resources. Typed objects implement ResourceIDsAccessor instead, and their scope constructors refuse
+// this option rather than ignore it.
 func WithResourcesPath(path ...string) Option {
-	return func(o *options) { o.resourcesPath = append(contract.Path(nil), path...) }
+	return func(o *options) {
+		o.resourcesPath = append(contract.Path(nil), path...)
+		o.resourcesPathSet = true
+	}
 }
 
 // WithOwnershipKeyGenerator replaces NewOwnershipKey, for deterministic tests and examples.

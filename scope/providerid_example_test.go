@@ -2,7 +2,6 @@ package scope_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -10,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/scope"
 	"github.com/capkit/capkit/scope/scopetest"
 )
@@ -18,8 +18,8 @@ import (
 // write, and status goes out with Close.
 func ExampleProviderIDTracker() {
 	ctx := context.Background()
-	infra := &DemoMachine{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "m-0"}}
-	c := scopetest.NewCountingClient(fake.NewClientBuilder().WithScheme(demoScheme()).WithObjects(infra).WithStatusSubresource(infra).Build())
+	infra := &v1beta2.MemMachine{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "m-0"}}
+	c := scopetest.NewCountingClient(fake.NewClientBuilder().WithScheme(memcloudScheme()).WithObjects(infra).WithStatusSubresource(infra).Build())
 	s, err := scope.NewMachineScope(ctx, c, infra, coreObject("Machine", "m-0"), coreObject("Cluster", "demo"),
 		scope.WithContractVersion(contract.V1Beta2))
 	if err != nil {
@@ -28,15 +28,8 @@ func ExampleProviderIDTracker() {
 	}
 	_ = s.PatchNow(ctx) // the ownership key, with the finalizer in a reconciler
 
-	format := func(id string) string { return "demo://" + id }
-	parse := func(pid string) (string, error) {
-		id, ok := strings.CutPrefix(pid, "demo://")
-		if !ok || id == "" {
-			return "", errors.New("not a demo provider ID")
-		}
-		return id, nil
-	}
-	tr, _ := scope.ProviderIDTracker(s, s.InfraMachine(), "vm", format, parse)
+	// memcloud's provider ID is "memcloud://<instance ID>"; its API package formats and parses it.
+	tr, _ := scope.ProviderIDTracker(s, s.InfraMachine(), "vm", v1beta2.ProviderID, v1beta2.InstanceIDFromProviderID)
 
 	_ = tr.SetResourceID("vm", "i-42") // what reconcile.Ensure does after Create
 	_ = tr.PatchNow(ctx)               // and its checkpoint
@@ -49,7 +42,7 @@ func ExampleProviderIDTracker() {
 		fmt.Println(strings.TrimSpace(w.Verb + " " + w.SubResource))
 	}
 	// Output:
-	// providerID: demo://i-42 id: i-42
+	// providerID: memcloud://i-42 id: i-42
 	// patch
 	// patch
 	// patch status

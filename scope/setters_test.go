@@ -2,6 +2,7 @@ package scope_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -27,9 +28,6 @@ type setterCase[S any] struct {
 	replaces string
 }
 
-// heldRefs returns the address of the first element of every slice a service may hold, by name.
-type heldRefs func() map[string]any
-
 // assertHeld checks that a write through the held map reaches the object and the scope, and that every
 // held slice but the one the call replaces is still the object's (same backing array).
 func assertHeld(t *testing.T, tag string, held, objMap map[string]string, scopeID func(string) (string, bool), before, after map[string]any, replaces string) {
@@ -45,6 +43,33 @@ func assertHeld(t *testing.T, tag string, held, objMap map[string]string, scopeI
 		}
 		assert.Same(t, p, after[name], "the held %s slice is still the object's", name)
 	}
+}
+
+// testHeldReferences runs every case on a fresh scope, then all of them in order on one scope, and checks
+// after each call that the object's resource-ID map and the slices named by slices (the address of their
+// first element, by name) are still the ones a service holds; final checks the object after the last call.
+func testHeldReferences[S interface{ ResourceID(string) (string, bool) }, O scope.ResourceIDsAccessor](t *testing.T,
+	newScope func(*testing.T) (S, O), slices func(O) map[string]any, tests []setterCase[S], final func(*testing.T, O)) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, obj := newScope(t)
+			held, before := obj.GetResourceIDs(), slices(obj)
+			require.NoError(t, tt.call(s))
+			assertHeld(t, tt.name, held, obj.GetResourceIDs(), s.ResourceID, before, slices(obj), tt.replaces)
+		})
+	}
+	t.Run("all in order on one scope", func(t *testing.T) {
+		s, obj := newScope(t)
+		held, before := obj.GetResourceIDs(), slices(obj)
+		for _, tt := range tests {
+			require.NoError(t, tt.call(s), tt.name)
+			after := slices(obj)
+			assertHeld(t, tt.name, held, obj.GetResourceIDs(), s.ResourceID, before, after, tt.replaces)
+			before = after // a slice a setter replaced is held anew
+		}
+		final(t, obj)
+	})
 }
 
 func ltt() metav1.Time { return metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)) }
@@ -71,12 +96,10 @@ func TestHeldReferencesStayValidAcrossSetters(t *testing.T) {
 			require.NoError(t, err)
 			return s, m
 		}
-		refs := func(m *testtypes.FooMachine) heldRefs {
-			return func() map[string]any {
-				return map[string]any{"addresses": &m.Status.Addresses[0], "conditions": &m.Status.Conditions[0]}
-			}
+		slices := func(m *testtypes.FooMachine) map[string]any {
+			return map[string]any{"addresses": &m.Status.Addresses[0], "conditions": &m.Status.Conditions[0]}
 		}
-		tests := []setterCase[S]{
+		testHeldReferences(t, newScope, slices, []setterCase[S]{
 			{name: "SetProvisioned", call: func(s S) error { return s.SetProvisioned(true) }},
 			{name: "SetProviderID", call: func(s S) error { return s.SetProviderID("foo://i-1") }},
 			{name: "SetAddresses", replaces: "addresses", call: func(s S) error {
@@ -103,24 +126,7 @@ func TestHeldReferencesStayValidAcrossSetters(t *testing.T) {
 				}
 				return s.PatchNow(ctx)
 			}},
-		}
-		for _, tt := range tests {
-			t.Run(tt.name, func(t *testing.T) {
-				s, m := newScope(t)
-				held, before := m.Status.Resources, refs(m)()
-				require.NoError(t, tt.call(s))
-				assertHeld(t, tt.name, held, m.Status.Resources, s.ResourceID, before, refs(m)(), tt.replaces)
-			})
-		}
-		t.Run("all in order on one scope", func(t *testing.T) {
-			s, m := newScope(t)
-			held, before := m.Status.Resources, refs(m)()
-			for _, tt := range tests {
-				require.NoError(t, tt.call(s), tt.name)
-				after := refs(m)()
-				assertHeld(t, tt.name, held, m.Status.Resources, s.ResourceID, before, after, tt.replaces)
-				before = after // a slice a setter replaced is held anew
-			}
+		}, func(t *testing.T, m *testtypes.FooMachine) {
 			assert.Equal(t, map[string]string{"vm": "i-2", "nic": "n-1", "held": "PatchNow"}, m.Status.Resources)
 			assert.True(t, m.IsProvisioned())
 			assert.Equal(t, "az1", m.Status.FailureDomain)
@@ -141,12 +147,10 @@ func TestHeldReferencesStayValidAcrossSetters(t *testing.T) {
 			require.NoError(t, err)
 			return s, obj
 		}
-		refs := func(obj *testtypes.FooCluster) heldRefs {
-			return func() map[string]any {
-				return map[string]any{"failureDomains": &obj.Status.FailureDomains[0], "conditions": &obj.Status.Conditions[0]}
-			}
+		slices := func(obj *testtypes.FooCluster) map[string]any {
+			return map[string]any{"failureDomains": &obj.Status.FailureDomains[0], "conditions": &obj.Status.Conditions[0]}
 		}
-		tests := []setterCase[S]{
+		testHeldReferences(t, newScope, slices, []setterCase[S]{
 			{name: "SetProvisioned", call: func(s S) error { return s.SetProvisioned(true) }},
 			{name: "SetControlPlaneEndpoint", call: func(s S) error {
 				return s.SetControlPlaneEndpoint(contract.APIEndpoint{Host: "lb.example", Port: 6443})
@@ -160,28 +164,66 @@ func TestHeldReferencesStayValidAcrossSetters(t *testing.T) {
 				_, err := conditions.MarkTrue(s.Conditions(), "NetworkReady", "Created", "")
 				return err
 			}},
-		}
-		for _, tt := range tests {
-			t.Run(tt.name, func(t *testing.T) {
-				s, obj := newScope(t)
-				held, before := obj.Status.Resources, refs(obj)()
-				require.NoError(t, tt.call(s))
-				assertHeld(t, tt.name, held, obj.Status.Resources, s.ResourceID, before, refs(obj)(), tt.replaces)
-			})
-		}
-		t.Run("all in order on one scope", func(t *testing.T) {
-			s, obj := newScope(t)
-			held, before := obj.Status.Resources, refs(obj)()
-			for _, tt := range tests {
-				require.NoError(t, tt.call(s), tt.name)
-				after := refs(obj)()
-				assertHeld(t, tt.name, held, obj.Status.Resources, s.ResourceID, before, after, tt.replaces)
-				before = after
-			}
+		}, func(t *testing.T, obj *testtypes.FooCluster) {
 			assert.Equal(t, map[string]string{"vpc": "vpc-1", "lb": "lb-1", "held": "conditions.Set"}, obj.Status.Resources)
 			assert.Equal(t, []contract.FailureDomain{{Name: "az1"}, {Name: "az2", ControlPlane: ptr.To(true)}}, obj.Status.FailureDomains)
 		})
 	})
+}
+
+// TestEmptiedResourceMapStaysTheObjects: forgetting the last ID leaves the object the (empty) map a service
+// holds, so a later write through that map still reaches the object and the scope.
+func TestEmptiedResourceMapStaysTheObjects(t *testing.T) {
+	m := fooMachine("ns", "m1")
+	m.Status.Resources = map[string]string{"vm": "i-1"}
+	c := fake.NewClientBuilder().WithScheme(testScheme()).WithObjects(m).WithStatusSubresource(m).Build()
+	s, err := scope.NewMachineScope(context.Background(), c, m, newMachine(t, nil, "ns", "m1", "v1beta2", "c1", nil),
+		newCluster(t, nil, "ns", "c1", "v1beta2", nil), scope.WithContractVersion(contract.V1Beta2))
+	require.NoError(t, err)
+	held := m.Status.Resources
+	require.NoError(t, s.DeleteResourceID("vm"))
+	_, ok := s.ResourceID("vm")
+	assert.False(t, ok)
+	assert.Equal(t, map[string]string{}, s.ResourceIDs())
+
+	held["disk"] = "d-1"
+	id, ok := s.ResourceID("disk")
+	assert.True(t, ok, "the emptied map is still the object's")
+	assert.Equal(t, "d-1", id)
+	assert.Equal(t, map[string]string{"disk": "d-1"}, m.Status.Resources)
+}
+
+func TestUnstructuredResourceIDsAtACustomPath(t *testing.T) {
+	ctx := context.Background()
+	c := fake.NewClientBuilder().WithScheme(testScheme()).Build()
+	cluster := newCluster(t, nil, "ns", "c1", "v1beta2", nil)
+	newObj := func() *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{}}
+		u.SetGroupVersionKind(testtypes.GroupVersion.WithKind("FooCluster"))
+		u.SetNamespace("ns")
+		u.SetName("c1")
+		return u
+	}
+	u := newObj()
+	s, err := scope.NewClusterScope(ctx, c, u, cluster, scope.WithContractVersion(contract.V1Beta2), scope.WithResourcesPath("status", "cloudIDs"))
+	require.NoError(t, err)
+	require.NoError(t, s.SetResourceID("vpc", "vpc-1"))
+	ids, _, _ := unstructured.NestedStringMap(u.Object, "status", "cloudIDs")
+	assert.Equal(t, map[string]string{"vpc": "vpc-1"}, ids)
+	_, found, _ := unstructured.NestedFieldNoCopy(u.Object, "status", "resources")
+	assert.False(t, found, "the default path is not written")
+	id, ok := s.ResourceID("vpc")
+	assert.True(t, ok)
+	assert.Equal(t, "vpc-1", id)
+	require.NoError(t, s.DeleteResourceID("vpc"))
+	_, found, _ = unstructured.NestedFieldNoCopy(u.Object, "status", "cloudIDs")
+	assert.False(t, found, "an emptied map is removed from an unstructured object")
+
+	bad := newObj()
+	require.NoError(t, unstructured.SetNestedField(bad.Object, "vpc-1", "status", "cloudIDs"))
+	_, err = scope.NewClusterScope(ctx, c, bad, cluster, scope.WithContractVersion(contract.V1Beta2), scope.WithResourcesPath("status", "cloudIDs"))
+	require.ErrorIs(t, err, contract.ErrFieldType)
+	assert.ErrorContains(t, err, "cannot read the resource IDs of FooCluster")
 }
 
 func TestUnstructuredScopeRejectsMalformedField(t *testing.T) {
@@ -222,6 +264,14 @@ func TestUnstructuredScopeRejectsMalformedField(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.kind+" ns/"+u.GetName())
 		})
 	}
+}
+
+// deepCopyJSON is the DeepCopyObject of the test types below; controller-gen writes it for a real type.
+func deepCopyJSON[T any](in *T) *T {
+	out := new(T)
+	b, _ := json.Marshal(in)
+	_ = json.Unmarshal(b, out)
+	return out
 }
 
 // bareMachine and bareCluster implement only the accessors their scope requires, none of the optional ones.

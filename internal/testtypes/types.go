@@ -1,5 +1,6 @@
-// Package testtypes holds a minimal InfraCluster and InfraMachine of the v1beta2 contract, and their CRDs,
-// for the tests of capkit's scope and reconcile packages.
+// Package testtypes holds a minimal InfraCluster and InfraMachine of the v1beta2 contract (FooCluster,
+// FooMachine, implementing every accessor the scopes use), a type without them (Legacy), and their CRDs, for
+// capkit's own tests (scope, reconcile, patch, mocks). Examples use the public memcloud types instead.
 package testtypes
 
 import (
@@ -9,13 +10,11 @@ import (
 	"os"
 	"testing"
 
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/providertest/testenv"

@@ -30,7 +30,7 @@ func (l *Driver) SimulateCAPI(ctx context.Context) error {
 	cf := contract.Cluster(s.CoreVersion)
 	ic, err := l.InfraCluster(ctx)
 	if err != nil {
-		return ignoreNotFound(err)
+		return client.IgnoreNotFound(err)
 	}
 	if ok, _ := contract.InfraCluster(s.ContractVersion).Provisioned().Get(ic); ok {
 		err := l.updateCore(ctx, providertest.ClusterGVK(s.CoreVersion), s.ClusterName, func(u *unstructured.Unstructured) {
@@ -77,7 +77,7 @@ func (l *Driver) SimulateCAPI(ctx context.Context) error {
 func (l *Driver) updateCore(ctx context.Context, gvk schema.GroupVersionKind, name string, spec, status func(u *unstructured.Unstructured)) error {
 	u, err := l.get(ctx, gvk, name)
 	if err != nil {
-		return ignoreNotFound(err)
+		return client.IgnoreNotFound(err)
 	}
 	before := u.DeepCopy()
 	spec(u)
@@ -94,13 +94,6 @@ func (l *Driver) updateCore(ctx context.Context, gvk schema.GroupVersionKind, na
 		}
 	}
 	return nil
-}
-
-func ignoreNotFound(err error) error {
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	return err
 }
 
 func metaFor(namespace, name string) metav1.ObjectMeta {
@@ -147,16 +140,12 @@ func suffix(err error) string {
 func (l *Driver) key() string { return l.spec.Namespace + "/" + l.spec.ClusterName }
 
 func (l *Driver) notProvisioned(ctx context.Context) ([]string, error) {
-	ic, err := l.InfraCluster(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ims, err := l.InfraMachines(ctx)
+	objs, err := l.infraObjects(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
-	for _, u := range append([]*unstructured.Unstructured{ic}, ims...) {
+	for _, u := range objs {
 		if err := providertest.CheckProvisioned(u, l.spec.ContractVersion); err != nil {
 			out = append(out, err.Error())
 		}

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,14 +21,6 @@ import (
 	"github.com/capkit/capkit/providertest/testenv"
 	"github.com/capkit/capkit/scope"
 )
-
-// coreVersion defaults an empty version to v1beta2, the current core API version.
-func coreVersion(v contract.Version) contract.Version {
-	if v == "" {
-		return contract.V1Beta2
-	}
-	return v
-}
 
 // Errors of the lifecycle driver.
 var (
@@ -78,7 +71,7 @@ type Spec struct {
 	InfraMachine func(namespace, name string, controlPlane bool) (client.Object, error)
 	// ControlPlaneMachines and WorkerMachines are how many Machines to create; at least one in all.
 	ControlPlaneMachines, WorkerMachines int
-	// KubernetesVersion is the Machines' spec.version; default KubernetesVersion.
+	// KubernetesVersion is the Machines' spec.version; default testenv.KubernetesVersion.
 	KubernetesVersion string
 	// BootstrapData returns the bootstrap data of a Machine; default a minimal cloud-config.
 	BootstrapData func(machineName string, controlPlane bool) []byte
@@ -91,7 +84,7 @@ type Spec struct {
 	// LeakChecker asks the cloud what is left after the delete. Required.
 	LeakChecker LeakChecker
 	// OnProvisioned is called once everything is provisioned, before the delete, for the provider's own
-	// assertions (e.g. AssertObjectConformance on l.InfraCluster). Optional.
+	// assertions (e.g. providertest.AssertObjectConformance on l.InfraCluster). Optional.
 	OnProvisioned func(ctx context.Context, l *Driver) error
 	// OnPoll is called after every check of every wait (WaitProvisioned, Delete), with the check's
 	// outcome: done tells whether the wait ends, pending names what it still waits for. It lets a demo or a
@@ -142,8 +135,8 @@ func New(c client.Client, spec Spec) (*Driver, error) {
 	case spec.LeakChecker == nil:
 		return nil, fmt.Errorf("cannot create lifecycle: leakChecker must not be nil: %w", ErrInvalidSpec)
 	}
-	spec.CoreVersion = coreVersion(spec.CoreVersion)
-	spec.ContractVersion = coreVersion(spec.ContractVersion)
+	spec.CoreVersion = cmp.Or(spec.CoreVersion, contract.V1Beta2)
+	spec.ContractVersion = cmp.Or(spec.ContractVersion, contract.V1Beta2)
 	if spec.KubernetesVersion == "" {
 		spec.KubernetesVersion = testenv.KubernetesVersion
 	}
@@ -307,6 +300,19 @@ func (l *Driver) InfraMachines(ctx context.Context) ([]*unstructured.Unstructure
 	return out, nil
 }
 
+// infraObjects reads the InfraCluster and the InfraMachines, in this order.
+func (l *Driver) infraObjects(ctx context.Context) ([]*unstructured.Unstructured, error) {
+	ic, err := l.InfraCluster(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ims, err := l.InfraMachines(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return append([]*unstructured.Unstructured{ic}, ims...), nil
+}
+
 func (l *Driver) get(ctx context.Context, gvk schema.GroupVersionKind, name string) (*unstructured.Unstructured, error) {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(gvk)
@@ -319,16 +325,12 @@ func (l *Driver) get(ctx context.Context, gvk schema.GroupVersionKind, name stri
 // OwnershipKeys reads the ownership keys (label scope.OwnershipKeyLabel) of the InfraCluster and the
 // InfraMachines, sorted; objects the provider has not labelled yet are left out.
 func (l *Driver) OwnershipKeys(ctx context.Context) ([]string, error) {
-	ic, err := l.InfraCluster(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ims, err := l.InfraMachines(ctx)
+	objs, err := l.infraObjects(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var keys []string
-	for _, u := range append(ims, ic) {
+	for _, u := range objs {
 		if k := u.GetLabels()[scope.OwnershipKeyLabel]; k != "" {
 			keys = append(keys, k)
 		}

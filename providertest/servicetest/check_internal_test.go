@@ -17,7 +17,7 @@ import (
 	"github.com/capkit/capkit/scope/scopetest"
 )
 
-// recorder is a TestingT that records failures.
+// recorder is a providertest.TestingT that records failures.
 type recorder struct{ errs []string }
 
 func (r *recorder) Helper() {}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/providertest"
 	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
 	"github.com/capkit/capkit/scope/scopetest"
@@ -115,19 +116,8 @@ type ClusterCase[T client.Object, D any] = Case[*scopetest.FakeClusterScope[T], 
 //   - then the case's Check.
 func RunMachineCases[T client.Object, D any](t *testing.T, newService func(t *testing.T) (reconcile.Service[scope.MachineScoper[T]], D), cases ...MachineCase[T, D]) {
 	t.Helper()
-	run(t, cases, func(t *testing.T, tc MachineCase[T, D]) {
-		svc, deps := newService(t)
-		if svc == nil {
-			t.Fatal("cannot run the case: newService returned a nil service")
-		}
-		s := tc.Scope
-		if tc.NewScope != nil {
-			s = tc.NewScope(t, deps)
-		}
-		if s == nil {
-			t.Fatal("cannot run the case: Scope and NewScope are both nil")
-		}
-		runCase(t, tc, deps, s, &s.FakeObject, s.BootstrapValue, call(tc.Delete, svc, scope.MachineScoper[T](s)))
+	runCases(t, newService, cases, func(s *scopetest.FakeMachineScope[T]) (scope.MachineScoper[T], *scopetest.FakeObject[T], []byte) {
+		return s, &s.FakeObject, s.BootstrapValue
 	})
 }
 
@@ -135,7 +125,18 @@ func RunMachineCases[T client.Object, D any](t *testing.T, newService func(t *te
 // data's, which an InfraCluster does not have.
 func RunClusterCases[T client.Object, D any](t *testing.T, newService func(t *testing.T) (reconcile.Service[scope.ClusterScoper[T]], D), cases ...ClusterCase[T, D]) {
 	t.Helper()
-	run(t, cases, func(t *testing.T, tc ClusterCase[T, D]) {
+	runCases(t, newService, cases, func(s *scopetest.FakeClusterScope[T]) (scope.ClusterScoper[T], *scopetest.FakeObject[T], []byte) {
+		return s, &s.FakeObject, nil
+	})
+}
+
+// runCases runs the cases of a service over scope S on fakes F: parts returns the fake as the scope the
+// service gets, its FakeObject and its bootstrap data (nil when it has none).
+func runCases[T client.Object, F comparable, S, D any](t *testing.T, newService func(t *testing.T) (reconcile.Service[S], D), cases []Case[F, D],
+	parts func(F) (S, *scopetest.FakeObject[T], []byte)) {
+	t.Helper()
+	var zero F
+	run(t, cases, func(t *testing.T, tc Case[F, D]) {
 		svc, deps := newService(t)
 		if svc == nil {
 			t.Fatal("cannot run the case: newService returned a nil service")
@@ -144,10 +145,15 @@ func RunClusterCases[T client.Object, D any](t *testing.T, newService func(t *te
 		if tc.NewScope != nil {
 			s = tc.NewScope(t, deps)
 		}
-		if s == nil {
+		if s == zero {
 			t.Fatal("cannot run the case: Scope and NewScope are both nil")
 		}
-		runCase(t, tc, deps, s, &s.FakeObject, nil, call(tc.Delete, svc, scope.ClusterScoper[T](s)))
+		scoper, obj, secret := parts(s)
+		do := svc.Reconcile
+		if tc.Delete {
+			do = svc.Delete
+		}
+		runCase(t, tc, deps, s, obj, secret, func(ctx context.Context) (reconcile.Result, error) { return do(ctx, scoper) })
 	})
 }
 
@@ -178,14 +184,6 @@ func run[F comparable, D any](t *testing.T, cases []Case[F, D], f func(t *testin
 	}
 }
 
-// call returns the call a case makes.
-func call[S any](del bool, svc reconcile.Service[S], s S) func(context.Context) (reconcile.Result, error) {
-	if del {
-		return func(ctx context.Context) (reconcile.Result, error) { return svc.Delete(ctx, s) }
-	}
-	return func(ctx context.Context) (reconcile.Result, error) { return svc.Reconcile(ctx, s) }
-}
-
 // observed is what one call did.
 type observed[T client.Object] struct {
 	res    reconcile.Result
@@ -214,21 +212,15 @@ func runCase[T client.Object, F, D any](t *testing.T, tc Case[F, D], deps D, s F
 	}
 }
 
-// TestingT is the part of *testing.T the checks use.
-type TestingT interface {
-	Helper()
-	Errorf(format string, args ...any)
-}
-
 // check reports every way o differs from want.
-func check[T client.Object](t TestingT, want Outcome, o observed[T]) {
+func check[T client.Object](t providertest.TestingT, want Outcome, o observed[T]) {
 	t.Helper()
 	err := o.err
 	if class := ClassOf(err); class != want.Error {
 		t.Errorf("error class is %s (%v), want %s", class, err, want.Error)
 	}
 	if want.Reason != "" {
-		if got := reasonOf(err); got != want.Reason {
+		if got := reconcile.TerminalReason(err); got != want.Reason {
 			t.Errorf("terminal error reason is %q (%v), want %q", got, err, want.Reason)
 		}
 	}
@@ -255,21 +247,9 @@ func check[T client.Object](t TestingT, want Outcome, o observed[T]) {
 	}
 }
 
-// reasonOf returns the reason of a terminal error, "" for any other.
-func reasonOf(err error) string {
-	var term *reconcile.TerminalError
-	switch {
-	case errors.As(err, &term):
-		return term.Reason
-	case reconcile.IsTerminal(err):
-		return reconcile.ReasonTerminalError
-	}
-	return ""
-}
-
 // checkSecret fails when the bootstrap data shows in the error, the result message or a condition message
 // of the object, now or at a checkpoint.
-func checkSecret[T client.Object](t TestingT, o observed[T]) {
+func checkSecret[T client.Object](t providertest.TestingT, o observed[T]) {
 	t.Helper()
 	if len(o.secret) == 0 {
 		return
@@ -298,7 +278,7 @@ func checkSecret[T client.Object](t TestingT, o observed[T]) {
 }
 
 // checkPersisted fails when an ID the call recorded would be lost by a crash right after it.
-func checkPersisted[T client.Object](t TestingT, o observed[T]) {
+func checkPersisted[T client.Object](t providertest.TestingT, o observed[T]) {
 	t.Helper()
 	if acc, ok := any(o.obj.Object).(scope.ResourceIDsAccessor); ok {
 		var old map[string]string

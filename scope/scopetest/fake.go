@@ -38,6 +38,8 @@ type Checkpoint[T client.Object] struct {
 	Object T
 	// SpecOnly is true for PatchSpecNow (metadata and spec only).
 	SpecOnly bool
+	// ResourceIDs is a copy of the resource-ID map at the checkpoint, wherever the fake keeps it.
+	ResourceIDs map[string]string
 }
 
 // OwnershipKey returns OwnershipKeyValue, or scope.ErrOwnershipKeyNotPersisted when it is empty.
@@ -108,11 +110,8 @@ func (f *FakeObject[T]) PersistedResourceID(key string) (string, bool) {
 		if cp.SpecOnly {
 			continue
 		}
-		if acc, ok := any(cp.Object).(scope.ResourceIDsAccessor); ok {
-			id, found := acc.GetResourceIDs()[key]
-			return id, found
-		}
-		return "", false
+		id, found := cp.ResourceIDs[key]
+		return id, found
 	}
 	return "", false
 }
@@ -125,7 +124,7 @@ func (f *FakeObject[T]) checkpoint(specOnly bool) error {
 	if !ok {
 		return errors.New("cannot copy the fake object: DeepCopyObject returned another type")
 	}
-	f.checkpoints = append(f.checkpoints, Checkpoint[T]{Object: c, SpecOnly: specOnly})
+	f.checkpoints = append(f.checkpoints, Checkpoint[T]{Object: c, SpecOnly: specOnly, ResourceIDs: maps.Clone(f.resourceIDs())})
 	return nil
 }
 
@@ -136,10 +135,9 @@ func (f *FakeObject[T]) resourceIDs() map[string]string {
 	return f.ids
 }
 
+// setResourceIDs stores m as the real scopes do: into the object's own map when T has one (an emptied map
+// stays the object's), else into the fake's.
 func (f *FakeObject[T]) setResourceIDs(m map[string]string) {
-	if len(m) == 0 {
-		m = nil
-	}
 	if acc, ok := any(f.Object).(scope.ResourceIDsAccessor); ok {
 		acc.SetResourceIDs(m)
 		return

@@ -54,7 +54,8 @@ func TestFakeMachineScopeKeepsIDsInTheObjectAndRecordsCheckpoints(t *testing.T) 
 	require.NoError(t, s.DeleteResourceID("vm"))
 	_, ok := s.ResourceID("vm")
 	assert.False(t, ok)
-	assert.Nil(t, f.Object.Status.Resources, "an empty map is dropped")
+	assert.NotNil(t, f.Object.Status.Resources, "an emptied map stays the object's, as with the real scope")
+	assert.Empty(t, f.Object.Status.Resources)
 	id, _ = f.PersistedResourceID("vm")
 	assert.Equal(t, "i-1", id)
 	require.Len(t, f.Checkpoints(), 1)
@@ -139,4 +140,18 @@ func TestFakeClusterScopeOfATypeWithoutResourceIDMap(t *testing.T) {
 	assert.Empty(t, u.Object, "the fake keeps the ID itself")
 	assert.Equal(t, contract.V1Beta1, s.ContractVersion())
 	assert.Same(t, u, s.InfraCluster())
+}
+
+// A type without a resource-ID map keeps its IDs in the fake, and checkpoints persist them all the same.
+func TestFakeKeepsIDsOfATypeWithoutAMap(t *testing.T) {
+	u := &unstructured.Unstructured{Object: map[string]any{}}
+	f := &scopetest.FakeMachineScope[*unstructured.Unstructured]{FakeObject: scopetest.FakeObject[*unstructured.Unstructured]{Object: u}}
+	require.NoError(t, f.SetResourceID("vm", "i-1"))
+	_, persisted := f.PersistedResourceID("vm")
+	assert.False(t, persisted, "recorded, not yet checkpointed")
+	require.NoError(t, f.PatchNow(context.Background()))
+	id, persisted := f.PersistedResourceID("vm")
+	assert.True(t, persisted)
+	assert.Equal(t, "i-1", id)
+	assert.Empty(t, u.Object, "the object itself is not written")
 }

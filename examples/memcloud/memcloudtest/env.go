@@ -41,7 +41,7 @@ func ConfigDir() (string, error) {
 	return dir, nil
 }
 
-// EnvironmentOptions returns the providertest options of an API server for memcloud: memcloud's CRDs and
+// EnvironmentOptions returns the testenv options of an API server for memcloud: memcloud's CRDs and
 // admission webhooks, its scheme, and capkit's minimal Cluster and Machine CRDs (both core API versions
 // served). opts come last and can override them.
 func EnvironmentOptions(opts ...testenv.Option) ([]testenv.Option, error) {

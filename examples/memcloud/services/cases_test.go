@@ -29,7 +29,7 @@ func clusterService[S reconcile.Service[scope.ClusterScoper[*v1beta2.MemCluster]
 	}
 }
 
-func noCloudCall[F any](t *testing.T, _ F, c *cloud.Cloud) {
+func noCloudCall(t *testing.T, _ clusterFake, c *cloud.Cloud) {
 	assert.Zero(t, c.Calls().Total(), "no cloud call")
 }
 
@@ -55,7 +55,7 @@ func TestNetworkCases(t *testing.T) {
 			},
 		},
 		{
-			Name: "rejects a bad CIDR before any cloud call", Scope: badCIDR(), Check: noCloudCall[clusterFake],
+			Name: "rejects a bad CIDR before any cloud call", Scope: badCIDR(), Check: noCloudCall,
 			Want: servicetest.Outcome{Error: servicetest.Terminal, Reason: reconcile.ReasonInvalidParameters, ErrorContains: `cidr "10.0.0.0/33"`, Unchanged: true},
 		},
 		{
@@ -74,7 +74,7 @@ func TestNetworkCases(t *testing.T) {
 
 	waiting := func() servicetest.ClusterCase[*v1beta2.MemCluster, *cloud.Cloud] {
 		return servicetest.ClusterCase[*v1beta2.MemCluster, *cloud.Cloud]{
-			Name: "waits for the network", Scope: clusterScope(nil), Check: noCloudCall[clusterFake],
+			Name: "waits for the network", Scope: clusterScope(nil), Check: noCloudCall,
 			Want: servicetest.Outcome{Result: reconcile.Result{Reason: services.ReasonWaitingForNetwork,
 				Message: "the network is not recorded yet", RequeueAfter: poll}, Unchanged: true},
 		}

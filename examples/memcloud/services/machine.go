@@ -1,6 +1,7 @@
 package services
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -87,10 +88,8 @@ func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper[*v1beta2
 		{Type: contract.MachineInternalIP, Address: inst.PrivateIP},
 		{Type: contract.MachineHostName, Address: inst.Name},
 	}
-	if fd := s.Machine().FailureDomain; fd != "" {
+	if fd := cmp.Or(s.Machine().FailureDomain, spec.FailureDomain); fd != "" {
 		mm.Status.FailureDomain = fd
-	} else if spec.FailureDomain != "" {
-		mm.Status.FailureDomain = spec.FailureDomain
 	}
 	if controlPlane {
 		if err := n.register(ctx, net.LoadBalancerID, inst.ID); err != nil {

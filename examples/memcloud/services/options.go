@@ -95,16 +95,12 @@ func machineSpec(mm *v1beta2.MemMachine) v1beta2.MemMachineSpec {
 }
 
 // failureDomains turns the names of spec.failureDomains into contract failure domains, all suitable for
-// control plane machines, sorted by name without duplicates or empty names.
+// control plane machines, sorted by name as capkit's scopes and contract accessors write them. The names are
+// unique and not empty: the CRD makes spec.failureDomains a set of DNS labels.
 func failureDomains(names []string) []contract.FailureDomain {
-	sorted := slices.Clone(names)
-	slices.Sort(sorted)
-	sorted = slices.Compact(sorted)
-	out := make([]contract.FailureDomain, 0, len(sorted))
-	for _, n := range sorted {
-		if n != "" {
-			out = append(out, contract.FailureDomain{Name: n, ControlPlane: ptr.To(true)})
-		}
+	out := make([]contract.FailureDomain, 0, len(names))
+	for _, n := range slices.Sorted(slices.Values(names)) {
+		out = append(out, contract.FailureDomain{Name: n, ControlPlane: ptr.To(true)})
 	}
 	return out
 }

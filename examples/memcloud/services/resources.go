@@ -36,7 +36,6 @@ const (
 // cloudResource adapts one kind of memcloud resource to reconcile.Resource. S is the create request of the
 // kind (cloud.NetworkSpec, ...), R the resource.
 type cloudResource[S, R any] struct {
-	kind     cloud.Kind
 	validate func(S) error
 	get      func(ctx context.Context, id string) (*R, error)
 	find     func(ctx context.Context, tags map[string]string) ([]R, error)
@@ -125,7 +124,7 @@ type Resources struct {
 func NewResources(c *cloud.Cloud) Resources {
 	return Resources{
 		Networks: &cloudResource[cloud.NetworkSpec, cloud.Network]{
-			kind: cloud.KindNetwork, get: c.GetNetwork, find: c.FindNetworks, del: c.DeleteNetwork,
+			get: c.GetNetwork, find: c.FindNetworks, del: c.DeleteNetwork,
 			id: func(n cloud.Network) string { return n.ID },
 			validate: func(s cloud.NetworkSpec) error {
 				return errors.Join(required("name", s.Name), cidr("cidr", s.CIDR))
@@ -136,7 +135,7 @@ func NewResources(c *cloud.Cloud) Resources {
 			},
 		},
 		Subnets: &cloudResource[cloud.SubnetSpec, cloud.Subnet]{
-			kind: cloud.KindSubnet, get: c.GetSubnet, find: c.FindSubnets, del: c.DeleteSubnet,
+			get: c.GetSubnet, find: c.FindSubnets, del: c.DeleteSubnet,
 			id: func(n cloud.Subnet) string { return n.ID },
 			validate: func(s cloud.SubnetSpec) error {
 				return errors.Join(required("name", s.Name), required("networkID", s.NetworkID), cidr("cidr", s.CIDR))
@@ -147,7 +146,7 @@ func NewResources(c *cloud.Cloud) Resources {
 			},
 		},
 		SecurityGroups: &cloudResource[cloud.SecurityGroupSpec, cloud.SecurityGroup]{
-			kind: cloud.KindSecurityGroup, get: c.GetSecurityGroup, find: c.FindSecurityGroups, del: c.DeleteSecurityGroup,
+			get: c.GetSecurityGroup, find: c.FindSecurityGroups, del: c.DeleteSecurityGroup,
 			id: func(n cloud.SecurityGroup) string { return n.ID },
 			validate: func(s cloud.SecurityGroupSpec) error {
 				return errors.Join(required("name", s.Name), required("networkID", s.NetworkID))
@@ -158,7 +157,7 @@ func NewResources(c *cloud.Cloud) Resources {
 			},
 		},
 		LoadBalancers: &cloudResource[cloud.LoadBalancerSpec, cloud.LoadBalancer]{
-			kind: cloud.KindLoadBalancer, get: c.GetLoadBalancer, find: c.FindLoadBalancers, del: c.DeleteLoadBalancer,
+			get: c.GetLoadBalancer, find: c.FindLoadBalancers, del: c.DeleteLoadBalancer,
 			id: func(n cloud.LoadBalancer) string { return n.ID },
 			validate: func(s cloud.LoadBalancerSpec) error {
 				var err error
@@ -173,7 +172,7 @@ func NewResources(c *cloud.Cloud) Resources {
 			},
 		},
 		Instances: &cloudResource[cloud.InstanceSpec, cloud.Instance]{
-			kind: cloud.KindInstance, get: c.GetInstance, find: c.FindInstances, del: c.DeleteInstance,
+			get: c.GetInstance, find: c.FindInstances, del: c.DeleteInstance,
 			id: func(n cloud.Instance) string { return n.ID },
 			validate: func(s cloud.InstanceSpec) error {
 				var err error
