@@ -102,7 +102,7 @@ func IsControlPlaneMachine(machine *unstructured.Unstructured) bool {
 	if machine == nil {
 		return false
 	}
-	_, ok := machine.GetLabels()[ControlPlaneLabel]
+	_, ok := label(machine, ControlPlaneLabel)
 	return ok
 }
 
@@ -111,7 +111,15 @@ func ClusterNameOf(obj *unstructured.Unstructured) string {
 	if obj == nil {
 		return ""
 	}
-	return obj.GetLabels()[ClusterNameLabel]
+	v, _ := label(obj, ClusterNameLabel)
+	return v
+}
+
+// label reads one label without copying the object's label map, as GetLabels does.
+func label(obj *unstructured.Unstructured, key string) (string, bool) {
+	v, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "metadata", "labels", key)
+	s, ok := v.(string)
+	return s, found && ok
 }
 
 // APIVersionOf returns the core Cluster API version (v1beta1 or v1beta2) of a core object from its apiVersion.

@@ -16,7 +16,7 @@ import (
 // A Helper is for one object and one goroutine.
 type Helper struct {
 	c     client.Client
-	desc  string // "Kind namespace/name", for errors
+	desc  objectName // "Kind namespace/name", for errors
 	opts  options
 	conds condAccess // nil when conditions are not guarded
 	// main is the base of the metadata-and-spec diff, status the base of the status diff. They are one
@@ -43,7 +43,7 @@ func NewHelper(c client.Client, obj client.Object, opts ...Option) (*Helper, err
 	if err != nil {
 		return nil, fmt.Errorf("cannot create a patch helper for %T: %w", obj, err)
 	}
-	desc := fmt.Sprintf("%s %s/%s", gvk.Kind, obj.GetNamespace(), obj.GetName())
+	desc := objectName{kind: gvk.Kind, namespace: obj.GetNamespace(), name: obj.GetName()}
 	conds, err := conditionsOf(obj, o.conditionsPath)
 	if err != nil {
 		return nil, fmt.Errorf("cannot create a patch helper for %s: %w", desc, err)
@@ -182,3 +182,8 @@ func (h *Helper) resnap(obj client.Object) error {
 	h.main, h.status = snap, snap
 	return nil
 }
+
+// objectName names an object in errors as "Kind namespace/name"; it is formatted only when an error is.
+type objectName struct{ kind, namespace, name string }
+
+func (n objectName) String() string { return n.kind + " " + n.namespace + "/" + n.name }

@@ -36,7 +36,7 @@ type objectScope[T client.Object] struct {
 	cluster ClusterInfo
 	version contract.Version
 	kind    string
-	desc    string // "Kind namespace/name", for errors
+	desc    objectName // "Kind namespace/name", for errors
 	opts    options
 	fields  fields
 	patcher *patch.Helper
@@ -58,7 +58,7 @@ func newObjectScope[T client.Object](ctx context.Context, c client.Client, obj T
 	if err != nil {
 		return nil, fmt.Errorf("cannot create %s scope: cannot find the kind of %T: %w", role, obj, err)
 	}
-	desc := fmt.Sprintf("%s %s/%s", gvk.Kind, obj.GetNamespace(), obj.GetName())
+	desc := objectName{kind: gvk.Kind, namespace: obj.GetNamespace(), name: obj.GetName()}
 	info, err := clusterInfo(cluster)
 	if err != nil {
 		return nil, fmt.Errorf("cannot create %s scope for %s: %w", role, desc, err)
@@ -294,3 +294,8 @@ func (s *objectScope[T]) SetProvisioned(provisioned bool) error {
 	s.fields.provisioned.SetProvisioned(provisioned)
 	return s.writeError()
 }
+
+// objectName names an object in errors as "Kind namespace/name"; it is formatted only when an error is.
+type objectName struct{ kind, namespace, name string }
+
+func (n objectName) String() string { return n.kind + " " + n.namespace + "/" + n.name }
