@@ -35,7 +35,6 @@ type objectScope[T client.Object] struct {
 	obj     T
 	cluster ClusterInfo
 	version contract.Version
-	kind    string
 	desc    objectName // "Kind namespace/name", for errors
 	opts    options
 	fields  fields
@@ -100,7 +99,7 @@ func newObjectScope[T client.Object](ctx context.Context, c client.Client, obj T
 	if err != nil {
 		return nil, fmt.Errorf("cannot create %s scope: %w", role, err)
 	}
-	s := &objectScope[T]{obj: obj, cluster: info, version: v, kind: gvk.Kind, desc: desc, opts: o, fields: f, patcher: p, client: c}
+	s := &objectScope[T]{obj: obj, cluster: info, version: v, desc: desc, opts: o, fields: f, patcher: p, client: c}
 	if err := s.ensureOwnershipKey(); err != nil {
 		return nil, fmt.Errorf("cannot create %s scope for %s: %w", role, desc, err)
 	}
@@ -196,11 +195,11 @@ func (s *objectScope[T]) Cluster() ClusterInfo { return s.cluster }
 func (s *objectScope[T]) ContractVersion() contract.Version { return s.version }
 
 // Kind returns the infra object's kind, as used in error messages.
-func (s *objectScope[T]) Kind() string { return s.kind }
+func (s *objectScope[T]) Kind() string { return s.desc.kind }
 
 // Logger returns the logger given with WithLogger, with the object's and cluster's names as values.
 func (s *objectScope[T]) Logger() logr.Logger {
-	return s.opts.logger.WithValues(s.kind, client.ObjectKeyFromObject(s.obj).String(), "cluster", s.cluster.Name)
+	return s.opts.logger.WithValues(s.desc.kind, client.ObjectKeyFromObject(s.obj).String(), "cluster", s.cluster.Name)
 }
 
 // Paused reports whether reconciliation is paused: the Cluster's spec.paused is true or the infra object
