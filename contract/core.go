@@ -2,6 +2,7 @@ package contract
 
 import (
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -34,23 +35,23 @@ type ClusterFields struct{ version Version }
 func Cluster(v Version) ClusterFields { return ClusterFields{version: v} }
 
 // Paused is spec.paused.
-func (c ClusterFields) Paused() Field[bool] { return NewField[bool]("spec", "paused") }
+func (c ClusterFields) Paused() Field[bool] { return fieldAt[bool](pathSpecPaused) }
 
 // ControlPlaneEndpoint is spec.controlPlaneEndpoint.
 func (c ClusterFields) ControlPlaneEndpoint() Field[APIEndpoint] {
-	return NewField[APIEndpoint]("spec", "controlPlaneEndpoint")
+	return fieldAt[APIEndpoint](pathSpecControlPlaneEndpoint)
 }
 
 // InfrastructureProvisioned is status.infrastructureReady (v1beta1) or
 // status.initialization.infrastructureProvisioned (v1beta2).
 func (c ClusterFields) InfrastructureProvisioned() Field[bool] {
-	return pick(c.version, NewField[bool]("status", "infrastructureReady"),
-		NewField[bool]("status", "initialization", "infrastructureProvisioned"))
+	return pick(c.version, fieldAt[bool](pathStatusInfrastructureReady),
+		fieldAt[bool](pathStatusInitializationInfrastructureProvisioned))
 }
 
 // InfrastructureRef is spec.infrastructureRef: apiVersion/kind/name (v1beta1) or apiGroup/kind/name (v1beta2).
 func (c ClusterFields) InfrastructureRef() Field[map[string]any] {
-	return NewField[map[string]any]("spec", "infrastructureRef")
+	return fieldAt[map[string]any](pathSpecInfrastructureRef)
 }
 
 // MachineFields are the fields of the core Machine that providers read, for one core API version.
@@ -60,41 +61,41 @@ type MachineFields struct{ version Version }
 func Machine(v Version) MachineFields { return MachineFields{version: v} }
 
 // ClusterName is spec.clusterName.
-func (c MachineFields) ClusterName() Field[string] { return NewField[string]("spec", "clusterName") }
+func (c MachineFields) ClusterName() Field[string] { return fieldAt[string](pathSpecClusterName) }
 
 // BootstrapDataSecretName is spec.bootstrap.dataSecretName.
 func (c MachineFields) BootstrapDataSecretName() Field[string] {
-	return NewField[string]("spec", "bootstrap", "dataSecretName")
+	return fieldAt[string](pathSpecBootstrapDataSecretName)
 }
 
 // Version is spec.version, the Kubernetes version of the machine.
-func (c MachineFields) Version() Field[string] { return NewField[string]("spec", "version") }
+func (c MachineFields) Version() Field[string] { return fieldAt[string](pathSpecVersion) }
 
 // FailureDomain is spec.failureDomain.
 func (c MachineFields) FailureDomain() Field[string] {
-	return NewField[string]("spec", "failureDomain")
+	return fieldAt[string](pathSpecFailureDomain)
 }
 
 // ProviderID is spec.providerID, copied by Cluster API from the InfraMachine.
-func (c MachineFields) ProviderID() Field[string] { return NewField[string]("spec", "providerID") }
+func (c MachineFields) ProviderID() Field[string] { return fieldAt[string](pathSpecProviderID) }
 
 // InfrastructureRef is spec.infrastructureRef.
 func (c MachineFields) InfrastructureRef() Field[map[string]any] {
-	return NewField[map[string]any]("spec", "infrastructureRef")
+	return fieldAt[map[string]any](pathSpecInfrastructureRef)
 }
 
 // BootstrapDataSecretCreated is status.bootstrapReady (v1beta1) or
 // status.initialization.bootstrapDataSecretCreated (v1beta2).
 func (c MachineFields) BootstrapDataSecretCreated() Field[bool] {
-	return pick(c.version, NewField[bool]("status", "bootstrapReady"),
-		NewField[bool]("status", "initialization", "bootstrapDataSecretCreated"))
+	return pick(c.version, fieldAt[bool](pathStatusBootstrapReady),
+		fieldAt[bool](pathStatusInitializationBootstrapDataSecretCreated))
 }
 
 // InfrastructureProvisioned is status.infrastructureReady (v1beta1) or
 // status.initialization.infrastructureProvisioned (v1beta2).
 func (c MachineFields) InfrastructureProvisioned() Field[bool] {
-	return pick(c.version, NewField[bool]("status", "infrastructureReady"),
-		NewField[bool]("status", "initialization", "infrastructureProvisioned"))
+	return pick(c.version, fieldAt[bool](pathStatusInfrastructureReady),
+		fieldAt[bool](pathStatusInitializationInfrastructureProvisioned))
 }
 
 // IsControlPlaneMachine reports whether a Machine carries the control-plane label.
@@ -127,9 +128,13 @@ func APIVersionOf(obj *unstructured.Unstructured) (Version, error) {
 	if obj == nil {
 		return "", fmt.Errorf("cannot get the API version of a nil object: %w", ErrUnknownVersion)
 	}
-	gv := obj.GroupVersionKind()
-	if gv.Group != GroupName {
-		return "", fmt.Errorf("cannot get the core API version of %q: group %q is not %q: %w", obj.GetAPIVersion(), gv.Group, GroupName, ErrUnknownVersion)
+	apiVersion := obj.GetAPIVersion()
+	group, version, found := strings.Cut(apiVersion, "/")
+	if !found {
+		group, version = "", apiVersion
 	}
-	return ParseVersion(gv.Version)
+	if group != GroupName {
+		return "", fmt.Errorf("cannot get the core API version of %q: group %q is not %q: %w", apiVersion, group, GroupName, ErrUnknownVersion)
+	}
+	return ParseVersion(version)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -36,8 +37,8 @@ type Field[T any] struct {
 // NewField returns an accessor for the field at path.
 func NewField[T any](path ...string) Field[T] { return Field[T]{path: path} }
 
-// Path returns the field's path.
-func (f Field[T]) Path() Path { return f.path }
+// Path returns a copy of the field's path.
+func (f Field[T]) Path() Path { return slices.Clone(f.path) }
 
 // Get returns the field's value; ErrFieldNotFound when it (or a parent) is absent or null, ErrFieldType when it
 // or a parent has another shape. Error messages name the path and the JSON types, never the value.

@@ -17,17 +17,17 @@ func InfraCluster(v Version) InfraClusterFields { return InfraClusterFields{vers
 
 // ControlPlaneEndpoint is spec.controlPlaneEndpoint, the same in every contract version.
 func (c InfraClusterFields) ControlPlaneEndpoint() Field[APIEndpoint] {
-	return NewField[APIEndpoint]("spec", "controlPlaneEndpoint")
+	return fieldAt[APIEndpoint](pathSpecControlPlaneEndpoint)
 }
 
 // Provisioned is status.ready (v1beta1) or status.initialization.provisioned (v1beta2).
 func (c InfraClusterFields) Provisioned() Field[bool] {
-	return pick(c.version, NewField[bool]("status", "ready"), NewField[bool]("status", "initialization", "provisioned"))
+	return pick(c.version, fieldAt[bool](pathStatusReady), fieldAt[bool](pathStatusInitializationProvisioned))
 }
 
 // FailureDomains is status.failureDomains: a map keyed by name (v1beta1) or a list (v1beta2).
 func (c InfraClusterFields) FailureDomains() FailureDomainsField {
-	return FailureDomainsField{version: c.version, path: Path{"status", "failureDomains"}}
+	return FailureDomainsField{version: c.version, path: pathStatusFailureDomains}
 }
 
 // Conditions is where metav1.Conditions live: status.v1beta2.conditions (v1beta1) or status.conditions (v1beta2).
@@ -40,26 +40,26 @@ type InfraMachineFields struct{ version Version }
 func InfraMachine(v Version) InfraMachineFields { return InfraMachineFields{version: v} }
 
 // ProviderID is spec.providerID, the same in every contract version.
-func (c InfraMachineFields) ProviderID() Field[string] { return NewField[string]("spec", "providerID") }
+func (c InfraMachineFields) ProviderID() Field[string] { return fieldAt[string](pathSpecProviderID) }
 
 // Provisioned is status.ready (v1beta1) or status.initialization.provisioned (v1beta2).
 func (c InfraMachineFields) Provisioned() Field[bool] {
-	return pick(c.version, NewField[bool]("status", "ready"), NewField[bool]("status", "initialization", "provisioned"))
+	return pick(c.version, fieldAt[bool](pathStatusReady), fieldAt[bool](pathStatusInitializationProvisioned))
 }
 
 // Addresses is status.addresses.
 func (c InfraMachineFields) Addresses() Field[[]MachineAddress] {
-	return NewField[[]MachineAddress]("status", "addresses")
+	return fieldAt[[]MachineAddress](pathStatusAddresses)
 }
 
 // FailureDomain is status.failureDomain: the failure domain the machine was actually placed in.
 func (c InfraMachineFields) FailureDomain() Field[string] {
-	return NewField[string]("status", "failureDomain")
+	return fieldAt[string](pathStatusFailureDomain)
 }
 
 // SpecFailureDomain is spec.failureDomain: the failure domain Cluster API asked for (copied from the Machine).
 func (c InfraMachineFields) SpecFailureDomain() Field[string] {
-	return NewField[string]("spec", "failureDomain")
+	return fieldAt[string](pathSpecFailureDomain)
 }
 
 // Conditions is where metav1.Conditions live: status.v1beta2.conditions (v1beta1) or status.conditions (v1beta2).
@@ -73,12 +73,12 @@ func BootstrapConfig(v Version) BootstrapConfigFields { return BootstrapConfigFi
 
 // DataSecretName is status.dataSecretName, the same in every contract version.
 func (c BootstrapConfigFields) DataSecretName() Field[string] {
-	return NewField[string]("status", "dataSecretName")
+	return fieldAt[string](pathStatusDataSecretName)
 }
 
 // DataSecretCreated is status.ready (v1beta1) or status.initialization.dataSecretCreated (v1beta2).
 func (c BootstrapConfigFields) DataSecretCreated() Field[bool] {
-	return pick(c.version, NewField[bool]("status", "ready"), NewField[bool]("status", "initialization", "dataSecretCreated"))
+	return pick(c.version, fieldAt[bool](pathStatusReady), fieldAt[bool](pathStatusInitializationDataSecretCreated))
 }
 
 // Conditions is where metav1.Conditions live for this contract version.
@@ -88,12 +88,12 @@ func (c BootstrapConfigFields) Conditions() Field[[]metav1.Condition] {
 
 // TemplateSpec is spec.template.spec of an InfraClusterTemplate, InfraMachineTemplate or bootstrap config template.
 func TemplateSpec() Field[map[string]any] {
-	return NewField[map[string]any]("spec", "template", "spec")
+	return fieldAt[map[string]any](pathSpecTemplateSpec)
 }
 
 func conditionsField(v Version) Field[[]metav1.Condition] {
-	return pick(v, NewField[[]metav1.Condition]("status", "v1beta2", "conditions"),
-		NewField[[]metav1.Condition]("status", "conditions"))
+	return pick(v, fieldAt[[]metav1.Condition](pathStatusV1beta2Conditions),
+		fieldAt[[]metav1.Condition](pathStatusConditions))
 }
 
 // FailureDomainsField reads and writes status.failureDomains in the shape of its contract version, and always
@@ -104,7 +104,7 @@ type FailureDomainsField struct {
 }
 
 // Path returns the field's path.
-func (f FailureDomainsField) Path() Path { return f.path }
+func (f FailureDomainsField) Path() Path { return slices.Clone(f.path) }
 
 // legacyFailureDomain is the value of one v1beta1 failure-domain map entry.
 type legacyFailureDomain struct {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"slices"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
@@ -71,7 +70,7 @@ var serverFields = []string{"resourceVersion", "generation", "uid", "creationTim
 
 func (h *Helper) diff(obj client.Object) (*delta, error) {
 	d := &delta{}
-	if h.main == h.status && reflect.DeepEqual(h.main.obj, obj) {
+	if h.main == h.status && equalTree(h.main.obj, obj) {
 		return d, nil // the common no-op reconcile: no JSON at all
 	}
 	var err error
@@ -121,7 +120,7 @@ func (h *Helper) conditionsChanged(obj client.Object) (bool, error) {
 }
 
 func equalConditions(a, b []metav1.Condition) bool {
-	return len(a) == len(b) && (len(a) == 0 || reflect.DeepEqual(a, b))
+	return len(a) == len(b) && (len(a) == 0 || equalTree(a, b))
 }
 
 // mainPatch returns the merge patch of every top-level field but status, nil when there is none.

@@ -33,17 +33,21 @@ func NewHelper(c client.Client, obj client.Object, opts ...Option) (*Helper, err
 	if obj == nil || (reflect.ValueOf(obj).Kind() == reflect.Pointer && reflect.ValueOf(obj).IsNil()) {
 		return nil, errors.New("cannot create a patch helper: object is nil")
 	}
-	o := options{retries: DefaultConflictRetries}
+	h := &Helper{c: c, opts: options{retries: DefaultConflictRetries}}
+	o := &h.opts // the options live in the helper, so that applying them costs no allocation of their own
 	for _, opt := range opts {
 		if opt != nil {
-			opt(&o)
+			opt(o)
 		}
 	}
-	gvk, err := apiutil.GVKForObject(obj, c.Scheme())
-	if err != nil {
-		return nil, fmt.Errorf("cannot create a patch helper for %T: %w", obj, err)
+	if o.kind == "" {
+		gvk, err := apiutil.GVKForObject(obj, c.Scheme())
+		if err != nil {
+			return nil, fmt.Errorf("cannot create a patch helper for %T: %w", obj, err)
+		}
+		o.kind = gvk.Kind
 	}
-	desc := objectName{kind: gvk.Kind, namespace: obj.GetNamespace(), name: obj.GetName()}
+	desc := objectName{kind: o.kind, namespace: obj.GetNamespace(), name: obj.GetName()}
 	conds, err := conditionsOf(obj, o.conditionsPath)
 	if err != nil {
 		return nil, fmt.Errorf("cannot create a patch helper for %s: %w", desc, err)
@@ -55,7 +59,8 @@ func NewHelper(c client.Client, obj client.Object, opts ...Option) (*Helper, err
 	if err != nil {
 		return nil, fmt.Errorf("cannot create a patch helper for %s: %w", desc, err)
 	}
-	return &Helper{c: c, desc: desc, opts: o, conds: conds, main: snap, status: snap}, nil
+	h.desc, h.conds, h.main, h.status = desc, conds, snap, snap
+	return h, nil
 }
 
 // HasChanges reports whether Patch would send anything.

@@ -12,6 +12,7 @@ type options struct {
 	conditionsPath []string
 	writeOnce      []string
 	retries        int
+	kind           string
 }
 
 // WithConditionsPath says where the conditions of an object that does not implement conditions.Setter
@@ -30,3 +31,7 @@ func WithWriteOnceLabels(keys ...string) Option {
 // WithConflictRetries sets how many times a guarded patch is re-applied after a conflict (default
 // DefaultConflictRetries); 0 returns the first conflict.
 func WithConflictRetries(n int) Option { return func(o *options) { o.retries = n } }
+
+// WithKind gives the object's kind, used in error messages, for a caller that has looked it up already;
+// without it NewHelper looks it up in the client's scheme and refuses a type the scheme does not know.
+func WithKind(kind string) Option { return func(o *options) { o.kind = kind } }

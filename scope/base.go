@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -30,6 +31,9 @@ var ErrInvalidInput = errors.New("invalid scope input")
 // server, so that no cloud resource is ever tagged with a key that a crash could lose.
 var ErrOwnershipKeyNotPersisted = errors.New("ownership key not persisted yet")
 
+// ownershipKeyWriteOnce makes every scope's patch helper treat the ownership key as write-once.
+var ownershipKeyWriteOnce = patch.WithWriteOnceLabels(OwnershipKeyLabel)
+
 // objectScope is what ClusterScope and MachineScope share: one infra object, its Cluster and the patcher.
 type objectScope[T client.Object] struct {
 	obj     T
@@ -43,67 +47,71 @@ type objectScope[T client.Object] struct {
 	client  client.Client
 }
 
-// newObjectScope builds what both scopes share; roleAccessor is the accessor the role needs besides
+// init builds what both scopes share; roleAccessor is the accessor the role needs besides
 // conditions and the provisioned flag, and has reports whether the resolved fields include it.
-func newObjectScope[T client.Object](ctx context.Context, c client.Client, obj T, cluster *unstructured.Unstructured, role string, roleAccessor accessor, has func(fields) bool, opts []Option) (*objectScope[T], error) {
-	o := newOptions(opts)
+func (s *objectScope[T]) init(ctx context.Context, c client.Client, obj T, cluster *unstructured.Unstructured, role string, roleAccessor accessor, has func(fields) bool, opts []Option) error {
+	o := &s.opts
+	setOptions(o, opts)
 	if c == nil {
-		return nil, fmt.Errorf("cannot create %s scope: client is nil: %w", role, ErrInvalidInput)
+		return fmt.Errorf("cannot create %s scope: client is nil: %w", role, ErrInvalidInput)
 	}
 	if isNilObject(obj) {
-		return nil, fmt.Errorf("cannot create %s scope: %s is nil: %w", role, role, ErrInvalidInput)
+		return fmt.Errorf("cannot create %s scope: %s is nil: %w", role, role, ErrInvalidInput)
 	}
 	gvk, err := apiutil.GVKForObject(obj, c.Scheme())
 	if err != nil {
-		return nil, fmt.Errorf("cannot create %s scope: cannot find the kind of %T: %w", role, obj, err)
+		return fmt.Errorf("cannot create %s scope: cannot find the kind of %T: %w", role, obj, err)
 	}
 	desc := objectName{kind: gvk.Kind, namespace: obj.GetNamespace(), name: obj.GetName()}
 	info, err := clusterInfo(cluster)
 	if err != nil {
-		return nil, fmt.Errorf("cannot create %s scope for %s: %w", role, desc, err)
+		return fmt.Errorf("cannot create %s scope for %s: %w", role, desc, err)
 	}
 	if cluster.GetNamespace() != obj.GetNamespace() {
-		return nil, fmt.Errorf("cannot create %s scope for %s: Cluster namespace %q differs from %q: %w",
+		return fmt.Errorf("cannot create %s scope for %s: Cluster namespace %q differs from %q: %w",
 			role, desc, cluster.GetNamespace(), obj.GetNamespace(), ErrInvalidInput)
 	}
 	v := o.version
 	switch {
 	case v != "" && !v.Valid():
-		return nil, fmt.Errorf("cannot create %s scope: contract version %q: %w", role, v, contract.ErrUnknownVersion)
+		return fmt.Errorf("cannot create %s scope: contract version %q: %w", role, v, contract.ErrUnknownVersion)
 	case v == "":
 		if v, _, err = contract.DiscoverContractVersion(ctx, c, gvk.GroupKind()); err != nil {
-			return nil, fmt.Errorf("cannot create %s scope for %s: %w", role, desc, err)
+			return fmt.Errorf("cannot create %s scope for %s: %w", role, desc, err)
 		}
 	}
 	_, isUnstructured := any(obj).(*unstructured.Unstructured)
 	switch {
 	case len(o.resourcesPath) == 0:
-		return nil, fmt.Errorf("cannot create %s scope: resources path must not be empty: %w", role, ErrInvalidInput)
+		return fmt.Errorf("cannot create %s scope: resources path must not be empty: %w", role, ErrInvalidInput)
 	case o.resourcesPathSet && !isUnstructured:
-		return nil, fmt.Errorf("cannot create %s scope for %s: WithResourcesPath is for unstructured objects; %T keeps its resource IDs through scope.ResourceIDsAccessor: %w", role, desc, obj, ErrInvalidInput)
+		return fmt.Errorf("cannot create %s scope for %s: WithResourcesPath is for unstructured objects; %T keeps its resource IDs through scope.ResourceIDsAccessor: %w", role, desc, obj, ErrInvalidInput)
 	}
 	f, err := resolveFields(obj, v, o.resourcesPath)
 	if err != nil {
-		return nil, fmt.Errorf("cannot create %s scope for %s: %w", role, desc, err)
+		return fmt.Errorf("cannot create %s scope for %s: %w", role, desc, err)
 	}
 	if err := required(obj, accessorCheck{accConditions, f.conds != nil}, accessorCheck{accProvisioned, f.provisioned != nil},
 		accessorCheck{roleAccessor, has(f)}); err != nil {
-		return nil, fmt.Errorf("cannot create %s scope: %w", role, err)
+		return fmt.Errorf("cannot create %s scope: %w", role, err)
 	}
-	popts := []patch.Option{patch.WithConflictRetries(o.retries), patch.WithWriteOnceLabels(OwnershipKeyLabel)}
+	popts := []patch.Option{ownershipKeyWriteOnce, patch.WithKind(gvk.Kind)}
+	if o.retries != patch.DefaultConflictRetries {
+		popts = append(popts, patch.WithConflictRetries(o.retries))
+	}
 	if f.u != nil {
 		popts = append(popts, patch.WithConditionsPath(contract.InfraMachine(v).Conditions().Path()...))
 	}
 	// The snapshot is taken before the ownership key is generated, so the key is part of the next patch.
 	p, err := patch.NewHelper(c, obj, popts...)
 	if err != nil {
-		return nil, fmt.Errorf("cannot create %s scope: %w", role, err)
+		return fmt.Errorf("cannot create %s scope: %w", role, err)
 	}
-	s := &objectScope[T]{obj: obj, cluster: info, version: v, desc: desc, opts: o, fields: f, patcher: p, client: c}
+	s.obj, s.cluster, s.version, s.desc, s.fields, s.patcher, s.client = obj, info, v, desc, f, p, c
 	if err := s.ensureOwnershipKey(); err != nil {
-		return nil, fmt.Errorf("cannot create %s scope for %s: %w", role, desc, err)
+		return fmt.Errorf("cannot create %s scope for %s: %w", role, desc, err)
 	}
-	return s, nil
+	return nil
 }
 
 // clusterInfo decodes the facts of a core Cluster.
@@ -139,12 +147,12 @@ func coreObjectVersion(u *unstructured.Unstructured, kind, arg string) (contract
 	if u == nil {
 		return "", fmt.Errorf("%s is nil: %w", arg, ErrInvalidInput)
 	}
-	gvk := u.GroupVersionKind()
-	if gvk.Group != contract.GroupName || gvk.Kind != kind {
+	apiVersion, prefix := u.GetAPIVersion(), contract.GroupName+"/"
+	if u.GetKind() != kind || !strings.HasPrefix(apiVersion, prefix) {
 		return "", fmt.Errorf("%s has apiVersion %q and kind %q, want group %q and kind %q: %w",
-			arg, u.GetAPIVersion(), u.GetKind(), contract.GroupName, kind, ErrInvalidInput)
+			arg, apiVersion, u.GetKind(), contract.GroupName, kind, ErrInvalidInput)
 	}
-	v, err := contract.APIVersionOf(u)
+	v, err := contract.ParseVersion(apiVersion[len(prefix):])
 	if err != nil {
 		return "", fmt.Errorf("%s %q: %w", arg, u.GetName(), err)
 	}

@@ -15,7 +15,7 @@ import (
 // type T: the object, its Cluster, the contract fields, the ownership key, the resource-ID map and the
 // patching. Create one per reconcile with NewClusterScope and finish it with Close.
 type ClusterScope[T client.Object] struct {
-	*objectScope[T]
+	objectScope[T]
 }
 
 // UnstructuredClusterScope is a ClusterScope over an unstructured InfraCluster.
@@ -28,12 +28,12 @@ type UnstructuredClusterScope = ClusterScope[*unstructured.Unstructured]
 // the paths of its contract version. The ownership key is generated when the object has none yet and written
 // by the next PatchNow or Close. Without WithContractVersion the version is read from the CRD of T through c.
 func NewClusterScope[T client.Object](ctx context.Context, c client.Client, infraCluster T, cluster *unstructured.Unstructured, opts ...Option) (*ClusterScope[T], error) {
-	base, err := newObjectScope(ctx, c, infraCluster, cluster, "InfraCluster", accEndpoint,
-		func(f fields) bool { return f.endpoint != nil }, opts)
-	if err != nil {
+	s := &ClusterScope[T]{}
+	if err := s.init(ctx, c, infraCluster, cluster, "InfraCluster", accEndpoint,
+		func(f fields) bool { return f.endpoint != nil }, opts); err != nil {
 		return nil, err
 	}
-	return &ClusterScope[T]{objectScope: base}, nil
+	return s, nil
 }
 
 // InfraCluster returns the InfraCluster; changes made to it are persisted by PatchNow and Close.

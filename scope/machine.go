@@ -15,7 +15,7 @@ import (
 // type T: the object, its Machine and Cluster, the contract fields, the bootstrap data, the ownership key,
 // the resource-ID map and the patching. Create one per reconcile with NewMachineScope and finish it with Close.
 type MachineScope[T client.Object] struct {
-	*objectScope[T]
+	objectScope[T]
 	machine MachineInfo
 }
 
@@ -32,9 +32,9 @@ func NewMachineScope[T client.Object](ctx context.Context, c client.Client, infr
 	if err != nil {
 		return nil, fmt.Errorf("cannot create InfraMachine scope: %w", err)
 	}
-	base, err := newObjectScope(ctx, c, infraMachine, cluster, "InfraMachine", accProviderID,
-		func(f fields) bool { return f.providerID != nil }, opts)
-	if err != nil {
+	s := &MachineScope[T]{machine: info}
+	if err := s.init(ctx, c, infraMachine, cluster, "InfraMachine", accProviderID,
+		func(f fields) bool { return f.providerID != nil }, opts); err != nil {
 		return nil, err
 	}
 	if clusterName != cluster.GetName() {
@@ -43,7 +43,7 @@ func NewMachineScope[T client.Object](ctx context.Context, c client.Client, infr
 	if machine.GetNamespace() != infraMachine.GetNamespace() {
 		return nil, fmt.Errorf("cannot create InfraMachine scope: Machine namespace %q differs from %q: %w", machine.GetNamespace(), infraMachine.GetNamespace(), ErrInvalidInput)
 	}
-	return &MachineScope[T]{objectScope: base, machine: info}, nil
+	return s, nil
 }
 
 // machineInfo decodes the facts of a core Machine, and its spec.clusterName.

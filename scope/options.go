@@ -26,19 +26,24 @@ type options struct {
 	secretReader     client.Reader
 }
 
-func newOptions(opts []Option) options {
-	o := options{
+// defaultResourcesPath is where an unstructured object keeps its resource IDs unless WithResourcesPath says
+// otherwise; it is never modified (WithResourcesPath stores a copy of its argument).
+var defaultResourcesPath = contract.Path{"status", "resources"}
+
+// setOptions sets o to the defaults and applies opts; o lives in the scope, so that applying options costs no
+// allocation of its own.
+func setOptions(o *options, opts []Option) {
+	*o = options{
 		logger:        logr.Discard(),
-		resourcesPath: contract.Path{"status", "resources"},
+		resourcesPath: defaultResourcesPath,
 		keyGen:        NewOwnershipKey,
 		retries:       patch.DefaultConflictRetries,
 	}
 	for _, opt := range opts {
 		if opt != nil {
-			opt(&o)
+			opt(o)
 		}
 	}
-	return o
 }
 
 // WithLogger sets the logger the scope hands to provider code through Logger; the scope itself never logs.
