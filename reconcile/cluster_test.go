@@ -48,13 +48,12 @@ func newClusterFixture(t *testing.T) *clusterFixture {
 	network := reconcile.ServiceFuncs[clusterScope]{
 		ReconcileFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
 			f.order = append(f.order, "reconcile Network")
-			_, err := reconcile.Ensure(ctx, s, "vpc", reconcile.Resource[netSpec](f.cloud), netSpec{CIDR: s.InfraCluster().Spec.Region})
+			_, err := reconcile.Ensure(ctx, s, "vpc", f.cloud, reconcile.Given(netSpec{CIDR: s.InfraCluster().Spec.Region}))
 			return reconcile.Result{Done: err == nil}, err
 		},
 		DeleteFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
 			f.order = append(f.order, "delete Network")
-			done, err := reconcile.EnsureDeleted(ctx, s, "vpc", reconcile.Resource[netSpec](f.cloud))
-			return reconcile.Result{Done: done}, err
+			return reconcile.EnsureDeleted(ctx, s, "vpc", f.cloud)
 		},
 	}
 	lb := reconcile.ServiceFuncs[clusterScope]{

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
+	"time"
 
 	"github.com/capkit/capkit/scope"
 )
@@ -20,23 +22,70 @@ const (
 	TagResourceKey = "capkit.io/resource"
 )
 
+// Reasons of the step results Ensure and EnsureDeleted return while a resource is not ready.
+const (
+	// ReasonResourcePending: the resource is being created, changed or deleted by the cloud (a Resource that
+	// implements PendingReporter said so); the step looks again after the poll interval.
+	ReasonResourcePending = "ResourcePending"
+	// ReasonDriftCorrected: the resource differed from its spec and was updated in place; the step reads it
+	// again after the poll interval and is ready once it is up to date.
+	ReasonDriftCorrected = "DriftCorrected"
+	// ReasonNeedsReplacement: the resource differs from its spec in a way it cannot be updated in place.
+	// Ensure changes nothing; see Updater.
+	ReasonNeedsReplacement = "NeedsReplacement"
+)
+
 // Resource is the lifecycle of one kind of cloud resource, written by the provider against its cloud SDK.
-// S is the provider's description of the resource it wants (its parameters). Every method but Validate
-// calls the cloud; Ensure and EnsureDeleted decide which to call.
-type Resource[S any] interface {
-	// Validate checks spec before any cloud call; an error makes Ensure return a TerminalError with
-	// ReasonInvalidParameters, so that bad parameters never reach the cloud API.
+// S is the provider's description of the resource it wants (its parameters), O what the cloud reports of a
+// resource that exists (its observation, usually a pointer to the SDK's type). Every method but Validate and
+// ID calls the cloud; Ensure and EnsureDeleted decide which to call, and read each resource at most once
+// per call: a service uses the observation Ensure returns instead of reading the resource again.
+type Resource[S, O any] interface {
+	// Validate checks spec before any cloud call that sends it; an error makes Ensure return a TerminalError
+	// with ReasonInvalidParameters, so that bad parameters never reach the cloud API.
 	Validate(spec S) error
-	// Get reports whether the resource with cloud ID id still exists. A resource being deleted does not.
-	Get(ctx context.Context, id string) (exists bool, err error)
-	// FindByTags returns the ID of the resource that carries all tags, and whether there is one.
-	FindByTags(ctx context.Context, tags map[string]string) (id string, found bool, err error)
-	// Create creates the resource with tags and returns its ID. token is an idempotency token: a cloud
-	// that supports one must return the resource it created before for the same token instead of creating
-	// a second one; Ensure passes the same token on every attempt for the same owner and key.
-	Create(ctx context.Context, spec S, token string, tags map[string]string) (id string, err error)
+	// Get returns the resource with cloud ID id, and whether it exists; a resource that is gone is not an
+	// error. A resource being deleted still exists (report it with PendingReporter).
+	Get(ctx context.Context, id string) (obs O, found bool, err error)
+	// FindByTags returns a resource that carries all tags (the oldest, when there are several), and whether
+	// there is one.
+	FindByTags(ctx context.Context, tags map[string]string) (obs O, found bool, err error)
+	// Create creates the resource with tags and returns it. token is an idempotency token: a cloud that
+	// supports one must return the resource it created before for the same token instead of creating a
+	// second one; Ensure passes the same token on every attempt for the same owner and key.
+	Create(ctx context.Context, spec S, token string, tags map[string]string) (O, error)
 	// Delete deletes the resource with cloud ID id; deleting a resource that does not exist is not an error.
 	Delete(ctx context.Context, id string) error
+	// ID returns the cloud ID of an observed resource; it calls nothing.
+	ID(obs O) string
+}
+
+// Updater is implemented by a Resource whose resources can be changed in place (load-balancer listeners,
+// security-group rules, tags). Ensure compares every resource it finds or adopts with the spec and updates
+// it when it drifted.
+//
+// A difference that cannot be updated in place (replace true) is reported, never repaired: Ensure returns a
+// step result with ReasonNeedsReplacement, emits a Warning event and calls nothing. It is not a terminal
+// error, because the resource still exists and serves, the difference may go away (the spec is edited back,
+// or the out-of-band change is undone) and the next reconcile notices; and replacing a resource is a
+// decision for a higher level (a Cluster API rollout, a MachineHealthCheck, a person), never for a
+// reconcile that would delete what it cannot update.
+type Updater[S, O any] interface {
+	// Diff returns the names of the fields of obs that differ from spec, empty when obs is up to date, and
+	// whether any of them cannot be changed in place. It calls nothing; names only, never values (they may
+	// be secret).
+	Diff(spec S, obs O) (fields []string, replace bool)
+	// Update changes the resource id (observed as obs) to match spec and returns it as the cloud reports it.
+	Update(ctx context.Context, id string, spec S, obs O) (O, error)
+}
+
+// PendingReporter is implemented by a Resource whose resources pass through transitional states (creating,
+// updating, deleting) that a reconcile must wait out. Ensure and EnsureDeleted then return a step result that
+// is not done and requeues after the poll interval (WithPollInterval), instead of code in every service.
+type PendingReporter[O any] interface {
+	// Pending reports whether obs is in a transitional state, with the CamelCase reason of the step
+	// condition meanwhile (ReasonResourcePending when empty) and a message without secrets.
+	Pending(obs O) (reason, message string, pending bool)
 }
 
 // Action is what Ensure did.
@@ -50,26 +99,77 @@ const (
 	ActionAdopted Action = "Adopted"
 	// ActionCreated means the resource was created and its ID recorded.
 	ActionCreated Action = "Created"
+	// ActionUpdated means the resource was found or adopted, had drifted, and was updated in place.
+	ActionUpdated Action = "Updated"
 )
 
-// EnsureResult is the outcome of Ensure.
-type EnsureResult struct {
+// EnsureResult is the outcome of Ensure: the resource as observed in this reconcile and what the step
+// reports about it.
+type EnsureResult[O any] struct {
 	// ID is the cloud ID of the resource, recorded in the tracker and persisted; use it for further calls
 	// (e.g. to build the providerID).
 	ID string
-	// Action says whether the resource was found, adopted or created; a reconciler may emit an event when
-	// it is not ActionFound.
+	// Observed is the resource as the cloud last reported it (by Get, FindByTags, Create or Update): read
+	// its state, addresses and so on from here rather than reading it again.
+	Observed O
+	// Action says whether the resource was found, adopted, created or updated.
 	Action Action
+	// Drift names the fields that differed from the spec: updated in place (ActionUpdated) or, with
+	// ReasonNeedsReplacement, left as they are.
+	Drift []string
+	// Result is what the step reports: Done when the resource is ready; otherwise not done, with the reason
+	// (ReasonResourcePending or the PendingReporter's, ReasonDriftCorrected, ReasonNeedsReplacement), a
+	// message and the poll interval. A service returns it as it is when it is not Done.
+	Result Result
 }
+
+// Spec is the desired state of a resource for Ensure: given at once (Given) or computed only when a create or
+// an update needs it (Lazy), so that a steady-state reconcile computes nothing it does not use, e.g. reads
+// no bootstrap data Secret for a machine whose instance exists.
+type Spec[S any] struct {
+	value S
+	fn    func(ctx context.Context) (S, error)
+}
+
+// Given is a spec at hand; Ensure validates it before any cloud call.
+func Given[S any](spec S) Spec[S] { return Spec[S]{value: spec} }
+
+// Lazy is a spec computed by fn at most once per Ensure, when a create or an update (or, for an Updater, the
+// comparison with the observed resource) needs it; Ensure validates it before any call that sends it. An
+// error from fn is returned as it is (a TerminalError stays terminal).
+func Lazy[S any](fn func(ctx context.Context) (S, error)) Spec[S] { return Spec[S]{fn: fn} }
 
 // EnsureOption configures Ensure and EnsureDeleted.
 type EnsureOption func(*ensureOptions)
 
-type ensureOptions struct{ tags map[string]string }
+type ensureOptions struct {
+	tags map[string]string
+	poll time.Duration
+}
 
 // WithTags adds tags to the created resource (e.g. the cluster name); the ownership tags always win.
 func WithTags(tags map[string]string) EnsureOption {
 	return func(o *ensureOptions) { maps.Copy(o.tags, tags) }
+}
+
+// WithPollInterval sets how long a step waits before looking again at a pending, updated or deleting
+// resource (default DefaultRequeueAfter).
+func WithPollInterval(d time.Duration) EnsureOption {
+	return func(o *ensureOptions) {
+		if d > 0 {
+			o.poll = d
+		}
+	}
+}
+
+func newEnsureOptions(opts []EnsureOption) ensureOptions {
+	o := ensureOptions{tags: map[string]string{}, poll: DefaultRequeueAfter}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	return o
 }
 
 // OwnershipTags returns the tags that mark a resource as key of the owner with ownershipKey.
@@ -85,131 +185,267 @@ func IdempotencyToken(ownershipKey, key string) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// Ensure makes sure the cloud resource key of the tracker's owner exists, without ever creating two:
+// ensureCall is one Ensure: its inputs, and the spec once computed.
+type ensureCall[S, O any] struct {
+	key      string
+	r        Resource[S, O]
+	spec     Spec[S]
+	computed bool
+	opts     ensureOptions
+}
+
+// desired returns the spec, computing and validating a lazy one on first use.
+func (c *ensureCall[S, O]) desired(ctx context.Context) (S, error) {
+	if !c.computed {
+		if c.spec.fn != nil {
+			v, err := c.spec.fn(ctx)
+			if err != nil {
+				return v, fmt.Errorf("cannot compute the spec of resource %q: %w", c.key, err)
+			}
+			c.spec.value = v
+		}
+		if err := c.r.Validate(c.spec.value); err != nil {
+			return c.spec.value, Terminal(ReasonInvalidParameters, fmt.Errorf("cannot ensure resource %q: invalid parameters: %w", c.key, err))
+		}
+		c.computed = true
+	}
+	return c.spec.value, nil
+}
+
+// Ensure makes sure the cloud resource key of the tracker's owner exists and matches spec, without ever
+// creating two:
 //
-//  1. spec is validated (no cloud call on bad parameters: TerminalError, ReasonInvalidParameters);
-//  2. a tracked ID that still exists is returned (ActionFound);
+//  1. a Given spec is validated (no cloud call on bad parameters: TerminalError, ReasonInvalidParameters);
+//  2. the tracked ID is read (Get); when it exists, it is the resource (ActionFound);
 //  3. otherwise a resource carrying the ownership tags is adopted (ActionAdopted);
-//  4. otherwise the resource is created with the ownership tags and the idempotency token (ActionCreated).
+//  4. otherwise the spec is computed (Lazy) and validated, and the resource created with the ownership tags
+//     and the idempotency token (ActionCreated);
+//  5. a resource that is pending (PendingReporter) is waited for; a found or adopted one of an Updater is
+//     compared with the spec and updated in place when it drifted (ActionUpdated), or reported when it
+//     cannot be (ReasonNeedsReplacement).
 //
 // After 3 and 4 the ID is recorded and persisted at once with PatchNow. When Create fails, or the process
 // dies before the ID is persisted, the next Ensure adopts the resource by its tags, or calls Create with the
-// same token, which an idempotent cloud answers with the same resource. Cloud errors are returned as
-// they are: retried with backoff, unless the Resource made them terminal.
-func Ensure[S any](ctx context.Context, t scope.ResourceTracker, key string, r Resource[S], spec S, opts ...EnsureOption) (EnsureResult, error) {
+// same token, which an idempotent cloud answers with the same resource. Each step reads the resource once:
+// a steady-state Ensure of a Resource that is not an Updater makes exactly one cloud call (Get) and computes
+// no Lazy spec. Cloud errors are returned as they are: retried with backoff, unless the Resource made them
+// terminal. Creates, adoptions and updates are announced as events when the reconciler has a recorder.
+func Ensure[S, O any](ctx context.Context, t scope.ResourceTracker, key string, r Resource[S, O], spec Spec[S], opts ...EnsureOption) (EnsureResult[O], error) {
+	var out EnsureResult[O]
 	if t == nil || r == nil {
-		return EnsureResult{}, fmt.Errorf("cannot ensure resource %q: tracker and resource must not be nil", key)
+		return out, fmt.Errorf("cannot ensure resource %q: tracker and resource must not be nil", key)
 	}
 	if err := scope.ValidateResourceKey(key); err != nil {
-		return EnsureResult{}, Terminal(ReasonInvalidParameters, fmt.Errorf("cannot ensure resource: %w", err))
+		return out, Terminal(ReasonInvalidParameters, fmt.Errorf("cannot ensure resource: %w", err))
 	}
-	if err := r.Validate(spec); err != nil {
-		return EnsureResult{}, Terminal(ReasonInvalidParameters, fmt.Errorf("cannot ensure resource %q: invalid parameters: %w", key, err))
+	c := &ensureCall[S, O]{key: key, r: r, spec: spec, opts: newEnsureOptions(opts)}
+	if spec.fn == nil {
+		if _, err := c.desired(ctx); err != nil {
+			return out, err
+		}
 	}
 	ownershipKey, err := t.OwnershipKey()
 	if err != nil {
-		return EnsureResult{}, fmt.Errorf("cannot ensure resource %q: %w", key, err)
-	}
-	o := ensureOptions{tags: map[string]string{}}
-	for _, opt := range opts {
-		if opt != nil {
-			opt(&o)
-		}
+		return out, fmt.Errorf("cannot ensure resource %q: %w", key, err)
 	}
 	if id, ok := t.ResourceID(key); ok {
-		exists, err := r.Get(ctx, id)
+		obs, found, err := r.Get(ctx, id)
 		if err != nil {
-			return EnsureResult{}, fmt.Errorf("cannot get resource %q (id %q): %w", key, id, err)
+			return out, fmt.Errorf("cannot get resource %q (id %q): %w", key, id, err)
 		}
-		if exists {
-			return EnsureResult{ID: id, Action: ActionFound}, nil
+		if found {
+			return c.settle(ctx, EnsureResult[O]{ID: id, Observed: obs, Action: ActionFound})
 		}
 	}
-	tags := maps.Clone(o.tags)
-	maps.Copy(tags, OwnershipTags(ownershipKey, key))
-	id, found, err := r.FindByTags(ctx, OwnershipTags(ownershipKey, key))
+	out, err = c.adoptOrCreate(ctx, ownershipKey)
 	if err != nil {
-		return EnsureResult{}, fmt.Errorf("cannot find resource %q by tags: %w", key, err)
+		return out, err
 	}
-	action := ActionAdopted
-	if !found {
-		id, err = r.Create(ctx, spec, IdempotencyToken(ownershipKey, key), tags)
-		if err != nil {
-			return EnsureResult{}, fmt.Errorf("cannot create resource %q: %w", key, err)
-		}
-		if id == "" {
-			return EnsureResult{}, fmt.Errorf("cannot create resource %q: the cloud returned an empty id", key)
-		}
-		action = ActionCreated
-	}
-	if err := t.SetResourceID(key, id); err != nil {
-		return EnsureResult{}, fmt.Errorf("cannot record resource %q (id %q): %w", key, id, err)
+	if err := t.SetResourceID(key, out.ID); err != nil {
+		return out, fmt.Errorf("cannot record resource %q (id %q): %w", key, out.ID, err)
 	}
 	if err := t.PatchNow(ctx); err != nil {
-		return EnsureResult{}, fmt.Errorf("cannot persist resource %q (id %q): %w", key, id, err)
+		return out, fmt.Errorf("cannot persist resource %q (id %q): %w", key, out.ID, err)
 	}
-	return EnsureResult{ID: id, Action: action}, nil
+	Eventf(ctx, EventNormal, "Resource"+string(out.Action), "%s resource %q (id %q)", lowerAction(out.Action), key, out.ID)
+	return c.settle(ctx, out)
 }
 
-// EnsureDeleted deletes the cloud resource key of the tracker's owner: the tracked ID and every resource
-// still carrying its ownership tags (one created by an attempt whose ID was never recorded). It reports
-// done once none exists, and then forgets the ID (persisted by the next PatchNow or Close). When it is not
-// done the caller requeues, as cloud deletes are often asynchronous.
-func EnsureDeleted[S any](ctx context.Context, t scope.ResourceTracker, key string, r Resource[S]) (done bool, err error) {
-	if t == nil || r == nil {
-		return false, fmt.Errorf("cannot delete resource %q: tracker and resource must not be nil", key)
+// adoptOrCreate finds the resource by its ownership tags or creates it.
+func (c *ensureCall[S, O]) adoptOrCreate(ctx context.Context, ownershipKey string) (EnsureResult[O], error) {
+	var out EnsureResult[O]
+	obs, found, err := c.r.FindByTags(ctx, OwnershipTags(ownershipKey, c.key))
+	if err != nil {
+		return out, fmt.Errorf("cannot find resource %q by tags: %w", c.key, err)
 	}
-	pending := false
+	if found {
+		return c.observed(obs, ActionAdopted)
+	}
+	spec, err := c.desired(ctx)
+	if err != nil {
+		return out, err
+	}
+	tags := maps.Clone(c.opts.tags)
+	maps.Copy(tags, OwnershipTags(ownershipKey, c.key))
+	obs, err = c.r.Create(ctx, spec, IdempotencyToken(ownershipKey, c.key), tags)
+	if err != nil {
+		return out, fmt.Errorf("cannot create resource %q: %w", c.key, err)
+	}
+	return c.observed(obs, ActionCreated)
+}
+
+// observed is the result for a resource the cloud returned, which must have an ID.
+func (c *ensureCall[S, O]) observed(obs O, action Action) (EnsureResult[O], error) {
+	id := c.r.ID(obs)
+	if id == "" {
+		return EnsureResult[O]{}, fmt.Errorf("cannot ensure resource %q: the cloud returned a resource without an id (%s)", c.key, lowerAction(action))
+	}
+	return EnsureResult[O]{ID: id, Observed: obs, Action: action}, nil
+}
+
+// settle waits for a pending resource and brings a drifted one up to date; it sets out.Result.
+func (c *ensureCall[S, O]) settle(ctx context.Context, out EnsureResult[O]) (EnsureResult[O], error) {
+	if w, pending := c.pending(out.ID, out.Observed); pending {
+		out.Result = w
+		return out, nil
+	}
+	u, ok := c.r.(Updater[S, O])
+	if !ok || out.Action == ActionCreated {
+		out.Result = Result{Done: true}
+		return out, nil
+	}
+	spec, err := c.desired(ctx)
+	if err != nil {
+		return out, err
+	}
+	fields, replace := u.Diff(spec, out.Observed)
+	switch {
+	case len(fields) == 0:
+		out.Result = Result{Done: true}
+		return out, nil
+	case replace:
+		out.Drift = fields
+		msg := fmt.Sprintf("resource %q (id %q) differs from its spec in %s, which cannot be changed in place", c.key, out.ID, strings.Join(fields, ", "))
+		Eventf(ctx, EventWarning, ReasonNeedsReplacement, "%s", msg)
+		out.Result = Result{Reason: ReasonNeedsReplacement, Message: msg, RequeueAfter: c.opts.poll}
+		return out, nil
+	}
+	obs, err := u.Update(ctx, out.ID, spec, out.Observed)
+	if err != nil {
+		return out, fmt.Errorf("cannot update resource %q (id %q) in %s: %w", c.key, out.ID, strings.Join(fields, ", "), err)
+	}
+	out.Observed, out.Action, out.Drift = obs, ActionUpdated, fields
+	msg := fmt.Sprintf("resource %q (id %q) differed from its spec in %s; updated in place", c.key, out.ID, strings.Join(fields, ", "))
+	Eventf(ctx, EventNormal, ReasonDriftCorrected, "%s", msg)
+	out.Result = Result{Reason: ReasonDriftCorrected, Message: msg, RequeueAfter: c.opts.poll}
+	return out, nil
+}
+
+// pending returns the step result that waits for a resource in a transitional state.
+func (c *ensureCall[S, O]) pending(id string, obs O) (Result, bool) {
+	return pendingResult(c.r, c.key, id, obs, c.opts.poll)
+}
+
+func pendingResult[S, O any](r Resource[S, O], key, id string, obs O, poll time.Duration) (Result, bool) {
+	p, ok := r.(PendingReporter[O])
+	if !ok {
+		return Result{}, false
+	}
+	reason, msg, pending := p.Pending(obs)
+	if !pending {
+		return Result{}, false
+	}
+	if reason == "" {
+		reason = ReasonResourcePending
+	}
+	if msg == "" {
+		msg = "in a transitional state"
+	}
+	return Result{Reason: reason, Message: fmt.Sprintf("resource %q (id %q): %s", key, id, msg), RequeueAfter: poll}, true
+}
+
+func lowerAction(a Action) string { return lower(string(a)) }
+
+// EnsureDeleted deletes the cloud resource key of the tracker's owner: the tracked ID and every resource
+// still carrying its ownership tags (one created by an attempt whose ID was never recorded). It returns a
+// Done result once none exists, and then forgets the ID (persisted by the next PatchNow or Close). While a
+// resource is still there after its delete (cloud deletes are often asynchronous) it returns a result that
+// is not done, with ReasonDeleting (or the PendingReporter's reason) and the poll interval.
+func EnsureDeleted[S, O any](ctx context.Context, t scope.ResourceTracker, key string, r Resource[S, O], opts ...EnsureOption) (Result, error) {
+	if t == nil || r == nil {
+		return Result{}, fmt.Errorf("cannot delete resource %q: tracker and resource must not be nil", key)
+	}
+	o := newEnsureOptions(opts)
+	var waits []Result
 	if id, ok := t.ResourceID(key); ok {
-		gone, err := deleteIfExists(ctx, r, key, id)
+		w, gone, err := deleteIfExists(ctx, r, key, id, o.poll)
 		if err != nil {
-			return false, err
+			return Result{}, err
 		}
-		pending = !gone
+		if !gone {
+			waits = append(waits, w)
+		}
 	}
 	ownershipKey, err := t.OwnershipKey()
 	switch {
 	case errors.Is(err, scope.ErrOwnershipKeyNotPersisted):
 		// Nothing was ever created with this key: Ensure refuses to run before it is persisted.
 	case err != nil:
-		return false, fmt.Errorf("cannot delete resource %q: %w", key, err)
+		return Result{}, fmt.Errorf("cannot delete resource %q: %w", key, err)
 	default:
-		tagged, found, err := r.FindByTags(ctx, OwnershipTags(ownershipKey, key))
+		obs, found, err := r.FindByTags(ctx, OwnershipTags(ownershipKey, key))
 		if err != nil {
-			return false, fmt.Errorf("cannot find resource %q by tags: %w", key, err)
+			return Result{}, fmt.Errorf("cannot find resource %q by tags: %w", key, err)
 		}
-		if found {
-			gone, err := deleteIfExists(ctx, r, key, tagged)
+		if found && (len(waits) == 0 || r.ID(obs) != trackedID(t, key)) {
+			w, gone, err := deleteIfExists(ctx, r, key, r.ID(obs), o.poll)
 			if err != nil {
-				return false, err
+				return Result{}, err
 			}
-			pending = pending || !gone
+			if !gone {
+				waits = append(waits, w)
+			}
 		}
 	}
-	if pending {
-		return false, nil
+	if len(waits) > 0 {
+		return waits[0], nil
 	}
 	if err := t.DeleteResourceID(key); err != nil {
-		return false, err
+		return Result{}, err
 	}
-	return true, nil
+	return Result{Done: true}, nil
 }
 
-// deleteIfExists deletes id unless it is gone and reports whether it is gone afterwards.
-func deleteIfExists[S any](ctx context.Context, r Resource[S], key, id string) (bool, error) {
-	exists, err := r.Get(ctx, id)
+func trackedID(t scope.ResourceTracker, key string) string {
+	id, _ := t.ResourceID(key)
+	return id
+}
+
+// deleteIfExists deletes id unless it is gone and reports whether it is gone afterwards; when it is not,
+// the result says why the step waits.
+func deleteIfExists[S, O any](ctx context.Context, r Resource[S, O], key, id string, poll time.Duration) (Result, bool, error) {
+	_, found, err := r.Get(ctx, id)
 	if err != nil {
-		return false, fmt.Errorf("cannot get resource %q (id %q): %w", key, id, err)
+		return Result{}, false, fmt.Errorf("cannot get resource %q (id %q): %w", key, id, err)
 	}
-	if !exists {
-		return true, nil
+	if !found {
+		return Result{}, true, nil
 	}
 	if err := r.Delete(ctx, id); err != nil {
-		return false, fmt.Errorf("cannot delete resource %q (id %q): %w", key, id, err)
+		return Result{}, false, fmt.Errorf("cannot delete resource %q (id %q): %w", key, id, err)
 	}
-	exists, err = r.Get(ctx, id)
+	obs, found, err := r.Get(ctx, id)
 	if err != nil {
-		return false, fmt.Errorf("cannot get resource %q (id %q): %w", key, id, err)
+		return Result{}, false, fmt.Errorf("cannot get resource %q (id %q): %w", key, id, err)
 	}
-	return !exists, nil
+	if !found {
+		return Result{}, true, nil
+	}
+	if w, pending := pendingResult(r, key, id, obs, poll); pending {
+		if w.Reason == ReasonResourcePending {
+			w.Reason = ReasonDeleting
+		}
+		return w, false, nil
+	}
+	return Result{Reason: ReasonDeleting, Message: fmt.Sprintf("resource %q (id %q) still exists after its delete", key, id), RequeueAfter: poll}, false, nil
 }

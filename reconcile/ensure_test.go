@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/capkit/capkit/internal/testtypes"
 	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
 )
@@ -35,19 +37,19 @@ func TestEnsure(t *testing.T) {
 			wantCalls: []string{"FindByTags", "Create"}, wantNets: 1},
 		{name: "tracked id still exists", spec: good, key: "vpc",
 			setup: func(c *fakeCloud, tr *fakeTracker) {
-				c.nets["net-9"] = map[string]string{}
+				c.put("net-9", map[string]string{})
 				tr.ids["vpc"] = "net-9"
 				tr.persisted["vpc"] = "net-9"
 			},
 			wantAction: reconcile.ActionFound, wantID: "net-9", wantCalls: []string{"Get"}, wantNets: 1},
 		{name: "tracked id lost, adopted by tag", spec: good, key: "vpc",
 			setup: func(c *fakeCloud, tr *fakeTracker) {
-				c.nets["net-7"] = reconcile.OwnershipTags("owner1", "vpc")
+				c.put("net-7", reconcile.OwnershipTags("owner1", "vpc"))
 				tr.ids["vpc"] = "net-gone"
 			},
 			wantAction: reconcile.ActionAdopted, wantID: "net-7", wantCalls: []string{"Get", "FindByTags"}, wantNets: 1},
 		{name: "other owner's resource is not adopted", spec: good, key: "vpc",
-			setup:      func(c *fakeCloud, _ *fakeTracker) { c.nets["net-7"] = reconcile.OwnershipTags("owner2", "vpc") },
+			setup:      func(c *fakeCloud, _ *fakeTracker) { c.put("net-7", reconcile.OwnershipTags("owner2", "vpc")) },
 			wantAction: reconcile.ActionCreated, wantID: "net-1", wantCalls: []string{"FindByTags", "Create"}, wantNets: 2},
 		{name: "invalid parameters never reach the cloud", spec: netSpec{}, key: "vpc",
 			wantErr: reconcile.IsTerminal, wantNets: 0},
@@ -88,7 +90,7 @@ func TestEnsure(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup(c, tr)
 			}
-			res, err := reconcile.Ensure(ctx, tr, tt.key, reconcile.Resource[netSpec](c), tt.spec)
+			res, err := reconcile.Ensure(ctx, tr, tt.key, c, reconcile.Given(tt.spec))
 			assert.Equal(t, tt.wantCalls, c.calls)
 			if tt.wantErr != nil {
 				require.Error(t, err)
@@ -109,11 +111,11 @@ func TestEnsureCreateWithLostResponseMakesNoDuplicate(t *testing.T) {
 	ctx := context.Background()
 	c, tr := newFakeCloud(), newFakeTracker()
 	c.loseResponse = true
-	_, err := reconcile.Ensure(ctx, tr, "vpc", reconcile.Resource[netSpec](c), netSpec{CIDR: "10.0.0.0/16"})
+	_, err := reconcile.Ensure(ctx, tr, "vpc", c, reconcile.Given(netSpec{CIDR: "10.0.0.0/16"}))
 	require.True(t, isRetried(err), "%v", err)
 	require.Equal(t, 1, c.count(), "the cloud created it although the response was lost")
 
-	res, err := reconcile.Ensure(ctx, tr, "vpc", reconcile.Resource[netSpec](c), netSpec{CIDR: "10.0.0.0/16"})
+	res, err := reconcile.Ensure(ctx, tr, "vpc", c, reconcile.Given(netSpec{CIDR: "10.0.0.0/16"}))
 	require.NoError(t, err)
 	assert.Equal(t, reconcile.ActionAdopted, res.Action)
 	assert.Equal(t, 1, c.count(), "no second network")
@@ -123,13 +125,13 @@ func TestEnsureCrashBeforeRecordMakesNoDuplicate(t *testing.T) {
 	ctx := context.Background()
 	c, tr := newFakeCloud(), newFakeTracker()
 	tr.patchErr = errors.New("api server down")
-	_, err := reconcile.Ensure(ctx, tr, "vpc", reconcile.Resource[netSpec](c), netSpec{CIDR: "10.0.0.0/16"})
+	_, err := reconcile.Ensure(ctx, tr, "vpc", c, reconcile.Given(netSpec{CIDR: "10.0.0.0/16"}))
 	require.True(t, isRetried(err), "%v", err)
 	assert.ErrorContains(t, err, `cannot persist resource "vpc"`)
 
 	// The process restarts: the in-memory ID is gone, the persisted map is empty.
 	tr2 := newFakeTracker()
-	res, err := reconcile.Ensure(ctx, tr2, "vpc", reconcile.Resource[netSpec](c), netSpec{CIDR: "10.0.0.0/16"})
+	res, err := reconcile.Ensure(ctx, tr2, "vpc", c, reconcile.Given(netSpec{CIDR: "10.0.0.0/16"}))
 	require.NoError(t, err)
 	assert.Equal(t, reconcile.ActionAdopted, res.Action)
 	assert.Equal(t, 1, c.count())
@@ -145,9 +147,9 @@ func TestEnsureUsesTheSameTokenOnEveryAttempt(t *testing.T) {
 	ctx := context.Background()
 	c, tr := newFakeCloud(), newFakeTracker()
 	c.loseResponse = true
-	_, err := reconcile.Ensure(ctx, tr, "vpc", noTags{c}, netSpec{CIDR: "x"})
+	_, err := reconcile.Ensure(ctx, tr, "vpc", noTags{c}, reconcile.Given(netSpec{CIDR: "x"}))
 	require.Error(t, err)
-	res, err := reconcile.Ensure(ctx, tr, "vpc", noTags{c}, netSpec{CIDR: "x"})
+	res, err := reconcile.Ensure(ctx, tr, "vpc", noTags{c}, reconcile.Given(netSpec{CIDR: "x"}))
 	require.NoError(t, err)
 	assert.Equal(t, reconcile.ActionCreated, res.Action)
 	assert.Equal(t, 1, c.count())
@@ -155,30 +157,30 @@ func TestEnsureUsesTheSameTokenOnEveryAttempt(t *testing.T) {
 
 func TestEnsureAddsTags(t *testing.T) {
 	c, tr := newFakeCloud(), newFakeTracker()
-	res, err := reconcile.Ensure(context.Background(), tr, "vpc", reconcile.Resource[netSpec](c), netSpec{CIDR: "x"},
+	res, err := reconcile.Ensure(context.Background(), tr, "vpc", c, reconcile.Given(netSpec{CIDR: "x"}),
 		reconcile.WithTags(map[string]string{"cluster": "c1", reconcile.TagOwnershipKey: "spoofed"}))
 	require.NoError(t, err)
-	assert.Equal(t, map[string]string{"cluster": "c1", reconcile.TagOwnershipKey: "owner1", reconcile.TagResourceKey: "vpc"}, c.nets[res.ID])
+	assert.Equal(t, map[string]string{"cluster": "c1", reconcile.TagOwnershipKey: "owner1", reconcile.TagResourceKey: "vpc"}, c.nets[res.ID].Tags)
 }
 
 // noTags is a cloud whose tag search finds nothing.
 type noTags struct{ *fakeCloud }
 
-func (noTags) FindByTags(context.Context, map[string]string) (string, bool, error) {
-	return "", false, nil
+func (noTags) FindByTags(context.Context, map[string]string) (*fakeNet, bool, error) {
+	return nil, false, nil
 }
 
 func TestEnsureDeleted(t *testing.T) {
 	ctx := context.Background()
 	c, tr := newFakeCloud(), newFakeTracker()
-	c.nets["net-1"] = reconcile.OwnershipTags("owner1", "vpc")
-	c.nets["net-2"] = reconcile.OwnershipTags("owner1", "vpc") // an orphan whose ID was never recorded
-	c.nets["net-3"] = reconcile.OwnershipTags("owner2", "vpc")
+	c.put("net-1", reconcile.OwnershipTags("owner1", "vpc"))
+	c.put("net-2", reconcile.OwnershipTags("owner1", "vpc")) // an orphan whose ID was never recorded
+	c.put("net-3", reconcile.OwnershipTags("owner2", "vpc"))
 	tr.ids["vpc"] = "net-1"
 	for range 3 {
-		done, err := reconcile.EnsureDeleted(ctx, tr, "vpc", reconcile.Resource[netSpec](c))
+		res, err := reconcile.EnsureDeleted(ctx, tr, "vpc", c)
 		require.NoError(t, err)
-		if done {
+		if res.Done {
 			break
 		}
 	}
@@ -186,19 +188,19 @@ func TestEnsureDeleted(t *testing.T) {
 	_, ok := tr.ResourceID("vpc")
 	assert.False(t, ok)
 
-	done, err := reconcile.EnsureDeleted(ctx, tr, "vpc", reconcile.Resource[netSpec](c))
+	res, err := reconcile.EnsureDeleted(ctx, tr, "vpc", c)
 	require.NoError(t, err)
-	assert.True(t, done, "deleting again is done at once")
+	assert.True(t, res.Done, "deleting again is done at once")
 
 	c.failNext["FindByTags"] = errThrottled
-	_, err = reconcile.EnsureDeleted(ctx, tr, "vpc", reconcile.Resource[netSpec](c))
+	_, err = reconcile.EnsureDeleted(ctx, tr, "vpc", c)
 	assert.True(t, isRetried(err))
 	assert.ErrorIs(t, err, errThrottled)
 
 	tr.keyErr = scope.ErrOwnershipKeyNotPersisted
-	done, err = reconcile.EnsureDeleted(ctx, tr, "vpc", reconcile.Resource[netSpec](c))
+	res, err = reconcile.EnsureDeleted(ctx, tr, "vpc", c)
 	require.NoError(t, err)
-	assert.True(t, done, "nothing can carry a key that was never persisted")
+	assert.True(t, res.Done, "nothing can carry a key that was never persisted")
 }
 
 var errThrottled = errors.New("throttled")
@@ -242,4 +244,193 @@ func TestTerminal(t *testing.T) {
 
 	require.ErrorAs(t, reconcile.Terminal("", cause), &te)
 	assert.Equal(t, reconcile.ReasonTerminalError, te.Reason, "the default reason")
+}
+
+func TestEnsureObservesOnce(t *testing.T) {
+	ctx := context.Background()
+	c, tr := newFakeCloud(), newFakeTracker()
+	created, err := reconcile.Ensure(ctx, tr, "vpc", c, reconcile.Given(netSpec{CIDR: "10.0.0.0/16"}))
+	require.NoError(t, err)
+	assert.Equal(t, "10.0.0.0/16", created.Observed.CIDR, "Create's answer is the observation")
+	assert.True(t, created.Result.Done)
+
+	c.calls = nil
+	found, err := reconcile.Ensure(ctx, tr, "vpc", c, reconcile.Given(netSpec{CIDR: "10.0.0.0/16"}))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Get"}, c.calls, "a steady state costs one cloud read")
+	assert.Equal(t, created.ID, found.Observed.ID)
+	assert.Equal(t, reconcile.Result{Done: true}, found.Result)
+}
+
+func TestEnsureLazySpec(t *testing.T) {
+	ctx := context.Background()
+	errNoData := errors.New("bootstrap data not ready")
+	tests := []struct {
+		name       string
+		tracked    bool // a tracked network exists
+		updater    bool
+		spec       func(calls *int) reconcile.Spec[netSpec]
+		wantCalls  int
+		wantErr    func(error) bool
+		wantCloud  []string
+		wantAction reconcile.Action
+	}{
+		{name: "not computed when found", tracked: true, wantCalls: 0, wantCloud: []string{"Get"}, wantAction: reconcile.ActionFound},
+		{name: "computed once to create", wantCalls: 1, wantCloud: []string{"FindByTags", "Create"}, wantAction: reconcile.ActionCreated},
+		{name: "computed once to compare with an Updater", tracked: true, updater: true, wantCalls: 1,
+			wantCloud: []string{"Get"}, wantAction: reconcile.ActionFound},
+		{name: "invalid lazy spec is never sent", wantCalls: 1, wantCloud: []string{"FindByTags"}, wantErr: reconcile.IsTerminal,
+			spec: func(calls *int) reconcile.Spec[netSpec] {
+				return reconcile.Lazy(func(context.Context) (netSpec, error) { *calls++; return netSpec{}, nil })
+			}},
+		{name: "an error of the spec function is returned as it is", wantCalls: 1, wantCloud: []string{"FindByTags"},
+			wantErr: func(err error) bool { return errors.Is(err, errNoData) && isRetried(err) },
+			spec: func(calls *int) reconcile.Spec[netSpec] {
+				return reconcile.Lazy(func(context.Context) (netSpec, error) { *calls++; return netSpec{}, errNoData })
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, tr := newFakeCloud(), newFakeTracker()
+			if tt.tracked {
+				c.put("net-1", reconcile.OwnershipTags("owner1", "vpc"))
+				tr.ids["vpc"] = "net-1"
+			}
+			calls := 0
+			spec := reconcile.Lazy(func(context.Context) (netSpec, error) { calls++; return netSpec{CIDR: "10.0.0.0/16"}, nil })
+			if tt.spec != nil {
+				spec = tt.spec(&calls)
+			}
+			var r reconcile.Resource[netSpec, *fakeNet] = c
+			if tt.updater {
+				r = updatable{c}
+			}
+			res, err := reconcile.Ensure(ctx, tr, "vpc", r, spec)
+			assert.Equal(t, tt.wantCalls, calls, "spec computations")
+			assert.Equal(t, tt.wantCloud, c.calls)
+			if tt.wantErr != nil {
+				require.Error(t, err)
+				assert.True(t, tt.wantErr(err), "unexpected error class: %v", err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantAction, res.Action)
+		})
+	}
+}
+
+func TestEnsureUpdatesDrift(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name       string
+		cloudCIDR  string
+		failUpdate error
+		wantCalls  []string
+		wantAction reconcile.Action
+		wantResult reconcile.Result
+		wantDrift  []string
+		wantErr    func(error) bool
+		wantCIDR   string
+	}{
+		{name: "up to date: no update", cloudCIDR: "10.0.0.0/16", wantCalls: []string{"Get"},
+			wantAction: reconcile.ActionFound, wantResult: reconcile.Result{Done: true}, wantCIDR: "10.0.0.0/16"},
+		{name: "drifted: updated in place once", cloudCIDR: "10.1.0.0/16", wantCalls: []string{"Get", "Update"},
+			wantAction: reconcile.ActionUpdated, wantDrift: []string{"cidr"}, wantCIDR: "10.0.0.0/16",
+			wantResult: reconcile.Result{Reason: reconcile.ReasonDriftCorrected, RequeueAfter: 3 * time.Second,
+				Message: `resource "vpc" (id "net-1") differed from its spec in cidr; updated in place`}},
+		{name: "update failure is retried", cloudCIDR: "10.1.0.0/16", failUpdate: errThrottled, wantCalls: []string{"Get", "Update"},
+			wantErr: func(err error) bool { return isRetried(err) && errors.Is(err, errThrottled) }, wantCIDR: "10.1.0.0/16"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, tr := newFakeCloud(), newFakeTracker()
+			c.put("net-1", reconcile.OwnershipTags("owner1", "vpc")).CIDR = tt.cloudCIDR
+			tr.ids["vpc"] = "net-1"
+			if tt.failUpdate != nil {
+				c.failNext["Update"] = tt.failUpdate
+			}
+			rec := &recorder{}
+			ctx := reconcile.ContextWithEvents(ctx, rec, &testtypes.FooMachine{})
+			res, err := reconcile.Ensure(ctx, tr, "vpc", updatable{c}, reconcile.Given(netSpec{CIDR: "10.0.0.0/16"}),
+				reconcile.WithPollInterval(3*time.Second))
+			assert.Equal(t, tt.wantCalls, c.calls)
+			assert.Equal(t, tt.wantCIDR, c.nets["net-1"].CIDR)
+			assert.Equal(t, 1, c.count(), "never re-created")
+			if tt.wantErr != nil {
+				require.Error(t, err)
+				assert.True(t, tt.wantErr(err), "unexpected error class: %v", err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantAction, res.Action)
+			assert.Equal(t, tt.wantResult, res.Result)
+			assert.Equal(t, tt.wantDrift, res.Drift)
+			if tt.wantAction == reconcile.ActionUpdated {
+				assert.Equal(t, tt.wantCIDR, res.Observed.CIDR, "the observation is Update's answer")
+				assert.Equal(t, []string{"Normal DriftCorrected"}, rec.reasons())
+			}
+		})
+	}
+}
+
+func TestEnsureReportsWhatCannotBeUpdatedInPlace(t *testing.T) {
+	c, tr := newFakeCloud(), newFakeTracker()
+	c.put("net-1", reconcile.OwnershipTags("owner1", "vpc"))
+	tr.ids["vpc"] = "net-1"
+	rec := &recorder{}
+	ctx := reconcile.ContextWithEvents(context.Background(), rec, &testtypes.FooMachine{})
+	res, err := reconcile.Ensure(ctx, tr, "vpc", updatable{c}, reconcile.Given(netSpec{CIDR: "10.0.0.0/8"}))
+	require.NoError(t, err, "not terminal: the resource still serves, and the difference may go away")
+	assert.Equal(t, []string{"Get"}, c.calls, "nothing is changed, nothing deleted")
+	assert.False(t, res.Result.Done)
+	assert.Equal(t, reconcile.ReasonNeedsReplacement, res.Result.Reason)
+	assert.Equal(t, reconcile.DefaultRequeueAfter, res.Result.RequeueAfter)
+	assert.Contains(t, res.Result.Message, "cidr")
+	assert.Equal(t, []string{"cidr"}, res.Drift)
+	assert.Equal(t, []string{"Warning NeedsReplacement"}, rec.reasons())
+}
+
+func TestEnsureWaitsForPendingResources(t *testing.T) {
+	ctx := context.Background()
+	c, tr := newFakeCloud(), newFakeTracker()
+	c.state = "creating"
+	res, err := reconcile.Ensure(ctx, tr, "vpc", withStates{c}, reconcile.Given(netSpec{CIDR: "10.0.0.0/16"}),
+		reconcile.WithPollInterval(2*time.Second))
+	require.NoError(t, err)
+	assert.Equal(t, reconcile.ActionCreated, res.Action)
+	assert.Equal(t, reconcile.Result{Reason: reconcile.ReasonResourcePending, RequeueAfter: 2 * time.Second,
+		Message: `resource "vpc" (id "net-1"): network is creating`}, res.Result)
+	assert.Equal(t, "net-1", tr.persisted["vpc"], "the ID is persisted while the resource is pending")
+
+	c.calls = nil
+	res, err = reconcile.Ensure(ctx, tr, "vpc", withStates{c}, reconcile.Given(netSpec{CIDR: "10.0.0.0/16"}))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Get"}, c.calls, "waiting creates nothing")
+	assert.False(t, res.Result.Done)
+	assert.Equal(t, "creating", res.Observed.State, "the observation is there while pending")
+
+	c.nets["net-1"].State = ""
+	res, err = reconcile.Ensure(ctx, tr, "vpc", withStates{c}, reconcile.Given(netSpec{CIDR: "10.0.0.0/16"}))
+	require.NoError(t, err)
+	assert.True(t, res.Result.Done)
+}
+
+func TestEnsureDeletedWaitsForSlowDeletes(t *testing.T) {
+	ctx := context.Background()
+	c, tr := newFakeCloud(), newFakeTracker()
+	c.put("net-1", reconcile.OwnershipTags("owner1", "vpc")).State = "deleting-slowly"
+	tr.ids["vpc"] = "net-1"
+	res, err := reconcile.EnsureDeleted(ctx, tr, "vpc", withStates{c}, reconcile.WithPollInterval(time.Second))
+	require.NoError(t, err)
+	assert.Equal(t, reconcile.Result{Reason: reconcile.ReasonDeleting, RequeueAfter: time.Second,
+		Message: `resource "vpc" (id "net-1"): network is deleting`}, res)
+	_, tracked := tr.ResourceID("vpc")
+	assert.True(t, tracked, "the ID is kept until the resource is gone")
+
+	delete(c.nets, "net-1") // the cloud finishes the delete
+	res, err = reconcile.EnsureDeleted(ctx, tr, "vpc", withStates{c})
+	require.NoError(t, err)
+	assert.True(t, res.Done)
+	_, tracked = tr.ResourceID("vpc")
+	assert.False(t, tracked)
 }

@@ -26,8 +26,14 @@ import (
 // vmSpec is what a provider asks of its cloud for one VM.
 type vmSpec struct{ Image string }
 
-// toyCloud is a cloud API of VMs (ID → tags) implementing reconcile.Resource[vmSpec].
-type toyCloud map[string]map[string]string
+// vm is a VM as the toy cloud reports it.
+type vm struct {
+	ID   string
+	Tags map[string]string
+}
+
+// toyCloud is a cloud API of VMs (ID → VM) implementing reconcile.Resource[vmSpec, *vm].
+type toyCloud map[string]*vm
 
 func (c toyCloud) Validate(spec vmSpec) error {
 	if spec.Image == "" {
@@ -36,21 +42,26 @@ func (c toyCloud) Validate(spec vmSpec) error {
 	return nil
 }
 
-func (c toyCloud) Get(_ context.Context, id string) (bool, error) { _, ok := c[id]; return ok, nil }
+func (c toyCloud) ID(v *vm) string { return v.ID }
 
-func (c toyCloud) FindByTags(_ context.Context, tags map[string]string) (string, bool, error) {
-	for id, t := range c {
-		if hasTags(t, tags) {
-			return id, true, nil
-		}
-	}
-	return "", false, nil
+func (c toyCloud) Get(_ context.Context, id string) (*vm, bool, error) {
+	v, ok := c[id]
+	return v, ok, nil
 }
 
-func (c toyCloud) Create(_ context.Context, _ vmSpec, _ string, tags map[string]string) (string, error) {
-	id := fmt.Sprintf("vm-%d", len(c)+1)
-	c[id] = maps.Clone(tags)
-	return id, nil
+func (c toyCloud) FindByTags(_ context.Context, tags map[string]string) (*vm, bool, error) {
+	for _, v := range c {
+		if hasTags(v.Tags, tags) {
+			return v, true, nil
+		}
+	}
+	return nil, false, nil
+}
+
+func (c toyCloud) Create(_ context.Context, _ vmSpec, _ string, tags map[string]string) (*vm, error) {
+	v := &vm{ID: fmt.Sprintf("vm-%d", len(c)+1), Tags: maps.Clone(tags)}
+	c[v.ID] = v
+	return v, nil
 }
 
 func (c toyCloud) Delete(_ context.Context, id string) error { delete(c, id); return nil }
@@ -73,16 +84,17 @@ func ExampleEnsure() {
 	s := &scopetest.FakeMachineScope[*v1beta2.MemMachine]{FakeObject: scopetest.FakeObject[*v1beta2.MemMachine]{
 		Object: &v1beta2.MemMachine{}, OwnershipKeyValue: "k7x2"}}
 
-	first, _ := reconcile.Ensure(ctx, s, "vm", reconcile.Resource[vmSpec](cloud), vmSpec{Image: "ubuntu-24.04"})
-	second, _ := reconcile.Ensure(ctx, s, "vm", reconcile.Resource[vmSpec](cloud), vmSpec{Image: "ubuntu-24.04"})
+	spec := reconcile.Given(vmSpec{Image: "ubuntu-24.04"})
+	first, _ := reconcile.Ensure(ctx, s, "vm", cloud, spec)
+	second, _ := reconcile.Ensure(ctx, s, "vm", cloud, spec)
 	_ = s.DeleteResourceID("vm") // status lost, e.g. by clusterctl move
-	third, _ := reconcile.Ensure(ctx, s, "vm", reconcile.Resource[vmSpec](cloud), vmSpec{Image: "ubuntu-24.04"})
-	_, err := reconcile.Ensure(ctx, s, "data-disk", reconcile.Resource[vmSpec](cloud), vmSpec{})
+	third, _ := reconcile.Ensure(ctx, s, "vm", cloud, spec)
+	_, err := reconcile.Ensure(ctx, s, "data-disk", cloud, reconcile.Given(vmSpec{}))
 
 	fmt.Println(first.Action, first.ID)
 	fmt.Println(second.Action, second.ID)
 	fmt.Println(third.Action, third.ID)
-	fmt.Println("VMs:", len(cloud), "tags:", cloud["vm-1"])
+	fmt.Println("VMs:", len(cloud), "tags:", cloud["vm-1"].Tags)
 	fmt.Println("checkpoints:", len(s.Checkpoints()))
 	fmt.Println("terminal:", reconcile.IsTerminal(err))
 	// Output:
@@ -95,9 +107,10 @@ func ExampleEnsure() {
 }
 
 // A provider wires its services as ordered steps over scope.MachineScoper of its own type, here memcloud's
-// MemMachine (capkit's example provider). Reconcile adds
-// the finalizer, waits for the Cluster's infrastructure and the bootstrap data, runs the steps and writes
-// their conditions; a second reconcile of the provisioned machine writes nothing.
+// MemMachine (capkit's example provider). Reconcile adds the finalizer, waits for the Cluster's
+// infrastructure and the bootstrap data, runs the steps and writes their conditions. The VM's spec is Lazy:
+// the bootstrap data Secret is read only when the VM must be created, so the second reconcile of the
+// provisioned machine makes no API request at all, and one cloud read.
 func ExampleNewMachineReconciler() {
 	ctx := context.Background()
 	cloud := toyCloud{}
@@ -105,23 +118,22 @@ func ExampleNewMachineReconciler() {
 	vm := reconcile.ServiceFuncs[S]{
 		ReconcileFunc: func(ctx context.Context, s S) (reconcile.Result, error) {
 			m := s.InfraMachine()
-			if m.IsProvisioned() {
-				return reconcile.Result{Done: true}, nil
-			}
-			if _, _, err := s.BootstrapData(ctx); err != nil { // the user data of the VM; never log it
-				return reconcile.Result{}, err
-			}
-			res, err := reconcile.Ensure(ctx, s, "vm", reconcile.Resource[vmSpec](cloud), vmSpec{Image: m.Spec.Image})
-			if err != nil {
-				return reconcile.Result{}, err
+			spec := reconcile.Lazy(func(ctx context.Context) (vmSpec, error) {
+				if _, _, err := s.BootstrapData(ctx); err != nil { // the user data of the VM; never log it
+					return vmSpec{}, err
+				}
+				return vmSpec{Image: m.Spec.Image}, nil
+			})
+			res, err := reconcile.Ensure(ctx, s, "vm", cloud, spec)
+			if err != nil || !res.Result.Done {
+				return res.Result, err
 			}
 			m.SetProviderID(v1beta2.ProviderID(res.ID))
 			m.SetProvisioned(true)
 			return reconcile.Result{Done: true}, nil
 		},
 		DeleteFunc: func(ctx context.Context, s S) (reconcile.Result, error) {
-			done, err := reconcile.EnsureDeleted(ctx, s, "vm", reconcile.Resource[vmSpec](cloud))
-			return reconcile.Result{Done: done}, err
+			return reconcile.EnsureDeleted(ctx, s, "vm", cloud)
 		},
 	}
 
@@ -169,11 +181,15 @@ func ExampleNewMachineReconciler() {
 
 	c.Reset()
 	_, _ = r.Reconcile(ctx, req)
-	fmt.Println("writes of the next reconcile:", c.Writes())
+	var read []string
+	for _, r := range c.ReadLog() {
+		read = append(read, r.Kind)
+	}
+	fmt.Println("next reconcile reads:", read, "writes:", c.Writes())
 	// Output:
 	// finalizers: [infrastructure.memcloud.capkit.io/memmachine]
 	// providerID: memcloud://vm-1 provisioned: true
 	// VMReady: true Ready: true
 	// writes: 4
-	// writes of the next reconcile: 0
+	// next reconcile reads: [*v1beta2.MemMachine Machine Cluster] writes: 0
 }

@@ -13,24 +13,39 @@ import (
 // netSpec is the parameters of a fake network.
 type netSpec struct{ CIDR string }
 
+// fakeNet is a fake network as the cloud reports it.
+type fakeNet struct {
+	ID, CIDR, State string
+	Tags            map[string]string
+}
+
 // fakeCloud is an in-test IaaS of networks with idempotency tokens, tags and fault injection.
 type fakeCloud struct {
 	mu       sync.Mutex
 	next     int
-	nets     map[string]map[string]string // id → tags
-	tokens   map[string]string            // token → id
+	nets     map[string]*fakeNet
+	tokens   map[string]string // token → id
 	calls    []string
 	failNext map[string]error // method → error returned once
 	// loseResponse makes Create create the network but return an error, as a lost response would.
 	loseResponse bool
-	// emptyID makes Create create the network but return an empty ID.
+	// emptyID makes Create create the network but return one without an ID.
 	emptyID bool
+	// state is the state of the networks Create makes ("" is ready).
+	state string
 	// beforeCall runs before every cloud call, e.g. to check the finalizer is persisted.
 	beforeCall func(method string) error
 }
 
 func newFakeCloud() *fakeCloud {
-	return &fakeCloud{nets: map[string]map[string]string{}, tokens: map[string]string{}, failNext: map[string]error{}}
+	return &fakeCloud{nets: map[string]*fakeNet{}, tokens: map[string]string{}, failNext: map[string]error{}}
+}
+
+// put adds a network behind the Resource's back.
+func (c *fakeCloud) put(id string, tags map[string]string) *fakeNet {
+	n := &fakeNet{ID: id, CIDR: "10.0.0.0/16", Tags: tags}
+	c.nets[id] = n
+	return n
 }
 
 func (c *fakeCloud) enter(method string) error {
@@ -54,59 +69,61 @@ func (c *fakeCloud) Validate(spec netSpec) error {
 	return nil
 }
 
-func (c *fakeCloud) Get(_ context.Context, id string) (bool, error) {
+func (c *fakeCloud) ID(n *fakeNet) string { return n.ID }
+
+func (c *fakeCloud) Get(_ context.Context, id string) (*fakeNet, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.enter("Get"); err != nil {
-		return false, err
+		return nil, false, err
 	}
-	_, ok := c.nets[id]
-	return ok, nil
+	n, ok := c.nets[id]
+	return clone(n), ok, nil
 }
 
-func (c *fakeCloud) FindByTags(_ context.Context, tags map[string]string) (string, bool, error) {
+func (c *fakeCloud) FindByTags(_ context.Context, tags map[string]string) (*fakeNet, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.enter("FindByTags"); err != nil {
-		return "", false, err
+		return nil, false, err
 	}
-	for id, t := range c.nets {
+	for _, n := range c.nets {
 		match := true
 		for k, v := range tags {
-			if t[k] != v {
+			if n.Tags[k] != v {
 				match = false
 			}
 		}
 		if match {
-			return id, true, nil
+			return clone(n), true, nil
 		}
 	}
-	return "", false, nil
+	return nil, false, nil
 }
 
-func (c *fakeCloud) Create(_ context.Context, _ netSpec, token string, tags map[string]string) (string, error) {
+func (c *fakeCloud) Create(_ context.Context, spec netSpec, token string, tags map[string]string) (*fakeNet, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.enter("Create"); err != nil {
-		return "", err
+		return nil, err
 	}
 	if id, ok := c.tokens[token]; ok {
-		if _, exists := c.nets[id]; exists {
-			return id, nil
+		if n, exists := c.nets[id]; exists {
+			return clone(n), nil
 		}
 	}
 	c.next++
-	id := fmt.Sprintf("net-%d", c.next)
-	c.nets[id] = maps.Clone(tags)
-	c.tokens[token] = id
+	n := &fakeNet{ID: fmt.Sprintf("net-%d", c.next), CIDR: spec.CIDR, State: c.state, Tags: maps.Clone(tags)}
+	c.nets[n.ID] = n
+	c.tokens[token] = n.ID
 	if c.loseResponse {
 		c.loseResponse = false
-		return "", errors.New("connection reset")
+		return nil, errors.New("connection reset")
 	}
 	if c.emptyID {
-		return "", nil
+		return &fakeNet{}, nil
 	}
-	return id, nil
+	return clone(n), nil
 }
 
 func (c *fakeCloud) Delete(_ context.Context, id string) error {
@@ -115,8 +132,52 @@ func (c *fakeCloud) Delete(_ context.Context, id string) error {
 	if err := c.enter("Delete"); err != nil {
 		return err
 	}
+	if n, ok := c.nets[id]; ok && n.State == "deleting-slowly" {
+		n.State = "deleting"
+		return nil
+	}
 	delete(c.nets, id)
 	return nil
+}
+
+func clone(n *fakeNet) *fakeNet {
+	if n == nil {
+		return nil
+	}
+	out := *n
+	out.Tags = maps.Clone(n.Tags)
+	return &out
+}
+
+// updatable is the fake cloud with in-place updates of the CIDR; a CIDR "/8" cannot be reached in place.
+type updatable struct{ *fakeCloud }
+
+func (u updatable) Diff(spec netSpec, n *fakeNet) ([]string, bool) {
+	if spec.CIDR == n.CIDR {
+		return nil, false
+	}
+	return []string{"cidr"}, spec.CIDR == "10.0.0.0/8"
+}
+
+func (u updatable) Update(_ context.Context, id string, spec netSpec, _ *fakeNet) (*fakeNet, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if err := u.enter("Update"); err != nil {
+		return nil, err
+	}
+	n, ok := u.nets[id]
+	if !ok {
+		return nil, fmt.Errorf("network %q not found", id)
+	}
+	n.CIDR = spec.CIDR
+	return clone(n), nil
+}
+
+// withStates is the fake cloud reporting networks in a state other than "" as pending.
+type withStates struct{ *fakeCloud }
+
+func (withStates) Pending(n *fakeNet) (string, string, bool) {
+	return "", "network is " + n.State, n.State != ""
 }
 
 func (c *fakeCloud) count() int {

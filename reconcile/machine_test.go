@@ -68,7 +68,7 @@ func newMachineFixture(t *testing.T) *machineFixture {
 			f.calls++
 			m := s.InfraMachine()
 			if m.IsProvisioned() {
-				_, err := reconcile.Ensure(ctx, s, "vm", reconcile.Resource[netSpec](f.cloud), netSpec{CIDR: "x"})
+				_, err := reconcile.Ensure(ctx, s, "vm", f.cloud, reconcile.Given(netSpec{CIDR: "x"}))
 				return reconcile.Result{Done: err == nil}, err
 			}
 			data, _, err := s.BootstrapData(ctx)
@@ -78,7 +78,7 @@ func newMachineFixture(t *testing.T) *machineFixture {
 			if len(data) == 0 {
 				return reconcile.Result{}, fmt.Errorf("no data")
 			}
-			res, err := reconcile.Ensure(ctx, s, "vm", reconcile.Resource[netSpec](f.cloud), netSpec{CIDR: "x"})
+			res, err := reconcile.Ensure(ctx, s, "vm", f.cloud, reconcile.Given(netSpec{CIDR: "x"}))
 			if err != nil {
 				return reconcile.Result{}, err
 			}

@@ -3,6 +3,7 @@ package reconcile_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -76,4 +77,14 @@ func get[T client.Object](t *testing.T, obj T) T {
 	t.Helper()
 	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), obj))
 	return obj
+}
+
+// reasons returns "type reason" of every event, in order.
+func (r *recorder) reasons() []string {
+	var out []string
+	for _, e := range r.all() {
+		f := strings.Fields(e)
+		out = append(out, f[0]+" "+f[1])
+	}
+	return out
 }

@@ -80,7 +80,7 @@ func newDeletingMachineFixture(t *testing.T) (*reconcile.MachineReconciler[*test
 	var seen []*unstructured.Unstructured
 	vm := reconcile.ServiceFuncs[machineScope]{
 		ReconcileFunc: func(ctx context.Context, s machineScope) (reconcile.Result, error) {
-			_, err := reconcile.Ensure(ctx, s, "vm", reconcile.Resource[netSpec](cloud), netSpec{CIDR: "x"})
+			_, err := reconcile.Ensure(ctx, s, "vm", cloud, reconcile.Given(netSpec{CIDR: "x"}))
 			if err != nil {
 				return reconcile.Result{}, err
 			}
@@ -89,8 +89,7 @@ func newDeletingMachineFixture(t *testing.T) (*reconcile.MachineReconciler[*test
 		},
 		DeleteFunc: func(ctx context.Context, s machineScope) (reconcile.Result, error) {
 			seen = append(seen, s.Machine().Object, s.Cluster().Object)
-			done, err := reconcile.EnsureDeleted(ctx, s, "vm", reconcile.Resource[netSpec](cloud))
-			return reconcile.Result{Done: done}, err
+			return reconcile.EnsureDeleted(ctx, s, "vm", cloud)
 		},
 	}
 	r, err := reconcile.NewMachineReconciler(env.Client, func() *testtypes.FooMachine { return &testtypes.FooMachine{} },

@@ -150,6 +150,7 @@ func bindSteps[S any](steps []Step[S], s S) []stepRunner {
 func (r *base) run(ctx context.Context, s lifecycle, steps []stepRunner, gate func() string) (ctrl.Result, error) {
 	log := logFrom(ctx)
 	obj := s.Object()
+	ctx = ContextWithEvents(ctx, r.recorder, obj)
 	types := make([]string, len(steps))
 	for i, st := range steps {
 		types[i] = st.conditionType

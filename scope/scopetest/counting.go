@@ -22,9 +22,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// Write is one API write recorded by a CountingClient.
+// Write is one API write (or, in ReadLog, one read) recorded by a CountingClient.
 type Write struct {
-	// Verb is "create", "update", "patch", "delete", "deleteallof" or "apply".
+	// Verb is "create", "update", "patch", "delete", "deleteallof" or "apply"; "get" or "list" for reads.
 	Verb string
 	// SubResource is "status" (or another subresource) for subresource writes, "" otherwise.
 	SubResource string
@@ -35,11 +35,14 @@ type Write struct {
 }
 
 // CountingClient is a client.Client that records every write (create, update, patch, delete, apply), on
-// objects and their subresources, before passing it on. Reads are not recorded. It is safe for concurrent use.
+// objects and their subresources, and every read (get, list), before passing it on. It is safe for
+// concurrent use. Reads through a manager's client are served by its cache; to count the HTTP requests of a
+// reconcile, count at the transport instead (rest.Config.Wrap).
 type CountingClient struct {
 	client.Client
 	mu     sync.Mutex
 	writes []Write
+	reads  []Write
 }
 
 // NewCountingClient wraps c.
@@ -59,11 +62,47 @@ func (c *CountingClient) Log() []Write {
 	return append([]Write(nil), c.writes...)
 }
 
-// Reset forgets the recorded writes.
+// Reads returns how many reads (get, list) were made since creation or the last Reset.
+func (c *CountingClient) Reads() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.reads)
+}
+
+// ReadLog returns a copy of the reads made since creation or the last Reset, in order.
+func (c *CountingClient) ReadLog() []Write {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]Write(nil), c.reads...)
+}
+
+// Reset forgets the recorded writes and reads.
 func (c *CountingClient) Reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.writes = nil
+	c.writes, c.reads = nil, nil
+}
+
+// Get records the read and forwards it.
+func (c *CountingClient) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	c.recordRead("get", key.String(), obj)
+	return c.Client.Get(ctx, key, obj, opts...)
+}
+
+// List records the read and forwards it.
+func (c *CountingClient) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	c.recordRead("list", "", list)
+	return c.Client.List(ctx, list, opts...)
+}
+
+func (c *CountingClient) recordRead(verb, name string, obj runtime.Object) {
+	r := Write{Verb: verb, Name: name}
+	if obj != nil {
+		r.Kind = typeName(obj)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.reads = append(c.reads, r)
 }
 
 func (c *CountingClient) record(verb, sub string, obj runtime.Object) {

@@ -79,6 +79,8 @@ const (
 	VerbRegister Verb = "Register"
 	// VerbDeregister removes an instance from a load balancer's targets (mutating).
 	VerbDeregister Verb = "Deregister"
+	// VerbUpdate changes a resource in place (mutating): the rules of a security group.
+	VerbUpdate Verb = "Update"
 )
 
 // On returns the operation of this verb on resources of kind k.
@@ -86,7 +88,7 @@ func (v Verb) On(k Kind) Op { return Op{Verb: v, Kind: k} }
 
 // Mutating reports whether calls with this verb change the cloud.
 func (v Verb) Mutating() bool {
-	return v == VerbCreate || v == VerbDelete || v == VerbRegister || v == VerbDeregister
+	return v == VerbCreate || v == VerbDelete || v == VerbRegister || v == VerbDeregister || v == VerbUpdate
 }
 
 // Op is one operation of the API, such as CreateNetwork. Call counters and scripted faults are
@@ -114,6 +116,8 @@ func (o Op) valid() bool {
 		return true
 	case VerbRegister, VerbDeregister:
 		return o.Kind == KindLoadBalancer
+	case VerbUpdate:
+		return o.Kind == KindSecurityGroup
 	}
 	return false
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
-	"strconv"
-	"strings"
 )
 
 // CreateNetwork creates a network, or returns the one created earlier with the same
@@ -136,12 +134,4 @@ func (c *Cloud) DeleteSecurityGroup(ctx context.Context, id string) error {
 // in creation order. Recently created groups may be missing: see FaultConfig.SearchLag.
 func (c *Cloud) FindSecurityGroups(ctx context.Context, tags map[string]string) ([]SecurityGroup, error) {
 	return asList[SecurityGroup](c.find(ctx, KindSecurityGroup, tags))
-}
-
-func formatRules(rules []Rule) string {
-	parts := make([]string, 0, len(rules))
-	for _, r := range rules {
-		parts = append(parts, r.Protocol+"/"+strconv.Itoa(r.Port)+"/"+r.Source)
-	}
-	return strings.Join(parts, ",")
 }

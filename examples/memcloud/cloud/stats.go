@@ -7,7 +7,7 @@ import "maps"
 type Stats struct {
 	// Calls counts every API call by operation, failed ones included.
 	Calls map[Op]int
-	// Mutations is the number of mutating calls (create, delete, register, deregister).
+	// Mutations is the number of mutating calls (create, delete, update, register, deregister).
 	Mutations int
 	// Reads is the number of Get and Find calls.
 	Reads int
@@ -18,10 +18,13 @@ type Stats struct {
 	Created map[Kind]int
 	// Deleted counts the resources deleted, by kind.
 	Deleted map[Kind]int
+	// Updated counts the resources changed in place, by kind. An update that changes nothing is not
+	// counted here.
+	Updated map[Kind]int
 }
 
 func newStats() Stats {
-	return Stats{Calls: map[Op]int{}, Created: map[Kind]int{}, Deleted: map[Kind]int{}}
+	return Stats{Calls: map[Op]int{}, Created: map[Kind]int{}, Deleted: map[Kind]int{}, Updated: map[Kind]int{}}
 }
 
 func (s *Stats) count(op Op) {
@@ -43,6 +46,7 @@ func (s Stats) clone() Stats {
 	s.Calls = maps.Clone(s.Calls)
 	s.Created = maps.Clone(s.Created)
 	s.Deleted = maps.Clone(s.Deleted)
+	s.Updated = maps.Clone(s.Updated)
 	return s
 }
 
