@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/scope"
 )
 
 // ResourceNotPaused passes objects without the cluster.x-k8s.io/paused annotation. The reconcilers of this
@@ -119,8 +120,13 @@ func (r *ClusterReconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 
 // SetupWithManager registers the reconciler with mgr: it watches the InfraMachine kind (matching the watch
 // filter), core Machines mapped to the InfraMachine they reference, and core Clusters mapped to their
-// InfraMachines.
+// InfraMachines. Its scopes read bootstrap data Secrets through mgr.GetAPIReader() unless the provider's
+// scope options say otherwise (scope.WithSecretReader).
 func (r *MachineReconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
+	// Bootstrap data Secrets are read through the manager's uncached reader, and only when an instance
+	// must be created: a cached read would start an informer on every Secret of the cluster. A provider's
+	// own scope.WithSecretReader comes later and wins.
+	r.scopeOpts = append([]scope.Option{scope.WithSecretReader(mgr.GetAPIReader())}, r.scopeOpts...)
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(lower(r.kind.Kind)).
 		For(r.newObject(), builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter))).

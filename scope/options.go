@@ -78,8 +78,9 @@ func WithOwnershipKeyGenerator(gen func() (string, error)) Option {
 // patch.DefaultConflictRetries).
 func WithConflictRetries(n int) Option { return func(o *options) { o.retries = n } }
 
-// WithSecretReader reads the bootstrap data Secret through r instead of the scope's client, for example the
-// manager's API reader, so that the controller does not cache every Secret of the cluster.
+// WithSecretReader reads the bootstrap data Secret through r instead of the scope's client. The reconcilers'
+// SetupWithManager passes the manager's uncached API reader, so that no controller caches (and watches) every
+// Secret of the cluster by accident; pass the manager's client to read Secrets from its cache instead.
 func WithSecretReader(r client.Reader) Option { return func(o *options) { o.secretReader = r } }
 
 // NewOwnershipKey returns a new random ownership key: 26 lower-case base32 characters (130 bits), a valid

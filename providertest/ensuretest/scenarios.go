@@ -32,9 +32,9 @@ func (o OutOfBandDelete) String() string {
 
 // CloudFixture is a fresh cloud (or fake, or sandbox account) and the provider's reconcile.Resource on it,
 // for one scenario. The hooks let a scenario look into and act on the cloud behind the Resource's back.
-type CloudFixture[S any] struct {
+type CloudFixture[S, O any] struct {
 	// Resource is the provider's Resource under test. Required.
-	Resource reconcile.Resource[S]
+	Resource reconcile.Resource[S, O]
 	// Count returns how many resources of the kind under test exist in the fixture's cloud. Required.
 	Count func() int
 	// DeleteOutOfBand deletes the resource id without going through Resource. Required.
@@ -46,14 +46,22 @@ type CloudFixture[S any] struct {
 	// eventually consistent tag index). Optional: with it, the crash and lost-response scenarios also run
 	// with a lagging search, where only the idempotency token prevents a duplicate.
 	LagSearch func() error
+	// Drift changes the resource id behind the Resource's back, so that it differs from ValidSpec in a
+	// field that can be updated in place. Required when Resource implements reconcile.Updater: the update
+	// scenarios run with it.
+	Drift func(id string) error
+	// MakePending puts the resource id into a transitional state (creating, updating) that the Resource's
+	// reconcile.PendingReporter reports. Optional: with it, the pending scenario runs, and the Resource must
+	// implement reconcile.PendingReporter.
+	MakePending func(id string) error
 }
 
 // ResourceUnderTest describes a provider's reconcile.Resource for RunScenarios.
-type ResourceUnderTest[S any] struct {
+type ResourceUnderTest[S, O any] struct {
 	// Key is the resource key passed to Ensure; "resource" when empty.
 	Key string
 	// New returns a fresh fixture; it is called once per scenario, with the scenario's test.
-	New func(t testing.TB) CloudFixture[S]
+	New func(t testing.TB) CloudFixture[S, O]
 	// ValidSpec is a spec Validate accepts and the cloud creates.
 	ValidSpec S
 	// InvalidSpec is a spec Validate must reject before any cloud call.
@@ -74,10 +82,12 @@ var errCrash = errors.New("ensuretest: the controller died before the resource I
 var errLostResponse = errors.New("ensuretest: the create response was lost after the resource was created")
 
 // ensureScenario is one standard scenario: it returns nil when the resource behaves.
-type ensureScenario[S any] struct {
+type ensureScenario[S, O any] struct {
 	name  string
-	needs func(CloudFixture[S]) bool
-	run   func(ctx context.Context, r ResourceUnderTest[S], f CloudFixture[S]) error
+	needs func(CloudFixture[S, O]) bool
+	// requires says what needs checks, for the log line of a scenario that does not apply.
+	requires string
+	run      func(ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error
 }
 
 // RunScenarios runs, as subtests of t, the standard scenarios every cloud resource managed with
@@ -101,19 +111,35 @@ type ensureScenario[S any] struct {
 //   - DeleteRemovesUntrackedResource: a resource whose ID was never persisted is deleted by its tags.
 //   - RejectsInvalidParameters: Ensure(InvalidSpec) fails with a terminal InvalidParameters error before
 //     any cloud call.
-func RunScenarios[S any](t *testing.T, r ResourceUnderTest[S]) {
+//   - LazySpecComputedOnlyWhenNeeded: a reconcile.Lazy spec is computed once to create, and not at all when
+//     the resource is found (once, for the comparison, when the Resource is a reconcile.Updater).
+//
+// For a Resource that implements reconcile.Updater (its fixture has Drift):
+//
+//   - NoUpdateWhenUpToDate: Ensure of a resource that matches its spec calls no Update.
+//   - UpdatesDriftOnce: a resource changed behind the provider's back is updated in place with one Update,
+//     never re-created, with reason DriftCorrected; the next Ensure finds it up to date.
+//   - UpdateFailureIsRetried: a failed Update is an error that is retried, and the retry updates.
+//   - OutOfBandChangeDuringUpdate: a change that lands right after the Update is found and corrected by
+//     the next Ensure.
+//
+// With CloudFixture.MakePending (the Resource implements reconcile.PendingReporter):
+//
+//   - WaitsWhilePending: Ensure of a resource in a transitional state writes nothing and returns a result
+//     that is not done, with a reason and a requeue.
+func RunScenarios[S, O any](t *testing.T, r ResourceUnderTest[S, O]) {
 	t.Helper()
 	if r.New == nil {
 		t.Fatal("cannot run the ensure scenarios: ResourceUnderTest.New must not be nil")
 	}
-	for _, sc := range ensureScenarios[S]() {
+	for _, sc := range ensureScenarios[S, O]() {
 		t.Run(sc.name, func(t *testing.T) {
 			f := r.New(t)
 			if err := validateFixture(f); err != nil {
 				t.Fatal(err)
 			}
 			if sc.needs != nil && !sc.needs(f) {
-				t.Logf("scenario %s needs CloudFixture.LagSearch; not run", sc.name)
+				t.Logf("scenario %s does not apply: it needs %s", sc.name, sc.requires)
 				return
 			}
 			if err := sc.run(t.Context(), r, f); err != nil {
@@ -123,7 +149,7 @@ func RunScenarios[S any](t *testing.T, r ResourceUnderTest[S]) {
 	}
 }
 
-func validateFixture[S any](f CloudFixture[S]) error {
+func validateFixture[S, O any](f CloudFixture[S, O]) error {
 	switch {
 	case f.Resource == nil:
 		return errors.New("cannot run the scenario: CloudFixture.Resource must not be nil")
@@ -135,36 +161,44 @@ func validateFixture[S any](f CloudFixture[S]) error {
 	return nil
 }
 
-func ensureScenarios[S any]() []ensureScenario[S] {
-	lag := func(f CloudFixture[S]) bool { return f.LagSearch != nil }
-	return []ensureScenario[S]{
-		{name: "CreatesWhenAbsent", run: createsWhenAbsent[S]},
-		{name: "FindsTrackedResource", run: findsTracked[S]},
-		{name: "AdoptsAfterStatusLoss", run: adoptsAfterStatusLoss[S]},
-		{name: "NoDuplicateAfterCrashBeforeRecord", run: crashBeforeRecord[S](false)},
-		{name: "NoDuplicateAfterCrashBeforeRecordWithSearchLag", needs: lag, run: crashBeforeRecord[S](true)},
-		{name: "NoDuplicateAfterLostCreateResponse", run: lostCreateResponse[S](false)},
-		{name: "NoDuplicateAfterLostCreateResponseWithSearchLag", needs: lag, run: lostCreateResponse[S](true)},
-		{name: "HandlesOutOfBandDeletion", run: outOfBandDeletion[S]},
-		{name: "DeleteIsIdempotent", run: deleteIdempotent[S]},
-		{name: "DeleteRemovesUntrackedResource", run: deleteUntracked[S]},
-		{name: "RejectsInvalidParameters", run: rejectsInvalid[S]},
+func ensureScenarios[S, O any]() []ensureScenario[S, O] {
+	lag := func(f CloudFixture[S, O]) bool { return f.LagSearch != nil }
+	updater := func(f CloudFixture[S, O]) bool { _, ok := f.Resource.(reconcile.Updater[S, O]); return ok }
+	pending := func(f CloudFixture[S, O]) bool { return f.MakePending != nil }
+	return []ensureScenario[S, O]{
+		{name: "CreatesWhenAbsent", run: createsWhenAbsent[S, O]},
+		{name: "FindsTrackedResource", run: findsTracked[S, O]},
+		{name: "AdoptsAfterStatusLoss", run: adoptsAfterStatusLoss[S, O]},
+		{name: "NoDuplicateAfterCrashBeforeRecord", run: crashBeforeRecord[S, O](false)},
+		{name: "NoDuplicateAfterCrashBeforeRecordWithSearchLag", needs: lag, requires: "CloudFixture.LagSearch", run: crashBeforeRecord[S, O](true)},
+		{name: "NoDuplicateAfterLostCreateResponse", run: lostCreateResponse[S, O](false)},
+		{name: "NoDuplicateAfterLostCreateResponseWithSearchLag", needs: lag, requires: "CloudFixture.LagSearch", run: lostCreateResponse[S, O](true)},
+		{name: "HandlesOutOfBandDeletion", run: outOfBandDeletion[S, O]},
+		{name: "DeleteIsIdempotent", run: deleteIdempotent[S, O]},
+		{name: "DeleteRemovesUntrackedResource", run: deleteUntracked[S, O]},
+		{name: "RejectsInvalidParameters", run: rejectsInvalid[S, O]},
+		{name: "LazySpecComputedOnlyWhenNeeded", run: lazySpec[S, O]},
+		{name: "NoUpdateWhenUpToDate", needs: updater, requires: "a Resource that implements reconcile.Updater", run: noUpdateWhenUpToDate[S, O]},
+		{name: "UpdatesDriftOnce", needs: updater, requires: "a Resource that implements reconcile.Updater", run: updatesDriftOnce[S, O]},
+		{name: "UpdateFailureIsRetried", needs: updater, requires: "a Resource that implements reconcile.Updater", run: updateFailureIsRetried[S, O]},
+		{name: "OutOfBandChangeDuringUpdate", needs: updater, requires: "a Resource that implements reconcile.Updater", run: changeDuringUpdate[S, O]},
+		{name: "WaitsWhilePending", needs: pending, requires: "CloudFixture.MakePending", run: waitsWhilePending[S, O]},
 	}
 }
 
-func key[S any](r ResourceUnderTest[S]) string {
+func key[S, O any](r ResourceUnderTest[S, O]) string {
 	if r.Key == "" {
 		return "resource"
 	}
 	return r.Key
 }
 
-func ensure[S any](ctx context.Context, tr *Tracker, r ResourceUnderTest[S], res reconcile.Resource[S]) (reconcile.EnsureResult, error) {
-	return reconcile.Ensure(ctx, tr, key(r), res, r.ValidSpec, r.Options...)
+func ensure[S, O any](ctx context.Context, tr *Tracker, r ResourceUnderTest[S, O], res reconcile.Resource[S, O]) (reconcile.EnsureResult[O], error) {
+	return reconcile.Ensure(ctx, tr, key(r), res, reconcile.Given(r.ValidSpec), r.Options...)
 }
 
 // created runs Ensure on a fresh tracker and checks that it created one resource.
-func created[S any](ctx context.Context, r ResourceUnderTest[S], f CloudFixture[S]) (*Tracker, string, error) {
+func created[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) (*Tracker, string, error) {
 	tr := NewTracker(scenarioOwnershipKey)
 	out, err := ensure(ctx, tr, r, f.Resource)
 	if err != nil {
@@ -176,7 +210,7 @@ func created[S any](ctx context.Context, r ResourceUnderTest[S], f CloudFixture[
 	return tr, out.ID, nil
 }
 
-func wantCount[S any](f CloudFixture[S], want int, when string) error {
+func wantCount[S, O any](f CloudFixture[S, O], want int, when string) error {
 	if n := f.Count(); n != want {
 		return fmt.Errorf("%s: the cloud holds %d resources, want %d", when, n, want)
 	}
@@ -190,7 +224,7 @@ func wantPersisted(tr *Tracker, k, id string) error {
 	return nil
 }
 
-func createsWhenAbsent[S any](ctx context.Context, r ResourceUnderTest[S], f CloudFixture[S]) error {
+func createsWhenAbsent[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
 	if err := f.Resource.Validate(r.ValidSpec); err != nil {
 		return fmt.Errorf("Validate rejected ValidSpec: %w", err)
 	}
@@ -198,20 +232,20 @@ func createsWhenAbsent[S any](ctx context.Context, r ResourceUnderTest[S], f Clo
 	if err != nil {
 		return err
 	}
-	found, ok, err := f.Resource.FindByTags(ctx, reconcile.OwnershipTags(scenarioOwnershipKey, key(r)))
+	obs, ok, err := f.Resource.FindByTags(ctx, reconcile.OwnershipTags(scenarioOwnershipKey, key(r)))
 	return errors.Join(
 		wantCount(f, 1, "after Ensure"),
 		wantPersisted(tr, key(r), id),
 		func() error {
-			if err != nil || !ok || found != id {
-				return fmt.Errorf("FindByTags with the ownership tags returned (%q, %v, %w), want %q: Create must put the tags on the resource", found, ok, err, id)
+			if err != nil || !ok || f.Resource.ID(obs) != id {
+				return fmt.Errorf("FindByTags with the ownership tags returned (found %v, %w), want %q: Create must put the tags on the resource", ok, err, id)
 			}
 			return nil
 		}(),
 	)
 }
 
-func findsTracked[S any](ctx context.Context, r ResourceUnderTest[S], f CloudFixture[S]) error {
+func findsTracked[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
 	tr, id, err := created(ctx, r, f)
 	if err != nil {
 		return err
@@ -222,8 +256,9 @@ func findsTracked[S any](ctx context.Context, r ResourceUnderTest[S], f CloudFix
 		return fmt.Errorf("second Ensure failed: %w", err)
 	}
 	var errs []error
-	if out != (reconcile.EnsureResult{ID: id, Action: reconcile.ActionFound}) {
-		errs = append(errs, fmt.Errorf("second Ensure returned %+v, want ID %q and action %q: Get must report the tracked resource", out, id, reconcile.ActionFound))
+	if out.ID != id || out.Action != reconcile.ActionFound || f.Resource.ID(out.Observed) != id {
+		errs = append(errs, fmt.Errorf("second Ensure returned ID %q, action %q, observed ID %q, want ID %q and action %q: Get must return the tracked resource",
+			out.ID, out.Action, f.Resource.ID(out.Observed), id, reconcile.ActionFound))
 	}
 	if tr.Writes() != writes {
 		errs = append(errs, fmt.Errorf("second Ensure wrote the object %d more times, want none", tr.Writes()-writes))
@@ -231,7 +266,7 @@ func findsTracked[S any](ctx context.Context, r ResourceUnderTest[S], f CloudFix
 	return errors.Join(append(errs, wantCount(f, 1, "after the second Ensure"))...)
 }
 
-func adoptsAfterStatusLoss[S any](ctx context.Context, r ResourceUnderTest[S], f CloudFixture[S]) error {
+func adoptsAfterStatusLoss[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
 	tr, id, err := created(ctx, r, f)
 	if err != nil {
 		return err
@@ -242,14 +277,14 @@ func adoptsAfterStatusLoss[S any](ctx context.Context, r ResourceUnderTest[S], f
 		return fmt.Errorf("cannot ensure after the status was lost: %w", err)
 	}
 	var errs []error
-	if out != (reconcile.EnsureResult{ID: id, Action: reconcile.ActionAdopted}) {
-		errs = append(errs, fmt.Errorf("ensure after the status was lost returned %+v, want ID %q and action %q: FindByTags must find the resource by its ownership tags", out, id, reconcile.ActionAdopted))
+	if out.ID != id || out.Action != reconcile.ActionAdopted {
+		errs = append(errs, fmt.Errorf("ensure after the status was lost returned ID %q and action %q, want ID %q and action %q: FindByTags must find the resource by its ownership tags", out.ID, out.Action, id, reconcile.ActionAdopted))
 	}
 	return errors.Join(append(errs, wantCount(f, 1, "after the adoption"), wantPersisted(moved, key(r), id))...)
 }
 
-func crashBeforeRecord[S any](lag bool) func(context.Context, ResourceUnderTest[S], CloudFixture[S]) error {
-	return func(ctx context.Context, r ResourceUnderTest[S], f CloudFixture[S]) error {
+func crashBeforeRecord[S, O any](lag bool) func(context.Context, ResourceUnderTest[S, O], CloudFixture[S, O]) error {
+	return func(ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
 		if lag {
 			if err := f.LagSearch(); err != nil {
 				return fmt.Errorf("cannot lag the search: %w", err)
@@ -272,8 +307,8 @@ func crashBeforeRecord[S any](lag bool) func(context.Context, ResourceUnderTest[
 	}
 }
 
-func lostCreateResponse[S any](lag bool) func(context.Context, ResourceUnderTest[S], CloudFixture[S]) error {
-	return func(ctx context.Context, r ResourceUnderTest[S], f CloudFixture[S]) error {
+func lostCreateResponse[S, O any](lag bool) func(context.Context, ResourceUnderTest[S, O], CloudFixture[S, O]) error {
+	return func(ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
 		if lag {
 			if err := f.LagSearch(); err != nil {
 				return fmt.Errorf("cannot lag the search: %w", err)
@@ -285,7 +320,7 @@ func lostCreateResponse[S any](lag bool) func(context.Context, ResourceUnderTest
 				return fmt.Errorf("cannot inject the fault: %w", err)
 			}
 		} else {
-			res = &lostResponse[S]{Resource: res, armed: true}
+			res = wrap(res, reconcile.Resource[S, O](&lostResponse[S, O]{Resource: res, armed: true}), nil)
 		}
 		tr := NewTracker(scenarioOwnershipKey)
 		_, err := ensure(ctx, tr, r, res)
@@ -306,7 +341,7 @@ func lostCreateResponse[S any](lag bool) func(context.Context, ResourceUnderTest
 	}
 }
 
-func outOfBandDeletion[S any](ctx context.Context, r ResourceUnderTest[S], f CloudFixture[S]) error {
+func outOfBandDeletion[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
 	tr, id, err := created(ctx, r, f)
 	if err != nil {
 		return err
@@ -314,13 +349,13 @@ func outOfBandDeletion[S any](ctx context.Context, r ResourceUnderTest[S], f Clo
 	if err := f.DeleteOutOfBand(id); err != nil {
 		return fmt.Errorf("cannot delete %q out of band: %w", id, err)
 	}
-	if exists, err := f.Resource.Get(ctx, id); err != nil || exists {
-		return fmt.Errorf("Get of the deleted resource %q returned (%v, %w), want (false, nil): a resource that is gone is not an error", id, exists, err)
+	if _, exists, err := f.Resource.Get(ctx, id); err != nil || exists {
+		return fmt.Errorf("Get of the deleted resource %q returned (found %v, %w), want (false, nil): a resource that is gone is not an error", id, exists, err)
 	}
 	out, err := ensure(ctx, tr, r, f.Resource)
 	if r.OutOfBandDelete == ReportTerminal {
 		if !reconcile.IsTerminal(err) {
-			return fmt.Errorf("ensure after an out-of-band deletion returned (%+v, %w), want a terminal error", out, err)
+			return fmt.Errorf("ensure after an out-of-band deletion returned (ID %q, action %q, error %v), want a terminal error", out.ID, out.Action, err)
 		}
 		return wantCount(f, 0, "after the terminal error")
 	}
@@ -329,27 +364,30 @@ func outOfBandDeletion[S any](ctx context.Context, r ResourceUnderTest[S], f Clo
 	}
 	var errs []error
 	if out.ID == id || out.Action != reconcile.ActionCreated {
-		errs = append(errs, fmt.Errorf("ensure after an out-of-band deletion returned %+v, want a new ID and action %q", out, reconcile.ActionCreated))
+		errs = append(errs, fmt.Errorf("ensure after an out-of-band deletion returned ID %q and action %q, want a new ID and action %q", out.ID, out.Action, reconcile.ActionCreated))
 	}
 	return errors.Join(append(errs, wantCount(f, 1, "after the recreation"), wantPersisted(tr, key(r), out.ID))...)
 }
 
 // deleted runs EnsureDeleted until done, a few times at most (cloud deletes may be asynchronous).
-func deleted[S any](ctx context.Context, tr *Tracker, r ResourceUnderTest[S], res reconcile.Resource[S]) error {
+func deleted[S, O any](ctx context.Context, tr *Tracker, r ResourceUnderTest[S, O], res reconcile.Resource[S, O]) error {
 	const attempts = 10
 	for range attempts {
-		done, err := reconcile.EnsureDeleted(ctx, tr, key(r), res)
+		res, err := reconcile.EnsureDeleted(ctx, tr, key(r), res, r.Options...)
 		if err != nil {
 			return fmt.Errorf("EnsureDeleted failed: %w", err)
 		}
-		if done {
+		if res.Done {
 			return nil
+		}
+		if res.RequeueAfter <= 0 || res.Reason == "" {
+			return fmt.Errorf("EnsureDeleted returned a result that is not done without a reason and a requeue: %+v", res)
 		}
 	}
 	return fmt.Errorf("EnsureDeleted not done after %d attempts", attempts)
 }
 
-func deleteIdempotent[S any](ctx context.Context, r ResourceUnderTest[S], f CloudFixture[S]) error {
+func deleteIdempotent[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
 	tr, id, err := created(ctx, r, f)
 	if err != nil {
 		return err
@@ -374,7 +412,7 @@ func deleteIdempotent[S any](ctx context.Context, r ResourceUnderTest[S], f Clou
 	return errors.Join(errs...)
 }
 
-func deleteUntracked[S any](ctx context.Context, r ResourceUnderTest[S], f CloudFixture[S]) error {
+func deleteUntracked[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
 	tr := NewTracker(scenarioOwnershipKey)
 	tr.FailNextPatch(errCrash)
 	_, _ = ensure(ctx, tr, r, f.Resource)
@@ -387,13 +425,13 @@ func deleteUntracked[S any](ctx context.Context, r ResourceUnderTest[S], f Cloud
 	return wantCount(f, 0, "after EnsureDeleted of a resource never recorded (leaked)")
 }
 
-func rejectsInvalid[S any](ctx context.Context, r ResourceUnderTest[S], f CloudFixture[S]) error {
-	cc := &callCounter[S]{Resource: f.Resource}
-	out, err := reconcile.Ensure(ctx, NewTracker(scenarioOwnershipKey), key(r), cc, r.InvalidSpec, r.Options...)
+func rejectsInvalid[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
+	res, cc := counted(f.Resource, nil)
+	_, err := reconcile.Ensure(ctx, NewTracker(scenarioOwnershipKey), key(r), res, reconcile.Given(r.InvalidSpec), r.Options...)
 	var errs []error
 	var term *reconcile.TerminalError
 	if !errors.As(err, &term) || term.Reason != reconcile.ReasonInvalidParameters {
-		errs = append(errs, fmt.Errorf("Ensure(InvalidSpec) returned (%+v, %w), want a terminal %s error: Validate must reject it", out, err, reconcile.ReasonInvalidParameters))
+		errs = append(errs, fmt.Errorf("Ensure(InvalidSpec) returned %v, want a terminal %s error: Validate must reject it", err, reconcile.ReasonInvalidParameters))
 	}
 	if len(cc.calls) > 0 {
 		errs = append(errs, fmt.Errorf("Ensure(InvalidSpec) called the cloud: %q, want no call", cc.calls))

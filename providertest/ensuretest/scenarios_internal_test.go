@@ -55,23 +55,25 @@ func (n *networks) classify(err error) error {
 	return err
 }
 
-func (n *networks) Get(ctx context.Context, id string) (bool, error) {
-	_, err := n.c.GetNetwork(ctx, id)
+func (n *networks) ID(net *cloud.Network) string { return net.ID }
+
+func (n *networks) Get(ctx context.Context, id string) (*cloud.Network, bool, error) {
+	net, err := n.c.GetNetwork(ctx, id)
 	if errors.Is(err, cloud.ErrNotFound) && !n.bugGetNotFoundError {
-		return false, nil
+		return nil, false, nil
 	}
-	return err == nil, n.classify(err)
+	return net, err == nil, n.classify(err)
 }
 
-func (n *networks) FindByTags(ctx context.Context, tags map[string]string) (string, bool, error) {
+func (n *networks) FindByTags(ctx context.Context, tags map[string]string) (*cloud.Network, bool, error) {
 	found, err := n.c.FindNetworks(ctx, tags)
 	if err != nil || len(found) == 0 || n.bugFindIgnoresTags {
-		return "", false, n.classify(err)
+		return nil, false, n.classify(err)
 	}
-	return found[0].ID, true, nil
+	return &found[0], true, nil
 }
 
-func (n *networks) Create(ctx context.Context, s cloud.NetworkSpec, token string, tags map[string]string) (string, error) {
+func (n *networks) Create(ctx context.Context, s cloud.NetworkSpec, token string, tags map[string]string) (*cloud.Network, error) {
 	s.Tags = tags
 	if n.bugNoTags {
 		s.Tags = nil
@@ -89,9 +91,9 @@ func (n *networks) Create(ctx context.Context, s cloud.NetworkSpec, token string
 			continue
 		}
 		if err != nil {
-			return "", n.classify(err)
+			return nil, n.classify(err)
 		}
-		return net.ID, nil
+		return net, nil
 	}
 }
 
@@ -105,11 +107,11 @@ func (n *networks) Delete(ctx context.Context, id string) error {
 
 // networkFixture returns a fixture on a fresh memcloud with res's options. With injectFaults the fixture uses
 // the cloud's own fault injection and search lag hooks.
-func networkFixture(t testing.TB, res networks, injectFaults bool) CloudFixture[cloud.NetworkSpec] {
+func networkFixture(t testing.TB, res networks, injectFaults bool) CloudFixture[cloud.NetworkSpec, *cloud.Network] {
 	c, err := cloud.New()
 	require.NoError(t, err)
 	res.c = c
-	f := CloudFixture[cloud.NetworkSpec]{
+	f := CloudFixture[cloud.NetworkSpec, *cloud.Network]{
 		Resource:        &res,
 		Count:           func() int { return c.Count(cloud.KindNetwork) },
 		DeleteOutOfBand: func(id string) error { return c.DeleteNetwork(context.Background(), id) },
@@ -121,10 +123,10 @@ func networkFixture(t testing.TB, res networks, injectFaults bool) CloudFixture[
 	return f
 }
 
-func networkUnderTest(res networks, injectFaults bool, policy OutOfBandDelete) ResourceUnderTest[cloud.NetworkSpec] {
-	return ResourceUnderTest[cloud.NetworkSpec]{
+func networkUnderTest(res networks, injectFaults bool, policy OutOfBandDelete) ResourceUnderTest[cloud.NetworkSpec, *cloud.Network] {
+	return ResourceUnderTest[cloud.NetworkSpec, *cloud.Network]{
 		Key:             "network",
-		New:             func(t testing.TB) CloudFixture[cloud.NetworkSpec] { return networkFixture(t, res, injectFaults) },
+		New:             func(t testing.TB) CloudFixture[cloud.NetworkSpec, *cloud.Network] { return networkFixture(t, res, injectFaults) },
 		ValidSpec:       cloud.NetworkSpec{Name: "demo", CIDR: "10.0.0.0/16"},
 		InvalidSpec:     cloud.NetworkSpec{Name: "", CIDR: "10.0.0.0"},
 		OutOfBandDelete: policy,
@@ -144,12 +146,14 @@ func TestEnsureScenariosPassForACorrectResource(t *testing.T) {
 	})
 }
 
-// runScenarios runs every scenario on r and returns the error of each by name.
-func runScenarios(t *testing.T, r ResourceUnderTest[cloud.NetworkSpec]) map[string]error {
+// runScenarios runs every scenario on r and returns the error of each by name (nil for a scenario that does
+// not apply to r).
+func runScenarios[S, O any](t *testing.T, r ResourceUnderTest[S, O]) map[string]error {
 	out := map[string]error{}
-	for _, sc := range ensureScenarios[cloud.NetworkSpec]() {
+	for _, sc := range ensureScenarios[S, O]() {
 		f := r.New(t)
 		if sc.needs != nil && !sc.needs(f) {
+			out[sc.name] = nil
 			continue
 		}
 		out[sc.name] = sc.run(context.Background(), r, f)
@@ -224,7 +228,7 @@ func TestEnsureScenariosCatchBugs(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := runScenarios(t, networkUnderTest(tc.res, true, tc.policy))
-			require.Len(t, got, len(ensureScenarios[cloud.NetworkSpec]()))
+			require.Len(t, got, len(ensureScenarios[cloud.NetworkSpec, *cloud.Network]()))
 			for name, err := range got {
 				want, ok := tc.failing[name]
 				if !ok {
@@ -243,7 +247,7 @@ func TestEnsureScenarioLostResponseWithoutHook(t *testing.T) {
 	// Without FailNextCreateAfterChange the scenario wraps Create: the resource is created, the error returned.
 	r := networkUnderTest(networks{}, false, ReportTerminal)
 	f := r.New(t)
-	require.NoError(t, lostCreateResponse[cloud.NetworkSpec](false)(context.Background(), r, f))
+	require.NoError(t, lostCreateResponse[cloud.NetworkSpec, *cloud.Network](false)(context.Background(), r, f))
 	assert.Equal(t, 1, f.Count())
 }
 
@@ -251,12 +255,12 @@ func TestValidateFixture(t *testing.T) {
 	full := networkFixture(t, networks{}, false)
 	tests := []struct {
 		name  string
-		edit  func(f *CloudFixture[cloud.NetworkSpec])
+		edit  func(f *CloudFixture[cloud.NetworkSpec, *cloud.Network])
 		field string
 	}{
-		{"resource", func(f *CloudFixture[cloud.NetworkSpec]) { f.Resource = nil }, "Resource"},
-		{"count", func(f *CloudFixture[cloud.NetworkSpec]) { f.Count = nil }, "Count"},
-		{"delete", func(f *CloudFixture[cloud.NetworkSpec]) { f.DeleteOutOfBand = nil }, "DeleteOutOfBand"},
+		{"resource", func(f *CloudFixture[cloud.NetworkSpec, *cloud.Network]) { f.Resource = nil }, "Resource"},
+		{"count", func(f *CloudFixture[cloud.NetworkSpec, *cloud.Network]) { f.Count = nil }, "Count"},
+		{"delete", func(f *CloudFixture[cloud.NetworkSpec, *cloud.Network]) { f.DeleteOutOfBand = nil }, "DeleteOutOfBand"},
 	}
 	require.NoError(t, validateFixture(full))
 	for _, tc := range tests {

@@ -2,47 +2,124 @@ package ensuretest
 
 import (
 	"context"
+	"slices"
 
 	"github.com/capkit/capkit/reconcile"
 )
 
+// wrap returns a Resource that calls w for the core methods and keeps the optional interfaces of orig
+// (reconcile.Updater, reconcile.PendingReporter), so that a wrapped Resource behaves in Ensure as orig does.
+// upd, when not nil, replaces orig's Update.
+func wrap[S, O any](orig, w reconcile.Resource[S, O], upd updateFunc[S, O]) reconcile.Resource[S, O] {
+	u, isUpdater := orig.(reconcile.Updater[S, O])
+	p, isPending := orig.(reconcile.PendingReporter[O])
+	if isUpdater && upd != nil {
+		u = updaterWith[S, O]{Updater: u, update: upd}
+	}
+	switch {
+	case isUpdater && isPending:
+		return struct {
+			reconcile.Resource[S, O]
+			reconcile.Updater[S, O]
+			reconcile.PendingReporter[O]
+		}{w, u, p}
+	case isUpdater:
+		return struct {
+			reconcile.Resource[S, O]
+			reconcile.Updater[S, O]
+		}{w, u}
+	case isPending:
+		return struct {
+			reconcile.Resource[S, O]
+			reconcile.PendingReporter[O]
+		}{w, p}
+	}
+	return w
+}
+
+type updateFunc[S, O any] func(ctx context.Context, id string, spec S, obs O) (O, error)
+
+type updaterWith[S, O any] struct {
+	reconcile.Updater[S, O]
+	update updateFunc[S, O]
+}
+
+func (u updaterWith[S, O]) Update(ctx context.Context, id string, spec S, obs O) (O, error) {
+	return u.update(ctx, id, spec, obs)
+}
+
 // lostResponse makes the next Create make its change and then return errLostResponse.
-type lostResponse[S any] struct {
-	reconcile.Resource[S]
+type lostResponse[S, O any] struct {
+	reconcile.Resource[S, O]
 	armed bool
 }
 
-func (l *lostResponse[S]) Create(ctx context.Context, spec S, token string, tags map[string]string) (string, error) {
-	id, err := l.Resource.Create(ctx, spec, token, tags)
+func (l *lostResponse[S, O]) Create(ctx context.Context, spec S, token string, tags map[string]string) (O, error) {
+	obs, err := l.Resource.Create(ctx, spec, token, tags)
 	if err == nil && l.armed {
 		l.armed = false
-		return "", errLostResponse
+		var zero O
+		return zero, errLostResponse
 	}
-	return id, err
+	return obs, err
 }
 
-// callCounter counts the cloud calls of a Resource.
-type callCounter[S any] struct {
-	reconcile.Resource[S]
+// callCounter counts the cloud calls of a Resource, Update included when it is a reconcile.Updater.
+type callCounter[S, O any] struct {
+	reconcile.Resource[S, O]
 	calls []string
 }
 
-func (c *callCounter[S]) Get(ctx context.Context, id string) (bool, error) {
+// counted returns r wrapped in a callCounter that keeps r's optional interfaces; failUpdate, when not nil,
+// is returned by the next Update instead of calling it.
+func counted[S, O any](r reconcile.Resource[S, O], failUpdate error) (reconcile.Resource[S, O], *callCounter[S, O]) {
+	cc := &callCounter[S, O]{Resource: r}
+	var upd updateFunc[S, O]
+	if u, ok := r.(reconcile.Updater[S, O]); ok {
+		upd = func(ctx context.Context, id string, spec S, obs O) (O, error) {
+			cc.calls = append(cc.calls, "Update")
+			if failUpdate != nil {
+				err := failUpdate
+				failUpdate = nil
+				var zero O
+				return zero, err
+			}
+			return u.Update(ctx, id, spec, obs)
+		}
+	}
+	return wrap(r, reconcile.Resource[S, O](cc), upd), cc
+}
+
+func (c *callCounter[S, O]) count(method string) int {
+	n := 0
+	for _, m := range c.calls {
+		if m == method {
+			n++
+		}
+	}
+	return n
+}
+
+func (c *callCounter[S, O]) writes() []string {
+	return slices.DeleteFunc(slices.Clone(c.calls), func(m string) bool { return m == "Get" || m == "FindByTags" })
+}
+
+func (c *callCounter[S, O]) Get(ctx context.Context, id string) (O, bool, error) {
 	c.calls = append(c.calls, "Get")
 	return c.Resource.Get(ctx, id)
 }
 
-func (c *callCounter[S]) FindByTags(ctx context.Context, tags map[string]string) (string, bool, error) {
+func (c *callCounter[S, O]) FindByTags(ctx context.Context, tags map[string]string) (O, bool, error) {
 	c.calls = append(c.calls, "FindByTags")
 	return c.Resource.FindByTags(ctx, tags)
 }
 
-func (c *callCounter[S]) Create(ctx context.Context, spec S, token string, tags map[string]string) (string, error) {
+func (c *callCounter[S, O]) Create(ctx context.Context, spec S, token string, tags map[string]string) (O, error) {
 	c.calls = append(c.calls, "Create")
 	return c.Resource.Create(ctx, spec, token, tags)
 }
 
-func (c *callCounter[S]) Delete(ctx context.Context, id string) error {
+func (c *callCounter[S, O]) Delete(ctx context.Context, id string) error {
 	c.calls = append(c.calls, "Delete")
 	return c.Resource.Delete(ctx, id)
 }

@@ -17,8 +17,8 @@ const DefaultSeed uint64 = 1
 
 // Cloud is an in-memory IaaS. All methods are safe for concurrent use.
 //
-// The API methods (Create*, Get*, Delete*, Find*, RegisterTarget, DeregisterTarget) behave like
-// a remote cloud API: they are counted (Calls), slowed down and failed by fault injection
+// The API methods (Create*, Get*, Delete*, Find*, UpdateSecurityGroupRules, RegisterTarget,
+// DeregisterTarget) behave like a remote cloud API: they are counted (Calls), slowed down and failed by fault injection
 // (FaultConfig, FailNext), honour context cancellation and return copies, never internal
 // pointers. The inspection methods (Count, List, Report, InstanceUserData, ...) are for tests
 // and demos: they are never counted, delayed or failed.

@@ -185,7 +185,7 @@ func TestKindsAndOps(t *testing.T) {
 	assert.Empty(t, cloud.Kind("Bucket").Prefix())
 	assert.Equal(t, "CreateSecurityGroup", cloud.VerbCreate.On(cloud.KindSecurityGroup).String())
 	for verb, mutating := range map[cloud.Verb]bool{cloud.VerbCreate: true, cloud.VerbDelete: true,
-		cloud.VerbRegister: true, cloud.VerbDeregister: true, cloud.VerbGet: false, cloud.VerbFind: false} {
+		cloud.VerbRegister: true, cloud.VerbDeregister: true, cloud.VerbUpdate: true, cloud.VerbGet: false, cloud.VerbFind: false} {
 		assert.Equal(t, mutating, verb.On(cloud.KindLoadBalancer).Mutating(), verb)
 	}
 }

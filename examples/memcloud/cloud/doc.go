@@ -25,7 +25,8 @@
 //	subnet, err := c.CreateSubnet(ctx, cloud.SubnetSpec{Name: "demo", NetworkID: net.ID, CIDR: "10.0.1.0/24"})
 //	found, err := c.FindNetworks(ctx, map[string]string{"capkit.io/cluster": "default/demo"})
 //
-// They return copies, never internal pointers, and errors of the form
+// A security group's ingress rules can be changed in place with UpdateSecurityGroupRules; nothing
+// else changes after creation. API calls return copies, never internal pointers, and errors of the form
 // `cannot create subnet "demo": invalid parameter: cidr "10.1.0.0/24" is not inside …` that wrap
 // one sentinel: ErrNotFound (Delete of a resource already gone returns it: treat it as
 // success), ErrInvalidParameter, ErrDependencyViolation, ErrTokenReused, ErrTokenMismatch,

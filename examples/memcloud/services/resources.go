@@ -33,47 +33,50 @@ const (
 	ReasonWaitingForNetwork = "WaitingForNetwork"
 )
 
-// cloudResource adapts one kind of memcloud resource to reconcile.Resource. S is the create request of the
-// kind (cloud.NetworkSpec, ...), R the resource.
+// cloudResource adapts one kind of memcloud resource to reconcile.Resource[S, *R]. S is the create request
+// of the kind (cloud.NetworkSpec, ...), R the resource, which is also what Ensure observes.
 type cloudResource[S, R any] struct {
 	validate func(S) error
 	get      func(ctx context.Context, id string) (*R, error)
 	find     func(ctx context.Context, tags map[string]string) ([]R, error)
 	create   func(ctx context.Context, spec S, token string, tags map[string]string) (*R, error)
 	del      func(ctx context.Context, id string) error
-	id       func(R) string
+	id       func(*R) string
 }
 
-var _ reconcile.Resource[cloud.NetworkSpec] = (*cloudResource[cloud.NetworkSpec, cloud.Network])(nil)
+var _ reconcile.Resource[cloud.NetworkSpec, *cloud.Network] = (*cloudResource[cloud.NetworkSpec, cloud.Network])(nil)
 
 // Validate checks the request without calling the cloud.
 func (r *cloudResource[S, R]) Validate(spec S) error { return r.validate(spec) }
 
-// Get reports whether the resource exists; NotFound is not an error.
-func (r *cloudResource[S, R]) Get(ctx context.Context, id string) (bool, error) {
-	_, err := r.get(ctx, id)
-	if errors.Is(err, cloud.ErrNotFound) {
-		return false, nil
+// Get returns the resource and whether it exists; NotFound is not an error.
+func (r *cloudResource[S, R]) Get(ctx context.Context, id string) (*R, bool, error) {
+	obs, err := r.get(ctx, id)
+	switch {
+	case errors.Is(err, cloud.ErrNotFound):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, r.classify(err)
 	}
-	return err == nil, r.classify(err)
+	return obs, true, nil
 }
 
-// FindByTags returns the oldest resource carrying tags.
-func (r *cloudResource[S, R]) FindByTags(ctx context.Context, tags map[string]string) (string, bool, error) {
+// FindByTags returns the oldest resource carrying tags (memcloud lists them in creation order).
+func (r *cloudResource[S, R]) FindByTags(ctx context.Context, tags map[string]string) (*R, bool, error) {
 	found, err := r.find(ctx, tags)
 	if err != nil || len(found) == 0 {
-		return "", false, r.classify(err)
+		return nil, false, r.classify(err)
 	}
-	return r.id(found[0]), true, nil
+	return &found[0], true, nil
 }
 
-// Create creates the resource with the idempotency token and tags.
-func (r *cloudResource[S, R]) Create(ctx context.Context, spec S, token string, tags map[string]string) (string, error) {
-	res, err := r.create(ctx, spec, token, tags)
+// Create creates the resource with the idempotency token and tags and returns it.
+func (r *cloudResource[S, R]) Create(ctx context.Context, spec S, token string, tags map[string]string) (*R, error) {
+	obs, err := r.create(ctx, spec, token, tags)
 	if err != nil {
-		return "", r.classify(err)
+		return nil, r.classify(err)
 	}
-	return r.id(*res), nil
+	return obs, nil
 }
 
 // Delete deletes the resource. NotFound is success; a delete refused because other resources depend on the
@@ -85,6 +88,14 @@ func (r *cloudResource[S, R]) Delete(ctx context.Context, id string) error {
 		return nil
 	}
 	return r.classify(err)
+}
+
+// ID returns the cloud ID of an observed resource ("" for none).
+func (r *cloudResource[S, R]) ID(obs *R) string {
+	if obs == nil {
+		return ""
+	}
+	return r.id(obs)
 }
 
 // classify turns memcloud's sentinel errors into the error classes of package reconcile: parameters, quota
@@ -106,18 +117,22 @@ func (r *cloudResource[S, R]) classify(err error) error {
 	return err
 }
 
-// Resources are memcloud's resource kinds as reconcile.Resources, for reconcile.Ensure and EnsureDeleted.
+// Resources are memcloud's resource kinds as reconcile.Resources, for reconcile.Ensure and EnsureDeleted. The
+// observation of each kind is the cloud's own type, so that a service reads what Ensure returns instead of
+// reading the resource again.
 type Resources struct {
 	// Networks are the networks.
-	Networks reconcile.Resource[cloud.NetworkSpec]
+	Networks reconcile.Resource[cloud.NetworkSpec, *cloud.Network]
 	// Subnets are the subnets.
-	Subnets reconcile.Resource[cloud.SubnetSpec]
-	// SecurityGroups are the security groups.
-	SecurityGroups reconcile.Resource[cloud.SecurityGroupSpec]
+	Subnets reconcile.Resource[cloud.SubnetSpec, *cloud.Subnet]
+	// SecurityGroups are the security groups; they are also a reconcile.Updater: their ingress rules are
+	// updated in place when they drift from the spec (see SecurityGroupDiff).
+	SecurityGroups reconcile.Resource[cloud.SecurityGroupSpec, *cloud.SecurityGroup]
 	// LoadBalancers are the load balancers.
-	LoadBalancers reconcile.Resource[cloud.LoadBalancerSpec]
-	// Instances are the instances.
-	Instances reconcile.Resource[cloud.InstanceSpec]
+	LoadBalancers reconcile.Resource[cloud.LoadBalancerSpec, *cloud.LoadBalancer]
+	// Instances are the instances; they are also a reconcile.PendingReporter: Ensure waits for a pending
+	// (booting) instance with ReasonInstancePending.
+	Instances reconcile.Resource[cloud.InstanceSpec, *cloud.Instance]
 }
 
 // NewResources returns the resource kinds of c.
@@ -125,7 +140,7 @@ func NewResources(c *cloud.Cloud) Resources {
 	return Resources{
 		Networks: &cloudResource[cloud.NetworkSpec, cloud.Network]{
 			get: c.GetNetwork, find: c.FindNetworks, del: c.DeleteNetwork,
-			id: func(n cloud.Network) string { return n.ID },
+			id: func(n *cloud.Network) string { return n.ID },
 			validate: func(s cloud.NetworkSpec) error {
 				return errors.Join(required("name", s.Name), cidr("cidr", s.CIDR))
 			},
@@ -136,7 +151,7 @@ func NewResources(c *cloud.Cloud) Resources {
 		},
 		Subnets: &cloudResource[cloud.SubnetSpec, cloud.Subnet]{
 			get: c.GetSubnet, find: c.FindSubnets, del: c.DeleteSubnet,
-			id: func(n cloud.Subnet) string { return n.ID },
+			id: func(n *cloud.Subnet) string { return n.ID },
 			validate: func(s cloud.SubnetSpec) error {
 				return errors.Join(required("name", s.Name), required("networkID", s.NetworkID), cidr("cidr", s.CIDR))
 			},
@@ -145,20 +160,10 @@ func NewResources(c *cloud.Cloud) Resources {
 				return c.CreateSubnet(ctx, s)
 			},
 		},
-		SecurityGroups: &cloudResource[cloud.SecurityGroupSpec, cloud.SecurityGroup]{
-			get: c.GetSecurityGroup, find: c.FindSecurityGroups, del: c.DeleteSecurityGroup,
-			id: func(n cloud.SecurityGroup) string { return n.ID },
-			validate: func(s cloud.SecurityGroupSpec) error {
-				return errors.Join(required("name", s.Name), required("networkID", s.NetworkID))
-			},
-			create: func(ctx context.Context, s cloud.SecurityGroupSpec, token string, tags map[string]string) (*cloud.SecurityGroup, error) {
-				s.IdempotencyToken, s.Tags = token, tags
-				return c.CreateSecurityGroup(ctx, s)
-			},
-		},
+		SecurityGroups: newSecurityGroups(c),
 		LoadBalancers: &cloudResource[cloud.LoadBalancerSpec, cloud.LoadBalancer]{
 			get: c.GetLoadBalancer, find: c.FindLoadBalancers, del: c.DeleteLoadBalancer,
-			id: func(n cloud.LoadBalancer) string { return n.ID },
+			id: func(n *cloud.LoadBalancer) string { return n.ID },
 			validate: func(s cloud.LoadBalancerSpec) error {
 				var err error
 				if s.Port < 0 || s.Port > 65535 {
@@ -171,22 +176,7 @@ func NewResources(c *cloud.Cloud) Resources {
 				return c.CreateLoadBalancer(ctx, s)
 			},
 		},
-		Instances: &cloudResource[cloud.InstanceSpec, cloud.Instance]{
-			get: c.GetInstance, find: c.FindInstances, del: c.DeleteInstance,
-			id: func(n cloud.Instance) string { return n.ID },
-			validate: func(s cloud.InstanceSpec) error {
-				var err error
-				if len(s.UserData) == 0 {
-					err = errors.New("userData must not be empty")
-				}
-				return errors.Join(required("name", s.Name), required("subnetID", s.SubnetID),
-					required("image", s.Image), required("flavor", s.Flavor), err)
-			},
-			create: func(ctx context.Context, s cloud.InstanceSpec, token string, tags map[string]string) (*cloud.Instance, error) {
-				s.IdempotencyToken, s.Tags = token, tags
-				return c.CreateInstance(ctx, s)
-			},
-		},
+		Instances: newInstances(c),
 	}
 }
 

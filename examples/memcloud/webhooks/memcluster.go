@@ -20,8 +20,9 @@ const immutable = "field is immutable"
 // dnsLabel matches a DNS label: lower-case letters, digits and '-', starting and ending with a letter or digit.
 var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 
-// DefaultMemClusterSpec fills the unset fields of spec: network CIDR, the subnets (see DefaultSubnets) and the
-// load balancer port. It never overwrites a value that is set, so it is safe to call more than once.
+// DefaultMemClusterSpec fills the unset fields of spec: network CIDR, the subnets (see DefaultSubnets), the
+// load balancer port and the security group's ingress rules (see DefaultIngressRules). It never overwrites a
+// value that is set, so it is safe to call more than once.
 func DefaultMemClusterSpec(spec *v1beta2.MemClusterSpec) {
 	if spec.Network.CIDR == "" {
 		spec.Network.CIDR = v1beta2.DefaultNetworkCIDR
@@ -32,12 +33,16 @@ func DefaultMemClusterSpec(spec *v1beta2.MemClusterSpec) {
 	if spec.LoadBalancer.Port == 0 {
 		spec.LoadBalancer.Port = v1beta2.DefaultLoadBalancerPort
 	}
+	if len(spec.SecurityGroup.IngressRules) == 0 {
+		spec.SecurityGroup.IngressRules = DefaultIngressRules(spec.LoadBalancer.Port)
+	}
 }
 
 // ValidateMemClusterSpec checks spec, found at path (spec, or spec.template.spec of a template): a valid
 // network CIDR; subnets with unique names, valid CIDRs inside the network, no overlap, and at least one
-// subnet of each role; a load balancer port from 1 to 65535; a control plane endpoint with both host and port
-// or neither; unique failure domain names that are DNS labels.
+// subnet of each role; a load balancer port from 1 to 65535; ingress rules with a supported protocol, a port
+// from 1 to 65535, a canonical CIDR and no duplicates; a control plane endpoint with both host and port or
+// neither; unique failure domain names that are DNS labels.
 func ValidateMemClusterSpec(spec *v1beta2.MemClusterSpec, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, validateNetwork(&spec.Network, path.Child("network"))...)
@@ -45,6 +50,7 @@ func ValidateMemClusterSpec(spec *v1beta2.MemClusterSpec, path *field.Path) fiel
 	if p := spec.LoadBalancer.Port; p < 1 || p > 65535 {
 		errs = append(errs, field.Invalid(path.Child("loadBalancer", "port"), p, "must be from 1 to 65535"))
 	}
+	errs = append(errs, validateIngressRules(spec.SecurityGroup.IngressRules, path.Child("securityGroup", "ingressRules"))...)
 
 	ep, epPath := spec.ControlPlaneEndpoint, path.Child("controlPlaneEndpoint")
 	switch {
@@ -128,7 +134,7 @@ func validateNetwork(n *v1beta2.NetworkSpec, path *field.Path) field.ErrorList {
 
 // ValidateMemClusterSpecUpdate checks that an update of a MemCluster's spec, found at path, keeps the fields
 // that cannot change: the network (CIDR and subnets), the load balancer port, and the control plane endpoint
-// once it is set. The failure domains may change.
+// once it is set. The failure domains and the security group's ingress rules may change.
 func ValidateMemClusterSpecUpdate(oldSpec, newSpec *v1beta2.MemClusterSpec, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if oldSpec.Network.CIDR != newSpec.Network.CIDR {

@@ -67,13 +67,25 @@ func TestDefaultMemClusterSpec(t *testing.T) {
 				{Name: "worker", CIDR: "10.0.1.0/24", Role: v1beta2.SubnetRoleWorker},
 			}},
 			LoadBalancer: v1beta2.LoadBalancerSpec{Port: 6443},
+			SecurityGroup: v1beta2.SecurityGroupSpec{IngressRules: []v1beta2.IngressRule{
+				{Protocol: v1beta2.ProtocolTCP, Port: 6443, CIDR: "0.0.0.0/0"},
+			}},
 		}, spec)
+	})
+	t.Run("the default rule follows the load balancer port", func(t *testing.T) {
+		spec := v1beta2.MemClusterSpec{LoadBalancer: v1beta2.LoadBalancerSpec{Port: 443}}
+		webhooks.DefaultMemClusterSpec(&spec)
+		assert.Equal(t, webhooks.DefaultIngressRules(443), spec.SecurityGroup.IngressRules)
+		assert.Equal(t, []v1beta2.IngressRule{{Protocol: "tcp", Port: 443, CIDR: "0.0.0.0/0"}}, spec.SecurityGroup.IngressRules)
 	})
 	t.Run("set values are kept", func(t *testing.T) {
 		subnets := []v1beta2.SubnetSpec{{Name: "all", CIDR: "192.168.0.0/24", Role: v1beta2.SubnetRoleWorker}}
 		spec := v1beta2.MemClusterSpec{
 			Network:      v1beta2.NetworkSpec{CIDR: "192.168.0.0/20", Subnets: subnets},
 			LoadBalancer: v1beta2.LoadBalancerSpec{Port: 443},
+			SecurityGroup: v1beta2.SecurityGroupSpec{IngressRules: []v1beta2.IngressRule{
+				{Protocol: v1beta2.ProtocolUDP, Port: 51820, CIDR: "203.0.113.0/24"},
+			}},
 		}
 		want := *spec.DeepCopy()
 		webhooks.DefaultMemClusterSpec(&spec)
@@ -146,6 +158,31 @@ func TestValidateMemClusterSpec(t *testing.T) {
 		{"endpoint port out of range", func(s *v1beta2.MemClusterSpec) {
 			s.ControlPlaneEndpoint = contract.APIEndpoint{Host: "lb", Port: 65536}
 		}, []string{"spec.controlPlaneEndpoint.port: FieldValueInvalid: must be from 1 to 65535"}},
+		{"ingress rules", func(s *v1beta2.MemClusterSpec) {
+			s.SecurityGroup.IngressRules = []v1beta2.IngressRule{{Protocol: "tcp", Port: 6443, CIDR: "203.0.113.0/24"},
+				{Protocol: "udp", Port: 65535, CIDR: "0.0.0.0/0"}, {Protocol: "tcp", Port: 1, CIDR: "10.1.2.3/32"}}
+		}, nil},
+		{"no ingress rules", func(s *v1beta2.MemClusterSpec) { s.SecurityGroup.IngressRules = nil }, nil},
+		{"rule protocol", func(s *v1beta2.MemClusterSpec) { s.SecurityGroup.IngressRules[0].Protocol = "icmp" },
+			[]string{`spec.securityGroup.ingressRules[0].protocol: FieldValueNotSupported: supported values: "tcp", "udp"`}},
+		{"rule port zero", func(s *v1beta2.MemClusterSpec) { s.SecurityGroup.IngressRules[0].Port = 0 },
+			[]string{"spec.securityGroup.ingressRules[0].port: FieldValueInvalid: must be from 1 to 65535"}},
+		{"rule port too high", func(s *v1beta2.MemClusterSpec) { s.SecurityGroup.IngressRules[0].Port = 65536 },
+			[]string{"spec.securityGroup.ingressRules[0].port: FieldValueInvalid: must be from 1 to 65535"}},
+		{"rule cidr host bits", func(s *v1beta2.MemClusterSpec) { s.SecurityGroup.IngressRules[0].CIDR = "192.168.1.1/24" },
+			[]string{`spec.securityGroup.ingressRules[0].cidr: FieldValueInvalid: must not have host bits set (did you mean "192.168.1.0/24"?)`}},
+		{"rule cidr not IPv4", func(s *v1beta2.MemClusterSpec) { s.SecurityGroup.IngressRules[0].CIDR = "::/0" },
+			[]string{`spec.securityGroup.ingressRules[0].cidr: FieldValueInvalid: must be an IPv4 CIDR such as "10.0.0.0/16"`}},
+		{"duplicate rule", func(s *v1beta2.MemClusterSpec) {
+			s.SecurityGroup.IngressRules = append(s.SecurityGroup.IngressRules, s.SecurityGroup.IngressRules[0])
+		}, []string{"spec.securityGroup.ingressRules[1]: FieldValueDuplicate: "}},
+		{"several bad fields of one rule", func(s *v1beta2.MemClusterSpec) {
+			s.SecurityGroup.IngressRules = []v1beta2.IngressRule{{Protocol: "sctp", Port: -1, CIDR: "anywhere"}}
+		}, []string{
+			`spec.securityGroup.ingressRules[0].protocol: FieldValueNotSupported: supported values: "tcp", "udp"`,
+			"spec.securityGroup.ingressRules[0].port: FieldValueInvalid: must be from 1 to 65535",
+			`spec.securityGroup.ingressRules[0].cidr: FieldValueInvalid: must be an IPv4 CIDR such as "10.0.0.0/16"`,
+		}},
 		{"duplicate failure domain", func(s *v1beta2.MemClusterSpec) { s.FailureDomains = []string{"az-1", "az-1"} },
 			[]string{"spec.failureDomains[1]: FieldValueDuplicate: "}},
 		{"failure domain not a label", func(s *v1beta2.MemClusterSpec) { s.FailureDomains = []string{"AZ 1"} },
@@ -175,6 +212,9 @@ func TestValidateMemClusterSpecUpdate(t *testing.T) {
 	}{
 		{"no change", nil, func(*v1beta2.MemClusterSpec) {}, nil},
 		{"failure domains may change", nil, func(s *v1beta2.MemClusterSpec) { s.FailureDomains = []string{"az-3"} }, nil},
+		{"ingress rules may change", nil, func(s *v1beta2.MemClusterSpec) {
+			s.SecurityGroup.IngressRules = []v1beta2.IngressRule{{Protocol: "tcp", Port: 6443, CIDR: "203.0.113.0/24"}}
+		}, nil},
 		{"endpoint may be set once", nil, func(s *v1beta2.MemClusterSpec) {
 			s.ControlPlaneEndpoint = contract.APIEndpoint{Host: "lb", Port: 6443}
 		}, nil},
@@ -220,6 +260,13 @@ func TestMemClusterWebhookErrors(t *testing.T) {
 	require.True(t, apierrors.IsInvalid(err), "want an Invalid API error, got %v", err)
 	assert.Contains(t, err.Error(), `MemCluster.infrastructure.memcloud.capkit.io "demo" is invalid`)
 	assert.Contains(t, err.Error(), `spec.network.cidr: Invalid value: "10.0.0.0/33"`)
+
+	badRule := c.DeepCopy()
+	badRule.Spec.SecurityGroup.IngressRules = []v1beta2.IngressRule{{Protocol: "tcp", Port: 70000, CIDR: "10.0.0.1/8"}}
+	_, err = wh.ValidateUpdate(ctx, c, badRule)
+	require.True(t, apierrors.IsInvalid(err), "want an Invalid API error, got %v", err)
+	assert.Contains(t, err.Error(), `spec.securityGroup.ingressRules[0].port: Invalid value: 70000`, "the field and its value")
+	assert.Contains(t, err.Error(), `spec.securityGroup.ingressRules[0].cidr: Invalid value: "10.0.0.1/8"`)
 
 	changed := c.DeepCopy()
 	changed.Spec.LoadBalancer.Port = 443

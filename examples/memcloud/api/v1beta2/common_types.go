@@ -108,6 +108,55 @@ type LoadBalancerSpec struct {
 	Port int32 `json:"port,omitempty"`
 }
 
+// AnyIPv4 is the CIDR of every IPv4 address: a rule with this source accepts connections from anywhere.
+const AnyIPv4 = "0.0.0.0/0"
+
+// SecurityGroupSpec describes the security group of a MemCluster's machines.
+type SecurityGroupSpec struct {
+	// ingressRules are the connections the security group accepts from outside the network; connections
+	// from inside the network are always accepted. When unset, the defaulting webhook accepts the API
+	// server's port (spec.loadBalancer.port) over TCP from anywhere (0.0.0.0/0). Listing rules replaces
+	// that default: to restrict the API server to some addresses, list its port with their CIDR. No two
+	// rules may be equal.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	IngressRules []IngressRule `json:"ingressRules,omitempty"`
+}
+
+// Protocol is the transport protocol of an ingress rule.
+// +kubebuilder:validation:Enum=tcp;udp
+type Protocol string
+
+// Protocols of ingress rules.
+const (
+	// ProtocolTCP is TCP.
+	ProtocolTCP Protocol = "tcp"
+	// ProtocolUDP is UDP.
+	ProtocolUDP Protocol = "udp"
+)
+
+// IngressRule accepts connections to one port from one IPv4 address range.
+type IngressRule struct {
+	// protocol is the transport protocol: tcp or udp.
+	// +required
+	Protocol Protocol `json:"protocol"`
+
+	// port is the destination port, from 1 to 65535.
+	// +required
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	Port int32 `json:"port"`
+
+	// cidr is the IPv4 address range the connections may come from, for example "203.0.113.0/24", or
+	// "0.0.0.0/0" for anywhere. It must not have host bits set.
+	// +required
+	// +kubebuilder:validation:MinLength=9
+	// +kubebuilder:validation:MaxLength=18
+	// +kubebuilder:validation:Pattern=`^([0-9]{1,3}\.){3}[0-9]{1,3}/([0-9]|[12][0-9]|3[0-2])$`
+	CIDR string `json:"cidr"`
+}
+
 // Flavor is the size of a machine.
 // +kubebuilder:validation:Enum=small;medium;large
 type Flavor string

@@ -28,7 +28,10 @@
 // The CRD schemas default the simple fields (network CIDR 10.0.0.0/16, load balancer port 6443, image
 // ubuntu-24.04, flavor medium) and check their syntax. The admission webhooks of package
 // examples/memcloud/webhooks add what a schema cannot express: subnets derived from the network CIDR,
-// subnets inside the network and not overlapping, and immutable fields.
+// subnets inside the network and not overlapping, the default ingress rule of the security group (the load
+// balancer port from anywhere), rules with canonical CIDRs and no duplicates, and immutable fields. The
+// security group's ingress rules are the only part of a MemCluster's infrastructure that may change after
+// creation.
 //
 // # Resource IDs
 //

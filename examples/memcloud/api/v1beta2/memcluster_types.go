@@ -29,6 +29,12 @@ type MemClusterSpec struct {
 	// +kubebuilder:default={}
 	LoadBalancer LoadBalancerSpec `json:"loadBalancer,omitempty"`
 
+	// securityGroup is the security group of the cluster's machines: what it lets in from outside the
+	// network. Unlike the network, it may change: the controller updates the security group in place.
+	// +optional
+	// +kubebuilder:default={}
+	SecurityGroup SecurityGroupSpec `json:"securityGroup,omitempty"`
+
 	// failureDomains are the names of the failure domains the cluster offers; the controller copies them
 	// to status.failureDomains, all suitable for control plane machines. Empty means no failure domains.
 	// +optional

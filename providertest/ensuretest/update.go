@@ -1,0 +1,182 @@
+package ensuretest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/capkit/capkit/reconcile"
+)
+
+// errUpdateFailed is the error of an update the scenarios make fail.
+var errUpdateFailed = errors.New("ensuretest: the update failed")
+
+// ensureCounted runs Ensure of ValidSpec through a call counter on res.
+func ensureCounted[S, O any](ctx context.Context, tr *Tracker, r ResourceUnderTest[S, O], res reconcile.Resource[S, O], failUpdate error) (reconcile.EnsureResult[O], *callCounter[S, O], error) {
+	wrapped, cc := counted(res, failUpdate)
+	out, err := reconcile.Ensure(ctx, tr, key(r), wrapped, reconcile.Given(r.ValidSpec), r.Options...)
+	return out, cc, err
+}
+
+// drifted creates the resource and drifts it behind the Resource's back.
+func drifted[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) (*Tracker, string, error) {
+	if f.Drift == nil {
+		return nil, "", errors.New("cannot run the update scenarios: the Resource is a reconcile.Updater, so CloudFixture.Drift must not be nil")
+	}
+	tr, id, err := created(ctx, r, f)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := f.Drift(id); err != nil {
+		return nil, "", fmt.Errorf("cannot drift %q: %w", id, err)
+	}
+	return tr, id, nil
+}
+
+// wantUpToDate checks that Ensure now finds the resource up to date: no write, Done.
+func wantUpToDate[S, O any](ctx context.Context, tr *Tracker, r ResourceUnderTest[S, O], f CloudFixture[S, O], when string) error {
+	out, cc, err := ensureCounted(ctx, tr, r, f.Resource, nil)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s: Ensure failed: %w", when, err)
+	case len(cc.writes()) > 0:
+		return fmt.Errorf("%s: Ensure called %q on a resource that is up to date, want no write: Diff must report no difference", when, cc.writes())
+	case out.Action != reconcile.ActionFound || !out.Result.Done:
+		return fmt.Errorf("%s: Ensure returned action %q and %+v, want %q and Done", when, out.Action, out.Result, reconcile.ActionFound)
+	}
+	return nil
+}
+
+func noUpdateWhenUpToDate[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
+	tr, _, err := created(ctx, r, f)
+	if err != nil {
+		return err
+	}
+	return errors.Join(wantUpToDate(ctx, tr, r, f, "right after the create"), wantUpToDate(ctx, tr, r, f, "again"))
+}
+
+// wantUpdated checks one Ensure of a drifted resource: exactly one Update, nothing created, a result that
+// says the drift was corrected.
+func wantUpdated[S, O any](out reconcile.EnsureResult[O], cc *callCounter[S, O], id string) error {
+	var errs []error
+	if w := cc.writes(); len(w) != 1 || w[0] != "Update" {
+		errs = append(errs, fmt.Errorf("Ensure of a drifted resource called %q, want exactly one Update", w))
+	}
+	if out.ID != id || out.Action != reconcile.ActionUpdated || len(out.Drift) == 0 {
+		errs = append(errs, fmt.Errorf("Ensure of a drifted resource returned ID %q, action %q, drift %q, want ID %q, action %q and the drifted fields",
+			out.ID, out.Action, out.Drift, id, reconcile.ActionUpdated))
+	}
+	if out.Result.Done || out.Result.Reason != reconcile.ReasonDriftCorrected {
+		errs = append(errs, fmt.Errorf("Ensure of a drifted resource returned %+v, want reason %s (not done until read again)", out.Result, reconcile.ReasonDriftCorrected))
+	}
+	return errors.Join(errs...)
+}
+
+func updatesDriftOnce[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
+	tr, id, err := drifted(ctx, r, f)
+	if err != nil {
+		return err
+	}
+	out, cc, err := ensureCounted(ctx, tr, r, f.Resource, nil)
+	if err != nil {
+		return fmt.Errorf("cannot ensure a drifted resource: %w", err)
+	}
+	return errors.Join(wantUpdated(out, cc, id), wantCount(f, 1, "after the update (the resource was re-created)"),
+		wantUpToDate(ctx, tr, r, f, "after the update"))
+}
+
+func updateFailureIsRetried[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
+	tr, id, err := drifted(ctx, r, f)
+	if err != nil {
+		return err
+	}
+	_, _, err = ensureCounted(ctx, tr, r, f.Resource, errUpdateFailed)
+	switch {
+	case err == nil:
+		return errors.New("Ensure succeeded although its update failed: want an error that is retried")
+	case reconcile.IsTerminal(err):
+		return fmt.Errorf("Ensure after a failed update returned the terminal error %w, want an error that is retried", err)
+	}
+	out, cc, err := ensureCounted(ctx, tr, r, f.Resource, nil)
+	if err != nil {
+		return fmt.Errorf("retry of Ensure failed: %w", err)
+	}
+	return errors.Join(wantUpdated(out, cc, id), wantCount(f, 1, "after the retried update"))
+}
+
+// changeDuringUpdate: something changes the resource again while Ensure updates it; the next Ensure sees the
+// new drift and updates again, and never re-creates.
+func changeDuringUpdate[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
+	tr, id, err := drifted(ctx, r, f)
+	if err != nil {
+		return err
+	}
+	u := f.Resource.(reconcile.Updater[S, O])
+	racing := wrap(f.Resource, f.Resource, func(ctx context.Context, id string, spec S, obs O) (O, error) {
+		out, err := u.Update(ctx, id, spec, obs)
+		if err == nil {
+			err = f.Drift(id) // the out-of-band change lands right after the update
+		}
+		return out, err
+	})
+	if _, _, err := ensureCounted(ctx, tr, r, racing, nil); err != nil {
+		return fmt.Errorf("cannot ensure a drifted resource: %w", err)
+	}
+	out, cc, err := ensureCounted(ctx, tr, r, f.Resource, nil)
+	if err != nil {
+		return fmt.Errorf("cannot ensure after the racing change: %w", err)
+	}
+	return errors.Join(wantUpdated(out, cc, id), wantCount(f, 1, "after the racing change"),
+		wantUpToDate(ctx, tr, r, f, "after the second update"))
+}
+
+func lazySpec[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
+	computed := 0
+	spec := reconcile.Lazy(func(context.Context) (S, error) { computed++; return r.ValidSpec, nil })
+	tr := NewTracker(scenarioOwnershipKey)
+	if _, err := reconcile.Ensure(ctx, tr, key(r), f.Resource, spec, r.Options...); err != nil {
+		return fmt.Errorf("cannot ensure with a lazy spec: %w", err)
+	}
+	var errs []error
+	if computed != 1 {
+		errs = append(errs, fmt.Errorf("a create computed the lazy spec %d times, want 1", computed))
+	}
+	computed = 0
+	if _, err := reconcile.Ensure(ctx, tr, key(r), f.Resource, spec, r.Options...); err != nil {
+		return fmt.Errorf("cannot ensure the found resource with a lazy spec: %w", err)
+	}
+	want := 0
+	if _, ok := f.Resource.(reconcile.Updater[S, O]); ok {
+		want = 1 // Diff compares the found resource with it
+	}
+	if computed != want {
+		errs = append(errs, fmt.Errorf("Ensure of a found resource computed the lazy spec %d times, want %d", computed, want))
+	}
+	return errors.Join(append(errs, wantCount(f, 1, "after two Ensures with a lazy spec"))...)
+}
+
+func waitsWhilePending[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
+	if _, ok := f.Resource.(reconcile.PendingReporter[O]); !ok {
+		return errors.New("cannot run the pending scenario: CloudFixture.MakePending is set, so the Resource must implement reconcile.PendingReporter")
+	}
+	tr, id, err := created(ctx, r, f)
+	if err != nil {
+		return err
+	}
+	if err := f.MakePending(id); err != nil {
+		return fmt.Errorf("cannot make %q pending: %w", id, err)
+	}
+	out, cc, err := ensureCounted(ctx, tr, r, f.Resource, nil)
+	if err != nil {
+		return fmt.Errorf("cannot ensure a pending resource: %w", err)
+	}
+	var errs []error
+	if w := cc.writes(); len(w) > 0 {
+		errs = append(errs, fmt.Errorf("Ensure of a pending resource called %q, want no write", w))
+	}
+	if out.ID != id || out.Result.Done || out.Result.Reason == "" || out.Result.RequeueAfter <= 0 {
+		errs = append(errs, fmt.Errorf("Ensure of a pending resource returned ID %q and %+v, want ID %q and a result that is not done, with a reason and a requeue: Pending must report the state",
+			out.ID, out.Result, id))
+	}
+	return errors.Join(append(errs, wantCount(f, 1, "while pending"))...)
+}
