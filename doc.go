@@ -37,8 +37,9 @@
 //
 //  1. Types: embed the contract types, implement the accessors; assert them in a unit test with lint.CheckType.
 //  2. Services: for each cloud resource, implement reconcile.Resource (validate, get, find by tags,
-//     create with an idempotency token, delete) and call reconcile.Ensure from a step. Ensure records the
-//     cloud ID in status and persists it at once, so a crash never yields a second resource.
+//     create with an idempotency token, delete; optionally pending states and in-place updates) and call
+//     reconcile.Ensure from a step. Ensure records the cloud ID in status and persists it at once, so a
+//     crash never yields a second resource, and returns the resource as observed, read once.
 //  3. Controllers: build a reconcile.ClusterReconciler and a reconcile.MachineReconciler with the steps;
 //     they fetch, wait for owners, honour pause, persist the finalizer before any cloud call, and set
 //     the contract fields and the Ready summary.

@@ -13,4 +13,4 @@
 package mocks
 
 //go:generate go run go.uber.org/mock/mockgen@v0.6.0 -typed -destination=scope_mocks.go -package=mocks github.com/capkit/capkit/scope ClusterScoper,MachineScoper,ResourceTracker
-//go:generate go run go.uber.org/mock/mockgen@v0.6.0 -typed -destination=reconcile_mocks.go -package=mocks github.com/capkit/capkit/reconcile Resource,Service,EventRecorder
+//go:generate go run go.uber.org/mock/mockgen@v0.6.0 -typed -destination=reconcile_mocks.go -package=mocks github.com/capkit/capkit/reconcile Resource,Updater,PendingReporter,Service,EventRecorder

@@ -15,6 +15,9 @@ import (
 	"github.com/capkit/capkit/scope"
 )
 
+// vm is a VM as the cloud reports it.
+type vm struct{ ID string }
+
 type vmSpec struct{ Image string }
 
 // recordInstance is provider logic written against the narrow, typed scope interface: no downcast.
@@ -52,25 +55,27 @@ func TestEnsureWithMockedTrackerAndResource(t *testing.T) {
 	ctrl := gomock.NewController(t)
 	ctx := context.Background()
 	tr := mocks.NewMockResourceTracker(ctrl)
-	res := mocks.NewMockResource[vmSpec](ctrl)
+	res := mocks.NewMockResource[vmSpec, *vm](ctrl)
 	spec := vmSpec{Image: "ubuntu"}
 	tags := reconcile.OwnershipTags("key1", "vm")
 	gomock.InOrder(
 		res.EXPECT().Validate(spec).Return(nil),
 		tr.EXPECT().OwnershipKey().Return("key1", nil),
 		tr.EXPECT().ResourceID("vm").Return("", false),
-		res.EXPECT().FindByTags(gomock.Any(), tags).Return("", false, nil),
-		res.EXPECT().Create(gomock.Any(), spec, reconcile.IdempotencyToken("key1", "vm"), tags).Return("vm-1", nil),
+		res.EXPECT().FindByTags(gomock.Any(), tags).Return(nil, false, nil),
+		res.EXPECT().Create(gomock.Any(), spec, reconcile.IdempotencyToken("key1", "vm"), tags).Return(&vm{ID: "vm-1"}, nil),
+		res.EXPECT().ID(&vm{ID: "vm-1"}).Return("vm-1"),
 		tr.EXPECT().SetResourceID("vm", "vm-1").Return(nil),
 		tr.EXPECT().PatchNow(gomock.Any()).Return(nil),
 	)
-	out, err := reconcile.Ensure[vmSpec](ctx, tr, "vm", res, spec)
+	out, err := reconcile.Ensure(ctx, tr, "vm", res, reconcile.Given(spec))
 	require.NoError(t, err)
-	assert.Equal(t, reconcile.EnsureResult{ID: "vm-1", Action: reconcile.ActionCreated}, out)
+	assert.Equal(t, reconcile.EnsureResult[*vm]{ID: "vm-1", Observed: &vm{ID: "vm-1"}, Action: reconcile.ActionCreated,
+		Result: reconcile.Result{Done: true}}, out)
 
 	// Bad parameters: Validate fails and nothing else is called (gomock fails on any unexpected call).
 	res.EXPECT().Validate(vmSpec{}).Return(errors.New("image must not be empty"))
-	_, err = reconcile.Ensure[vmSpec](ctx, tr, "vm", res, vmSpec{})
+	_, err = reconcile.Ensure(ctx, tr, "vm", res, reconcile.Given(vmSpec{}))
 	assert.True(t, reconcile.IsTerminal(err))
 }
 

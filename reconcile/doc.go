@@ -31,18 +31,25 @@
 //
 // # Ensure
 //
-// Ensure(ctx, scope, key, resource, spec) validates spec before any cloud call, returns the tracked ID when
-// it still exists, else adopts a resource tagged with the owner's ownership key and the resource key, else
-// creates it with those tags and an idempotency token derived from both, then records the ID and persists it
-// at once. A crash between create and record never makes a second resource: the next Ensure adopts it by
-// its tags or gets it back from the cloud by its token. EnsureDeleted deletes the tracked resource and any
-// tagged orphan.
+// A Resource[S, O] is one kind of cloud resource: S the spec the provider wants, O what the cloud reports of
+// one that exists. Ensure(ctx, scope, key, resource, spec) reads the tracked ID (one Get) and, when it is
+// gone, adopts a resource tagged with the owner's ownership key and the resource key, else creates it with
+// those tags and an idempotency token derived from both, then records the ID and persists it at once. A
+// crash between create and record never makes a second resource: the next Ensure adopts it by its tags or
+// gets it back from the cloud by its token. Ensure returns the observation, so a service never reads the
+// resource twice in one reconcile, and a step Result: Done, or not done while the resource is pending
+// (PendingReporter), after an in-place update of drift (Updater, ReasonDriftCorrected), or when the drift
+// cannot be updated in place (ReasonNeedsReplacement, reported and never repaired). The spec is Given, or
+// Lazy: computed only when a create or an update needs it, so a steady-state reconcile reads no bootstrap
+// data. EnsureDeleted deletes the tracked resource and any tagged orphan, and waits for slow deletes.
 //
 // # Wiring
 //
 // SetupWithManager watches the infra kind, core Clusters and Machines (unstructured, no Cluster API import)
 // with the owner mappers ClusterToInfraCluster, MachineToInfraMachine and ClusterToInfraMachines, and the
-// predicates ResourceNotExternallyManaged and ResourceHasFilterLabel.
+// predicates ResourceNotExternallyManaged and ResourceHasFilterLabel. The machine reconciler's scopes read
+// bootstrap data Secrets through the manager's uncached API reader, so that no provider starts an informer
+// on every Secret of the cluster by accident.
 //
 // The reconcilers read the owner Cluster and Machine as unstructured objects. controller-runtime's
 // manager client reads unstructured objects from the API server unless told otherwise, so create the

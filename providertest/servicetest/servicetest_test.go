@@ -39,26 +39,29 @@ func instanceID(pid string) (string, error) {
 }
 
 // vmService is a provider's machine service: one VM per machine, its ID in spec.providerID.
-type vmService struct{ vms reconcile.Resource[vmSpec] }
+// Its VMs are observed as their IDs (string): all this service reads of them.
+type vmService struct{ vms reconcile.Resource[vmSpec, string] }
 
 func (v *vmService) Reconcile(ctx context.Context, s scope.MachineScoper[*testtypes.FooMachine]) (reconcile.Result, error) {
 	if !s.Cluster().InfrastructureProvisioned {
 		return reconcile.Result{Reason: "WaitingForCluster", RequeueAfter: 5 * time.Second}, nil
-	}
-	data, _, err := s.BootstrapData(ctx)
-	if errors.Is(err, scope.ErrBootstrapDataNotReady) {
-		return reconcile.Result{Reason: reconcile.ReasonWaitingForBootstrapData}, nil
-	}
-	if err != nil {
-		return reconcile.Result{}, err
 	}
 	m := s.InfraMachine()
 	tr, err := scope.ProviderIDTracker(s, m, "vm", providerID, instanceID)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	if _, err := reconcile.Ensure(ctx, tr, "vm", v.vms, vmSpec{Image: "ubuntu", UserData: string(data)}); err != nil {
-		return reconcile.Result{}, err
+	// The bootstrap data is read only when the VM must be created.
+	spec := reconcile.Lazy(func(ctx context.Context) (vmSpec, error) {
+		data, _, err := s.BootstrapData(ctx)
+		return vmSpec{Image: "ubuntu", UserData: string(data)}, err
+	})
+	res, err := reconcile.Ensure(ctx, tr, "vm", v.vms, spec)
+	if errors.Is(err, scope.ErrBootstrapDataNotReady) {
+		return reconcile.Result{Reason: reconcile.ReasonWaitingForBootstrapData}, nil
+	}
+	if err != nil || !res.Result.Done {
+		return res.Result, err
 	}
 	m.Status.Addresses = []contract.MachineAddress{{Type: contract.MachineInternalIP, Address: "10.0.0.4"}}
 	m.SetProvisioned(true)
@@ -70,8 +73,7 @@ func (v *vmService) Delete(ctx context.Context, s scope.MachineScoper[*testtypes
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	done, err := reconcile.EnsureDeleted(ctx, tr, "vm", v.vms)
-	return reconcile.Result{Done: done}, err
+	return reconcile.EnsureDeleted(ctx, tr, "vm", v.vms)
 }
 
 const bootstrapData = "#cloud-config\nsecret-token: abc\n"
@@ -103,20 +105,21 @@ func provisioned(s *scopetest.FakeMachineScope[*testtypes.FooMachine]) {
 func TestRunMachineCases(t *testing.T) {
 	spec := vmSpec{Image: "ubuntu", UserData: bootstrapData}
 	tags := reconcile.OwnershipTags("key-m-0", "vm")
-	newService := func(t *testing.T) (reconcile.Service[scope.MachineScoper[*testtypes.FooMachine]], *mocks.MockResource[vmSpec]) {
-		vms := mocks.NewMockResource[vmSpec](gomock.NewController(t))
+	newService := func(t *testing.T) (reconcile.Service[scope.MachineScoper[*testtypes.FooMachine]], *mocks.MockResource[vmSpec, string]) {
+		vms := mocks.NewMockResource[vmSpec, string](gomock.NewController(t))
+		vms.EXPECT().ID(gomock.Any()).DoAndReturn(func(id string) string { return id }).AnyTimes()
 		return &vmService{vms: vms}, vms
 	}
 	type fake = *scopetest.FakeMachineScope[*testtypes.FooMachine]
-	type vms = *mocks.MockResource[vmSpec]
+	type vms = *mocks.MockResource[vmSpec, string]
 
 	servicetest.RunMachineCases(t, newService, []servicetest.MachineCase[*testtypes.FooMachine, vms]{
 		{
 			Name:  "creates the VM and checkpoints its provider ID",
 			Scope: machine(),
 			Setup: func(_ *testing.T, _ fake, vms vms) {
-				vms.EXPECT().Validate(spec).Return(nil)
 				vms.EXPECT().FindByTags(gomock.Any(), tags).Return("", false, nil)
+				vms.EXPECT().Validate(spec).Return(nil)
 				vms.EXPECT().Create(gomock.Any(), spec, reconcile.IdempotencyToken("key-m-0", "vm"), tags).Return("vm-1", nil)
 			},
 			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}},
@@ -129,13 +132,15 @@ func TestRunMachineCases(t *testing.T) {
 			},
 		},
 		{
-			Name:  "finds the tracked VM and changes nothing",
+			Name:  "finds the tracked VM with one read, and reads no bootstrap data",
 			Scope: machine(provisioned),
 			Setup: func(_ *testing.T, _ fake, vms vms) {
-				vms.EXPECT().Validate(spec).Return(nil)
-				vms.EXPECT().Get(gomock.Any(), "vm-1").Return(true, nil)
+				vms.EXPECT().Get(gomock.Any(), "vm-1").Return("vm-1", true, nil)
 			},
 			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}, Unchanged: true},
+			Check: func(t *testing.T, s fake, _ vms) {
+				assert.Zero(t, s.BootstrapReads, "the Lazy spec is not computed for a VM that exists")
+			},
 		},
 		{
 			Name:  "waits for the cluster infrastructure",
@@ -145,19 +150,25 @@ func TestRunMachineCases(t *testing.T) {
 		{
 			Name:  "waits for the bootstrap data",
 			Scope: machine(func(s fake) { s.BootstrapValue = nil }),
-			Want:  servicetest.Outcome{Result: reconcile.Result{Reason: reconcile.ReasonWaitingForBootstrapData}, Unchanged: true},
+			Setup: func(_ *testing.T, _ fake, vms vms) {
+				vms.EXPECT().FindByTags(gomock.Any(), tags).Return("", false, nil)
+			},
+			Want: servicetest.Outcome{Result: reconcile.Result{Reason: reconcile.ReasonWaitingForBootstrapData}, Unchanged: true},
 		},
 		{
 			Name:  "a malformed bootstrap Secret is retried",
 			Scope: machine(func(s fake) { s.BootstrapErr = scope.ErrBootstrapDataMalformed }),
-			Want:  servicetest.Outcome{Error: servicetest.Retried, ErrorIs: scope.ErrBootstrapDataMalformed},
+			Setup: func(_ *testing.T, _ fake, vms vms) {
+				vms.EXPECT().FindByTags(gomock.Any(), tags).Return("", false, nil)
+			},
+			Want: servicetest.Outcome{Error: servicetest.Retried, ErrorIs: scope.ErrBootstrapDataMalformed},
 		},
 		{
 			Name:  "a quota error is terminal and creates nothing",
 			Scope: machine(),
 			Setup: func(_ *testing.T, _ fake, vms vms) {
-				vms.EXPECT().Validate(spec).Return(nil)
 				vms.EXPECT().FindByTags(gomock.Any(), tags).Return("", false, nil)
+				vms.EXPECT().Validate(spec).Return(nil)
 				vms.EXPECT().Create(gomock.Any(), spec, gomock.Any(), tags).Return("", reconcile.Terminal("QuotaExceeded", errors.New("quota")))
 			},
 			Want: servicetest.Outcome{Error: servicetest.Terminal, Reason: "QuotaExceeded", Unchanged: true},
@@ -166,8 +177,8 @@ func TestRunMachineCases(t *testing.T) {
 			Name:  "a failed checkpoint is retried",
 			Scope: machine(func(s fake) { s.PatchErr = errors.New("conflict") }),
 			Setup: func(_ *testing.T, _ fake, vms vms) {
-				vms.EXPECT().Validate(spec).Return(nil)
 				vms.EXPECT().FindByTags(gomock.Any(), tags).Return("", false, nil)
+				vms.EXPECT().Validate(spec).Return(nil)
 				vms.EXPECT().Create(gomock.Any(), spec, gomock.Any(), tags).Return("vm-1", nil)
 			},
 			Want: servicetest.Outcome{Error: servicetest.Retried, ErrorContains: "conflict"},
@@ -181,9 +192,9 @@ func TestRunMachineCases(t *testing.T) {
 			Delete: true,
 			Setup: func(_ *testing.T, _ fake, vms vms) {
 				gomock.InOrder(
-					vms.EXPECT().Get(gomock.Any(), "vm-1").Return(true, nil),
+					vms.EXPECT().Get(gomock.Any(), "vm-1").Return("vm-1", true, nil),
 					vms.EXPECT().Delete(gomock.Any(), "vm-1").Return(nil),
-					vms.EXPECT().Get(gomock.Any(), "vm-1").Return(false, nil),
+					vms.EXPECT().Get(gomock.Any(), "vm-1").Return("", false, nil),
 					vms.EXPECT().FindByTags(gomock.Any(), tags).Return("", false, nil),
 				)
 			},
@@ -194,12 +205,12 @@ func TestRunMachineCases(t *testing.T) {
 
 // networkService is a provider's cluster service: a network recorded in status.resources, the endpoint,
 // a condition.
-type networkService struct{ nets reconcile.Resource[string] }
+type networkService struct{ nets reconcile.Resource[string, string] }
 
 func (n networkService) Reconcile(ctx context.Context, s scope.ClusterScoper[*testtypes.FooCluster]) (reconcile.Result, error) {
 	c := s.InfraCluster()
-	if _, err := reconcile.Ensure(ctx, s, "network", n.nets, "10.0.0.0/16"); err != nil {
-		return reconcile.Result{}, err
+	if res, err := reconcile.Ensure(ctx, s, "network", n.nets, reconcile.Given("10.0.0.0/16")); err != nil || !res.Result.Done {
+		return res.Result, err
 	}
 	if !c.Spec.ControlPlaneEndpoint.IsValid() {
 		c.Spec.ControlPlaneEndpoint = contract.APIEndpoint{Host: s.Cluster().Name + ".example.com", Port: 6443}
@@ -212,8 +223,7 @@ func (n networkService) Reconcile(ctx context.Context, s scope.ClusterScoper[*te
 }
 
 func (n networkService) Delete(ctx context.Context, s scope.ClusterScoper[*testtypes.FooCluster]) (reconcile.Result, error) {
-	done, err := reconcile.EnsureDeleted(ctx, s, "network", n.nets)
-	return reconcile.Result{Done: done}, err
+	return reconcile.EnsureDeleted(ctx, s, "network", n.nets)
 }
 
 func cluster(ids map[string]string) *scopetest.FakeClusterScope[*testtypes.FooCluster] {
@@ -225,13 +235,14 @@ func cluster(ids map[string]string) *scopetest.FakeClusterScope[*testtypes.FooCl
 }
 
 func TestRunClusterCases(t *testing.T) {
-	newService := func(t *testing.T) (reconcile.Service[scope.ClusterScoper[*testtypes.FooCluster]], *mocks.MockResource[string]) {
-		nets := mocks.NewMockResource[string](gomock.NewController(t))
+	newService := func(t *testing.T) (reconcile.Service[scope.ClusterScoper[*testtypes.FooCluster]], *mocks.MockResource[string, string]) {
+		nets := mocks.NewMockResource[string, string](gomock.NewController(t))
 		nets.EXPECT().Validate(gomock.Any()).Return(nil).AnyTimes()
+		nets.EXPECT().ID(gomock.Any()).DoAndReturn(func(id string) string { return id }).AnyTimes()
 		return networkService{nets: nets}, nets
 	}
 	type fake = *scopetest.FakeClusterScope[*testtypes.FooCluster]
-	type nets = *mocks.MockResource[string]
+	type nets = *mocks.MockResource[string, string]
 	servicetest.RunClusterCases(t, newService,
 		servicetest.ClusterCase[*testtypes.FooCluster, nets]{
 			Name:  "creates the network, records it at once and publishes the endpoint",
@@ -253,7 +264,7 @@ func TestRunClusterCases(t *testing.T) {
 			Scope:  cluster(map[string]string{"network": "net-1"}),
 			Delete: true,
 			Setup: func(_ *testing.T, _ fake, nets nets) {
-				nets.EXPECT().Get(gomock.Any(), "net-1").Return(false, nil)
+				nets.EXPECT().Get(gomock.Any(), "net-1").Return("", false, nil)
 				nets.EXPECT().FindByTags(gomock.Any(), gomock.Any()).Return("", false, nil)
 			},
 			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}},
@@ -265,7 +276,7 @@ func TestRunClusterCases(t *testing.T) {
 			Name:     "NewScope builds the fake from the dependencies",
 			NewScope: func(*testing.T, nets) fake { return cluster(map[string]string{"network": "net-1"}) },
 			Setup: func(_ *testing.T, _ fake, nets nets) {
-				nets.EXPECT().Get(gomock.Any(), "net-1").Return(true, nil)
+				nets.EXPECT().Get(gomock.Any(), "net-1").Return("net-1", true, nil)
 			},
 			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}},
 		},

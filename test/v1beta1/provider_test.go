@@ -76,24 +76,19 @@ func clusterSteps(cl *cloud.Cloud) []reconcile.Step[clusterScope] {
 	network := reconcile.ServiceFuncs[clusterScope]{
 		ReconcileFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
 			net, err := reconcile.Ensure(ctx, s, "network", networks,
-				cloud.NetworkSpec{Name: s.InfraCluster().GetName(), CIDR: "10.0.0.0/16"}, clusterTags(s.InfraCluster(), s.Cluster()))
-			if err != nil {
-				return reconcile.Result{}, err
+				reconcile.Given(cloud.NetworkSpec{Name: s.InfraCluster().GetName(), CIDR: "10.0.0.0/16"}), clusterTags(s.InfraCluster(), s.Cluster()))
+			if err != nil || !net.Result.Done {
+				return net.Result, err
 			}
-			_, err = reconcile.Ensure(ctx, s, "subnet", subnets,
-				cloud.SubnetSpec{Name: s.InfraCluster().GetName(), NetworkID: net.ID, CIDR: "10.0.1.0/24"}, clusterTags(s.InfraCluster(), s.Cluster()))
-			return reconcile.Result{Done: err == nil}, err
+			subnet, err := reconcile.Ensure(ctx, s, "subnet", subnets,
+				reconcile.Given(cloud.SubnetSpec{Name: s.InfraCluster().GetName(), NetworkID: net.ID, CIDR: "10.0.1.0/24"}), clusterTags(s.InfraCluster(), s.Cluster()))
+			return subnet.Result, err
 		},
 		DeleteFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
-			for _, d := range []func() (bool, error){
-				func() (bool, error) { return reconcile.EnsureDeleted(ctx, s, "subnet", subnets) },
-				func() (bool, error) { return reconcile.EnsureDeleted(ctx, s, "network", networks) },
-			} {
-				if done, err := d(); !done || err != nil {
-					return reconcile.Result{}, err
-				}
+			if res, err := reconcile.EnsureDeleted(ctx, s, "subnet", subnets); err != nil || !res.Done {
+				return res, err
 			}
-			return reconcile.Result{Done: true}, nil
+			return reconcile.EnsureDeleted(ctx, s, "network", networks)
 		},
 	}
 	loadBalancer := reconcile.ServiceFuncs[clusterScope]{
@@ -102,14 +97,11 @@ func clusterSteps(cl *cloud.Cloud) []reconcile.Step[clusterScope] {
 			if !ok {
 				return reconcile.Result{Reason: "WaitingForNetwork"}, nil
 			}
-			lb, err := reconcile.Ensure(ctx, s, "apiserver", lbs, cloud.LoadBalancerSpec{Name: s.InfraCluster().GetName() + "-apiserver", NetworkID: netID}, clusterTags(s.InfraCluster(), s.Cluster()))
-			if err != nil {
-				return reconcile.Result{}, err
+			lb, err := reconcile.Ensure(ctx, s, "apiserver", lbs, reconcile.Given(cloud.LoadBalancerSpec{Name: s.InfraCluster().GetName() + "-apiserver", NetworkID: netID}), clusterTags(s.InfraCluster(), s.Cluster()))
+			if err != nil || !lb.Result.Done {
+				return lb.Result, err
 			}
-			got, err := cl.GetLoadBalancer(ctx, lb.ID)
-			if err != nil {
-				return reconcile.Result{}, err
-			}
+			got := lb.Observed
 			oc := contract.Unstructured(s.InfraCluster(), s.ContractVersion())
 			oc.SetControlPlaneEndpoint(contract.APIEndpoint{Host: got.Host, Port: int32(got.Port)})
 			oc.SetFailureDomains(failureDomains())
@@ -120,8 +112,7 @@ func clusterSteps(cl *cloud.Cloud) []reconcile.Step[clusterScope] {
 			return reconcile.Result{Done: true}, nil
 		},
 		DeleteFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
-			done, err := reconcile.EnsureDeleted(ctx, s, "apiserver", lbs)
-			return reconcile.Result{Done: done}, err
+			return reconcile.EnsureDeleted(ctx, s, "apiserver", lbs)
 		},
 	}
 	return []reconcile.Step[clusterScope]{
@@ -140,20 +131,15 @@ func machineSteps(c client.Client, cl *cloud.Cloud) []reconcile.Step[machineScop
 			if err != nil || subnet == "" {
 				return reconcile.Result{Reason: "WaitingForSubnet"}, err
 			}
-			data, _, err := s.BootstrapData(ctx)
-			if err != nil {
-				return reconcile.Result{}, err
+			spec := reconcile.Lazy(func(ctx context.Context) (cloud.InstanceSpec, error) {
+				data, _, err := s.BootstrapData(ctx) // read only when the instance must be created
+				return cloud.InstanceSpec{Name: s.InfraMachine().GetName(), SubnetID: subnet, Image: "ubuntu-24.04", Flavor: "small", UserData: data}, err
+			})
+			inst, err := reconcile.Ensure(ctx, s, "instance", instances, spec, clusterTags(s.InfraMachine(), s.Cluster()))
+			if err != nil || !inst.Result.Done {
+				return inst.Result, err
 			}
-			inst, err := reconcile.Ensure(ctx, s, "instance", instances, cloud.InstanceSpec{
-				Name: s.InfraMachine().GetName(), SubnetID: subnet, Image: "ubuntu-24.04", Flavor: "small", UserData: data,
-			}, clusterTags(s.InfraMachine(), s.Cluster()))
-			if err != nil {
-				return reconcile.Result{}, err
-			}
-			got, err := cl.GetInstance(ctx, inst.ID)
-			if err != nil {
-				return reconcile.Result{}, err
-			}
+			got := inst.Observed
 			if got.State != cloud.InstanceRunning {
 				return reconcile.Result{Reason: "InstanceNotRunning", Message: "instance " + inst.ID + " is " + string(got.State),
 					RequeueAfter: 200 * time.Millisecond}, nil
@@ -172,8 +158,7 @@ func machineSteps(c client.Client, cl *cloud.Cloud) []reconcile.Step[machineScop
 			return reconcile.Result{Done: true, RequeueAfter: time.Second}, nil
 		},
 		DeleteFunc: func(ctx context.Context, s machineScope) (reconcile.Result, error) {
-			done, err := reconcile.EnsureDeleted(ctx, s, "instance", instances)
-			return reconcile.Result{Done: done}, err
+			return reconcile.EnsureDeleted(ctx, s, "instance", instances)
 		},
 	}
 	return []reconcile.Step[machineScope]{{Name: "Instance", Service: instance}}

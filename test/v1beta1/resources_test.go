@@ -22,31 +22,31 @@ type cloudResource[S, R any] struct {
 // Validate accepts every request: memcloud validates it, and an invalid one is terminal (see classify).
 func (r *cloudResource[S, R]) Validate(S) error { return nil }
 
-// Get reports whether the resource exists; NotFound is not an error.
-func (r *cloudResource[S, R]) Get(ctx context.Context, id string) (bool, error) {
-	_, err := r.get(ctx, id)
+// ID returns the resource's ID.
+func (r *cloudResource[S, R]) ID(res *R) string { return r.id(res) }
+
+// Get returns the resource; NotFound is not an error.
+func (r *cloudResource[S, R]) Get(ctx context.Context, id string) (*R, bool, error) {
+	res, err := r.get(ctx, id)
 	if errors.Is(err, cloud.ErrNotFound) {
-		return false, nil
+		return nil, false, nil
 	}
-	return err == nil, classify(err)
+	return res, err == nil, classify(err)
 }
 
 // FindByTags returns the oldest resource carrying tags.
-func (r *cloudResource[S, R]) FindByTags(ctx context.Context, tags map[string]string) (string, bool, error) {
+func (r *cloudResource[S, R]) FindByTags(ctx context.Context, tags map[string]string) (*R, bool, error) {
 	found, err := r.find(ctx, tags)
 	if err != nil || len(found) == 0 {
-		return "", false, classify(err)
+		return nil, false, classify(err)
 	}
-	return r.id(&found[0]), true, nil
+	return &found[0], true, nil
 }
 
 // Create creates the resource with the idempotency token and the tags.
-func (r *cloudResource[S, R]) Create(ctx context.Context, spec S, token string, tags map[string]string) (string, error) {
+func (r *cloudResource[S, R]) Create(ctx context.Context, spec S, token string, tags map[string]string) (*R, error) {
 	res, err := r.create(ctx, spec, token, tags)
-	if err != nil {
-		return "", classify(err)
-	}
-	return r.id(res), nil
+	return res, classify(err)
 }
 
 // Delete deletes the resource; one already gone is not an error.
@@ -68,7 +68,7 @@ func classify(err error) error {
 	}
 }
 
-func networkResource(cl *cloud.Cloud) reconcile.Resource[cloud.NetworkSpec] {
+func networkResource(cl *cloud.Cloud) reconcile.Resource[cloud.NetworkSpec, *cloud.Network] {
 	return &cloudResource[cloud.NetworkSpec, cloud.Network]{
 		get: cl.GetNetwork, find: cl.FindNetworks, del: cl.DeleteNetwork,
 		create: func(ctx context.Context, s cloud.NetworkSpec, token string, tags map[string]string) (*cloud.Network, error) {
@@ -79,7 +79,7 @@ func networkResource(cl *cloud.Cloud) reconcile.Resource[cloud.NetworkSpec] {
 	}
 }
 
-func subnetResource(cl *cloud.Cloud) reconcile.Resource[cloud.SubnetSpec] {
+func subnetResource(cl *cloud.Cloud) reconcile.Resource[cloud.SubnetSpec, *cloud.Subnet] {
 	return &cloudResource[cloud.SubnetSpec, cloud.Subnet]{
 		get: cl.GetSubnet, find: cl.FindSubnets, del: cl.DeleteSubnet,
 		create: func(ctx context.Context, s cloud.SubnetSpec, token string, tags map[string]string) (*cloud.Subnet, error) {
@@ -90,7 +90,7 @@ func subnetResource(cl *cloud.Cloud) reconcile.Resource[cloud.SubnetSpec] {
 	}
 }
 
-func loadBalancerResource(cl *cloud.Cloud) reconcile.Resource[cloud.LoadBalancerSpec] {
+func loadBalancerResource(cl *cloud.Cloud) reconcile.Resource[cloud.LoadBalancerSpec, *cloud.LoadBalancer] {
 	return &cloudResource[cloud.LoadBalancerSpec, cloud.LoadBalancer]{
 		get: cl.GetLoadBalancer, find: cl.FindLoadBalancers, del: cl.DeleteLoadBalancer,
 		create: func(ctx context.Context, s cloud.LoadBalancerSpec, token string, tags map[string]string) (*cloud.LoadBalancer, error) {
@@ -101,7 +101,7 @@ func loadBalancerResource(cl *cloud.Cloud) reconcile.Resource[cloud.LoadBalancer
 	}
 }
 
-func instanceResource(cl *cloud.Cloud) reconcile.Resource[cloud.InstanceSpec] {
+func instanceResource(cl *cloud.Cloud) reconcile.Resource[cloud.InstanceSpec, *cloud.Instance] {
 	return &cloudResource[cloud.InstanceSpec, cloud.Instance]{
 		get: cl.GetInstance, find: cl.FindInstances, del: cl.DeleteInstance,
 		create: func(ctx context.Context, s cloud.InstanceSpec, token string, tags map[string]string) (*cloud.Instance, error) {

@@ -38,16 +38,20 @@ func newBase(c *cloud.Cloud, what string, opts []Option) (base, error) {
 	return base{cloud: c, res: NewResources(c), cfg: newConfig(opts)}, nil
 }
 
-// deleted turns the outcome of reconcile.EnsureDeleted into a step result. memcloud deletes at once, so a
+// deleted turns the outcome of reconcile.EnsureDeleted into the step result. memcloud deletes at once, so a
 // resource that is still there after EnsureDeleted is one whose delete was refused because other resources
-// depend on it (Resources.Delete): the step looks again after the poll interval.
-func (b base) deleted(done bool, err error) (reconcile.Result, error) {
-	if err != nil || done {
-		return reconcile.Result{Done: done}, err
+// depend on it (Resources.Delete): the step reports ReasonDependencyViolation instead of
+// reconcile.ReasonDeleting, and looks again after the poll interval.
+func (b base) deleted(res reconcile.Result, err error) (reconcile.Result, error) {
+	if err == nil && !res.Done && res.Reason == reconcile.ReasonDeleting {
+		res.Reason = ReasonDependencyViolation
+		res.Message += ": resources that depend on it remain"
 	}
-	return reconcile.Result{Reason: ReasonDependencyViolation, Message: "resources that depend on it remain",
-		RequeueAfter: b.cfg.poll}, nil
+	return res, err
 }
+
+// poll is the Ensure option that makes a step that is not done look again after the poll interval.
+func (b base) poll() reconcile.EnsureOption { return reconcile.WithPollInterval(b.cfg.poll) }
 
 // waitingForNetwork is the result of a step whose network is not recorded yet.
 func (b base) waitingForNetwork() reconcile.Result {
@@ -76,14 +80,14 @@ func NewNetwork(c *cloud.Cloud, opts ...Option) (*Network, error) {
 // Reconcile ensures the network exists.
 func (n *Network) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
 	spec := clusterSpec(s.InfraCluster())
-	_, err := reconcile.Ensure(ctx, s, KeyNetwork, n.res.Networks,
-		cloud.NetworkSpec{Name: clusterResource(s, KeyNetwork), CIDR: spec.Network.CIDR}, tagsOf(s))
-	return reconcile.Result{Done: err == nil}, err
+	res, err := reconcile.Ensure(ctx, s, KeyNetwork, n.res.Networks,
+		reconcile.Given(cloud.NetworkSpec{Name: clusterResource(s, KeyNetwork), CIDR: spec.Network.CIDR}), tagsOf(s), n.poll())
+	return res.Result, err
 }
 
 // Delete deletes the network; it waits while subnets, security groups or load balancers remain in it.
 func (n *Network) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
-	return n.deleted(reconcile.EnsureDeleted(ctx, s, KeyNetwork, n.res.Networks))
+	return n.deleted(reconcile.EnsureDeleted(ctx, s, KeyNetwork, n.res.Networks, n.poll()))
 }
 
 // Subnets is the step that creates the subnets of spec.network.subnets in the network.
@@ -103,9 +107,10 @@ func (n *Subnets) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1beta2.
 	}
 	for _, sn := range clusterSpec(s.InfraCluster()).Network.Subnets {
 		key := SubnetKey(sn.Name)
-		if _, err := reconcile.Ensure(ctx, s, key, n.res.Subnets,
-			cloud.SubnetSpec{Name: clusterResource(s, key), NetworkID: netID, CIDR: sn.CIDR}, tagsOf(s)); err != nil {
-			return reconcile.Result{}, err
+		res, err := reconcile.Ensure(ctx, s, key, n.res.Subnets,
+			reconcile.Given(cloud.SubnetSpec{Name: clusterResource(s, key), NetworkID: netID, CIDR: sn.CIDR}), tagsOf(s), n.poll())
+		if err != nil || !res.Result.Done {
+			return res.Result, err
 		}
 	}
 	return reconcile.Result{Done: true}, nil
@@ -117,45 +122,12 @@ func (n *Subnets) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.Mem
 	// spec.network never changes (webhook), so its subnets are the ones that were created.
 	subnets := clusterSpec(s.InfraCluster()).Network.Subnets
 	for i := len(subnets) - 1; i >= 0; i-- {
-		done, err := reconcile.EnsureDeleted(ctx, s, SubnetKey(subnets[i].Name), n.res.Subnets)
-		if err != nil || !done {
-			return n.deleted(done, err)
+		res, err := reconcile.EnsureDeleted(ctx, s, SubnetKey(subnets[i].Name), n.res.Subnets, n.poll())
+		if err != nil || !res.Done {
+			return n.deleted(res, err)
 		}
 	}
 	return reconcile.Result{Done: true}, nil
-}
-
-// SecurityGroup is the step that creates the cluster's security group: the API server port from anywhere,
-// everything from inside the network.
-type SecurityGroup struct{ base }
-
-// NewSecurityGroup returns the security group service of memcloud c.
-func NewSecurityGroup(c *cloud.Cloud, opts ...Option) (*SecurityGroup, error) {
-	b, err := newBase(c, "security group", opts)
-	return &SecurityGroup{b}, err
-}
-
-// Reconcile ensures the security group exists.
-func (g *SecurityGroup) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
-	netID, ok := s.ResourceID(KeyNetwork)
-	if !ok {
-		return g.waitingForNetwork(), nil
-	}
-	spec := clusterSpec(s.InfraCluster())
-	_, err := reconcile.Ensure(ctx, s, KeySecurityGroup, g.res.SecurityGroups, cloud.SecurityGroupSpec{
-		Name: clusterResource(s, KeySecurityGroup), NetworkID: netID,
-		Description: "cluster " + ClusterTagValue(s.InfraCluster().Namespace, s.Cluster().Name),
-		Ingress: []cloud.Rule{
-			{Protocol: "tcp", Port: int(spec.LoadBalancer.Port), Source: "0.0.0.0/0"},
-			{Protocol: "all", Source: spec.Network.CIDR},
-		},
-	}, tagsOf(s))
-	return reconcile.Result{Done: err == nil}, err
-}
-
-// Delete deletes the security group; it waits while instances use it.
-func (g *SecurityGroup) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
-	return g.deleted(reconcile.EnsureDeleted(ctx, s, KeySecurityGroup, g.res.SecurityGroups))
 }
 
 // LoadBalancer is the last step of a MemCluster: it creates the API server load balancer, sets
@@ -177,16 +149,13 @@ func (l *LoadBalancer) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1b
 	}
 	mc := s.InfraCluster()
 	spec := clusterSpec(mc)
-	res, err := reconcile.Ensure(ctx, s, KeyLoadBalancer, l.res.LoadBalancers, cloud.LoadBalancerSpec{
-		Name: clusterResource(s, KeyLoadBalancer), NetworkID: netID, Port: int(spec.LoadBalancer.Port)}, tagsOf(s))
-	if err != nil {
-		return reconcile.Result{}, err
+	res, err := reconcile.Ensure(ctx, s, KeyLoadBalancer, l.res.LoadBalancers, reconcile.Given(cloud.LoadBalancerSpec{
+		Name: clusterResource(s, KeyLoadBalancer), NetworkID: netID, Port: int(spec.LoadBalancer.Port)}), tagsOf(s), l.poll())
+	if err != nil || !res.Result.Done {
+		return res.Result, err
 	}
 	if mc.Spec.ControlPlaneEndpoint.Host == "" {
-		lb, err := l.cloud.GetLoadBalancer(ctx, res.ID)
-		if err != nil {
-			return reconcile.Result{}, fmt.Errorf("cannot read load balancer %q: %w", res.ID, err)
-		}
+		lb := res.Observed
 		mc.Spec.ControlPlaneEndpoint = contract.APIEndpoint{Host: lb.Host, Port: int32(lb.Port)}
 		// The endpoint is set once; persisting it now lets status.observedGeneration below see the
 		// generation it makes, at no extra write (Close would send this spec patch anyway).
@@ -204,5 +173,5 @@ func (l *LoadBalancer) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1b
 
 // Delete deletes the load balancer.
 func (l *LoadBalancer) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
-	return l.deleted(reconcile.EnsureDeleted(ctx, s, KeyLoadBalancer, l.res.LoadBalancers))
+	return l.deleted(reconcile.EnsureDeleted(ctx, s, KeyLoadBalancer, l.res.LoadBalancers, l.poll()))
 }

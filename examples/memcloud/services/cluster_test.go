@@ -2,6 +2,7 @@ package services_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -160,8 +161,10 @@ func TestClusterDeleteWaitsForInstancesAndToleratesNotFound(t *testing.T) {
 
 	res, err := deleteAll(ctx, steps, s)
 	require.NoError(t, err, "a resource in use is not an error: the step is not done yet")
-	assert.Equal(t, reconcile.Result{Reason: services.ReasonDependencyViolation, Message: "resources that depend on it remain", RequeueAfter: poll}, res,
-		"the security group is in use")
+	assert.False(t, res.Done, "the security group is in use")
+	assert.Equal(t, services.ReasonDependencyViolation, res.Reason)
+	assert.Equal(t, poll, res.RequeueAfter)
+	assert.Equal(t, fmt.Sprintf(`resource "security-group" (id %q) still exists after its delete: resources that depend on it remain`, ids()[services.KeySecurityGroup]), res.Message)
 	assert.NotContains(t, ids(), services.KeyLoadBalancer, "the load balancer went first")
 	assert.Contains(t, ids(), services.KeySecurityGroup, "the security group is still recorded")
 

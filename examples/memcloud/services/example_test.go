@@ -19,21 +19,21 @@ func (t tracker) SetResourceID(k, id string) error   { t[k] = id; return nil }
 func (t tracker) DeleteResourceID(k string) error    { delete(t, k); return nil }
 
 // NewResources adapts memcloud to reconcile.Ensure: a second Ensure finds the network instead of creating
-// another one.
+// another one, and returns it as the cloud reports it.
 func ExampleNewResources() {
 	ctx := context.Background()
 	c, _ := cloud.New(cloud.WithSeed(1))
 	res := services.NewResources(c)
 	t := tracker{}
-	spec := cloud.NetworkSpec{Name: "demo", CIDR: "10.0.0.0/16"}
+	spec := reconcile.Given(cloud.NetworkSpec{Name: "demo", CIDR: "10.0.0.0/16"})
 
 	first, _ := reconcile.Ensure(ctx, t, services.KeyNetwork, res.Networks, spec)
 	second, _ := reconcile.Ensure(ctx, t, services.KeyNetwork, res.Networks, spec)
-	fmt.Println(first.Action, second.Action, first.ID == second.ID, c.Count(cloud.KindNetwork))
+	fmt.Println(first.Action, second.Action, first.ID == second.ID, second.Observed.CIDR, c.Count(cloud.KindNetwork))
 
-	_, err := reconcile.Ensure(ctx, t, "other", res.Networks, cloud.NetworkSpec{Name: "bad", CIDR: "10.0.0.1/16"})
+	_, err := reconcile.Ensure(ctx, t, "other", res.Networks, reconcile.Given(cloud.NetworkSpec{Name: "bad", CIDR: "10.0.0.1/16"}))
 	fmt.Println(reconcile.IsTerminal(err))
 	// Output:
-	// Created Found true 1
+	// Created Found true 10.0.0.0/16 1
 	// true
 }

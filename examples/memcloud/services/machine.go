@@ -63,26 +63,29 @@ func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper[*v1beta2
 		return reconcile.Result{Reason: ReasonWaitingForNetwork, RequeueAfter: n.cfg.poll,
 			Message: fmt.Sprintf("the %s subnet, security group or load balancer of the cluster is not recorded yet", role)}, nil
 	}
-	data, _, err := s.BootstrapData(ctx) // secret: never logged, never in an error
-	if err != nil {
-		return reconcile.Result{}, err
-	}
 	tracker, err := n.tracker(s)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
 	spec := machineSpec(mm)
-	res, err := reconcile.Ensure(ctx, tracker, KeyInstance, n.res.Instances, cloud.InstanceSpec{
-		Name: mm.Name, SubnetID: subnetID, Image: spec.Image, Flavor: string(spec.Flavor),
-		SecurityGroupIDs: []string{net.SecurityGroupID}, UserData: data,
-	}, clusterTags(mm.Namespace, s.Cluster().Name))
+	// The bootstrap data is read only when the instance must be created: a steady-state reconcile reads
+	// the instance and nothing else.
+	desired := reconcile.Lazy(func(ctx context.Context) (cloud.InstanceSpec, error) {
+		data, _, err := s.BootstrapData(ctx) // secret: never logged, never in an error
+		if err != nil {
+			return cloud.InstanceSpec{}, err
+		}
+		return cloud.InstanceSpec{
+			Name: mm.Name, SubnetID: subnetID, Image: spec.Image, Flavor: string(spec.Flavor),
+			SecurityGroupIDs: []string{net.SecurityGroupID}, UserData: data,
+		}, nil
+	})
+	res, err := reconcile.Ensure(ctx, tracker, KeyInstance, n.res.Instances, desired,
+		clusterTags(mm.Namespace, s.Cluster().Name), n.poll())
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	inst, err := n.cloud.GetInstance(ctx, res.ID)
-	if err != nil {
-		return reconcile.Result{}, fmt.Errorf("cannot read instance %q: %w", res.ID, err)
-	}
+	inst := res.Observed
 	mm.Status.InstanceState = string(inst.State)
 	mm.Status.Addresses = []contract.MachineAddress{
 		{Type: contract.MachineInternalIP, Address: inst.PrivateIP},
@@ -96,13 +99,12 @@ func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper[*v1beta2
 			return reconcile.Result{}, err
 		}
 	}
-	switch inst.State {
-	case cloud.InstanceRunning:
-	case cloud.InstancePending:
-		return reconcile.Result{Reason: ReasonInstancePending, Message: "instance " + inst.ID + " is booting", RequeueAfter: n.cfg.poll}, nil
-	case cloud.InstanceFailed:
+	switch {
+	case !res.Result.Done: // booting (reconcile.PendingReporter)
+		return res.Result, nil
+	case inst.State == cloud.InstanceFailed:
 		return reconcile.Result{}, reconcile.Terminal(ReasonInstanceFailed, fmt.Errorf("instance %q failed to boot", inst.ID))
-	default:
+	case inst.State != cloud.InstanceRunning:
 		return reconcile.Result{Reason: ReasonInstanceStopped, Message: fmt.Sprintf("instance %s is %s", inst.ID, inst.State), RequeueAfter: n.cfg.poll}, nil
 	}
 	mm.Status.ObservedGeneration = mm.Generation
@@ -138,7 +140,7 @@ func (n *Instance) Delete(ctx context.Context, s scope.MachineScoper[*v1beta2.Me
 			return reconcile.Result{}, err
 		}
 	}
-	return n.deleted(reconcile.EnsureDeleted(ctx, tracker, KeyInstance, n.res.Instances))
+	return n.deleted(reconcile.EnsureDeleted(ctx, tracker, KeyInstance, n.res.Instances, n.poll()))
 }
 
 // deregister removes the instance from the load balancer's targets when both still exist.

@@ -125,8 +125,9 @@ type Resources struct {
 	Networks reconcile.Resource[cloud.NetworkSpec, *cloud.Network]
 	// Subnets are the subnets.
 	Subnets reconcile.Resource[cloud.SubnetSpec, *cloud.Subnet]
-	// SecurityGroups are the security groups; they are also a reconcile.Updater: their ingress rules are
-	// updated in place when they drift from the spec (see SecurityGroupDiff).
+	// SecurityGroups are the security groups; they are also a reconcile.Updater: Ensure updates their ingress
+	// rules in place when they differ from the spec (in any order), and reports a changed name, network or
+	// description with reconcile.ReasonNeedsReplacement.
 	SecurityGroups reconcile.Resource[cloud.SecurityGroupSpec, *cloud.SecurityGroup]
 	// LoadBalancers are the load balancers.
 	LoadBalancers reconcile.Resource[cloud.LoadBalancerSpec, *cloud.LoadBalancer]
