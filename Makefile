@@ -16,7 +16,7 @@ export PATH := $(BIN):$(PATH)
 
 .PHONY: help
 help: ## Show the targets.
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
 .PHONY: demo
 demo: envtest ## Run the main job: the memcloud example provider end to end on a real API server.
@@ -44,6 +44,16 @@ cover: envtest ## Print test coverage per package.
 .PHONY: bench
 bench: envtest ## Run the benchmarks once (figures in README.md).
 	@KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" go test -run='^$$' -bench=. -benchmem ./...
+
+.PHONY: bench-fleet
+bench-fleet: envtest ## Provision fleets of 100 and 1,000 memcloud machines on a real API server (test/bench).
+	@KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" \
+	  bash -c 'cd test && go test -run="^$$" -bench=BenchmarkFleet -benchtime=1x -timeout 60m ./bench/'
+
+.PHONY: bench-fleet-10k
+bench-fleet-10k: envtest ## The fleet benchmark at 1,000 and 10,000 machines (about 15 minutes; not part of make test).
+	@KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" CAPKIT_FLEET_SIZES=1000,10000 \
+	  bash -c 'cd test && go test -run="^$$" -bench=BenchmarkFleet -benchtime=1x -timeout 120m ./bench/'
 
 .PHONY: envtest
 envtest: ## Build (first time) or reuse kube-apiserver and etcd for envtest.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
+	goruntime "runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,16 +27,40 @@ import (
 	"github.com/capkit/capkit/providertest/testenv"
 )
 
-// fleetSizes are the fleets BenchmarkFleet provisions.
-var fleetSizes = []int{100, 1000}
+// fleetSizes are the fleets BenchmarkFleet provisions: 100 and 1000, or the comma-separated sizes in
+// CAPKIT_FLEET_SIZES (make bench-fleet-10k: 1000,10000).
+func fleetSizes(b *testing.B) []int {
+	v := os.Getenv("CAPKIT_FLEET_SIZES")
+	if v == "" {
+		return []int{100, 1000}
+	}
+	var out []int
+	for f := range strings.SplitSeq(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 || n > 16000 {
+			b.Fatalf("CAPKIT_FLEET_SIZES=%q: %q is not a fleet size from 1 to 16000", v, f)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// heapInUse returns the live heap after a collection.
+func heapInUse() uint64 {
+	goruntime.GC()
+	var ms goruntime.MemStats
+	goruntime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
 
 // BenchmarkFleet runs memcloud's manager in-process on envtest and provisions a fleet of worker
 // MemMachines in one cluster. Untimed: the Cluster and MemCluster (provisioned by the controller), and
 // every Machine and bootstrap Secret. Timed: creating the MemMachines (as Cluster API's MachineSet
 // controller does) until every one is provisioned. Reported per machine: the provider's API writes
 // (writes/machine), every HTTP request the manager sent, reads, watches and events included
-// (requests/machine), both counted until the manager is idle again, and the time (ms/machine). Every
-// iteration provisions a whole fleet: run it with -benchtime=1x.
+// (requests/machine), both counted until the manager is idle again, the time (ms/machine), and the growth of
+// the process's live heap (heapKiB/machine: the manager's caches and the cloud's records of the fleet, plus
+// the benchmark's own Machines). Every iteration provisions a whole fleet: run it with -benchtime=1x.
 func BenchmarkFleet(b *testing.B) {
 	ctx := context.Background()
 	env := sharedEnv(b)
@@ -50,7 +76,7 @@ func BenchmarkFleet(b *testing.B) {
 			b.Error(err)
 		}
 	}()
-	for _, n := range fleetSizes {
+	for _, n := range fleetSizes(b) {
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			if b.N > 3 {
 				b.Fatalf("BenchmarkFleet provisions %d machines per iteration, b.N=%d: run it with -benchtime=1x", n, b.N)
@@ -58,8 +84,10 @@ func BenchmarkFleet(b *testing.B) {
 			var writes int
 			var elapsed time.Duration
 			var requests []string
+			var heap float64
 			for range b.N {
 				b.StopTimer()
+				before := heapInUse()
 				f := newFleet(ctx, b, env, p, n)
 				rc.take()
 				p.Writes.Reset()
@@ -72,11 +100,13 @@ func BenchmarkFleet(b *testing.B) {
 				waitIdle(ctx, b)
 				writes += p.Writes.Writes()
 				requests = append(requests, rc.take()...)
+				heap += float64(heapInUse()) - float64(before)
 			}
 			machines := float64(n * b.N)
 			b.ReportMetric(float64(writes)/machines, "writes/machine")
 			b.ReportMetric(float64(len(requests))/machines, "requests/machine")
 			b.ReportMetric(float64(elapsed.Milliseconds())/machines, "ms/machine")
+			b.ReportMetric(heap/1024/machines, "heapKiB/machine")
 			b.Logf("requests per machine: %s", requestMix(requests, machines))
 		})
 	}
@@ -93,7 +123,7 @@ type fleet struct {
 // newFleet creates the Cluster and the MemCluster, waits until the controller provisioned the MemCluster,
 // marks the Cluster's infrastructure provisioned (Cluster API's part), and creates the Machines and their
 // bootstrap Secrets.
-func newFleet(ctx context.Context, b *testing.B, env *testenv.Environment, p *memcloudtest.Provider, n int) *fleet {
+func newFleet(ctx context.Context, b testing.TB, env *testenv.Environment, p *memcloudtest.Provider, n int) *fleet {
 	b.Helper()
 	ns, err := env.CreateNamespace(ctx, "fleet")
 	if err != nil {
@@ -114,10 +144,10 @@ func newFleet(ctx context.Context, b *testing.B, env *testenv.Environment, p *me
 			Labels:          map[string]string{contract.ClusterNameLabel: clusterName},
 			OwnerReferences: []metav1.OwnerReference{controllerRef(cluster)},
 		},
-		// A /20 worker subnet: the default /24 holds 254 machines.
+		// A /18 worker subnet (16,382 addresses): the default /24 holds 254 machines.
 		Spec: v1beta2.MemClusterSpec{Network: v1beta2.NetworkSpec{CIDR: "10.0.0.0/16", Subnets: []v1beta2.SubnetSpec{
 			{Name: "controlplane", CIDR: "10.0.0.0/24", Role: v1beta2.SubnetRoleControlPlane},
-			{Name: "worker", CIDR: "10.0.16.0/20", Role: v1beta2.SubnetRoleWorker},
+			{Name: "worker", CIDR: "10.0.64.0/18", Role: v1beta2.SubnetRoleWorker},
 		}}},
 	}
 	must(b, env.Client.Create(ctx, mc))
@@ -135,37 +165,46 @@ func newFleet(ctx context.Context, b *testing.B, env *testenv.Environment, p *me
 
 	f.machines = make([]*unstructured.Unstructured, n)
 	parallel(b, n, func(i int) error {
-		name := fmt.Sprintf("%s-md-%d", clusterName, i)
-		secret := &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{contract.ClusterNameLabel: clusterName}},
-			Type:       "cluster.x-k8s.io/secret",
-			Data: map[string][]byte{
-				contract.BootstrapDataKey: memcloudtest.BootstrapData(clusterName, name, false),
-				"format":                  []byte("cloud-config"),
-			},
-		}
-		if err := env.Client.Create(ctx, secret); err != nil {
-			return err
-		}
-		m := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": contract.GroupName + "/v1beta2", "kind": "Machine",
-			"metadata": map[string]any{"namespace": ns, "name": name, "labels": map[string]any{contract.ClusterNameLabel: clusterName}},
-			"spec": map[string]any{
-				"clusterName":       clusterName,
-				"version":           "v1.35.0",
-				"bootstrap":         map[string]any{"dataSecretName": name},
-				"infrastructureRef": map[string]any{"apiGroup": v1beta2.GroupName, "kind": "MemMachine", "name": name},
-			},
-		}}
+		m, err := f.newMachine(ctx, fmt.Sprintf("%s-md-%d", clusterName, i), false)
 		f.machines[i] = m
-		return env.Client.Create(ctx, m)
+		return err
 	})
 	waitIdle(ctx, b)
 	return f
 }
 
+// newMachine creates a Machine of the fleet's cluster and its bootstrap Secret.
+func (f *fleet) newMachine(ctx context.Context, name string, controlPlane bool) (*unstructured.Unstructured, error) {
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: name, Labels: map[string]string{contract.ClusterNameLabel: clusterName}},
+		Type:       "cluster.x-k8s.io/secret",
+		Data: map[string][]byte{
+			contract.BootstrapDataKey: memcloudtest.BootstrapData(clusterName, name, controlPlane),
+			"format":                  []byte("cloud-config"),
+		},
+	}
+	if err := f.env.Client.Create(ctx, secret); err != nil {
+		return nil, err
+	}
+	labels := map[string]any{contract.ClusterNameLabel: clusterName}
+	if controlPlane {
+		labels[contract.ControlPlaneLabel] = ""
+	}
+	m := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": contract.GroupName + "/v1beta2", "kind": "Machine",
+		"metadata": map[string]any{"namespace": f.ns, "name": name, "labels": labels},
+		"spec": map[string]any{
+			"clusterName":       clusterName,
+			"version":           "v1.35.0",
+			"bootstrap":         map[string]any{"dataSecretName": name},
+			"infrastructureRef": map[string]any{"apiGroup": v1beta2.GroupName, "kind": "MemMachine", "name": name},
+		},
+	}}
+	return m, f.env.Client.Create(ctx, m)
+}
+
 // createMemMachines creates one MemMachine per Machine, owned by it.
-func (f *fleet) createMemMachines(ctx context.Context, b *testing.B) {
+func (f *fleet) createMemMachines(ctx context.Context, b testing.TB) {
 	b.Helper()
 	parallel(b, len(f.machines), func(i int) error {
 		m := f.machines[i]
@@ -178,9 +217,10 @@ func (f *fleet) createMemMachines(ctx context.Context, b *testing.B) {
 }
 
 // waitProvisioned waits until every MemMachine of the fleet is provisioned, reading the manager's cache.
-func (f *fleet) waitProvisioned(ctx context.Context, b *testing.B) {
+func (f *fleet) waitProvisioned(ctx context.Context, b testing.TB) {
 	b.Helper()
-	poll(ctx, b, 10*time.Minute, fmt.Sprintf("%d MemMachines provisioned", len(f.machines)), func() (bool, error) {
+	timeout := max(10*time.Minute, time.Duration(len(f.machines))*100*time.Millisecond)
+	poll(ctx, b, timeout, fmt.Sprintf("%d MemMachines provisioned", len(f.machines)), func() (bool, error) {
 		list := &v1beta2.MemMachineList{}
 		if err := f.provider.Manager.GetClient().List(ctx, list, client.InNamespace(f.ns), client.UnsafeDisableDeepCopy); err != nil {
 			return false, err
@@ -228,7 +268,7 @@ func controllerRef(owner *unstructured.Unstructured) metav1.OwnerReference {
 
 // parallel runs do(0..n-1) on 4 workers, as a few controllers creating objects at once, and fails b on the
 // first error.
-func parallel(b *testing.B, n int, do func(i int) error) {
+func parallel(b testing.TB, n int, do func(i int) error) {
 	b.Helper()
 	const workers = 4
 	errs := make([]error, workers)
@@ -250,7 +290,7 @@ func parallel(b *testing.B, n int, do func(i int) error) {
 }
 
 // poll calls done every 50ms until it returns true, and fails b after timeout.
-func poll(ctx context.Context, b *testing.B, timeout time.Duration, what string, done func() (bool, error)) {
+func poll(ctx context.Context, b testing.TB, timeout time.Duration, what string, done func() (bool, error)) {
 	b.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
@@ -273,7 +313,7 @@ func poll(ctx context.Context, b *testing.B, timeout time.Duration, what string,
 
 // waitIdle waits until every controller's work queue is empty and no reconcile is running, twice in a row
 // 50ms apart, from controller-runtime's work queue metrics.
-func waitIdle(ctx context.Context, b *testing.B) {
+func waitIdle(ctx context.Context, b testing.TB) {
 	b.Helper()
 	quiet := 0
 	poll(ctx, b, 5*time.Minute, "the controllers to be idle", func() (bool, error) {
@@ -313,7 +353,7 @@ func anyPositive(ms []*dto.Metric) bool {
 	return false
 }
 
-func must(b *testing.B, err error) {
+func must(b testing.TB, err error) {
 	b.Helper()
 	if err != nil {
 		b.Fatal(err)

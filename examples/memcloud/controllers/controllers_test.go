@@ -2,6 +2,7 @@ package controllers_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -153,7 +154,17 @@ func TestMachineReconcilerWriteBudget(t *testing.T) {
 			_, err = f.machine.Reconcile(ctx, f.req(name))
 			require.NoError(t, err)
 			assert.Zero(t, f.writes.Writes(), "no-op reconcile: %v", f.writes.Log())
-			assert.Zero(t, f.cloud.Calls().Mutations, "no-op reconcile: %v", f.cloud.Calls().Calls)
+			calls := f.cloud.Calls()
+			assert.Zero(t, calls.Mutations, "no-op reconcile: %v", calls.Calls)
+			assert.Equal(t, 1, calls.Of(cloud.VerbGet, cloud.KindInstance), "the instance is read once: %v", calls.Calls)
+			wantReads := 1
+			if strings.Contains(name, "-cp-") {
+				wantReads = 2 // and the load balancer it is a target of
+			}
+			assert.Equal(t, wantReads, calls.Total(), "%v", calls.Calls)
+			for _, r := range f.writes.ReadLog() {
+				assert.NotEqual(t, "*v1.Secret", r.Kind, "a provisioned machine never reads its bootstrap data: %v", f.writes.ReadLog())
+			}
 		})
 	}
 	lbs := f.cloud.List(cloud.KindLoadBalancer)
@@ -166,19 +177,24 @@ func TestMachineReconcilerWaitsForPendingInstance(t *testing.T) {
 	f.provisionCluster(t)
 	name := f.life.MachineNames()[0]
 
+	// The create returns the instance pending; the first read still sees it pending, the second running.
 	f.writes.Reset()
-	res, err := f.machine.Reconcile(ctx, f.req(name))
-	require.NoError(t, err)
-	assert.Positive(t, res.RequeueAfter, "a pending instance is looked at again")
-	mm := f.memMachine(t, name)
-	assert.False(t, ptr.Deref(mm.Status.Initialization.Provisioned, false))
-	assert.NotEmpty(t, mm.Spec.ProviderID, "the provider ID is the checkpoint of the create")
-	assert.Equal(t, "InstancePending", conditions.GetReason(mm, v1beta2.InstanceReadyCondition))
-	assert.Equal(t, 3, f.writes.Writes(), "%v", f.writes.Log())
+	for i := range 2 {
+		res, err := f.machine.Reconcile(ctx, f.req(name))
+		require.NoError(t, err)
+		assert.Positive(t, res.RequeueAfter, "a pending instance is looked at again")
+		mm := f.memMachine(t, name)
+		assert.False(t, ptr.Deref(mm.Status.Initialization.Provisioned, false))
+		assert.NotEmpty(t, mm.Spec.ProviderID, "the provider ID is the checkpoint of the create")
+		assert.Equal(t, "InstancePending", conditions.GetReason(mm, v1beta2.InstanceReadyCondition), "reconcile %d", i)
+		assert.Equal(t, string(cloud.InstancePending), mm.Status.InstanceState)
+		assert.Len(t, mm.Status.Addresses, 2, "the addresses are reported while the instance boots")
+		assert.Equal(t, 3, f.writes.Writes(), "nothing more to write while it boots: %v", f.writes.Log())
+	}
 
-	_, err = f.machine.Reconcile(ctx, f.req(name))
+	_, err := f.machine.Reconcile(ctx, f.req(name))
 	require.NoError(t, err)
-	mm = f.memMachine(t, name)
+	mm := f.memMachine(t, name)
 	assert.True(t, ptr.Deref(mm.Status.Initialization.Provisioned, false))
 	assert.Equal(t, 4, f.writes.Writes(), "one more status write when the instance runs: %v", f.writes.Log())
 	assert.Equal(t, 1, f.cloud.Count(cloud.KindInstance))

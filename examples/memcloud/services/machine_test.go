@@ -94,7 +94,12 @@ func TestInstanceProvisionsMachinesOfEachRole(t *testing.T) {
 			res, err = e.instance.Reconcile(ctx, s)
 			require.NoError(t, err)
 			assert.True(t, res.Done)
-			assert.Zero(t, e.cloud.Calls().Mutations, "a provisioned machine costs reads only")
+			wantCalls := map[cloud.Op]int{cloud.VerbGet.On(cloud.KindInstance): 1}
+			if tt.controlPlane {
+				wantCalls[cloud.VerbGet.On(cloud.KindLoadBalancer)] = 1 // is it still a target?
+			}
+			assert.Equal(t, wantCalls, e.cloud.Calls().Calls, "a provisioned machine costs one read of its instance")
+			assert.Equal(t, 1, s.BootstrapReads, "and no read of its bootstrap data")
 			assert.Len(t, s.Checkpoints(), 1)
 
 			res, err = e.instance.Delete(ctx, s)
@@ -111,6 +116,81 @@ func TestInstanceProvisionsMachinesOfEachRole(t *testing.T) {
 			assert.True(t, res.Done, "deleting a deleted instance is done")
 		})
 	}
+}
+
+func TestInstanceSteadyStateNeverReadsBootstrapData(t *testing.T) {
+	tests := []struct {
+		name         string
+		controlPlane bool
+		wantReads    int
+	}{
+		{"worker", false, 1},
+		{"control plane: and the load balancer", true, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			e := newMachineEnv(t)
+			s := machineScope("m-0", tt.controlPlane, []byte(userData))
+			res, err := e.instance.Reconcile(ctx, s)
+			require.NoError(t, err)
+			require.True(t, res.Done)
+			s.BootstrapValue = nil // reading it now fails: scope.ErrBootstrapDataNotReady
+
+			for range 3 {
+				e.cloud.ResetCounters()
+				res, err = e.instance.Reconcile(ctx, s)
+				require.NoError(t, err, "the bootstrap data is not read")
+				assert.True(t, res.Done)
+				calls := e.cloud.Calls()
+				assert.Equal(t, 1, calls.Of(cloud.VerbGet, cloud.KindInstance), "the instance is read once: %v", calls.Calls)
+				assert.Equal(t, tt.wantReads, calls.Total(), "%v", calls.Calls)
+			}
+			assert.Equal(t, 1, s.BootstrapReads, "read once, for the create")
+		})
+	}
+}
+
+func TestInstancePendingUntilRunning(t *testing.T) {
+	ctx := context.Background()
+	e := newMachineEnv(t, cloud.WithPendingGets(1))
+	s := machineScope("m-0", true, []byte(userData))
+	mm := s.Object
+
+	// The create returns a pending instance; the first Get still sees it pending, the second running.
+	for i := range 2 {
+		e.cloud.ResetCounters()
+		res, err := e.instance.Reconcile(ctx, s)
+		require.NoError(t, err)
+		assert.False(t, res.Done, "reconcile %d", i)
+		assert.Equal(t, services.ReasonInstancePending, res.Reason)
+		assert.Equal(t, poll, res.RequeueAfter)
+		id, err := v1beta2.InstanceIDFromProviderID(mm.Spec.ProviderID)
+		require.NoError(t, err)
+		assert.Contains(t, res.Message, "instance "+id+" is booting")
+		assert.Equal(t, string(cloud.InstancePending), mm.Status.InstanceState)
+		require.Len(t, mm.Status.Addresses, 2, "the addresses are set while the instance boots")
+		assert.Equal(t, contract.MachineAddress{Type: contract.MachineHostName, Address: "m-0"}, mm.Status.Addresses[1])
+		assert.NotEmpty(t, mm.Status.Addresses[0].Address)
+		assert.Equal(t, "fd-a", mm.Status.FailureDomain)
+		assert.False(t, mm.IsProvisioned())
+		lb, err := e.cloud.GetLoadBalancer(ctx, e.ids[services.KeyLoadBalancer])
+		require.NoError(t, err)
+		assert.Equal(t, []string{id}, lb.Targets, "registered while it boots")
+		if i == 0 {
+			assert.Equal(t, 1, e.cloud.Calls().Of(cloud.VerbCreate, cloud.KindInstance))
+			assert.Zero(t, e.cloud.Calls().Of(cloud.VerbGet, cloud.KindInstance), "the create's answer is the observation")
+		} else {
+			assert.Equal(t, 1, e.cloud.Calls().Of(cloud.VerbGet, cloud.KindInstance))
+		}
+	}
+	res, err := e.instance.Reconcile(ctx, s)
+	require.NoError(t, err)
+	assert.True(t, res.Done)
+	assert.True(t, mm.IsProvisioned())
+	assert.Equal(t, string(cloud.InstanceRunning), mm.Status.InstanceState)
+	assert.Equal(t, 1, s.BootstrapReads)
+	assert.Equal(t, 1, e.cloud.Count(cloud.KindInstance))
 }
 
 func TestInstanceStates(t *testing.T) {
@@ -160,6 +240,8 @@ func TestInstanceStates(t *testing.T) {
 			assert.False(t, s.Object.IsProvisioned())
 			assert.NotEmpty(t, s.Object.Spec.ProviderID, "the provider ID is set before the instance runs")
 			assert.NotEmpty(t, mm.Status.InstanceState)
+			assert.Len(t, mm.Status.Addresses, 2, "and the addresses")
+			assert.Equal(t, 1, s.BootstrapReads)
 			assert.Equal(t, 1, e.cloud.Count(cloud.KindInstance))
 		})
 	}
