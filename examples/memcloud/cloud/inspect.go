@@ -63,8 +63,8 @@ func (c *Cloud) InstanceUserData(id string) ([]byte, error) {
 }
 
 // SetInstanceState forces the state of a live instance, for example to InstanceFailed to test
-// how a provider reports a machine that will never boot. A pending instance set this way turns
-// running on its next GetInstance call.
+// how a provider reports a machine that will never boot. An instance set to InstancePending stays
+// pending for as many GetInstance calls as a new one (WithPendingGets, at least one), then runs.
 func (c *Cloud) SetInstanceState(id string, state InstanceState) error {
 	switch state {
 	case InstancePending, InstanceRunning, InstanceStopped, InstanceFailed:
@@ -79,5 +79,8 @@ func (c *Cloud) SetInstanceState(id string, state InstanceState) error {
 	}
 	rec.obj.(*Instance).State = state
 	rec.pendingGets = 0
+	if state == InstancePending {
+		rec.pendingGets = max(c.pendingGets, 1) // as a new instance: pending for at least the next Get
+	}
 	return nil
 }

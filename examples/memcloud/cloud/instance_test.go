@@ -84,7 +84,7 @@ func TestSetInstanceState(t *testing.T) {
 	require.NoError(t, e.c.SetInstanceState(inst.ID, cloud.InstancePending))
 	got, err = e.c.GetInstance(ctx, inst.ID)
 	require.NoError(t, err)
-	assert.Equal(t, cloud.InstanceRunning, got.State)
+	assert.Equal(t, cloud.InstancePending, got.State, "pending again, for as many Gets as a new instance")
 
 	err = e.c.SetInstanceState(inst.ID, "exploded")
 	require.ErrorIs(t, err, cloud.ErrInvalidParameter)

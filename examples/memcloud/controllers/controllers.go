@@ -30,7 +30,6 @@ type Option func(*config)
 
 type config struct {
 	client      client.Client
-	apiReader   client.Reader
 	watchFilter string
 	poll        time.Duration
 	recorder    reconcile.EventRecorder
@@ -39,10 +38,6 @@ type config struct {
 // WithClient makes SetupWithManager use c instead of the manager's client, for example a
 // scopetest.CountingClient wrapping it.
 func WithClient(c client.Client) Option { return func(o *config) { o.client = c } }
-
-// WithAPIReader reads bootstrap data Secrets through r (SetupWithManager: the manager's API reader, so that
-// Secrets are not cached; the reconcilers' client otherwise).
-func WithAPIReader(r client.Reader) Option { return func(o *config) { o.apiReader = r } }
 
 // WithWatchFilter reconciles only objects with the cluster.x-k8s.io/watch-filter label set to value.
 func WithWatchFilter(value string) Option { return func(o *config) { o.watchFilter = value } }
@@ -69,11 +64,11 @@ func newConfig(opts []Option) config {
 	return cfg
 }
 
-func (cfg config) reconcileOptions(reader client.Reader) []reconcile.Option {
+func (cfg config) reconcileOptions() []reconcile.Option {
 	opts := []reconcile.Option{
 		reconcile.WithDefaultRequeue(cfg.poll),
 		reconcile.WithWatchFilter(cfg.watchFilter),
-		reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2), scope.WithSecretReader(reader)),
+		reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)),
 	}
 	if cfg.recorder != nil {
 		opts = append(opts, reconcile.WithEventRecorder(cfg.recorder))
@@ -121,7 +116,7 @@ func NewClusterReconciler(c client.Client, cl *cloud.Cloud, opts ...Option) (*re
 		return nil, err
 	}
 	return reconcile.NewClusterReconciler(c, func() *v1beta2.MemCluster { return &v1beta2.MemCluster{} }, steps,
-		append(cfg.reconcileOptions(cfg.reader(c)), reconcile.WithFinalizer(v1beta2.MemClusterFinalizer))...)
+		append(cfg.reconcileOptions(), reconcile.WithFinalizer(v1beta2.MemClusterFinalizer))...)
 }
 
 // NewMachineReconciler returns the MemMachine reconciler on memcloud cl, reading and writing through c.
@@ -138,25 +133,18 @@ func NewMachineReconciler(c client.Client, cl *cloud.Cloud, opts ...Option) (*re
 		return nil, err
 	}
 	return reconcile.NewMachineReconciler(c, func() *v1beta2.MemMachine { return &v1beta2.MemMachine{} }, steps,
-		append(cfg.reconcileOptions(cfg.reader(c)), reconcile.WithFinalizer(v1beta2.MemMachineFinalizer))...)
-}
-
-func (cfg config) reader(c client.Client) client.Reader {
-	if cfg.apiReader != nil {
-		return cfg.apiReader
-	}
-	return c
+		append(cfg.reconcileOptions(), reconcile.WithFinalizer(v1beta2.MemMachineFinalizer))...)
 }
 
 // SetupWithManager registers memcloud's MemCluster and MemMachine controllers with mgr, on memcloud cl.
-// The manager's scheme must hold the v1beta2 types. Bootstrap Secrets are read through the manager's API
-// reader and events go to its recorder unless options say otherwise.
+// The manager's scheme must hold the v1beta2 types. Events go to the manager's recorder unless options say
+// otherwise; bootstrap Secrets are read through the manager's API reader (capkit's machine reconciler wires
+// it), never from a cache.
 func SetupWithManager(mgr ctrl.Manager, cl *cloud.Cloud, opts ...Option) error {
 	if mgr == nil {
 		return errors.New("cannot set up memcloud's controllers: manager is nil")
 	}
-	all := append([]Option{WithClient(mgr.GetClient()), WithAPIReader(mgr.GetAPIReader()),
-		WithEventRecorder(mgr.GetEventRecorder("memcloud"))}, opts...)
+	all := append([]Option{WithClient(mgr.GetClient()), WithEventRecorder(mgr.GetEventRecorder("memcloud"))}, opts...)
 	cfg := newConfig(all)
 	cr, err := NewClusterReconciler(cfg.client, cl, all...)
 	if err != nil {

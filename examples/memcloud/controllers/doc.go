@@ -25,5 +25,12 @@
 // Provisioning a MemMachine whose Cluster is provisioned and whose bootstrap data is ready costs three API
 // writes: the finalizer and ownership key, spec.providerID (the instance ID, recorded at once after the
 // create by scope.ProviderIDTracker), and status at Close. A reconcile that finds everything in place
-// writes nothing and makes no mutating cloud call.
+// writes nothing and makes no mutating cloud call; for a MemMachine it reads the instance once (and, for a
+// control plane machine, the load balancer), and never the bootstrap data Secret.
+//
+// # Changing a cluster
+//
+// The ingress rules of a MemCluster's security group (spec.securityGroup.ingressRules) may change: the next
+// reconcile updates the security group in place, as it does when the rules were changed in the cloud behind
+// the controller's back. The rest of the spec is immutable (webhooks).
 package controllers

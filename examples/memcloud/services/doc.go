@@ -12,7 +12,10 @@
 //
 //   - Network: the network of spec.network.cidr (condition NetworkReady);
 //   - Subnets: the subnets of spec.network.subnets (SubnetsReady);
-//   - SecurityGroup: the cluster's security group (SecurityGroupReady);
+//   - SecurityGroup: the cluster's security group, with the ingress rules of spec.securityGroup.ingressRules
+//     and everything from inside the network (SecurityGroupReady). The rules are the one part of the
+//     infrastructure that may change: rules changed in the spec, or out of band, are updated in place, and
+//     the step reports reconcile.ReasonDriftCorrected until the next reconcile finds them up to date;
 //   - LoadBalancer: the API server load balancer; it sets spec.controlPlaneEndpoint to the load
 //     balancer's host and port, copies spec.failureDomains to status.failureDomains and marks the
 //     MemCluster provisioned (LoadBalancerReady).
@@ -22,15 +25,21 @@
 // A MemMachine has one step, Instance (InstanceReady): the instance is created with the Machine's bootstrap
 // data as user data, in the control plane or worker subnet, with the cluster's security group; a control
 // plane instance is registered with the load balancer. The step sets spec.providerID
-// ("memcloud://<instance-id>"), status.addresses and status.failureDomain, and the provisioned flag once the
-// instance runs; while it is pending the step asks to be called again after the poll interval.
+// ("memcloud://<instance-id>"), status.addresses, status.instanceState and status.failureDomain, also while
+// the instance boots, and the provisioned flag once it runs; while it is pending the step reports
+// ReasonInstancePending and asks to be called again after the poll interval. Everything comes from the
+// instance reconcile.Ensure returns: a steady-state reconcile reads the instance once (and the load balancer
+// of a control plane machine) and nothing else.
 //
 // # Cloud resources
 //
-// Resources adapts each memcloud kind to reconcile.Resource. Every resource carries the ownership tags of
-// reconcile.Ensure and TagCluster ("<namespace>/<cluster>"); its ID is recorded in status.resources under a
-// resource key (KeyNetwork, SubnetKey(name), KeySecurityGroup, KeyLoadBalancer), except the instance, whose
-// ID is spec.providerID (scope.ProviderIDTracker). memcloud's errors become reconcile's error classes: bad
+// Resources adapts each memcloud kind to reconcile.Resource, observed as the cloud's own type (*cloud.Network,
+// ...). Security groups are also a reconcile.Updater (their rules, compared as sets, are updated in place; a
+// changed name, network or description is reported with reconcile.ReasonNeedsReplacement, never repaired),
+// and instances a reconcile.PendingReporter (a booting instance is waited for). Every resource carries the
+// ownership tags of reconcile.Ensure and TagCluster ("<namespace>/<cluster>"); its ID is recorded in
+// status.resources under a resource key (KeyNetwork, SubnetKey(name), KeySecurityGroup, KeyLoadBalancer),
+// except the instance, whose ID is spec.providerID (scope.ProviderIDTracker). memcloud's errors become reconcile's error classes: bad
 // parameters, quotas and reused tokens are terminal, anything else (an injected fault, a lost response) is
 // returned as it is and retried with backoff. NotFound on delete is success, and a delete blocked by
 // dependent resources is no error either: the resource is still there, so the step reports that it is not
@@ -39,5 +48,6 @@
 // # Bootstrap data
 //
 // The bootstrap data goes to the cloud as is and nowhere else: no service logs it or puts it into an error or
-// a condition.
+// a condition. It is read only to create the instance (the instance spec is a reconcile.Lazy spec), so a
+// steady-state reconcile never reads the bootstrap data Secret.
 package services

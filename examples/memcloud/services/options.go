@@ -34,8 +34,8 @@ const (
 // resources in leak reports.
 const TagCluster = "memcloud.capkit.io/cluster"
 
-// DefaultPollInterval is how long a service waits before looking again at a booting instance or a delete
-// blocked by dependent resources.
+// DefaultPollInterval is how long a service waits before looking again at a booting instance, an updated
+// security group or a delete blocked by dependent resources.
 const DefaultPollInterval = 5 * time.Second
 
 // Option configures the services.
@@ -56,8 +56,8 @@ func newConfig(opts []Option) config {
 	return c
 }
 
-// WithPollInterval sets how long to wait before looking again at a booting instance or a blocked delete
-// (default DefaultPollInterval; tests use less).
+// WithPollInterval sets how long to wait before looking again at a booting instance, an updated security
+// group or a blocked delete (default DefaultPollInterval; tests use less).
 func WithPollInterval(d time.Duration) Option { return func(c *config) { c.poll = d } }
 
 // SubnetKey returns the resource key of the subnet named name: KeySubnetPrefix and the name, shortened with

@@ -38,9 +38,9 @@ func scenarioCloud(t testing.TB) (*cloud.Cloud, parents) {
 
 // fixture returns the CloudFixture of one kind: memcloud refuses to reuse the idempotency token of a
 // deleted resource, and its tag search can lag.
-func fixture[S any](t testing.TB, c *cloud.Cloud, kind cloud.Kind, res reconcile.Resource[S], del func(context.Context, string) error) ensuretest.CloudFixture[S] {
+func fixture[S, O any](t testing.TB, c *cloud.Cloud, kind cloud.Kind, res reconcile.Resource[S, O], del func(context.Context, string) error) ensuretest.CloudFixture[S, O] {
 	t.Helper()
-	return ensuretest.CloudFixture[S]{
+	return ensuretest.CloudFixture[S, O]{
 		Resource: res,
 		Count: func() int {
 			return c.Count(kind) - map[cloud.Kind]int{cloud.KindNetwork: 1, cloud.KindSubnet: 1, cloud.KindSecurityGroup: 1}[kind]
@@ -55,59 +55,66 @@ func TestEnsureScenarios(t *testing.T) {
 	_, p := scenarioCloud(t)
 	opts := []reconcile.EnsureOption{reconcile.WithTags(map[string]string{services.TagCluster: "ns/c1"})}
 	t.Run("Network", func(t *testing.T) {
-		ensuretest.RunScenarios(t, ensuretest.ResourceUnderTest[cloud.NetworkSpec]{
+		ensuretest.RunScenarios(t, ensuretest.ResourceUnderTest[cloud.NetworkSpec, *cloud.Network]{
 			Key: services.KeyNetwork, Options: opts, OutOfBandDelete: ensuretest.ReportTerminal,
 			ValidSpec:   cloud.NetworkSpec{Name: "c1-network", CIDR: "10.1.0.0/16"},
 			InvalidSpec: cloud.NetworkSpec{Name: "c1-network", CIDR: "10.1.0.1/16"},
-			New: func(t testing.TB) ensuretest.CloudFixture[cloud.NetworkSpec] {
+			New: func(t testing.TB) ensuretest.CloudFixture[cloud.NetworkSpec, *cloud.Network] {
 				c, _ := scenarioCloud(t)
 				return fixture(t, c, cloud.KindNetwork, services.NewResources(c).Networks, c.DeleteNetwork)
 			},
 		})
 	})
 	t.Run("Subnet", func(t *testing.T) {
-		ensuretest.RunScenarios(t, ensuretest.ResourceUnderTest[cloud.SubnetSpec]{
+		ensuretest.RunScenarios(t, ensuretest.ResourceUnderTest[cloud.SubnetSpec, *cloud.Subnet]{
 			Key: services.SubnetKey("worker"), Options: opts, OutOfBandDelete: ensuretest.ReportTerminal,
 			ValidSpec:   cloud.SubnetSpec{Name: "c1-worker", NetworkID: p.network, CIDR: "10.0.2.0/24"},
 			InvalidSpec: cloud.SubnetSpec{Name: "c1-worker", CIDR: "10.0.2.0/24"},
-			New: func(t testing.TB) ensuretest.CloudFixture[cloud.SubnetSpec] {
+			New: func(t testing.TB) ensuretest.CloudFixture[cloud.SubnetSpec, *cloud.Subnet] {
 				c, _ := scenarioCloud(t)
 				return fixture(t, c, cloud.KindSubnet, services.NewResources(c).Subnets, c.DeleteSubnet)
 			},
 		})
 	})
 	t.Run("SecurityGroup", func(t *testing.T) {
-		ensuretest.RunScenarios(t, ensuretest.ResourceUnderTest[cloud.SecurityGroupSpec]{
+		ensuretest.RunScenarios(t, ensuretest.ResourceUnderTest[cloud.SecurityGroupSpec, *cloud.SecurityGroup]{
 			Key: services.KeySecurityGroup, Options: opts, OutOfBandDelete: ensuretest.ReportTerminal,
 			ValidSpec: cloud.SecurityGroupSpec{Name: "c1-sg", NetworkID: p.network,
 				Ingress: []cloud.Rule{{Protocol: "tcp", Port: 6443, Source: "0.0.0.0/0"}}},
 			InvalidSpec: cloud.SecurityGroupSpec{NetworkID: p.network},
-			New: func(t testing.TB) ensuretest.CloudFixture[cloud.SecurityGroupSpec] {
+			New: func(t testing.TB) ensuretest.CloudFixture[cloud.SecurityGroupSpec, *cloud.SecurityGroup] {
 				c, _ := scenarioCloud(t)
-				return fixture(t, c, cloud.KindSecurityGroup, services.NewResources(c).SecurityGroups, c.DeleteSecurityGroup)
+				f := fixture(t, c, cloud.KindSecurityGroup, services.NewResources(c).SecurityGroups, c.DeleteSecurityGroup)
+				f.Drift = func(id string) error { // someone opens SSH in the cloud console
+					_, err := c.UpdateSecurityGroupRules(context.Background(), id, []cloud.Rule{{Protocol: "tcp", Port: 22, Source: "0.0.0.0/0"}})
+					return err
+				}
+				return f
 			},
 		})
 	})
 	t.Run("LoadBalancer", func(t *testing.T) {
-		ensuretest.RunScenarios(t, ensuretest.ResourceUnderTest[cloud.LoadBalancerSpec]{
+		ensuretest.RunScenarios(t, ensuretest.ResourceUnderTest[cloud.LoadBalancerSpec, *cloud.LoadBalancer]{
 			Key: services.KeyLoadBalancer, Options: opts, OutOfBandDelete: ensuretest.ReportTerminal,
 			ValidSpec:   cloud.LoadBalancerSpec{Name: "c1-lb", NetworkID: p.network, Port: 6443},
 			InvalidSpec: cloud.LoadBalancerSpec{Name: "c1-lb", NetworkID: p.network, Port: 70000},
-			New: func(t testing.TB) ensuretest.CloudFixture[cloud.LoadBalancerSpec] {
+			New: func(t testing.TB) ensuretest.CloudFixture[cloud.LoadBalancerSpec, *cloud.LoadBalancer] {
 				c, _ := scenarioCloud(t)
 				return fixture(t, c, cloud.KindLoadBalancer, services.NewResources(c).LoadBalancers, c.DeleteLoadBalancer)
 			},
 		})
 	})
 	t.Run("Instance", func(t *testing.T) {
-		ensuretest.RunScenarios(t, ensuretest.ResourceUnderTest[cloud.InstanceSpec]{
+		ensuretest.RunScenarios(t, ensuretest.ResourceUnderTest[cloud.InstanceSpec, *cloud.Instance]{
 			Key: services.KeyInstance, Options: opts, OutOfBandDelete: ensuretest.ReportTerminal,
 			ValidSpec: cloud.InstanceSpec{Name: "m-0", SubnetID: p.subnet, Image: "img", Flavor: "small",
 				SecurityGroupIDs: []string{p.securityGroup}, UserData: []byte(userData)},
 			InvalidSpec: cloud.InstanceSpec{Name: "m-0", SubnetID: p.subnet, Image: "img", Flavor: "small"},
-			New: func(t testing.TB) ensuretest.CloudFixture[cloud.InstanceSpec] {
+			New: func(t testing.TB) ensuretest.CloudFixture[cloud.InstanceSpec, *cloud.Instance] {
 				c, _ := scenarioCloud(t)
-				return fixture(t, c, cloud.KindInstance, services.NewResources(c).Instances, c.DeleteInstance)
+				f := fixture(t, c, cloud.KindInstance, services.NewResources(c).Instances, c.DeleteInstance)
+				f.MakePending = func(id string) error { return c.SetInstanceState(id, cloud.InstancePending) }
+				return f
 			},
 		})
 	})

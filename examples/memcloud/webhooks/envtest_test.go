@@ -53,7 +53,28 @@ func TestWebhooksInAPIServer(t *testing.T) {
 				{Name: "worker", CIDR: "10.0.1.0/24", Role: v1beta2.SubnetRoleWorker},
 			}},
 			LoadBalancer: v1beta2.LoadBalancerSpec{Port: 6443},
+			SecurityGroup: v1beta2.SecurityGroupSpec{IngressRules: []v1beta2.IngressRule{
+				{Protocol: v1beta2.ProtocolTCP, Port: 6443, CIDR: "0.0.0.0/0"},
+			}},
 		}, got.Spec)
+	})
+
+	t.Run("ingress rules may change, and are validated", func(t *testing.T) {
+		mc := &v1beta2.MemCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "rules"}}
+		require.NoError(t, c.Create(ctx, mc))
+		mc.Spec.SecurityGroup.IngressRules = []v1beta2.IngressRule{{Protocol: v1beta2.ProtocolTCP, Port: 6443, CIDR: "203.0.113.0/24"}}
+		require.NoError(t, c.Update(ctx, mc))
+
+		mc.Spec.SecurityGroup.IngressRules = append(mc.Spec.SecurityGroup.IngressRules,
+			v1beta2.IngressRule{Protocol: v1beta2.ProtocolUDP, Port: 53, CIDR: "10.0.0.1/8"})
+		err := c.Update(ctx, mc)
+		require.True(t, apierrors.IsInvalid(err), "want Invalid, got %v", err)
+		assert.Contains(t, err.Error(), `spec.securityGroup.ingressRules[1].cidr: Invalid value: "10.0.0.1/8": must not have host bits set`)
+
+		mc.Spec.SecurityGroup.IngressRules[1] = v1beta2.IngressRule{Protocol: "icmp", Port: 0, CIDR: "10.0.0.0/8"}
+		err = c.Update(ctx, mc)
+		require.True(t, apierrors.IsInvalid(err), "the schema rejects it: want Invalid, got %v", err)
+		assert.Contains(t, err.Error(), `spec.securityGroup.ingressRules[1].protocol: Unsupported value: "icmp"`)
 	})
 
 	t.Run("a MemCluster with a subnet outside its network is rejected", func(t *testing.T) {
