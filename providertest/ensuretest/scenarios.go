@@ -355,7 +355,7 @@ func outOfBandDeletion[S, O any](ctx context.Context, r ResourceUnderTest[S, O],
 	out, err := ensure(ctx, tr, r, f.Resource)
 	if r.OutOfBandDelete == ReportTerminal {
 		if !reconcile.IsTerminal(err) {
-			return fmt.Errorf("ensure after an out-of-band deletion returned (ID %q, action %q, error %v), want a terminal error", out.ID, out.Action, err)
+			return fmt.Errorf("ensure after an out-of-band deletion returned (ID %q, action %q, %s), want a terminal error", out.ID, out.Action, errText(err))
 		}
 		return wantCount(f, 0, "after the terminal error")
 	}
@@ -431,10 +431,18 @@ func rejectsInvalid[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f 
 	var errs []error
 	var term *reconcile.TerminalError
 	if !errors.As(err, &term) || term.Reason != reconcile.ReasonInvalidParameters {
-		errs = append(errs, fmt.Errorf("Ensure(InvalidSpec) returned %v, want a terminal %s error: Validate must reject it", err, reconcile.ReasonInvalidParameters))
+		errs = append(errs, fmt.Errorf("Ensure(InvalidSpec) returned %s, want a terminal %s error: Validate must reject it", errText(err), reconcile.ReasonInvalidParameters))
 	}
 	if len(cc.calls) > 0 {
 		errs = append(errs, fmt.Errorf("Ensure(InvalidSpec) called the cloud: %q, want no call", cc.calls))
 	}
 	return errors.Join(append(errs, wantCount(f, 0, "after Ensure(InvalidSpec)"))...)
+}
+
+// errText describes an error that may be nil, for a message that is not about the error itself.
+func errText(err error) string {
+	if err == nil {
+		return "no error"
+	}
+	return "error: " + err.Error()
 }

@@ -125,8 +125,10 @@ func networkFixture(t testing.TB, res networks, injectFaults bool) CloudFixture[
 
 func networkUnderTest(res networks, injectFaults bool, policy OutOfBandDelete) ResourceUnderTest[cloud.NetworkSpec, *cloud.Network] {
 	return ResourceUnderTest[cloud.NetworkSpec, *cloud.Network]{
-		Key:             "network",
-		New:             func(t testing.TB) CloudFixture[cloud.NetworkSpec, *cloud.Network] { return networkFixture(t, res, injectFaults) },
+		Key: "network",
+		New: func(t testing.TB) CloudFixture[cloud.NetworkSpec, *cloud.Network] {
+			return networkFixture(t, res, injectFaults)
+		},
 		ValidSpec:       cloud.NetworkSpec{Name: "demo", CIDR: "10.0.0.0/16"},
 		InvalidSpec:     cloud.NetworkSpec{Name: "", CIDR: "10.0.0.0"},
 		OutOfBandDelete: policy,

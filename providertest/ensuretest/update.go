@@ -60,14 +60,14 @@ func noUpdateWhenUpToDate[S, O any](ctx context.Context, r ResourceUnderTest[S, 
 func wantUpdated[S, O any](out reconcile.EnsureResult[O], cc *callCounter[S, O], id string) error {
 	var errs []error
 	if w := cc.writes(); len(w) != 1 || w[0] != "Update" {
-		errs = append(errs, fmt.Errorf("Ensure of a drifted resource called %q, want exactly one Update", w))
+		errs = append(errs, fmt.Errorf("ensure of a drifted resource called %q, want exactly one Update", w))
 	}
 	if out.ID != id || out.Action != reconcile.ActionUpdated || len(out.Drift) == 0 {
-		errs = append(errs, fmt.Errorf("Ensure of a drifted resource returned ID %q, action %q, drift %q, want ID %q, action %q and the drifted fields",
+		errs = append(errs, fmt.Errorf("ensure of a drifted resource returned ID %q, action %q, drift %q, want ID %q, action %q and the drifted fields",
 			out.ID, out.Action, out.Drift, id, reconcile.ActionUpdated))
 	}
 	if out.Result.Done || out.Result.Reason != reconcile.ReasonDriftCorrected {
-		errs = append(errs, fmt.Errorf("Ensure of a drifted resource returned %+v, want reason %s (not done until read again)", out.Result, reconcile.ReasonDriftCorrected))
+		errs = append(errs, fmt.Errorf("ensure of a drifted resource returned %+v, want reason %s (not done until read again)", out.Result, reconcile.ReasonDriftCorrected))
 	}
 	return errors.Join(errs...)
 }
@@ -93,9 +93,9 @@ func updateFailureIsRetried[S, O any](ctx context.Context, r ResourceUnderTest[S
 	_, _, err = ensureCounted(ctx, tr, r, f.Resource, errUpdateFailed)
 	switch {
 	case err == nil:
-		return errors.New("Ensure succeeded although its update failed: want an error that is retried")
+		return errors.New("ensure succeeded although its update failed: want an error that is retried")
 	case reconcile.IsTerminal(err):
-		return fmt.Errorf("Ensure after a failed update returned the terminal error %w, want an error that is retried", err)
+		return fmt.Errorf("ensure after a failed update returned the terminal error %w, want an error that is retried", err)
 	}
 	out, cc, err := ensureCounted(ctx, tr, r, f.Resource, nil)
 	if err != nil {
@@ -150,7 +150,7 @@ func lazySpec[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudF
 		want = 1 // Diff compares the found resource with it
 	}
 	if computed != want {
-		errs = append(errs, fmt.Errorf("Ensure of a found resource computed the lazy spec %d times, want %d", computed, want))
+		errs = append(errs, fmt.Errorf("ensure of a found resource computed the lazy spec %d times, want %d", computed, want))
 	}
 	return errors.Join(append(errs, wantCount(f, 1, "after two Ensures with a lazy spec"))...)
 }
@@ -172,10 +172,10 @@ func waitsWhilePending[S, O any](ctx context.Context, r ResourceUnderTest[S, O],
 	}
 	var errs []error
 	if w := cc.writes(); len(w) > 0 {
-		errs = append(errs, fmt.Errorf("Ensure of a pending resource called %q, want no write", w))
+		errs = append(errs, fmt.Errorf("ensure of a pending resource called %q, want no write", w))
 	}
 	if out.ID != id || out.Result.Done || out.Result.Reason == "" || out.Result.RequeueAfter <= 0 {
-		errs = append(errs, fmt.Errorf("Ensure of a pending resource returned ID %q and %+v, want ID %q and a result that is not done, with a reason and a requeue: Pending must report the state",
+		errs = append(errs, fmt.Errorf("ensure of a pending resource returned ID %q and %+v, want ID %q and a result that is not done, with a reason and a requeue: Pending must report the state",
 			out.ID, out.Result, id))
 	}
 	return errors.Join(append(errs, wantCount(f, 1, "while pending"))...)

@@ -90,16 +90,6 @@ func counted[S, O any](r reconcile.Resource[S, O], failUpdate error) (reconcile.
 	return wrap(r, reconcile.Resource[S, O](cc), upd), cc
 }
 
-func (c *callCounter[S, O]) count(method string) int {
-	n := 0
-	for _, m := range c.calls {
-		if m == method {
-			n++
-		}
-	}
-	return n
-}
-
 func (c *callCounter[S, O]) writes() []string {
 	return slices.DeleteFunc(slices.Clone(c.calls), func(m string) bool { return m == "Get" || m == "FindByTags" })
 }

@@ -40,7 +40,9 @@ func instanceID(pid string) (string, error) {
 
 // vmService is a provider's machine service: one VM per machine, its ID in spec.providerID.
 // Its VMs are observed as their IDs (string): all this service reads of them.
-type vmService struct{ vms reconcile.Resource[vmSpec, string] }
+type vmService struct {
+	vms reconcile.Resource[vmSpec, string]
+}
 
 func (v *vmService) Reconcile(ctx context.Context, s scope.MachineScoper[*testtypes.FooMachine]) (reconcile.Result, error) {
 	if !s.Cluster().InfrastructureProvisioned {
@@ -205,7 +207,9 @@ func TestRunMachineCases(t *testing.T) {
 
 // networkService is a provider's cluster service: a network recorded in status.resources, the endpoint,
 // a condition.
-type networkService struct{ nets reconcile.Resource[string, string] }
+type networkService struct {
+	nets reconcile.Resource[string, string]
+}
 
 func (n networkService) Reconcile(ctx context.Context, s scope.ClusterScoper[*testtypes.FooCluster]) (reconcile.Result, error) {
 	c := s.InfraCluster()
