@@ -184,3 +184,66 @@ func BenchmarkEqual(b *testing.B) {
 		}
 	})
 }
+
+// kinds has a field of every kind the plans handle without reflection, and some they hand to it.
+type kinds struct {
+	I    int
+	I64  int64
+	I32  int32
+	U8   uint8
+	U16  uint16
+	F    float64
+	B    bool
+	S    string
+	P    *kinds
+	L    []kinds
+	M    map[string]string
+	MS   map[string]kinds
+	T    time.Time
+	Arr  [2]int
+	Any  any
+	priv string
+}
+
+func TestEqualTreePlansAgreeWithDeepEqual(t *testing.T) {
+	base := func() *kinds {
+		return &kinds{I: 1, I64: 2, I32: 3, U8: 4, U16: 5, F: 1.5, B: true, S: "s",
+			P: &kinds{S: "inner"}, L: []kinds{{S: "a"}, {S: "b", L: []kinds{}}}, M: map[string]string{"k": "v"},
+			MS: map[string]kinds{"x": {I: 1}}, T: time.Unix(5, 0).UTC(), Arr: [2]int{1, 2}, Any: []string{"x"}, priv: "p"}
+	}
+	mutations := map[string]func(k *kinds){
+		"none": func(*kinds) {}, "int": func(k *kinds) { k.I++ }, "int64": func(k *kinds) { k.I64++ },
+		"int32": func(k *kinds) { k.I32++ }, "uint8": func(k *kinds) { k.U8++ }, "uint16": func(k *kinds) { k.U16++ },
+		"float": func(k *kinds) { k.F = 2 }, "NaN": func(k *kinds) { k.F = math.NaN() }, "bool": func(k *kinds) { k.B = false },
+		"string": func(k *kinds) { k.S = "t" }, "nil pointer": func(k *kinds) { k.P = nil },
+		"pointer target": func(k *kinds) { k.P.S = "x" }, "nested empty slice to nil": func(k *kinds) { k.L[1].L = nil },
+		"slice element": func(k *kinds) { k.L[0].S = "z" }, "slice length": func(k *kinds) { k.L = k.L[:1] },
+		"map value": func(k *kinds) { k.M["k"] = "w" }, "map of structs": func(k *kinds) { k.MS["x"] = kinds{I: 2} },
+		"time location": func(k *kinds) { k.T = k.T.In(time.FixedZone("X", 0)) }, "array": func(k *kinds) { k.Arr[1] = 3 },
+		"interface": func(k *kinds) { k.Any = []string{"y"} }, "unexported": func(k *kinds) { k.priv = "q" },
+	}
+	for name, mutate := range mutations {
+		t.Run(name, func(t *testing.T) {
+			a, b := base(), base()
+			mutate(b)
+			assert.Equal(t, reflect.DeepEqual(a, b), equalTree(a, b))
+			assert.Equal(t, reflect.DeepEqual(*a, *b), equalTree(*a, *b), "by value")
+		})
+	}
+}
+
+func TestEqualTreeConcurrentFirstUse(t *testing.T) {
+	type fresh struct {
+		A []string
+		B *fresh
+	}
+	done := make(chan bool)
+	for range 8 {
+		go func() {
+			done <- equalTree(&fresh{A: []string{"a"}, B: &fresh{}}, &fresh{A: []string{"a"}, B: &fresh{}})
+		}()
+	}
+	for range 8 {
+		assert.True(t, <-done)
+	}
+}

@@ -131,7 +131,8 @@ func TestClusterReconcileProvisionsThenIsANoOp(t *testing.T) {
 		assert.True(t, conditions.IsTrue(setter, c), c)
 	}
 	assert.True(t, conditions.IsFalse(setter, conditions.Paused))
-	assert.Contains(t, f.rec.all(), "Normal NetworkReady Reconcile Network is ready")
+	assert.Equal(t, []string{`Normal ResourceCreated Reconcile created resource "vpc" (id "net-1")`}, f.rec.all(),
+		"the create is announced with the cloud ID; a step becoming ready is only in its condition")
 
 	f.cc.Reset()
 	f.order = nil

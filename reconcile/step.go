@@ -139,9 +139,10 @@ func (r *base) runSteps(ctx context.Context, obj conditionsObject, steps []stepR
 			}
 			return outcome{requeueAfter: after}
 		}
-		if r.mark(obj, cond, "True", ReasonReady, "") {
-			r.event(obj.Object(), "Normal", cond, "Reconcile", "%s is ready", st.name)
-		}
+		// A step that becomes ready is visible in its condition; no event repeats it (one API request per
+		// object at scale). Events are for what conditions do not say: what Ensure created, adopted or
+		// updated, and errors.
+		r.mark(obj, cond, "True", ReasonReady, "")
 		if res.RequeueAfter > 0 && (periodic == 0 || res.RequeueAfter < periodic) {
 			periodic = res.RequeueAfter
 		}

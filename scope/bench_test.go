@@ -11,6 +11,7 @@ import (
 
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/internal/testtypes"
+	"github.com/capkit/capkit/patch"
 	"github.com/capkit/capkit/scope"
 )
 
@@ -138,4 +139,30 @@ func TestScopeSettersAllocateAtMostOnce(t *testing.T) {
 	}
 	assert.True(t, m.IsProvisioned())
 	assert.Contains(t, ids, m.Status.Resources["vm"])
+}
+
+// BenchmarkNewMachineScope measures building a scope against building the patch helper under it alone:
+// the difference is what the scope adds (owner facts, accessors, ownership key).
+func BenchmarkNewMachineScope(b *testing.B) {
+	c := fake.NewClientBuilder().WithScheme(testtypes.Scheme()).Build()
+	machine, cluster := newMachine(b, nil, "ns", "m1", "v1beta2", "c1", nil), newCluster(b, nil, "ns", "c1", "v1beta2", nil)
+	m := benchMachine()
+	m.Labels = map[string]string{scope.OwnershipKeyLabel: "k"}
+	ctx := context.Background()
+	b.Run("scope", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := scope.NewMachineScope(ctx, c, m, machine, cluster, scope.WithContractVersion(contract.V1Beta2)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("patch.NewHelper", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := patch.NewHelper(c, m, patch.WithWriteOnceLabels(scope.OwnershipKeyLabel)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
