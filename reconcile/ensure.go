@@ -22,8 +22,11 @@ const (
 	TagResourceKey = "capkit.io/resource"
 )
 
-// Reasons of the step results Ensure and EnsureDeleted return while a resource is not ready.
+// Reasons of the step results Ensure and EnsureDeleted return while a resource is not ready, and of the
+// events Ensure emits.
 const (
+	// ReasonResourceAdopted is the reason of the event Ensure emits when it adopts a resource by its tags.
+	ReasonResourceAdopted = "ResourceAdopted"
 	// ReasonResourcePending: the resource is being created, changed or deleted by the cloud (a Resource that
 	// implements PendingReporter said so); the step looks again after the poll interval.
 	ReasonResourcePending = "ResourcePending"
@@ -229,7 +232,9 @@ func (c *ensureCall[S, O]) desired(ctx context.Context) (S, error) {
 // same token, which an idempotent cloud answers with the same resource. Each step reads the resource once:
 // a steady-state Ensure of a Resource that is not an Updater makes exactly one cloud call (Get) and computes
 // no Lazy spec. Cloud errors are returned as they are: retried with backoff, unless the Resource made them
-// terminal. Creates, adoptions and updates are announced as events when the reconciler has a recorder.
+// terminal. Adoptions, updates and differences that need a replacement are announced as events when the
+// reconciler has a recorder; a routine create is not (its ID is in status, and an event per resource is one
+// more API request per machine at scale).
 func Ensure[S, O any](ctx context.Context, t scope.ResourceTracker, key string, r Resource[S, O], spec Spec[S], opts ...EnsureOption) (EnsureResult[O], error) {
 	var out EnsureResult[O]
 	if t == nil || r == nil {
@@ -267,7 +272,11 @@ func Ensure[S, O any](ctx context.Context, t scope.ResourceTracker, key string, 
 	if err := t.PatchNow(ctx); err != nil {
 		return out, fmt.Errorf("cannot persist resource %q (id %q): %w", key, out.ID, err)
 	}
-	Eventf(ctx, EventNormal, "Resource"+string(out.Action), "%s resource %q (id %q)", lowerAction(out.Action), key, out.ID)
+	if out.Action == ActionAdopted {
+		// A create is routine and its ID is in status; an adoption is a recovery (a lost status, a crash
+		// before the checkpoint) that a person may want to see.
+		Eventf(ctx, EventNormal, ReasonResourceAdopted, "adopted resource %q (id %q) by its ownership tags", key, out.ID)
+	}
 	return c.settle(ctx, out)
 }
 
@@ -298,7 +307,7 @@ func (c *ensureCall[S, O]) adoptOrCreate(ctx context.Context, ownershipKey strin
 func (c *ensureCall[S, O]) observed(obs O, action Action) (EnsureResult[O], error) {
 	id := c.r.ID(obs)
 	if id == "" {
-		return EnsureResult[O]{}, fmt.Errorf("cannot ensure resource %q: the cloud returned a resource without an id (%s)", c.key, lowerAction(action))
+		return EnsureResult[O]{}, fmt.Errorf("cannot ensure resource %q: the cloud returned a resource without an id (%s)", c.key, lower(string(action)))
 	}
 	return EnsureResult[O]{ID: id, Observed: obs, Action: action}, nil
 }
@@ -363,8 +372,6 @@ func pendingResult[S, O any](r Resource[S, O], key, id string, obs O, poll time.
 	}
 	return Result{Reason: reason, Message: fmt.Sprintf("resource %q (id %q): %s", key, id, msg), RequeueAfter: poll}, true
 }
-
-func lowerAction(a Action) string { return lower(string(a)) }
 
 // EnsureDeleted deletes the cloud resource key of the tracker's owner: the tracked ID and every resource
 // still carrying its ownership tags (one created by an attempt whose ID was never recorded). It returns a

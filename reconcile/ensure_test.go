@@ -122,7 +122,8 @@ func TestEnsureCreateWithLostResponseMakesNoDuplicate(t *testing.T) {
 }
 
 func TestEnsureCrashBeforeRecordMakesNoDuplicate(t *testing.T) {
-	ctx := context.Background()
+	rec := &recorder{}
+	ctx := reconcile.ContextWithEvents(context.Background(), rec, &testtypes.FooMachine{})
 	c, tr := newFakeCloud(), newFakeTracker()
 	tr.patchErr = errors.New("api server down")
 	_, err := reconcile.Ensure(ctx, tr, "vpc", c, reconcile.Given(netSpec{CIDR: "10.0.0.0/16"}))
@@ -135,6 +136,8 @@ func TestEnsureCrashBeforeRecordMakesNoDuplicate(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, reconcile.ActionAdopted, res.Action)
 	assert.Equal(t, 1, c.count())
+	assert.Equal(t, []string{`Normal ResourceAdopted Reconcile adopted resource "vpc" (id "net-1") by its ownership tags`}, rec.all(),
+		"the recovery is announced; the create before it was not")
 }
 
 func TestEnsureUsesTheSameTokenOnEveryAttempt(t *testing.T) {

@@ -7,9 +7,12 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
@@ -58,7 +61,7 @@ func (s *objectScope[T]) init(ctx context.Context, c client.Client, obj T, clust
 	if isNilObject(obj) {
 		return fmt.Errorf("cannot create %s scope: %s is nil: %w", role, role, ErrInvalidInput)
 	}
-	gvk, err := apiutil.GVKForObject(obj, c.Scheme())
+	gvk, err := kindOf(obj, c.Scheme())
 	if err != nil {
 		return fmt.Errorf("cannot create %s scope: cannot find the kind of %T: %w", role, obj, err)
 	}
@@ -306,3 +309,28 @@ func (s *objectScope[T]) SetProvisioned(provisioned bool) error {
 type objectName struct{ kind, namespace, name string }
 
 func (n objectName) String() string { return n.kind + " " + n.namespace + "/" + n.name }
+
+// kinds caches the kind of every typed object a scope was built for, by scheme and Go type: the lookup in
+// the scheme costs more than the rest of a no-op scope's set-up, and the answer never changes.
+var kinds sync.Map
+
+type kindKey struct {
+	scheme *runtime.Scheme
+	typ    reflect.Type
+}
+
+// kindOf returns obj's group, version and kind from scheme.
+func kindOf(obj client.Object, scheme *runtime.Scheme) (schema.GroupVersionKind, error) {
+	if _, isUnstructured := obj.(runtime.Unstructured); isUnstructured || scheme == nil {
+		return apiutil.GVKForObject(obj, scheme)
+	}
+	key := kindKey{scheme: scheme, typ: reflect.TypeOf(obj)}
+	if gvk, ok := kinds.Load(key); ok {
+		return gvk.(schema.GroupVersionKind), nil
+	}
+	gvk, err := apiutil.GVKForObject(obj, scheme)
+	if err == nil {
+		kinds.Store(key, gvk)
+	}
+	return gvk, err
+}

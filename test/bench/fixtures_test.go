@@ -88,9 +88,12 @@ type patchCase struct {
 	want func(m *v1beta2.MemMachine) error
 }
 
+// noChange is the name of the case that changes nothing.
+const noChange = "no-change"
+
 var patchCases = []patchCase{
 	{
-		name:   "no-change",
+		name:   noChange,
 		capi:   func(*v1beta2.MemMachine) {},
 		capkit: func(machineScope) error { return nil },
 		want: func(m *v1beta2.MemMachine) error {
