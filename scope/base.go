@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -325,12 +326,25 @@ func kindOf(obj client.Object, scheme *runtime.Scheme) (schema.GroupVersionKind,
 		return apiutil.GVKForObject(obj, scheme)
 	}
 	key := kindKey{scheme: scheme, typ: reflect.TypeOf(obj)}
+	if last := lastKind.Load(); last != nil && last.key == key {
+		return last.gvk, nil // a reconciler builds scopes of one type
+	}
 	if gvk, ok := kinds.Load(key); ok {
+		lastKind.Store(&kindEntry{key: key, gvk: gvk.(schema.GroupVersionKind)})
 		return gvk.(schema.GroupVersionKind), nil
 	}
 	gvk, err := apiutil.GVKForObject(obj, scheme)
 	if err == nil {
 		kinds.Store(key, gvk)
+		lastKind.Store(&kindEntry{key: key, gvk: gvk})
 	}
 	return gvk, err
+}
+
+// lastKind is the kind looked up last, checked before the map.
+var lastKind atomic.Pointer[kindEntry]
+
+type kindEntry struct {
+	key kindKey
+	gvk schema.GroupVersionKind
 }
