@@ -1,0 +1,192 @@
+package kubeobjects_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/capkit/capkit/providertest/ensuretest"
+	"github.com/capkit/capkit/providertest/testenv"
+	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/kubeobjects"
+)
+
+var env *testenv.Environment
+
+func TestMain(m *testing.M) { testenv.Main(m, &env) }
+
+// configSpec is what a provider wants of a ConfigMap: its name and one value, which may change in place.
+type configSpec struct{ Name, Value string }
+
+// configMaps is the Kind of ConfigMaps in namespace ns.
+func configMaps(ns string) kubeobjects.Kind[configSpec, *corev1.ConfigMap] {
+	return kubeobjects.Kind[configSpec, *corev1.ConfigMap]{
+		New:       func() *corev1.ConfigMap { return &corev1.ConfigMap{} },
+		NewList:   func() client.ObjectList { return &corev1.ConfigMapList{} },
+		Namespace: ns,
+		Validate: func(s configSpec) error {
+			if s.Name == "" {
+				return errors.New("name must not be empty")
+			}
+			return nil
+		},
+		Build: func(s configSpec) (*corev1.ConfigMap, error) {
+			return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: s.Name},
+				Data: map[string]string{"value": s.Value}}, nil
+		},
+		Mutate: func(s configSpec, cm *corev1.ConfigMap) ([]string, bool) {
+			if cm.Data["value"] == s.Value {
+				return nil, false
+			}
+			if cm.Data == nil {
+				cm.Data = map[string]string{}
+			}
+			cm.Data["value"] = s.Value
+			return []string{"data.value"}, false
+		},
+	}
+}
+
+func newConfigMaps(t testing.TB) (reconcile.Resource[configSpec, *corev1.ConfigMap], string) {
+	t.Helper()
+	ns, err := env.CreateNamespace(context.Background(), "kubeobjects")
+	require.NoError(t, err)
+	r, err := kubeobjects.New(env.Client, configMaps(ns))
+	require.NoError(t, err)
+	return r, ns
+}
+
+// key returns the object key of an object ID.
+func key(t testing.TB, id string) client.ObjectKey {
+	t.Helper()
+	k, _, err := kubeobjects.ParseID(id)
+	require.NoError(t, err)
+	return k
+}
+
+// TestEnsureScenarios runs capkit's standard Ensure scenarios against ConfigMaps on a real API server: the
+// ones every cloud resource must pass, and the update and pending ones.
+func TestEnsureScenarios(t *testing.T) {
+	ctx := context.Background()
+	ensuretest.RunScenarios(t, ensuretest.ResourceUnderTest[configSpec, *corev1.ConfigMap]{
+		Key:       "config",
+		ValidSpec: configSpec{Name: "machine-0-bootstrap", Value: "#!/bin/bash"},
+		// A name the API server would refuse: Validate must stop it first.
+		InvalidSpec:     configSpec{},
+		OutOfBandDelete: ensuretest.Recreate, // the name is free again once the object is gone
+		Options:         []reconcile.EnsureOption{reconcile.WithTags(map[string]string{"capkit.io/cluster": "ns/c1"})},
+		New: func(t testing.TB) ensuretest.CloudFixture[configSpec, *corev1.ConfigMap] {
+			r, ns := newConfigMaps(t)
+			return ensuretest.CloudFixture[configSpec, *corev1.ConfigMap]{
+				Resource: r,
+				Count: func() int {
+					list := &corev1.ConfigMapList{}
+					require.NoError(t, env.Client.List(ctx, list, client.InNamespace(ns)))
+					return len(list.Items)
+				},
+				DeleteOutOfBand: func(id string) error {
+					cm := &corev1.ConfigMap{}
+					cm.Namespace, cm.Name = key(t, id).Namespace, key(t, id).Name
+					return env.Client.Delete(ctx, cm)
+				},
+				Drift: func(id string) error {
+					cm := &corev1.ConfigMap{}
+					if err := env.Client.Get(ctx, key(t, id), cm); err != nil {
+						return err
+					}
+					cm.Data["value"] = "changed by hand"
+					return env.Client.Update(ctx, cm)
+				},
+				MakePending: func(id string) error { return deleteBehindFinalizer(ctx, key(t, id)) },
+			}
+		},
+	})
+}
+
+// deleteBehindFinalizer deletes the ConfigMap while a finalizer holds it: it stays, being deleted.
+func deleteBehindFinalizer(ctx context.Context, k client.ObjectKey) error {
+	cm := &corev1.ConfigMap{}
+	if err := env.Client.Get(ctx, k, cm); err != nil {
+		return err
+	}
+	cm.Finalizers = append(cm.Finalizers, "test.capkit.io/hold")
+	if err := env.Client.Update(ctx, cm); err != nil {
+		return err
+	}
+	return env.Client.Delete(ctx, cm)
+}
+
+func TestTagsBecomeLabelsOrAnnotations(t *testing.T) {
+	ctx := context.Background()
+	r, ns := newConfigMaps(t)
+	tags := map[string]string{reconcile.TagOwnershipKey: "k1", reconcile.TagResourceKey: "config", "capkit.io/cluster": "ns/c1"}
+	cm, err := r.Create(ctx, configSpec{Name: "a", Value: "x"}, "token", tags)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{reconcile.TagOwnershipKey: "k1", reconcile.TagResourceKey: "config"}, cm.Labels)
+	assert.Equal(t, map[string]string{"capkit.io/cluster": "ns/c1"}, cm.Annotations, "not a valid label value")
+	assert.Equal(t, ns+"/a/"+string(cm.UID), r.ID(cm))
+
+	found, ok, err := r.FindByTags(ctx, tags)
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, cm.UID, found.UID)
+	other := map[string]string{reconcile.TagOwnershipKey: "k1", reconcile.TagResourceKey: "config", "capkit.io/cluster": "ns/c2"}
+	_, ok, err = r.FindByTags(ctx, other)
+	require.NoError(t, err)
+	assert.False(t, ok, "the annotation tags are checked too")
+}
+
+func TestCreateIsIdempotentByNameAndRefusesAnotherOwnersObject(t *testing.T) {
+	ctx := context.Background()
+	r, _ := newConfigMaps(t)
+	mine := reconcile.OwnershipTags("k1", "config")
+	first, err := r.Create(ctx, configSpec{Name: "a", Value: "x"}, "token", mine)
+	require.NoError(t, err)
+	again, err := r.Create(ctx, configSpec{Name: "a", Value: "x"}, "token", mine)
+	require.NoError(t, err, "a retry after a lost response gets the object it created")
+	assert.Equal(t, first.UID, again.UID)
+
+	_, err = r.Create(ctx, configSpec{Name: "a", Value: "x"}, "token", reconcile.OwnershipTags("k2", "config"))
+	require.Error(t, err)
+	assert.Equal(t, kubeobjects.ReasonNameTaken, reconcile.TerminalReason(err))
+	assert.ErrorContains(t, err, "belongs to another owner")
+}
+
+func TestAnotherIncarnationIsAnotherResource(t *testing.T) {
+	ctx := context.Background()
+	r, _ := newConfigMaps(t)
+	tags := reconcile.OwnershipTags("k1", "config")
+	old, err := r.Create(ctx, configSpec{Name: "a", Value: "x"}, "token", tags)
+	require.NoError(t, err)
+	require.NoError(t, env.Client.Delete(ctx, old.DeepCopy()))
+	current, err := r.Create(ctx, configSpec{Name: "a", Value: "y"}, "token", tags)
+	require.NoError(t, err)
+
+	_, found, err := r.Get(ctx, r.ID(old))
+	require.NoError(t, err)
+	assert.False(t, found, "the tracked object is gone, whatever now has its name")
+	require.NoError(t, r.Delete(ctx, r.ID(old)), "deleting the old incarnation leaves the new one alone")
+	_, found, err = r.Get(ctx, r.ID(current))
+	require.NoError(t, err)
+	assert.True(t, found)
+}
+
+func TestBadInput(t *testing.T) {
+	_, err := kubeobjects.New[configSpec](nil, configMaps("ns"))
+	assert.ErrorContains(t, err, "client is nil")
+	_, err = kubeobjects.New(env.Client, kubeobjects.Kind[configSpec, *corev1.ConfigMap]{})
+	assert.ErrorContains(t, err, "required")
+	for _, id := range []string{"", "ns/name", "ns//uid", "a/b/c/d"} {
+		_, _, err := kubeobjects.ParseID(id)
+		assert.ErrorContains(t, err, "want namespace/name/uid", id)
+	}
+	r, _ := newConfigMaps(t)
+	_, _, err = r.Get(context.Background(), "bad")
+	assert.True(t, reconcile.IsTerminal(err))
+}
