@@ -23,10 +23,10 @@ demo: envtest ## Run the main job: the memcloud example provider end to end on a
 	@KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" go run ./examples/memcloud/cmd/demo
 
 .PHONY: test
-test: envtest shellcheck ## Run every test: unit, envtest (real kube-apiserver), and the test/ module (real CAPI).
+test: envtest kwok shellcheck ## Run every test: unit, envtest (real kube-apiserver), and the test/ module (real CAPI).
 	@assets="$$(hack/envtest-binaries.sh)"; \
 	echo "capkit: envtest binaries in $$assets"; \
-	KUBEBUILDER_ASSETS="$$assets" go test $(GO_TEST_FLAGS) -cover ./... ; \
+	KUBEBUILDER_ASSETS="$$assets" CAPKIT_KWOK_ASSETS="$$(hack/kwok-binaries.sh)" go test $(GO_TEST_FLAGS) -cover ./... ; \
 	if [[ -f test/go.mod ]]; then \
 	  $(MAKE) --no-print-directory test-e2e; \
 	fi
@@ -58,6 +58,10 @@ bench-fleet-10k: envtest ## The fleet benchmark at 1,000 and 10,000 machines (ab
 .PHONY: envtest
 envtest: ## Build (first time) or reuse kube-apiserver and etcd for envtest.
 	@hack/envtest-binaries.sh >/dev/null
+
+.PHONY: kwok
+kwok: ## Build (first time) or reuse kube-scheduler and KWOK's kwok, for tests that run Pods on fake nodes.
+	@hack/kwok-binaries.sh >/dev/null
 
 .PHONY: shellcheck
 shellcheck: ## Install shellcheck when missing (Debian package).

@@ -11,4 +11,10 @@
 // fills (AssetsDir). The Cluster API CRDs are those of the sigs.k8s.io/cluster-api module in the provider's
 // build list when there is one (CAPIModuleDir), else capkit's minimal Cluster and Machine CRDs
 // (MinimalCAPICRDs), which serve both core API versions. ReadCRDs decodes CRDs shipped in an embed.FS.
+//
+// For a provider whose machines are Pods, StartFakeNodes runs the real kube-scheduler and KWOK's kwok
+// controller against the Environment: Pods are scheduled onto fake nodes (with the zones given), become
+// Running with an IP, and their deletions complete, with no container runtime and no docker. The binaries
+// and KWOK's stage definitions come from $CAPKIT_KWOK_ASSETS, else from the cache folder that
+// hack/kwok-binaries.sh fills (NodeAssetsDir).
 package testenv

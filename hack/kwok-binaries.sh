@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Builds what a test needs to run Pods without a container runtime: the real kube-scheduler (from the same
+# Kubernetes module as envtest's kube-apiserver) and KWOK's kwok controller, which plays the kubelet of fake
+# nodes, with KWOK's stage definitions (stages.yaml). All come from the Go module proxy into a cache folder
+# outside the repository; the folder is printed.
+# A second run with the same versions reuses the cache and returns at once.
+set -euo pipefail
+
+K8S_VERSION="${K8S_VERSION:-v1.36.3}"
+KWOK_VERSION="${KWOK_VERSION:-v0.8.0}"
+CACHE_ROOT="${CAPKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capkit}"
+DEST="$CACHE_ROOT/kwok/k8s-${K8S_VERSION}-kwok-${KWOK_VERSION}"
+
+if [[ -x "$DEST/kube-scheduler" && -x "$DEST/kwok" && -s "$DEST/stages.yaml" ]]; then
+  echo "$DEST"
+  exit 0
+fi
+
+mkdir -p "$DEST"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+export GOFLAGS="${GOFLAGS:--buildvcs=false}" CGO_ENABLED=0
+
+if [[ ! -x "$DEST/kwok" ]]; then
+  echo "capkit: building kwok ${KWOK_VERSION} from the Go module proxy (first run only, about a minute)..." >&2
+  GOBIN="$work/kwok" go install "sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}"
+  mv "$work/kwok/kwok" "$DEST/kwok"
+fi
+
+if [[ ! -s "$DEST/stages.yaml" ]]; then
+  # KWOK's own stages (from its module): nodes become Ready and keep a heartbeat; pods become Running with an
+  # IP, complete, and their deletions finish.
+  go mod download "sigs.k8s.io/kwok@${KWOK_VERSION}" >/dev/null 2>&1 || (cd "$work" && go mod init capkit.local/kwok >/dev/null 2>&1 && go mod download "sigs.k8s.io/kwok@${KWOK_VERSION}")
+  stages="$(go env GOMODCACHE)/sigs.k8s.io/kwok@${KWOK_VERSION}/kustomize/stage"
+  for f in node/fast/node-initialize.yaml node/heartbeat/node-heartbeat.yaml pod/fast/pod-ready.yaml \
+    pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do
+    cat "$stages/$f"
+    echo "---"
+  done >"$DEST/stages.yaml.tmp"
+  mv "$DEST/stages.yaml.tmp" "$DEST/stages.yaml"
+fi
+
+if [[ ! -x "$DEST/kube-scheduler" ]]; then
+  echo "capkit: building kube-scheduler ${K8S_VERSION} from the Go module proxy (first run only, a few minutes)..." >&2
+  staging=(api apiextensions-apiserver apimachinery apiserver cli-runtime client-go cloud-provider cluster-bootstrap
+    code-generator component-base component-helpers controller-manager cri-api cri-client csi-translation-lib
+    dynamic-resource-allocation endpointslice externaljwt kms kube-aggregator kube-controller-manager kube-proxy
+    kube-scheduler kubectl kubelet metrics mount-utils pod-security-admission sample-apiserver sample-cli-plugin
+    sample-controller streaming)
+  staging_version="v0${K8S_VERSION#v1}"
+  mkdir -p "$work/scheduler"
+  {
+    echo "module capkit.local/kwok/scheduler"
+    echo "go 1.26"
+    echo "require k8s.io/kubernetes ${K8S_VERSION}"
+    for m in "${staging[@]}"; do echo "replace k8s.io/$m => k8s.io/$m ${staging_version}"; done
+  } >"$work/scheduler/go.mod"
+  printf 'package main\n\nimport _ "k8s.io/kubernetes/cmd/kube-scheduler"\n' >"$work/scheduler/tools.go"
+  minor="${K8S_VERSION#v1.}"; minor="${minor%%.*}"
+  (
+    cd "$work/scheduler"
+    go mod download k8s.io/kubernetes >/dev/null
+    go get "k8s.io/kubernetes@${K8S_VERSION}" >/dev/null 2>&1 || true
+    go mod tidy -e >/dev/null 2>&1 || true
+    go build -trimpath -o "$DEST/kube-scheduler.tmp" \
+      -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=${K8S_VERSION} -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor} -X k8s.io/client-go/pkg/version.gitVersion=${K8S_VERSION}" \
+      k8s.io/kubernetes/cmd/kube-scheduler
+  )
+  mv "$DEST/kube-scheduler.tmp" "$DEST/kube-scheduler"
+fi
+
+echo "$DEST"
