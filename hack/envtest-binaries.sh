@@ -3,6 +3,8 @@
 # download, into a cache folder outside the repository, and prints that folder (use it as KUBEBUILDER_ASSETS).
 # A second run with the same versions reuses the cache and returns at once.
 set -euo pipefail
+# shellcheck source=hack/lib/k8s-cmd.sh
+source "$(dirname "$0")/lib/k8s-cmd.sh"
 
 K8S_VERSION="${K8S_VERSION:-v1.36.3}"
 ETCD_VERSION="${ETCD_VERSION:-v3.6.8}"
@@ -21,31 +23,7 @@ export GOFLAGS="${GOFLAGS:--buildvcs=false}" CGO_ENABLED=0
 
 if [[ ! -x "$DEST/kube-apiserver" ]]; then
   echo "capkit: building kube-apiserver ${K8S_VERSION} from the Go module proxy (first run only, about 5-10 minutes on 2 cores)..." >&2
-  staging=(api apiextensions-apiserver apimachinery apiserver cli-runtime client-go cloud-provider cluster-bootstrap
-    code-generator component-base component-helpers controller-manager cri-api cri-client csi-translation-lib
-    dynamic-resource-allocation endpointslice externaljwt kms kube-aggregator kube-controller-manager kube-proxy
-    kube-scheduler kubectl kubelet metrics mount-utils pod-security-admission sample-apiserver sample-cli-plugin
-    sample-controller streaming)
-  staging_version="v0${K8S_VERSION#v1}"
-  mkdir -p "$work/apiserver"
-  {
-    echo "module capkit.local/envtest/apiserver"
-    echo "go 1.26"
-    echo "require k8s.io/kubernetes ${K8S_VERSION}"
-    for m in "${staging[@]}"; do echo "replace k8s.io/$m => k8s.io/$m ${staging_version}"; done
-  } >"$work/apiserver/go.mod"
-  printf 'package main\n\nimport _ "k8s.io/kubernetes/cmd/kube-apiserver"\n' >"$work/apiserver/tools.go"
-  minor="${K8S_VERSION#v1.}"; minor="${minor%%.*}"
-  (
-    cd "$work/apiserver"
-    go mod download k8s.io/kubernetes >/dev/null
-    go get "k8s.io/kubernetes@${K8S_VERSION}" >/dev/null 2>&1 || true
-    go mod tidy -e >/dev/null 2>&1 || true
-    go build -trimpath -o "$DEST/kube-apiserver.tmp" \
-      -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=${K8S_VERSION} -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor} -X k8s.io/client-go/pkg/version.gitVersion=${K8S_VERSION}" \
-      k8s.io/kubernetes/cmd/kube-apiserver
-  )
-  mv "$DEST/kube-apiserver.tmp" "$DEST/kube-apiserver"
+  build_k8s_cmd kube-apiserver "$DEST/kube-apiserver" "${K8S_VERSION}"
 fi
 
 if [[ ! -x "$DEST/etcd" ]]; then

@@ -5,6 +5,8 @@
 # outside the repository; the folder is printed.
 # A second run with the same versions reuses the cache and returns at once.
 set -euo pipefail
+# shellcheck source=hack/lib/k8s-cmd.sh
+source "$(dirname "$0")/lib/k8s-cmd.sh"
 
 K8S_VERSION="${K8S_VERSION:-v1.36.3}"
 KWOK_VERSION="${KWOK_VERSION:-v0.8.0}"
@@ -42,31 +44,7 @@ fi
 
 if [[ ! -x "$DEST/kube-scheduler" ]]; then
   echo "capkit: building kube-scheduler ${K8S_VERSION} from the Go module proxy (first run only, a few minutes)..." >&2
-  staging=(api apiextensions-apiserver apimachinery apiserver cli-runtime client-go cloud-provider cluster-bootstrap
-    code-generator component-base component-helpers controller-manager cri-api cri-client csi-translation-lib
-    dynamic-resource-allocation endpointslice externaljwt kms kube-aggregator kube-controller-manager kube-proxy
-    kube-scheduler kubectl kubelet metrics mount-utils pod-security-admission sample-apiserver sample-cli-plugin
-    sample-controller streaming)
-  staging_version="v0${K8S_VERSION#v1}"
-  mkdir -p "$work/scheduler"
-  {
-    echo "module capkit.local/kwok/scheduler"
-    echo "go 1.26"
-    echo "require k8s.io/kubernetes ${K8S_VERSION}"
-    for m in "${staging[@]}"; do echo "replace k8s.io/$m => k8s.io/$m ${staging_version}"; done
-  } >"$work/scheduler/go.mod"
-  printf 'package main\n\nimport _ "k8s.io/kubernetes/cmd/kube-scheduler"\n' >"$work/scheduler/tools.go"
-  minor="${K8S_VERSION#v1.}"; minor="${minor%%.*}"
-  (
-    cd "$work/scheduler"
-    go mod download k8s.io/kubernetes >/dev/null
-    go get "k8s.io/kubernetes@${K8S_VERSION}" >/dev/null 2>&1 || true
-    go mod tidy -e >/dev/null 2>&1 || true
-    go build -trimpath -o "$DEST/kube-scheduler.tmp" \
-      -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=${K8S_VERSION} -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor} -X k8s.io/client-go/pkg/version.gitVersion=${K8S_VERSION}" \
-      k8s.io/kubernetes/cmd/kube-scheduler
-  )
-  mv "$DEST/kube-scheduler.tmp" "$DEST/kube-scheduler"
+  build_k8s_cmd kube-scheduler "$DEST/kube-scheduler" "${K8S_VERSION}"
 fi
 
 echo "$DEST"
