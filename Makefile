@@ -23,7 +23,7 @@ demo: envtest ## Run the main job: the memcloud example provider end to end on a
 	@KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" go run ./examples/memcloud/cmd/demo
 
 .PHONY: test
-test: envtest kwok shellcheck ## Run every test: unit, envtest (real kube-apiserver), and the test/ module (real CAPI).
+test: envtest kwok test-tools ## Run every test: unit, envtest (real kube-apiserver), and the test/ module (real CAPI).
 	@assets="$$(hack/envtest-binaries.sh)"; \
 	echo "capkit: envtest binaries in $$assets"; \
 	KUBEBUILDER_ASSETS="$$assets" CAPKIT_KWOK_ASSETS="$$(hack/kwok-binaries.sh)" go test $(GO_TEST_FLAGS) -cover ./... ; \
@@ -63,9 +63,9 @@ envtest: ## Build (first time) or reuse kube-apiserver and etcd for envtest.
 kwok: ## Build (first time) or reuse kube-scheduler and KWOK's kwok, for tests that run Pods on fake nodes.
 	@hack/kwok-binaries.sh >/dev/null
 
-.PHONY: shellcheck
-shellcheck: ## Install shellcheck when missing (Debian package).
-	@hack/install-shellcheck.sh
+.PHONY: test-tools
+test-tools: ## Install shellcheck and bubblewrap when missing (Debian packages).
+	@hack/install-test-tools.sh
 
 .PHONY: lint
 lint: $(GOLANGCI_LINT) ## Run go vet and golangci-lint.
