@@ -23,6 +23,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	"github.com/capkit/capkit/cloudinit"
+	"github.com/capkit/capkit/cloudinit/cloudinittest"
 )
 
 // The files the KubeadmConfigs ask for, one per encoding CABPK supports, with content that would break a
@@ -133,6 +134,18 @@ func assertBootstrapRenders(t *testing.T, data []byte, hostname, kubeadmCmd stri
 	sentinel, err := os.ReadFile(filepath.Join(root, cloudinit.DefaultSentinel))
 	require.NoError(t, err, "the sentinel is written after every step succeeded")
 	assert.Equal(t, "success\n", string(sentinel))
+
+	// The same data as a machine runs it: real paths, as root, in a bubblewrap sandbox with kubeadm and the
+	// host-changing commands stubbed.
+	machineScript, err := cloudinit.Render(cfg)
+	require.NoError(t, err)
+	sb := cloudinittest.RunInBubblewrap(t, machineScript)
+	for _, f := range cfg.WriteFiles {
+		assert.Equal(t, string(f.Content), string(sb.ReadFile(t, f.Path)), "content of %s in the sandbox", f.Path)
+	}
+	assert.Equal(t, "success\n", string(sb.ReadFile(t, cloudinit.DefaultSentinel)), "the sentinel, in the sandbox")
+	assert.True(t, slices.ContainsFunc(sb.Calls(t), func(c string) bool { return strings.HasPrefix(c, kubeadmCmd+" ") }),
+		"%s is called in the sandbox: %q", kubeadmCmd, sb.Calls(t))
 
 	if kubeadmCmd == "kubeadm init" {
 		b64, err := os.ReadFile(filepath.Join(root, "/etc/capkit/b64"))

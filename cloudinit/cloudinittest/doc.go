@@ -1,0 +1,11 @@
+// Package cloudinittest runs a machine's bootstrap script the way a machine would, for a provider's tests:
+// as root, at real paths, in a bubblewrap sandbox (the Debian package bubblewrap) where the host is
+// read-only, /etc is a copy, and /run, /var/lib, /home, /root and /usr/local/bin are folders of the test.
+// The commands that would change the host or need a cluster (kubeadm, systemctl, mount, ...) are stubs that
+// record their arguments, so a test checks what the script wrote and what it called:
+//
+//	script, _ := cloudinit.Render(cfg)
+//	sb := cloudinittest.RunInBubblewrap(t, script)
+//	data := sb.ReadFile(t, "/run/kubeadm/kubeadm-join-config.yaml")
+//	calls := sb.Calls(t) // e.g. "kubeadm join --config /run/kubeadm/kubeadm-join-config.yaml"
+package cloudinittest
