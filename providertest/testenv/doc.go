@@ -14,7 +14,8 @@
 //
 // For a provider whose machines are Pods, StartFakeNodes runs the real kube-scheduler and KWOK's kwok
 // controller against the Environment: Pods are scheduled onto fake nodes (with the zones given), become
-// Running with an IP, and their deletions complete, with no container runtime and no docker. The binaries
+// Running with an IP, and their deletions complete, with no container runtime and no docker; SetNotReady and
+// SetReady fail a node and bring it back, as a lost machine would. The binaries
 // and KWOK's stage definitions come from $CAPKIT_KWOK_ASSETS, else from the cache folder that
 // hack/kwok-binaries.sh fills (NodeAssetsDir).
 package testenv

@@ -129,6 +129,49 @@ func (f *FakeNodes) untaintWhenReady(ctx context.Context, name string) error {
 	}
 }
 
+// SetNotReady makes node fail as a lost machine does: KWOK stops playing its kubelet, its Ready condition
+// turns Unknown and it is tainted not-ready, as the node lifecycle controller would do. Pods on it stay
+// where they are; no new Pod is scheduled onto it.
+func (f *FakeNodes) SetNotReady(ctx context.Context, name string) error {
+	node := &corev1.Node{}
+	if err := f.env.Client.Get(ctx, client.ObjectKey{Name: name}, node); err != nil {
+		return fmt.Errorf("cannot get node %q: %w", name, err)
+	}
+	delete(node.Annotations, FakeNodeAnnotation)
+	node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule})
+	if err := f.env.Client.Update(ctx, node); err != nil {
+		return fmt.Errorf("cannot make node %q not ready: %w", name, err)
+	}
+	for i, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			node.Status.Conditions[i].Status = corev1.ConditionUnknown
+			node.Status.Conditions[i].Reason = "NodeStatusUnknown"
+			node.Status.Conditions[i].Message = "Kubelet stopped posting node status."
+			node.Status.Conditions[i].LastTransitionTime = metav1.Now()
+		}
+	}
+	if err := f.env.Client.Status().Update(ctx, node); err != nil {
+		return fmt.Errorf("cannot make node %q not ready: %w", name, err)
+	}
+	return nil
+}
+
+// SetReady hands node back to KWOK and removes the not-ready taint once KWOK reports it Ready again.
+func (f *FakeNodes) SetReady(ctx context.Context, name string) error {
+	node := &corev1.Node{}
+	if err := f.env.Client.Get(ctx, client.ObjectKey{Name: name}, node); err != nil {
+		return fmt.Errorf("cannot get node %q: %w", name, err)
+	}
+	if node.Annotations == nil {
+		node.Annotations = map[string]string{}
+	}
+	node.Annotations[FakeNodeAnnotation] = "fake"
+	if err := f.env.Client.Update(ctx, node); err != nil {
+		return fmt.Errorf("cannot make node %q ready: %w", name, err)
+	}
+	return f.untaintWhenReady(ctx, name)
+}
+
 func nodeReady(n *corev1.Node) bool {
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
