@@ -314,7 +314,7 @@ func (c *ensureCall[S, O]) observed(obs O, action Action) (EnsureResult[O], erro
 
 // settle waits for a pending resource and brings a drifted one up to date; it sets out.Result.
 func (c *ensureCall[S, O]) settle(ctx context.Context, out EnsureResult[O]) (EnsureResult[O], error) {
-	if w, pending := c.pending(out.ID, out.Observed); pending {
+	if w, pending := pendingResult(c.r, c.key, out.ID, out.Observed, c.opts.poll); pending {
 		out.Result = w
 		return out, nil
 	}
@@ -350,11 +350,7 @@ func (c *ensureCall[S, O]) settle(ctx context.Context, out EnsureResult[O]) (Ens
 	return out, nil
 }
 
-// pending returns the step result that waits for a resource in a transitional state.
-func (c *ensureCall[S, O]) pending(id string, obs O) (Result, bool) {
-	return pendingResult(c.r, c.key, id, obs, c.opts.poll)
-}
-
+// pendingResult returns the step result that waits for a resource in a transitional state.
 func pendingResult[S, O any](r Resource[S, O], key, id string, obs O, poll time.Duration) (Result, bool) {
 	p, ok := r.(PendingReporter[O])
 	if !ok {
@@ -383,14 +379,15 @@ func EnsureDeleted[S, O any](ctx context.Context, t scope.ResourceTracker, key s
 		return Result{}, fmt.Errorf("cannot delete resource %q: tracker and resource must not be nil", key)
 	}
 	o := newEnsureOptions(opts)
-	var waits []Result
-	if id, ok := t.ResourceID(key); ok {
-		w, gone, err := deleteIfExists(ctx, r, key, id, o.poll)
+	var wait *Result // why the step waits, for the first resource still there
+	tracked, isTracked := t.ResourceID(key)
+	if isTracked {
+		w, gone, err := deleteIfExists(ctx, r, key, tracked, o.poll)
 		if err != nil {
 			return Result{}, err
 		}
 		if !gone {
-			waits = append(waits, w)
+			wait = &w
 		}
 	}
 	ownershipKey, err := t.OwnershipKey()
@@ -404,28 +401,23 @@ func EnsureDeleted[S, O any](ctx context.Context, t scope.ResourceTracker, key s
 		if err != nil {
 			return Result{}, fmt.Errorf("cannot find resource %q by tags: %w", key, err)
 		}
-		if found && (len(waits) == 0 || r.ID(obs) != trackedID(t, key)) {
+		if found && (!isTracked || r.ID(obs) != tracked) { // the tracked one is handled above
 			w, gone, err := deleteIfExists(ctx, r, key, r.ID(obs), o.poll)
 			if err != nil {
 				return Result{}, err
 			}
-			if !gone {
-				waits = append(waits, w)
+			if !gone && wait == nil {
+				wait = &w
 			}
 		}
 	}
-	if len(waits) > 0 {
-		return waits[0], nil
+	if wait != nil {
+		return *wait, nil
 	}
 	if err := t.DeleteResourceID(key); err != nil {
 		return Result{}, err
 	}
 	return Result{Done: true}, nil
-}
-
-func trackedID(t scope.ResourceTracker, key string) string {
-	id, _ := t.ResourceID(key)
-	return id
 }
 
 // deleteIfExists deletes id unless it is gone and reports whether it is gone afterwards; when it is not,

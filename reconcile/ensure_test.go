@@ -16,6 +16,19 @@ import (
 	"github.com/capkit/capkit/scope"
 )
 
+// wantError checks err against want, a predicate on its class (nil: no error is wanted), and reports
+// whether the call succeeded, so that the case goes on with its other checks.
+func wantError(t *testing.T, err error, want func(error) bool) bool {
+	t.Helper()
+	if want == nil {
+		require.NoError(t, err)
+		return true
+	}
+	require.Error(t, err)
+	assert.True(t, want(err), "unexpected error class: %v", err)
+	return false
+}
+
 // isRetried reports whether err is one controller-runtime retries with backoff: any error but a terminal one.
 func isRetried(err error) bool { return err != nil && !reconcile.IsTerminal(err) }
 
@@ -92,13 +105,10 @@ func TestEnsure(t *testing.T) {
 			}
 			res, err := reconcile.Ensure(ctx, tr, tt.key, c, reconcile.Given(tt.spec))
 			assert.Equal(t, tt.wantCalls, c.calls)
-			if tt.wantErr != nil {
-				require.Error(t, err)
-				assert.True(t, tt.wantErr(err), "unexpected error class: %v", err)
+			if !wantError(t, err, tt.wantErr) {
 				assert.Equal(t, tt.wantNets, c.count())
 				return
 			}
-			require.NoError(t, err)
 			assert.Equal(t, tt.wantAction, res.Action)
 			assert.Equal(t, tt.wantID, res.ID)
 			assert.Equal(t, tt.wantNets, c.count())
@@ -311,12 +321,9 @@ func TestEnsureLazySpec(t *testing.T) {
 			res, err := reconcile.Ensure(ctx, tr, "vpc", r, spec)
 			assert.Equal(t, tt.wantCalls, calls, "spec computations")
 			assert.Equal(t, tt.wantCloud, c.calls)
-			if tt.wantErr != nil {
-				require.Error(t, err)
-				assert.True(t, tt.wantErr(err), "unexpected error class: %v", err)
+			if !wantError(t, err, tt.wantErr) {
 				return
 			}
-			require.NoError(t, err)
 			assert.Equal(t, tt.wantAction, res.Action)
 		})
 	}
@@ -359,12 +366,9 @@ func TestEnsureUpdatesDrift(t *testing.T) {
 			assert.Equal(t, tt.wantCalls, c.calls)
 			assert.Equal(t, tt.wantCIDR, c.nets["net-1"].CIDR)
 			assert.Equal(t, 1, c.count(), "never re-created")
-			if tt.wantErr != nil {
-				require.Error(t, err)
-				assert.True(t, tt.wantErr(err), "unexpected error class: %v", err)
+			if !wantError(t, err, tt.wantErr) {
 				return
 			}
-			require.NoError(t, err)
 			assert.Equal(t, tt.wantAction, res.Action)
 			assert.Equal(t, tt.wantResult, res.Result)
 			assert.Equal(t, tt.wantDrift, res.Drift)

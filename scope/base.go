@@ -156,7 +156,7 @@ func coreObjectVersion(u *unstructured.Unstructured, kind, arg string) (contract
 		return "", fmt.Errorf("%s has apiVersion %q and kind %q, want group %q and kind %q: %w",
 			arg, apiVersion, u.GetKind(), contract.GroupName, kind, ErrInvalidInput)
 	}
-	v, err := contract.ParseVersion(apiVersion[len(prefix):])
+	v, err := contract.APIVersionOf(u)
 	if err != nil {
 		return "", fmt.Errorf("%s %q: %w", arg, u.GetName(), err)
 	}

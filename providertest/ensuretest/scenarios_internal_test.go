@@ -163,6 +163,23 @@ func runScenarios[S, O any](t *testing.T, r ResourceUnderTest[S, O]) map[string]
 	return out
 }
 
+// assertOutcomes checks that all scenarios ran and that exactly those in failing failed, each with its
+// message part.
+func assertOutcomes(t *testing.T, got map[string]error, scenarios int, failing map[string]string) {
+	t.Helper()
+	require.Len(t, got, scenarios)
+	for name, err := range got {
+		want, ok := failing[name]
+		if !ok {
+			assert.NoError(t, err, name)
+			continue
+		}
+		if assert.Error(t, err, name) {
+			assert.Contains(t, err.Error(), want, name)
+		}
+	}
+}
+
 func TestEnsureScenariosCatchBugs(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -230,17 +247,7 @@ func TestEnsureScenariosCatchBugs(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := runScenarios(t, networkUnderTest(tc.res, true, tc.policy))
-			require.Len(t, got, len(ensureScenarios[cloud.NetworkSpec, *cloud.Network]()))
-			for name, err := range got {
-				want, ok := tc.failing[name]
-				if !ok {
-					assert.NoError(t, err, name)
-					continue
-				}
-				if assert.Error(t, err, name) {
-					assert.Contains(t, err.Error(), want, name)
-				}
-			}
+			assertOutcomes(t, got, len(ensureScenarios[cloud.NetworkSpec, *cloud.Network]()), tc.failing)
 		})
 	}
 }

@@ -22,9 +22,6 @@ import (
 // create exists and belongs to another owner.
 const ReasonNameTaken = "NameTaken"
 
-// ReasonDeleting is the reason Pending reports for an object that is being deleted.
-const ReasonDeleting = "ObjectDeleting"
-
 // Kind describes one kind of Kubernetes object managed with reconcile.Ensure. S is the provider's spec, O the
 // object type, e.g. *corev1.Pod.
 type Kind[S any, O client.Object] struct {
@@ -212,7 +209,7 @@ func (o *Objects[S, O]) Delete(ctx context.Context, id string) error {
 // Pending reports an object being deleted, and what Kind.Pending reports.
 func (o *Objects[S, O]) Pending(obj O) (string, string, bool) {
 	if obj.GetDeletionTimestamp() != nil {
-		return ReasonDeleting, "being deleted", true
+		return reconcile.ReasonDeleting, "being deleted", true
 	}
 	if o.kind.Pending != nil {
 		return o.kind.Pending(obj)

@@ -63,19 +63,7 @@ func heapInUse() uint64 {
 // the benchmark's own Machines). Every iteration provisions a whole fleet: run it with -benchtime=1x.
 func BenchmarkFleet(b *testing.B) {
 	ctx := context.Background()
-	env := sharedEnv(b)
-	rc := &requestCounter{}
-	counted := *env
-	counted.Config = countedConfig(env.Config, rc)
-	p, err := memcloudtest.StartProvider(ctx, &counted, memcloudtest.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() {
-		if err := p.Stop(); err != nil {
-			b.Error(err)
-		}
-	}()
+	env, p, rc := startCountedProvider(b)
 	for _, n := range fleetSizes(b) {
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			if b.N > 3 {

@@ -1,6 +1,7 @@
 package bench_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -91,4 +92,24 @@ func countingClient(tb testing.TB, env *testenv.Environment) (client.Client, *re
 		tb.Fatalf("cannot create the counting client: %v", err)
 	}
 	return c, rc
+}
+
+// startCountedProvider starts memcloud's manager on the shared environment with every HTTP request it sends
+// counted, and stops it when tb ends.
+func startCountedProvider(tb testing.TB) (*testenv.Environment, *memcloudtest.Provider, *requestCounter) {
+	tb.Helper()
+	env := sharedEnv(tb)
+	rc := &requestCounter{}
+	counted := *env
+	counted.Config = countedConfig(env.Config, rc)
+	p, err := memcloudtest.StartProvider(context.Background(), &counted, memcloudtest.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := p.Stop(); err != nil {
+			tb.Error(err)
+		}
+	})
+	return env, p, rc
 }

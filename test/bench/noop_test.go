@@ -14,7 +14,6 @@ import (
 
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
-	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 )
 
 // TestNoOpReconcileCost provisions a worker and a control-plane MemMachine with memcloud's manager on a
@@ -25,13 +24,7 @@ import (
 // load balancer its instance is registered with. No informer on Secrets is ever started.
 func TestNoOpReconcileCost(t *testing.T) {
 	ctx := context.Background()
-	env := sharedEnv(t)
-	rc := &requestCounter{}
-	counted := *env
-	counted.Config = countedConfig(env.Config, rc)
-	p, err := memcloudtest.StartProvider(ctx, &counted, memcloudtest.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, p.Stop()) })
+	env, p, rc := startCountedProvider(t)
 
 	f := newFleet(ctx, t, env, p, 1)
 	cp, err := f.newMachine(ctx, clusterName+"-cp-0", true)
