@@ -146,9 +146,21 @@ func Lazy[S any](fn func(ctx context.Context) (S, error)) Spec[S] { return Spec[
 type EnsureOption func(*ensureOptions)
 
 type ensureOptions struct {
-	tags map[string]string
-	poll time.Duration
+	tags       map[string]string
+	poll       time.Duration
+	createOnce bool
 }
+
+// ReasonResourceDeleted is the reason of the terminal error Ensure returns with CreateOnce when the resource it
+// recorded was deleted outside the controller.
+const ReasonResourceDeleted = "ResourceDeletedOutOfBand"
+
+// CreateOnce makes Ensure create the resource at most once per owner: when the ID it recorded names a resource
+// that is gone, Ensure neither adopts nor creates another one but returns a terminal error with
+// ReasonResourceDeleted. Use it for a machine's server (a VM, a Pod): Cluster API treats machines as
+// immutable, so a machine whose server vanished must be replaced (a MachineHealthCheck remediates it), not
+// booted a second time with bootstrap data that was meant to be used once.
+func CreateOnce() EnsureOption { return func(o *ensureOptions) { o.createOnce = true } }
 
 // WithTags adds tags to the created resource (e.g. the cluster name); the ownership tags always win.
 func WithTags(tags map[string]string) EnsureOption {
@@ -260,6 +272,10 @@ func Ensure[S, O any](ctx context.Context, t scope.ResourceTracker, key string, 
 		}
 		if found {
 			return c.settle(ctx, EnsureResult[O]{ID: id, Observed: obs, Action: ActionFound})
+		}
+		if c.opts.createOnce {
+			return out, Terminal(ReasonResourceDeleted,
+				fmt.Errorf("resource %q (id %q) was deleted outside the controller and is not created again", key, id))
 		}
 	}
 	out, err = c.adoptOrCreate(ctx, ownershipKey)

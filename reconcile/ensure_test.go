@@ -441,3 +441,27 @@ func TestEnsureDeletedWaitsForSlowDeletes(t *testing.T) {
 	_, tracked = tr.ResourceID("vpc")
 	assert.False(t, tracked)
 }
+
+func TestEnsureCreateOnce(t *testing.T) {
+	ctx := context.Background()
+	c, tr := newFakeCloud(), newFakeTracker()
+	spec := reconcile.Given(netSpec{CIDR: "10.0.0.0/16"})
+	created, err := reconcile.Ensure(ctx, tr, "server", c, spec, reconcile.CreateOnce())
+	require.NoError(t, err)
+	require.Equal(t, reconcile.ActionCreated, created.Action, "the first Ensure creates")
+
+	found, err := reconcile.Ensure(ctx, tr, "server", c, spec, reconcile.CreateOnce())
+	require.NoError(t, err)
+	assert.Equal(t, reconcile.ActionFound, found.Action)
+
+	delete(c.nets, created.ID) // deleted out of band
+	c.put("net-other", reconcile.OwnershipTags("owner1", "server")) // would be adopted without CreateOnce
+	c.calls = nil
+	_, err = reconcile.Ensure(ctx, tr, "server", c, spec, reconcile.CreateOnce())
+	require.Error(t, err)
+	assert.Equal(t, reconcile.ReasonResourceDeleted, reconcile.TerminalReason(err), "%v", err)
+	assert.Contains(t, err.Error(), created.ID, "the error names the resource that is gone")
+	assert.Equal(t, []string{"Get"}, c.calls, "neither adopted nor created again")
+	id, _ := tr.ResourceID("server")
+	assert.Equal(t, created.ID, id, "the gone ID stays recorded for the user to see")
+}

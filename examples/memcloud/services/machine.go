@@ -81,7 +81,7 @@ func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper[*v1beta2
 		}, nil
 	})
 	res, err := reconcile.Ensure(ctx, tracker, KeyInstance, n.res.Instances, desired,
-		clusterTags(mm.Namespace, s.Cluster().Name), n.poll())
+		clusterTags(mm.Namespace, s.Cluster().Name), n.poll(), reconcile.CreateOnce())
 	if err != nil {
 		return reconcile.Result{}, err
 	}

@@ -15,8 +15,8 @@ const (
 	// ReasonQuotaExceeded: the cloud refused a create because a quota is used up; raise it.
 	ReasonQuotaExceeded = "QuotaExceeded"
 	// ReasonResourceDeleted: a resource this object created was deleted outside the controller, and its
-	// idempotency token cannot create it again.
-	ReasonResourceDeleted = "ResourceDeletedOutOfBand"
+	// idempotency token cannot create it again (reconcile.CreateOnce reports an instance the same way).
+	ReasonResourceDeleted = reconcile.ReasonResourceDeleted
 	// ReasonTokenMismatch: the same idempotency token was used with other parameters.
 	ReasonTokenMismatch = "TokenMismatch"
 	// ReasonDependencyViolation: a delete waits for resources that still depend on the resource (the reason
