@@ -454,7 +454,7 @@ func TestEnsureCreateOnce(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, reconcile.ActionFound, found.Action)
 
-	delete(c.nets, created.ID) // deleted out of band
+	delete(c.nets, created.ID)                                      // deleted out of band
 	c.put("net-other", reconcile.OwnershipTags("owner1", "server")) // would be adopted without CreateOnce
 	c.calls = nil
 	_, err = reconcile.Ensure(ctx, tr, "server", c, spec, reconcile.CreateOnce())
