@@ -122,3 +122,17 @@ type BootstrapConfigInitialization struct {
 	// +optional
 	DataSecretCreated *bool `json:"dataSecretCreated,omitempty"`
 }
+
+// TemplateObjectMeta is the metadata an InfraClusterTemplate or InfraMachineTemplate gives the objects made
+// from it (spec.template.metadata): labels and annotations only. Embed it in a template's resource type as
+// a field `metadata` (omitempty, omitzero) of this type.
+// +kubebuilder:object:generate=true
+type TemplateObjectMeta struct {
+	// labels are added to the objects made from the template.
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+
+	// annotations are added to the objects made from the template.
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty"`
+}

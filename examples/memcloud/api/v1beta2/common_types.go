@@ -174,17 +174,6 @@ const (
 // Flavors lists the valid flavors, smallest first.
 var Flavors = []Flavor{FlavorSmall, FlavorMedium, FlavorLarge}
 
-// ObjectMeta is the metadata a template gives the objects made from it: labels and annotations only.
-type ObjectMeta struct {
-	// labels are added to the objects made from the template.
-	// +optional
-	Labels map[string]string `json:"labels,omitempty"`
-
-	// annotations are added to the objects made from the template.
-	// +optional
-	Annotations map[string]string `json:"annotations,omitempty"`
-}
-
 // ProviderIDPrefix starts every memcloud provider ID: "memcloud://" followed by the instance ID.
 const ProviderIDPrefix = "memcloud://"
 

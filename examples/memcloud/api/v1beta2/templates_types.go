@@ -2,6 +2,8 @@ package v1beta2
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/capkit/capkit/contract"
 )
 
 // MemClusterTemplateSpec is the desired state of a MemClusterTemplate.
@@ -15,7 +17,7 @@ type MemClusterTemplateSpec struct {
 type MemClusterTemplateResource struct {
 	// metadata holds the labels and annotations of the MemClusters made from the template.
 	// +optional
-	ObjectMeta ObjectMeta `json:"metadata,omitempty,omitzero"`
+	ObjectMeta contract.TemplateObjectMeta `json:"metadata,omitempty,omitzero"`
 
 	// spec is the spec of the MemClusters made from the template.
 	// +required
@@ -67,7 +69,7 @@ type MemMachineTemplateSpec struct {
 type MemMachineTemplateResource struct {
 	// metadata holds the labels and annotations of the MemMachines made from the template.
 	// +optional
-	ObjectMeta ObjectMeta `json:"metadata,omitempty,omitzero"`
+	ObjectMeta contract.TemplateObjectMeta `json:"metadata,omitempty,omitzero"`
 
 	// spec is the spec of the MemMachines made from the template; providerID must be empty.
 	// +required
