@@ -2,13 +2,9 @@ package services
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/scope"
 )
@@ -38,35 +34,17 @@ func (f NetworkLookupFunc) ClusterNetwork(ctx context.Context, namespace string,
 	return f(ctx, namespace, cluster)
 }
 
-// ErrNoMemCluster is returned by the lookup of MemClusterLookup when the Cluster does not reference a
-// MemCluster that exists.
-var ErrNoMemCluster = errors.New("no MemCluster")
+// ErrNoMemCluster is wrapped by the errors of MemClusterLookup's lookup when the Cluster does not reference a
+// MemCluster that exists: it is capkit's scope.ErrNoInfraCluster.
+var ErrNoMemCluster = scope.ErrNoInfraCluster
 
 // MemClusterLookup returns the NetworkLookup that reads the MemCluster named by the Cluster's
 // spec.infrastructureRef through r and returns the IDs in its status.resources.
 func MemClusterLookup(r client.Reader) NetworkLookup {
 	return NetworkLookupFunc(func(ctx context.Context, namespace string, cluster scope.ClusterInfo) (ClusterNetwork, error) {
-		if cluster.Object == nil {
-			return ClusterNetwork{}, fmt.Errorf("cannot find the network of Cluster %q: the Cluster was not read: %w", cluster.Name, ErrNoMemCluster)
-		}
-		v, err := contract.APIVersionOf(cluster.Object)
-		if err != nil {
-			return ClusterNetwork{}, fmt.Errorf("cannot read Cluster %q: %w", cluster.Name, err)
-		}
-		ref, err := contract.Cluster(v).InfrastructureRef().Get(cluster.Object)
-		if err != nil {
-			return ClusterNetwork{}, fmt.Errorf("cannot read spec.infrastructureRef of Cluster %q: %w", cluster.Name, err)
-		}
-		name, _ := ref["name"].(string)
-		if kind, _ := ref["kind"].(string); kind != "MemCluster" || name == "" {
-			return ClusterNetwork{}, fmt.Errorf("cannot find the network of Cluster %q: spec.infrastructureRef names %q %q: %w", cluster.Name, kind, name, ErrNoMemCluster)
-		}
 		mc := &v1beta2.MemCluster{}
-		if err := r.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, mc); err != nil {
-			if apierrors.IsNotFound(err) {
-				return ClusterNetwork{}, fmt.Errorf("cannot find MemCluster %q: %w", namespace+"/"+name, ErrNoMemCluster)
-			}
-			return ClusterNetwork{}, fmt.Errorf("cannot read MemCluster %q: %w", namespace+"/"+name, err)
+		if err := scope.GetInfraCluster(ctx, r, cluster, "MemCluster", mc); err != nil {
+			return ClusterNetwork{}, err
 		}
 		spec := clusterSpec(mc)
 		out := ClusterNetwork{SubnetIDs: map[v1beta2.SubnetRole]string{},

@@ -39,9 +39,7 @@ func TestMemClusterLookup(t *testing.T) {
 		{name: "found", cluster: cluster("MemCluster", "mc"), want: services.ClusterNetwork{
 			SubnetIDs:       map[v1beta2.SubnetRole]string{v1beta2.SubnetRoleControlPlane: "subnet-1", v1beta2.SubnetRoleWorker: "subnet-2"},
 			SecurityGroupID: "sg-1", LoadBalancerID: "lb-1"}},
-		{name: "other kind", cluster: cluster("FooCluster", "mc"), wantErr: `names "FooCluster" "mc": no MemCluster`},
-		{name: "absent", cluster: cluster("MemCluster", "gone"), wantErr: `cannot find MemCluster "ns/gone": no MemCluster`},
-		{name: "Cluster not read", wantErr: `the Cluster was not read: no MemCluster`},
+		{name: "absent", cluster: cluster("MemCluster", "gone"), wantErr: `cannot find MemCluster "ns/gone": no infrastructure cluster`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,19 +11,88 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/contract/lint"
 )
 
 // configDir is memcloud's config folder, relative to this package.
 const configDir = "../../config"
 
-func TestCommittedComponentsAreFresh(t *testing.T) {
-	want, err := Build(configDir)
+// committed returns the committed infrastructure-components.yaml.
+func committed(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(configDir, "infrastructure-components.yaml"))
 	require.NoError(t, err)
-	got, err := os.ReadFile(filepath.Join(configDir, "infrastructure-components.yaml"))
-	require.NoError(t, err)
-	assert.Equal(t, string(want), string(got), "infrastructure-components.yaml is stale: run make generate")
+	return string(data)
+}
+
+// copyGenerated copies the files controller-gen generates in memcloud's config folder to a temporary folder.
+func copyGenerated(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, pattern := range []string{"crd/bases/*.yaml", "rbac/role.yaml", "webhook/manifests.yaml"} {
+		names, err := filepath.Glob(filepath.Join(configDir, pattern))
+		require.NoError(t, err)
+		require.NotEmpty(t, names, pattern)
+		for _, n := range names {
+			rel, err := filepath.Rel(configDir, n)
+			require.NoError(t, err)
+			data, err := os.ReadFile(n)
+			require.NoError(t, err)
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, rel), data, 0o644))
+		}
+	}
+	return dir
+}
+
+func TestRunFlags(t *testing.T) {
+	tests := []struct {
+		name string
+		// args returns the command line and the file it should write ("" for none).
+		args    func(t *testing.T) ([]string, string)
+		wantErr error
+		// wantMsg is part of the error when wantErr is nil but an error is expected.
+		wantMsg string
+	}{
+		{name: "committed file is fresh", args: func(t *testing.T) ([]string, string) {
+			out := filepath.Join(t.TempDir(), "components.yaml")
+			return []string{"-config", configDir, "-o", out}, out
+		}},
+		{name: "output defaults to the config folder", args: func(t *testing.T) ([]string, string) {
+			dir := copyGenerated(t)
+			return []string{"-config", dir}, filepath.Join(dir, "infrastructure-components.yaml")
+		}},
+		{name: "help", args: func(*testing.T) ([]string, string) { return []string{"-h"}, "" }, wantErr: flag.ErrHelp},
+		{name: "unknown flag", args: func(*testing.T) ([]string, string) { return []string{"-x"}, "" }, wantErr: errUsage},
+		{name: "extra argument", args: func(*testing.T) ([]string, string) { return []string{"extra"}, "" }, wantErr: errUsage},
+		{name: "config folder without generated files", args: func(t *testing.T) ([]string, string) {
+			return []string{"-config", t.TempDir()}, ""
+		}, wantMsg: "run controller-gen first"},
+		{name: "unwritable output", args: func(t *testing.T) ([]string, string) {
+			return []string{"-config", configDir, "-o", filepath.Join(t.TempDir(), "missing", "out.yaml")}, ""
+		}, wantMsg: "cannot write"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args, out := tt.args(t)
+			var stderr bytes.Buffer
+			err := run(args, &stderr)
+			switch {
+			case tt.wantErr != nil:
+				require.ErrorIs(t, err, tt.wantErr)
+				assert.Contains(t, stderr.String(), "Usage of components")
+			case tt.wantMsg != "":
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantMsg)
+				assert.False(t, errors.Is(err, errUsage))
+			default:
+				require.NoError(t, err)
+				got, err := os.ReadFile(out)
+				require.NoError(t, err)
+				assert.Equal(t, committed(t), string(got), "infrastructure-components.yaml is stale: run make generate")
+			}
+		})
+	}
 }
 
 func TestReleaseFilesFollowContract(t *testing.T) {
@@ -43,74 +114,4 @@ func TestReleaseFilesFollowContract(t *testing.T) {
 		lines = append(lines, f.String())
 	}
 	assert.Empty(t, lines)
-}
-
-func TestComponentsContent(t *testing.T) {
-	data, err := Build(configDir)
-	require.NoError(t, err)
-	f, err := lint.ReadYAML(bytes.NewReader(data), "infrastructure-components.yaml")
-	require.NoError(t, err)
-
-	byKind := map[string][]string{}
-	for _, d := range f.Documents {
-		u := d.Object
-		assert.Equal(t, "infrastructure-memcloud", u.GetLabels()[contract.ProviderLabel], d.ObjectRef())
-		if !clusterScoped(u.Object) {
-			assert.Equal(t, "memcloud-system", u.GetNamespace(), d.ObjectRef())
-		}
-		byKind[u.GetKind()] = append(byKind[u.GetKind()], u.GetName())
-	}
-	assert.Equal(t, []string{"memcloud-system"}, byKind["Namespace"])
-	assert.Len(t, byKind["CustomResourceDefinition"], 4)
-	assert.Equal(t, []string{"memcloud-controller-manager"}, byKind["Deployment"])
-	assert.ElementsMatch(t, []string{"memcloud-manager-role", "memcloud-capi-aggregated-role"}, byKind["ClusterRole"])
-
-	for _, d := range f.Documents {
-		u := d.Object
-		switch u.GetKind() {
-		case "ClusterRole":
-			if u.GetName() == "memcloud-capi-aggregated-role" {
-				assert.Equal(t, "true", u.GetLabels()["cluster.x-k8s.io/aggregate-to-manager"],
-					"Cluster API needs access to memcloud's group through the aggregated manager role")
-			}
-		case "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration":
-			hooks := u.Object["webhooks"].([]any)
-			require.Len(t, hooks, 4, u.GetKind())
-			for _, h := range hooks {
-				svc, ok := nested(h, "clientConfig", "service")
-				require.True(t, ok)
-				assert.Equal(t, "memcloud-webhook-service", svc["name"])
-				assert.Equal(t, "memcloud-system", svc["namespace"])
-			}
-			assert.Equal(t, "memcloud-system/memcloud-serving-cert", u.GetAnnotations()["cert-manager.io/inject-ca-from"])
-		}
-	}
-}
-
-func TestBuildFailsWithoutGeneratedFiles(t *testing.T) {
-	dir := t.TempDir()
-	_, err := Build(dir)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "run controller-gen first")
-}
-
-func TestBuildRejectsUnexpectedRole(t *testing.T) {
-	dir := t.TempDir()
-	for _, sub := range []string{"crd/bases", "rbac", "webhook"} {
-		require.NoError(t, os.MkdirAll(filepath.Join(dir, sub), 0o755))
-	}
-	copyFile(t, filepath.Join(configDir, "crd/bases/infrastructure.memcloud.capkit.io_memclusters.yaml"), filepath.Join(dir, "crd/bases/c.yaml"))
-	copyFile(t, filepath.Join(configDir, "webhook/manifests.yaml"), filepath.Join(dir, "webhook/manifests.yaml"))
-	role := "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: other-role\n"
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "rbac/role.yaml"), []byte(role), 0o644))
-	_, err := Build(dir)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), `ClusterRole/other-role`)
-}
-
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	data, err := os.ReadFile(from)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(to, data, 0o644))
 }

@@ -1,0 +1,52 @@
+// Package components builds a provider's infrastructure-components.yaml, the file clusterctl init applies to
+// install an infrastructure provider, from what controller-gen generates, without kustomize.
+//
+// Build reads the folder Config.ConfigDir, which controller-gen fills:
+//
+//	crd/bases/*.yaml        the CRDs (controller-gen crd), all in one API group
+//	rbac/role.yaml          the single ClusterRole manager-role (controller-gen rbac:roleName=manager-role)
+//	webhook/manifests.yaml  the webhook configurations (controller-gen webhook)
+//
+// and writes, after a "DO NOT EDIT" header naming Config.Generator:
+//
+//   - the Namespace "<Name>-system" (Config.Namespace);
+//   - the CRDs;
+//   - the ClusterRole "<prefix>manager-role" (controller-gen's manager-role), the ServiceAccount
+//     "<prefix>manager" and its bindings, the leader-election Role, and the ClusterRole
+//     "<prefix>capi-aggregated-role" labelled cluster.x-k8s.io/aggregate-to-manager, which lets Cluster API's
+//     controllers read and write the provider's kinds;
+//   - the webhook Service "<prefix>webhook-service" and the Deployment "<prefix>controller-manager", whose
+//     container "manager" runs /manager from Config.Image with --leader-elect, --health-probe-bind-address=:9440,
+//     --webhook-port=9443, --webhook-cert-dir (controller-runtime's default folder) and Config.ManagerArgs;
+//   - a cert-manager Issuer and Certificate for the webhook server (clusterctl init installs cert-manager);
+//   - the webhook configurations, pointed at the Service, with cert-manager's CA injection annotation.
+//
+// The prefix is Config.Prefix, "<Name>-" by default. Every object gets the label cluster.x-k8s.io/provider:
+// infrastructure-<Name>, and every namespaced object is in the Namespace; clusterctl init moves them to its
+// target namespace and replaces the variables, such as the image in "${MEMCLOUD_IMAGE:=capkit/memcloud:dev}".
+// The output is deterministic, so a test can fail when the committed file is stale.
+//
+// # Wiring it into make generate
+//
+// A provider adds a small main package, such as hack/components, that fills a Config and writes the result:
+//
+//	data, err := components.Build(components.Config{
+//		Name:      "memcloud",
+//		Image:     "${MEMCLOUD_IMAGE:=capkit/memcloud:dev}",
+//		ConfigDir: "config",
+//		Generator: "go run ./hack/components",
+//	})
+//	if err != nil { … }
+//	err = os.WriteFile("config/infrastructure-components.yaml", data, 0o644)
+//
+// and runs it in the generate target of its Makefile, after controller-gen:
+//
+//	generate:
+//		controller-gen crd webhook rbac:roleName=manager-role paths=./... \
+//		  output:crd:artifacts:config=config/crd/bases \
+//		  output:webhook:artifacts:config=config/webhook \
+//		  output:rbac:artifacts:config=config/rbac
+//		go run ./hack/components
+//
+// The file then passes the components checks of github.com/capkit/capkit/contract/lint (CheckFiles).
+package components
