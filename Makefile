@@ -75,12 +75,18 @@ lint: $(GOLANGCI_LINT) ## Run go vet and golangci-lint.
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) $(MOCKGEN) ## Regenerate deepcopy, CRDs, webhooks, RBAC, mocks and clusterctl components.
-	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./contract/... paths=./examples/memcloud/api/...
+	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./contract/... paths=./examples/memcloud/api/... \
+	  paths=./examples/podcloud/api/...
 	$(CONTROLLER_GEN) crd webhook rbac:roleName=manager-role paths=./examples/memcloud \
 	  paths=./examples/memcloud/api/... paths=./examples/memcloud/webhooks/... \
 	  output:crd:artifacts:config=examples/memcloud/config/crd/bases \
 	  output:webhook:artifacts:config=examples/memcloud/config/webhook \
 	  output:rbac:artifacts:config=examples/memcloud/config/rbac
+	$(CONTROLLER_GEN) crd webhook rbac:roleName=manager-role paths=./examples/podcloud \
+	  paths=./examples/podcloud/api/... paths=./examples/podcloud/webhooks/... \
+	  output:crd:artifacts:config=examples/podcloud/config/crd/bases \
+	  output:webhook:artifacts:config=examples/podcloud/config/webhook \
+	  output:rbac:artifacts:config=examples/podcloud/config/rbac
 	MOCKGEN=$(MOCKGEN) go generate ./mocks/...
 	go run ./examples/memcloud/hack/components
 

@@ -62,7 +62,9 @@ var (
 	_ reconcile.Updater[string, client.Object]  = updatable[string, client.Object]{}
 )
 
-// New returns the Resource of kind on c: a reconcile.Updater too when kind.Mutate is set.
+// New returns the Resource of kind on c: a reconcile.Updater too when kind.Mutate is set. c must read from the
+// API server (client.New, a manager's GetAPIReader), not from an informer cache: a cache that has not seen an
+// object just created yet makes it look deleted, and with reconcile.CreateOnce that is a terminal error.
 func New[S any, O client.Object](c client.Client, kind Kind[S, O]) (reconcile.Resource[S, O], error) {
 	switch {
 	case c == nil:

@@ -1,0 +1,255 @@
+package services
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
+	"github.com/capkit/capkit/examples/podcloud/webhooks"
+	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/kubeobjects"
+	"github.com/capkit/capkit/scope"
+)
+
+// ClusterScope is the scope the cluster services work on.
+type ClusterScope = scope.ClusterScoper[*v1beta2.PodCluster]
+
+var errNilClient = errors.New("client of the target cluster must not be nil")
+
+// ServiceAccount is the step that keeps the ServiceAccount the cluster's Pods run as. It mounts no API token:
+// a node Pod has no business with the target cluster's API.
+type ServiceAccount struct {
+	target client.Client
+	cfg    config
+}
+
+// NewServiceAccount returns the ServiceAccount step on the target cluster.
+func NewServiceAccount(target client.Client, opts ...Option) (*ServiceAccount, error) {
+	if target == nil {
+		return nil, fmt.Errorf("cannot create the service account step: %w", errNilClient)
+	}
+	return &ServiceAccount{target: target, cfg: newConfig(opts)}, nil
+}
+
+// serviceAccounts are the ServiceAccounts of namespace ns; the spec is the name.
+func serviceAccounts(c client.Client, ns string) (reconcile.Resource[string, *corev1.ServiceAccount], error) {
+	return kubeobjects.New(c, kubeobjects.Kind[string, *corev1.ServiceAccount]{
+		New:       func() *corev1.ServiceAccount { return &corev1.ServiceAccount{} },
+		NewList:   func() client.ObjectList { return &corev1.ServiceAccountList{} },
+		Namespace: ns,
+		Build: func(name string) (*corev1.ServiceAccount, error) {
+			return &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+				AutomountServiceAccountToken: ptr.To(false)}, nil
+		},
+	})
+}
+
+// Reconcile ensures the ServiceAccount exists.
+func (a *ServiceAccount) Reconcile(ctx context.Context, s ClusterScope) (reconcile.Result, error) {
+	pc := s.InfraCluster()
+	r, err := serviceAccounts(a.target, pc.TargetNamespace())
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	res, err := reconcile.Ensure(ctx, s, KeyServiceAccount, r, reconcile.Given(ServiceAccountName(s.Cluster().Name)),
+		clusterTags(s.Cluster().Name), a.cfg.pollOption())
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	return res.Result, nil
+}
+
+// Delete deletes the ServiceAccount.
+func (a *ServiceAccount) Delete(ctx context.Context, s ClusterScope) (reconcile.Result, error) {
+	r, err := serviceAccounts(a.target, s.InfraCluster().TargetNamespace())
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	return reconcile.EnsureDeleted(ctx, s, KeyServiceAccount, r, a.cfg.pollOption())
+}
+
+// Endpoint is the step that keeps the Service in front of the control plane Pods and sets the PodCluster's
+// spec.controlPlaneEndpoint to its address. The Service's selector and ports are put back when changed
+// behind podcloud's back; its type and port cannot change (the webhook refuses it).
+type Endpoint struct {
+	target client.Client
+	cfg    config
+}
+
+// NewEndpoint returns the Endpoint step on the target cluster.
+func NewEndpoint(target client.Client, opts ...Option) (*Endpoint, error) {
+	if target == nil {
+		return nil, fmt.Errorf("cannot create the endpoint step: %w", errNilClient)
+	}
+	return &Endpoint{target: target, cfg: newConfig(opts)}, nil
+}
+
+// ServiceSpec is what the Endpoint step wants of the control plane Service.
+type ServiceSpec struct {
+	Namespace, Name, Cluster string
+	Type                     v1beta2.ServiceType
+	Port                     int32
+}
+
+func (s ServiceSpec) selector() map[string]string {
+	return map[string]string{LabelCluster: s.Cluster, LabelRole: RoleControlPlane}
+}
+
+func (s ServiceSpec) ports() []corev1.ServicePort {
+	return []corev1.ServicePort{{Name: "apiserver", Protocol: corev1.ProtocolTCP, Port: s.Port, TargetPort: intstr.FromInt32(s.Port)}}
+}
+
+// controlPlaneServices are the control plane Services of namespace ns.
+func controlPlaneServices(c client.Client, ns string) (reconcile.Resource[ServiceSpec, *corev1.Service], error) {
+	return kubeobjects.New(c, kubeobjects.Kind[ServiceSpec, *corev1.Service]{
+		New:       func() *corev1.Service { return &corev1.Service{} },
+		NewList:   func() client.ObjectList { return &corev1.ServiceList{} },
+		Namespace: ns,
+		Build: func(s ServiceSpec) (*corev1.Service, error) {
+			return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: s.Name},
+				Spec: corev1.ServiceSpec{Type: corev1.ServiceType(s.Type), Selector: s.selector(), Ports: s.ports()}}, nil
+		},
+		Mutate: func(s ServiceSpec, svc *corev1.Service) (changed []string, replace bool) {
+			if string(svc.Spec.Type) != string(s.Type) {
+				return []string{"spec.type"}, true
+			}
+			if !maps.Equal(svc.Spec.Selector, s.selector()) {
+				svc.Spec.Selector = s.selector()
+				changed = append(changed, "spec.selector")
+			}
+			if want := s.ports(); len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Port != s.Port ||
+				svc.Spec.Ports[0].TargetPort != want[0].TargetPort || svc.Spec.Ports[0].Protocol != corev1.ProtocolTCP {
+				want[0].NodePort = nodePort(svc)
+				svc.Spec.Ports = want
+				changed = append(changed, "spec.ports")
+			}
+			return changed, false
+		},
+		Pending: func(svc *corev1.Service) (string, string, bool) {
+			if svc.Spec.Type == corev1.ServiceTypeLoadBalancer && serviceHost(svc) == "" {
+				return ReasonLoadBalancerPending, "load balancer of Service " + svc.Name + " has no address yet", true
+			}
+			return "", "", false
+		},
+	})
+}
+
+// nodePort keeps the node port the API server allocated, so that putting the ports back does not move it.
+func nodePort(svc *corev1.Service) int32 {
+	if len(svc.Spec.Ports) == 0 {
+		return 0
+	}
+	return svc.Spec.Ports[0].NodePort
+}
+
+
+// serviceHost is the address the API servers are reached at: the load balancer's for a LoadBalancer, the
+// cluster IP otherwise.
+func serviceHost(svc *corev1.Service) string {
+	if svc.Spec.Type == corev1.ServiceTypeLoadBalancer {
+		for _, in := range svc.Status.LoadBalancer.Ingress {
+			if in.IP != "" {
+				return in.IP
+			}
+			if in.Hostname != "" {
+				return in.Hostname
+			}
+		}
+		return ""
+	}
+	if svc.Spec.ClusterIP == corev1.ClusterIPNone {
+		return ""
+	}
+	return svc.Spec.ClusterIP
+}
+
+// Reconcile ensures the Service exists and is up to date, sets spec.controlPlaneEndpoint (unless the user
+// set it) and marks the PodCluster provisioned.
+func (e *Endpoint) Reconcile(ctx context.Context, s ClusterScope) (reconcile.Result, error) {
+	pc := s.InfraCluster()
+	spec := pc.Spec.DeepCopy()
+	webhooks.DefaultPodClusterSpec(spec)
+	want := ServiceSpec{Namespace: pc.TargetNamespace(), Name: ServiceName(s.Cluster().Name), Cluster: s.Cluster().Name,
+		Type: spec.ControlPlaneService.Type, Port: spec.ControlPlaneService.Port}
+	r, err := controlPlaneServices(e.target, want.Namespace)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	res, err := reconcile.Ensure(ctx, s, KeyEndpoint, r, reconcile.Given(want), clusterTags(s.Cluster().Name), e.cfg.pollOption())
+	if err != nil || !res.Result.Done {
+		return res.Result, err
+	}
+	host := serviceHost(res.Observed)
+	if host == "" {
+		return reconcile.Result{}, reconcile.Terminal(reconcile.ReasonInvalidParameters,
+			fmt.Errorf("service %q has no address (cluster IP %q)", res.Observed.Name, res.Observed.Spec.ClusterIP))
+	}
+	if pc.Spec.ControlPlaneEndpoint.IsZero() {
+		pc.SetControlPlaneEndpoint(contract.APIEndpoint{Host: host, Port: want.Port})
+	}
+	pc.Status.ObservedGeneration = pc.Generation
+	pc.SetProvisioned(true)
+	return reconcile.Result{Done: true}, nil
+}
+
+// Delete deletes the Service.
+func (e *Endpoint) Delete(ctx context.Context, s ClusterScope) (reconcile.Result, error) {
+	r, err := controlPlaneServices(e.target, s.InfraCluster().TargetNamespace())
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	return reconcile.EnsureDeleted(ctx, s, KeyEndpoint, r, e.cfg.pollOption())
+}
+
+// FailureDomains is the step that reports the zones of the target cluster's nodes (label
+// topology.kubernetes.io/zone) as the PodCluster's status.failureDomains, every one suitable for control
+// plane machines. A target cluster without zones has no failure domains, and Cluster API places machines
+// anywhere.
+type FailureDomains struct {
+	nodes client.Reader
+}
+
+// NewFailureDomains returns the FailureDomains step, which lists the nodes through nodes (in a manager, its
+// cached client of the target cluster, so that a steady-state reconcile sends no request).
+func NewFailureDomains(nodes client.Reader) (*FailureDomains, error) {
+	if nodes == nil {
+		return nil, fmt.Errorf("cannot create the failure domains step: %w", errNilClient)
+	}
+	return &FailureDomains{nodes: nodes}, nil
+}
+
+// Reconcile lists the nodes and sets status.failureDomains to their zones, sorted.
+func (f *FailureDomains) Reconcile(ctx context.Context, s ClusterScope) (reconcile.Result, error) {
+	list := &corev1.NodeList{}
+	if err := f.nodes.List(ctx, list); err != nil {
+		return reconcile.Result{}, fmt.Errorf("cannot list the nodes of the target cluster: %w", err)
+	}
+	var zones []string
+	for _, n := range list.Items {
+		if z := n.Labels[corev1.LabelTopologyZone]; z != "" && !slices.Contains(zones, z) {
+			zones = append(zones, z)
+		}
+	}
+	slices.Sort(zones)
+	var fds []contract.FailureDomain // nil, not empty, without zones: nothing to patch
+	for _, z := range zones {
+		fds = append(fds, contract.FailureDomain{Name: z, ControlPlane: ptr.To(true)})
+	}
+	s.InfraCluster().SetFailureDomains(fds)
+	return reconcile.Result{Done: true}, nil
+}
+
+// Delete has nothing to delete.
+func (f *FailureDomains) Delete(context.Context, ClusterScope) (reconcile.Result, error) {
+	return reconcile.Result{Done: true}, nil
+}

@@ -1,0 +1,98 @@
+package webhooks
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
+)
+
+// Parts of imageReference, after the grammar of github.com/distribution/reference.
+const (
+	// hostLabel is one dot-separated label of a registry host name.
+	hostLabel = `[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?`
+	// registry is a host name with a dot, "localhost", or a host with a port; a first path component like
+	// "kindest" in "kindest/node" is a repository, not a registry.
+	registry = `(?:(?:` + hostLabel + `(?:\.` + hostLabel + `)+|localhost)(?::[0-9]{1,5})?|` + hostLabel + `:[0-9]{1,5})`
+	// pathComponent is a lower-case name whose parts are separated by '.', '_', "__" or dashes.
+	pathComponent = `[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*`
+	// tag is the optional tag after ':'.
+	tag = `[a-zA-Z0-9_][a-zA-Z0-9._-]{0,127}`
+	// digest is the optional digest after '@'.
+	digest = `sha256:[a-f0-9]{64}`
+)
+
+// imageReference matches a container image reference: [registry[:port]/]path[:tag][@sha256:digest].
+var imageReference = regexp.MustCompile(`^(?:` + registry + `/)?` + pathComponent + `(?:/` + pathComponent + `)*` +
+	`(?::` + tag + `)?(?:@` + digest + `)?$`)
+
+// ValidatePodMachineSpec checks spec, found at path (spec, or spec.template.spec of a PodMachineTemplate):
+// image, when set, must be a container image reference, and providerID, when set, a podcloud provider ID
+// (see v1beta2.PodIDFromProviderID). Every error names the field and its value.
+func ValidatePodMachineSpec(path *field.Path, spec v1beta2.PodMachineSpec) field.ErrorList {
+	var errs field.ErrorList
+	if spec.Image != "" && !imageReference.MatchString(spec.Image) {
+		errs = append(errs, field.Invalid(path.Child("image"), spec.Image,
+			`must be a container image reference such as "kindest/node:v1.36.3" or "registry.example.com:5000/node@sha256:<64 hex digits>"`))
+	}
+	if spec.ProviderID != "" {
+		if _, err := v1beta2.PodIDFromProviderID(spec.ProviderID); err != nil {
+			errs = append(errs, field.Invalid(path.Child("providerID"), spec.ProviderID,
+				`must be "`+v1beta2.ProviderIDPrefix+`" followed by the Pod's namespace, name and UID, separated by '/'`))
+		}
+	}
+	return errs
+}
+
+// ValidatePodMachineSpecUpdate checks that an update of a PodMachine's spec, found at path, changes nothing
+// but providerID, and that only from empty to a value. Every error names the field, the new value and the
+// old one.
+func ValidatePodMachineSpecUpdate(path *field.Path, oldSpec, newSpec v1beta2.PodMachineSpec) field.ErrorList {
+	var errs field.ErrorList
+	if oldSpec.ProviderID != "" && oldSpec.ProviderID != newSpec.ProviderID {
+		errs = append(errs, field.Invalid(path.Child("providerID"), newSpec.ProviderID, fmt.Sprintf("%s once set (was %q)", immutable, oldSpec.ProviderID)))
+	}
+	if oldSpec.FailureDomain != newSpec.FailureDomain {
+		errs = append(errs, changed(path.Child("failureDomain"), oldSpec.FailureDomain, newSpec.FailureDomain))
+	}
+	if oldSpec.Image != newSpec.Image {
+		errs = append(errs, changed(path.Child("image"), oldSpec.Image, newSpec.Image))
+	}
+	// A field added to the spec later is immutable too, until it gets its own check above.
+	oldSpec.ProviderID, newSpec.ProviderID = "", ""
+	if len(errs) == 0 && !equality.Semantic.DeepEqual(oldSpec, newSpec) {
+		errs = append(errs, field.Forbidden(path, immutable+", except providerID, which may be set once"))
+	}
+	return errs
+}
+
+// PodMachine is the validating admission webhook of PodMachine.
+type PodMachine struct{}
+
+var _ admission.Validator[*v1beta2.PodMachine] = PodMachine{}
+
+// ValidateCreate checks a new PodMachine; see ValidatePodMachineSpec.
+func (PodMachine) ValidateCreate(_ context.Context, m *v1beta2.PodMachine) (admission.Warnings, error) {
+	return nil, invalid("PodMachine", m.Name, ValidatePodMachineSpec(field.NewPath("spec"), m.Spec))
+}
+
+// ValidateUpdate checks a changed PodMachine: the new spec must keep the immutable fields (see
+// ValidatePodMachineSpecUpdate) and, unless the PodMachine is being deleted, be valid.
+func (PodMachine) ValidateUpdate(_ context.Context, oldM, newM *v1beta2.PodMachine) (admission.Warnings, error) {
+	path := field.NewPath("spec")
+	errs := ValidatePodMachineSpecUpdate(path, oldM.Spec, newM.Spec)
+	if newM.DeletionTimestamp.IsZero() {
+		errs = append(errs, ValidatePodMachineSpec(path, newM.Spec)...)
+	}
+	return nil, invalid("PodMachine", newM.Name, errs)
+}
+
+// ValidateDelete accepts every delete.
+func (PodMachine) ValidateDelete(context.Context, *v1beta2.PodMachine) (admission.Warnings, error) {
+	return nil, nil
+}

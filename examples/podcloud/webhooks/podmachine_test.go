@@ -1,0 +1,153 @@
+package webhooks_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
+	"github.com/capkit/capkit/examples/podcloud/webhooks"
+)
+
+// digest is a valid sha256 digest of an image.
+var digest = "sha256:" + strings.Repeat("0123456789abcdef", 4)
+
+func TestValidatePodMachineSpecImage(t *testing.T) {
+	for _, image := range []string{
+		"",
+		"kindest/node",
+		"kindest/node:v1.36.3",
+		"kindest/node@" + digest,
+		"kindest/node:v1.36.3@" + digest,
+		"busybox",
+		"docker.io/kindest/node:v1.36.3",
+		"registry.example.com:5000/team/node-image_v2:latest",
+		"localhost/node:dev",
+		"localhost:5000/node",
+		"registry:5000/node",
+		"my-registry.local/a.b/c__d/e--f:Tag_1.0-rc.1",
+	} {
+		t.Run("valid "+image, func(t *testing.T) {
+			assert.Empty(t, webhooks.ValidatePodMachineSpec(field.NewPath("spec"), v1beta2.PodMachineSpec{Image: image}))
+		})
+	}
+	for _, image := range []string{
+		"Kindest/node",          // upper case in a repository
+		"kindest/Node:v1",       // upper case in a repository
+		"kindest/node:",         // empty tag
+		"kindest/node:-v1",      // a tag cannot start with '-'
+		"kindest/node@sha256:0", // short digest
+		"kindest/node@sha512:" + strings.Repeat("0", 128),
+		"kindest/node@" + strings.ToUpper(digest),
+		"kindest//node",
+		"/kindest/node",
+		"kindest/node/",
+		"-kindest/node",
+		"kindest/node_",
+		"kindest/node:" + strings.Repeat("t", 129),
+		"registry.example.com:port/node",
+		"https://registry.example.com/node",
+		"kindest/node v1",
+		" kindest/node",
+		"kindest/node\n",
+	} {
+		t.Run("invalid "+image, func(t *testing.T) {
+			errs := webhooks.ValidatePodMachineSpec(field.NewPath("spec"), v1beta2.PodMachineSpec{Image: image})
+			require.Len(t, errs, 1)
+			assert.Equal(t, field.ErrorTypeInvalid, errs[0].Type)
+			assert.Equal(t, "spec.image", errs[0].Field)
+			assert.Contains(t, errs[0].Error(), `spec.image: Invalid value: "`)
+			assert.Equal(t, image, errs[0].BadValue)
+			assert.Contains(t, errs[0].Error(), "must be a container image reference")
+		})
+	}
+}
+
+func TestValidatePodMachineSpecProviderID(t *testing.T) {
+	for _, tc := range []struct {
+		providerID string
+		want       []string
+	}{
+		{"", nil},
+		{"podcloud://ns/pod/0b7d5d6c-5ab2-4f2b-9c1e-7d0c1f0e2a3b", nil},
+		{"aws:///us-east-1a/i-1", []string{`spec.providerID: Invalid value: "aws:///us-east-1a/i-1": must be "podcloud://" followed by the Pod's namespace, name and UID, separated by '/'`}},
+		{"podcloud://ns/pod", []string{`spec.providerID: Invalid value: "podcloud://ns/pod": must be "podcloud://" followed by the Pod's namespace, name and UID, separated by '/'`}},
+		{"podcloud://ns//uid", []string{`spec.providerID: Invalid value: "podcloud://ns//uid": must be "podcloud://" followed by the Pod's namespace, name and UID, separated by '/'`}},
+	} {
+		t.Run(tc.providerID, func(t *testing.T) {
+			spec := v1beta2.PodMachineSpec{ProviderID: tc.providerID}
+			assert.Equal(t, tc.want, errorStrings(webhooks.ValidatePodMachineSpec(field.NewPath("spec"), spec)))
+		})
+	}
+}
+
+func TestValidatePodMachineSpecUpdate(t *testing.T) {
+	base := v1beta2.PodMachineSpec{Image: "kindest/node:v1.36.3", FailureDomain: "zone-a"}
+	with := func(f func(*v1beta2.PodMachineSpec)) v1beta2.PodMachineSpec {
+		s := base
+		f(&s)
+		return s
+	}
+	withID := with(func(s *v1beta2.PodMachineSpec) { s.ProviderID = "podcloud://ns/m-0/uid-1" })
+	for _, tc := range []struct {
+		name     string
+		old, new v1beta2.PodMachineSpec
+		want     []string
+	}{
+		{"no change", base, base, nil},
+		{"provider ID set once", base, withID, nil},
+		{"provider ID kept", withID, withID, nil},
+		{"provider ID changed", withID, with(func(s *v1beta2.PodMachineSpec) { s.ProviderID = "podcloud://ns/m-0/uid-2" }),
+			[]string{`spec.providerID: Invalid value: "podcloud://ns/m-0/uid-2": field is immutable once set (was "podcloud://ns/m-0/uid-1")`}},
+		{"provider ID removed", withID, base,
+			[]string{`spec.providerID: Invalid value: "": field is immutable once set (was "podcloud://ns/m-0/uid-1")`}},
+		{"image", base, with(func(s *v1beta2.PodMachineSpec) { s.Image = "kindest/node:v1.35.0" }),
+			[]string{`spec.image: Invalid value: "kindest/node:v1.35.0": field is immutable (was "kindest/node:v1.36.3")`}},
+		{"image set", v1beta2.PodMachineSpec{}, v1beta2.PodMachineSpec{Image: "kindest/node:v1.36.3"},
+			[]string{`spec.image: Invalid value: "kindest/node:v1.36.3": field is immutable (was "")`}},
+		{"failure domain", base, with(func(s *v1beta2.PodMachineSpec) { s.FailureDomain = "zone-b" }),
+			[]string{`spec.failureDomain: Invalid value: "zone-b": field is immutable (was "zone-a")`}},
+		{"image and failure domain", base, v1beta2.PodMachineSpec{ProviderID: withID.ProviderID}, []string{
+			`spec.failureDomain: Invalid value: "": field is immutable (was "zone-a")`,
+			`spec.image: Invalid value: "": field is immutable (was "kindest/node:v1.36.3")`,
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, errorStrings(webhooks.ValidatePodMachineSpecUpdate(field.NewPath("spec"), tc.old, tc.new)))
+		})
+	}
+}
+
+func TestPodMachineWebhook(t *testing.T) {
+	ctx := context.Background()
+	wh := webhooks.PodMachine{}
+	m := &v1beta2.PodMachine{ObjectMeta: metav1.ObjectMeta{Name: "m-0"}, Spec: v1beta2.PodMachineSpec{Image: "kindest/node:v1.36.3"}}
+	_, err := wh.ValidateCreate(ctx, m)
+	require.NoError(t, err)
+
+	bad := m.DeepCopy()
+	bad.Spec.Image = "kindest/Node"
+	_, err = wh.ValidateCreate(ctx, bad)
+	require.True(t, apierrors.IsInvalid(err), "want Invalid, got %v", err)
+	assert.Contains(t, err.Error(), `PodMachine.infrastructure.podcloud.capkit.io "m-0" is invalid: spec.image: Invalid value: "kindest/Node"`)
+
+	provisioned := m.DeepCopy()
+	provisioned.Spec.ProviderID = "podcloud://ns/m-0/uid-1"
+	_, err = wh.ValidateUpdate(ctx, m, provisioned)
+	require.NoError(t, err)
+
+	garbled := m.DeepCopy()
+	garbled.Spec.ProviderID = "podcloud://m-0"
+	_, err = wh.ValidateUpdate(ctx, m, garbled)
+	require.True(t, apierrors.IsInvalid(err), "want Invalid, got %v", err)
+	assert.Contains(t, err.Error(), `spec.providerID: Invalid value: "podcloud://m-0"`)
+
+	_, err = wh.ValidateDelete(ctx, m)
+	require.NoError(t, err)
+}

@@ -1,0 +1,39 @@
+package webhooks
+
+import (
+	"fmt"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
+)
+
+// The markers below generate config/webhook/manifests.yaml. Their paths are the ones controller-runtime's
+// webhook builder derives from the group, version and kind.
+//
+// +kubebuilder:webhookconfiguration:mutating=true,name=podcloud-mutating-webhook-configuration
+// +kubebuilder:webhookconfiguration:mutating=false,name=podcloud-validating-webhook-configuration
+//
+// +kubebuilder:webhook:path=/mutate-infrastructure-podcloud-capkit-io-v1beta2-podcluster,mutating=true,failurePolicy=fail,sideEffects=None,groups=infrastructure.podcloud.capkit.io,resources=podclusters,verbs=create;update,versions=v1beta2,name=default.podcluster.infrastructure.podcloud.capkit.io,admissionReviewVersions=v1
+// +kubebuilder:webhook:path=/validate-infrastructure-podcloud-capkit-io-v1beta2-podcluster,mutating=false,failurePolicy=fail,sideEffects=None,groups=infrastructure.podcloud.capkit.io,resources=podclusters,verbs=create;update,versions=v1beta2,name=validation.podcluster.infrastructure.podcloud.capkit.io,admissionReviewVersions=v1
+// +kubebuilder:webhook:path=/validate-infrastructure-podcloud-capkit-io-v1beta2-podmachine,mutating=false,failurePolicy=fail,sideEffects=None,groups=infrastructure.podcloud.capkit.io,resources=podmachines,verbs=create;update,versions=v1beta2,name=validation.podmachine.infrastructure.podcloud.capkit.io,admissionReviewVersions=v1
+// +kubebuilder:webhook:path=/validate-infrastructure-podcloud-capkit-io-v1beta2-podmachinetemplate,mutating=false,failurePolicy=fail,sideEffects=None,groups=infrastructure.podcloud.capkit.io,resources=podmachinetemplates,verbs=create;update,versions=v1beta2,name=validation.podmachinetemplate.infrastructure.podcloud.capkit.io,admissionReviewVersions=v1
+
+// SetupWithManager registers the defaulting webhook of PodCluster and the validating webhooks of PodCluster,
+// PodMachine and PodMachineTemplate with the manager's webhook server. The manager's scheme must hold the
+// v1beta2 types (v1beta2.AddToScheme).
+func SetupWithManager(mgr ctrl.Manager) error {
+	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta2.PodCluster{}).
+		WithDefaulter(PodCluster{}).WithValidator(PodCluster{}).Complete(); err != nil {
+		return fmt.Errorf("cannot set up the PodCluster webhooks: %w", err)
+	}
+	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta2.PodMachine{}).
+		WithValidator(PodMachine{}).Complete(); err != nil {
+		return fmt.Errorf("cannot set up the PodMachine webhook: %w", err)
+	}
+	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta2.PodMachineTemplate{}).
+		WithValidator(PodMachineTemplate{}).Complete(); err != nil {
+		return fmt.Errorf("cannot set up the PodMachineTemplate webhook: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,107 @@
+package webhooks_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	admissionv1 "k8s.io/api/admission/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
+	"github.com/capkit/capkit/examples/podcloud/webhooks"
+)
+
+func TestValidatePodMachineTemplateSpec(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		spec v1beta2.PodMachineSpec
+		want []string
+	}{
+		{"empty", v1beta2.PodMachineSpec{}, nil},
+		{"image and failure domain", v1beta2.PodMachineSpec{Image: "kindest/node:v1.36.3", FailureDomain: "zone-a"}, nil},
+		{"provider ID", v1beta2.PodMachineSpec{ProviderID: "podcloud://ns/m-0/uid"},
+			[]string{`spec.template.spec.providerID: Invalid value: "podcloud://ns/m-0/uid": must be empty in a template: every PodMachine made from it gets its own Pod`}},
+		{"unparsable provider ID is reported once", v1beta2.PodMachineSpec{ProviderID: "x"},
+			[]string{`spec.template.spec.providerID: Invalid value: "x": must be empty in a template: every PodMachine made from it gets its own Pod`}},
+		{"bad image", v1beta2.PodMachineSpec{Image: "kindest/node:"},
+			[]string{`spec.template.spec.image: Invalid value: "kindest/node:": must be a container image reference such as "kindest/node:v1.36.3" or "registry.example.com:5000/node@sha256:<64 hex digits>"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := webhooks.ValidatePodMachineTemplateSpec(field.NewPath("spec", "template", "spec"), tc.spec)
+			assert.Equal(t, tc.want, errorStrings(got))
+		})
+	}
+}
+
+// requestContext returns a context holding an update admission request, a dry-run or not.
+func requestContext(dryRun bool) context.Context {
+	return admission.NewContextWithRequest(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		Operation: admissionv1.Update, DryRun: ptr.To(dryRun),
+	}})
+}
+
+func TestPodMachineTemplateWebhook(t *testing.T) {
+	wh := webhooks.PodMachineTemplate{}
+	tmpl := &v1beta2.PodMachineTemplate{ObjectMeta: metav1.ObjectMeta{Name: "workers"}}
+	tmpl.Spec.Template.Spec.Image = "kindest/node:v1.36.3"
+	_, err := wh.ValidateCreate(context.Background(), tmpl)
+	require.NoError(t, err)
+
+	withID := tmpl.DeepCopy()
+	withID.Spec.Template.Spec.ProviderID = "podcloud://ns/m-0/uid"
+	_, err = wh.ValidateCreate(context.Background(), withID)
+	require.True(t, apierrors.IsInvalid(err), "want Invalid, got %v", err)
+	assert.Contains(t, err.Error(), `spec.template.spec.providerID: Invalid value: "podcloud://ns/m-0/uid": must be empty in a template`)
+
+	newer := tmpl.DeepCopy()
+	newer.Spec.Template.Spec.Image = "kindest/node:v1.37.0"
+	annotated := newer.DeepCopy()
+	annotated.Annotations = map[string]string{webhooks.TopologyDryRunAnnotation: ""}
+	relabelled := tmpl.DeepCopy()
+	relabelled.Spec.Template.ObjectMeta.Labels = map[string]string{"team": "a"}
+	annotatedRelabelled := relabelled.DeepCopy()
+	annotatedRelabelled.Annotations = annotated.Annotations
+	badAnnotated := annotated.DeepCopy()
+	badAnnotated.Spec.Template.Spec.Image = "kindest/Node"
+	onlyObjectMeta := tmpl.DeepCopy()
+	onlyObjectMeta.Labels = map[string]string{"team": "a"}
+
+	const specImmutable = `PodMachineTemplate.infrastructure.podcloud.capkit.io "workers" is invalid: ` +
+		`spec.template.spec: Forbidden: field is immutable: create a new template and point its users at it`
+	for _, tc := range []struct {
+		name    string
+		ctx     context.Context
+		newT    *v1beta2.PodMachineTemplate
+		wantErr string
+	}{
+		{"no change", context.Background(), tmpl, ""},
+		{"object metadata may change", context.Background(), onlyObjectMeta, ""},
+		{"spec change", context.Background(), newer, specImmutable},
+		{"template metadata change", context.Background(), relabelled, "spec.template.metadata: Forbidden: field is immutable"},
+		{"dry-run without the annotation", requestContext(true), newer, specImmutable},
+		{"annotated, not a dry-run", requestContext(false), annotated, specImmutable},
+		{"annotated, no request", context.Background(), annotated, specImmutable},
+		{"topology dry-run", requestContext(true), annotated, ""},
+		{"topology dry-run of template metadata", requestContext(true), annotatedRelabelled, ""},
+		{"topology dry-run still validates", requestContext(true), badAnnotated, `spec.template.spec.image: Invalid value: "kindest/Node"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := wh.ValidateUpdate(tc.ctx, tmpl, tc.newT)
+			if tc.wantErr == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.True(t, apierrors.IsInvalid(err), "want Invalid, got %v", err)
+			assert.Contains(t, err.Error(), tc.wantErr)
+		})
+	}
+
+	_, err = wh.ValidateDelete(context.Background(), tmpl)
+	require.NoError(t, err)
+}
