@@ -89,6 +89,7 @@ generate: $(CONTROLLER_GEN) $(MOCKGEN) ## Regenerate deepcopy, CRDs, webhooks, R
 	  output:rbac:artifacts:config=examples/podcloud/config/rbac
 	MOCKGEN=$(MOCKGEN) go generate ./mocks/...
 	go run ./examples/memcloud/hack/components
+	go run ./examples/podcloud/hack/components
 
 .PHONY: verify
 verify: generate ## Fail when generated files are stale.

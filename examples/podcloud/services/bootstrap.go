@@ -74,7 +74,7 @@ func (b *Bootstrap) Reconcile(ctx context.Context, s MachineScope) (reconcile.Re
 		if err != nil {
 			return SecretSpec{}, err
 		}
-		script, err := RenderScript(data, format)
+		script, err := RenderScript(data, format, s.InfraMachine().Name)
 		if err != nil {
 			return SecretSpec{}, err
 		}
@@ -106,16 +106,20 @@ func deleteNamespace(ctx context.Context, lookup ClusterLookup, s MachineScope) 
 	return t.namespace
 }
 
-// RenderScript turns bootstrap data into the bash script a Pod runs: cloud-config is parsed strictly and
-// rendered by package cloudinit (every module rendered or refused by name, file contents never evaluated by
-// the shell). Any other format is a terminal error with ReasonUnsupportedBootstrapFormat. Errors name the
-// cloud-config field at fault, never its value: the data is secret.
-func RenderScript(data []byte, format scope.BootstrapFormat) ([]byte, error) {
+// RenderScript turns bootstrap data into the bash script the Pod of machine hostname runs: cloud-config is
+// parsed strictly and rendered by package cloudinit (every module rendered or refused by name, file contents
+// never evaluated by the shell); the jinja variables of Cluster API's kubeadm bootstrap data
+// ({{ ds.meta_data.local_hostname }}, hostname, instance_id) are the Pod's host name. Any other format is a
+// terminal error with ReasonUnsupportedBootstrapFormat. Errors name the cloud-config field at fault, never
+// its value: the data is secret.
+func RenderScript(data []byte, format scope.BootstrapFormat, hostname string) ([]byte, error) {
 	if format != scope.BootstrapFormatCloudConfig {
 		return nil, reconcile.Terminal(ReasonUnsupportedBootstrapFormat,
 			fmt.Errorf("bootstrap data format %q is not supported: a Pod runs cloud-config only", format))
 	}
-	cfg, err := cloudinit.Parse(data)
+	cfg, err := cloudinit.Parse(data, cloudinit.WithVariables(map[string]string{
+		"local_hostname": hostname, "hostname": hostname, "instance_id": hostname,
+	}))
 	if err == nil {
 		var script []byte
 		if script, err = cloudinit.Render(cfg); err == nil {

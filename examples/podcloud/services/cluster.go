@@ -152,7 +152,6 @@ func nodePort(svc *corev1.Service) int32 {
 	return svc.Spec.Ports[0].NodePort
 }
 
-
 // serviceHost is the address the API servers are reached at: the load balancer's for a LoadBalancer, the
 // cluster IP otherwise.
 func serviceHost(svc *corev1.Service) string {

@@ -62,7 +62,6 @@ func target(ctx context.Context, lookup ClusterLookup, s MachineScope) (machineT
 		pc.Status.Resources[KeyServiceAccount] != "", nil
 }
 
-
 func (c config) pollResult() reconcile.Result {
 	return reconcile.Result{Reason: ReasonWaitingForPodCluster, Message: "the PodCluster's service account is not recorded yet", RequeueAfter: c.poll}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/capkit/capkit/contract/components"
 	"github.com/capkit/capkit/contract/lint"
 )
 
@@ -63,8 +64,8 @@ func TestRunFlags(t *testing.T) {
 			return []string{"-config", dir}, filepath.Join(dir, "infrastructure-components.yaml")
 		}},
 		{name: "help", args: func(*testing.T) ([]string, string) { return []string{"-h"}, "" }, wantErr: flag.ErrHelp},
-		{name: "unknown flag", args: func(*testing.T) ([]string, string) { return []string{"-x"}, "" }, wantErr: errUsage},
-		{name: "extra argument", args: func(*testing.T) ([]string, string) { return []string{"extra"}, "" }, wantErr: errUsage},
+		{name: "unknown flag", args: func(*testing.T) ([]string, string) { return []string{"-x"}, "" }, wantErr: components.ErrUsage},
+		{name: "extra argument", args: func(*testing.T) ([]string, string) { return []string{"extra"}, "" }, wantErr: components.ErrUsage},
 		{name: "config folder without generated files", args: func(t *testing.T) ([]string, string) {
 			return []string{"-config", t.TempDir()}, ""
 		}, wantMsg: "run controller-gen first"},
@@ -76,7 +77,7 @@ func TestRunFlags(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			args, out := tt.args(t)
 			var stderr bytes.Buffer
-			err := run(args, &stderr)
+			err := components.Run(config, args, &stderr)
 			switch {
 			case tt.wantErr != nil:
 				require.ErrorIs(t, err, tt.wantErr)
@@ -84,7 +85,7 @@ func TestRunFlags(t *testing.T) {
 			case tt.wantMsg != "":
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tt.wantMsg)
-				assert.False(t, errors.Is(err, errUsage))
+				assert.False(t, errors.Is(err, components.ErrUsage))
 			default:
 				require.NoError(t, err)
 				got, err := os.ReadFile(out)

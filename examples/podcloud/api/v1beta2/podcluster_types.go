@@ -152,10 +152,14 @@ func (c *PodCluster) SetProvisioned(v bool) { c.Status.Initialization.SetProvisi
 
 // GetControlPlaneEndpoint returns spec.controlPlaneEndpoint; it implements
 // contract.ControlPlaneEndpointAccessor.
-func (c *PodCluster) GetControlPlaneEndpoint() contract.APIEndpoint { return c.Spec.ControlPlaneEndpoint }
+func (c *PodCluster) GetControlPlaneEndpoint() contract.APIEndpoint {
+	return c.Spec.ControlPlaneEndpoint
+}
 
 // SetControlPlaneEndpoint sets spec.controlPlaneEndpoint; it implements contract.ControlPlaneEndpointAccessor.
-func (c *PodCluster) SetControlPlaneEndpoint(ep contract.APIEndpoint) { c.Spec.ControlPlaneEndpoint = ep }
+func (c *PodCluster) SetControlPlaneEndpoint(ep contract.APIEndpoint) {
+	c.Spec.ControlPlaneEndpoint = ep
+}
 
 // GetFailureDomains returns status.failureDomains; it implements contract.FailureDomainsAccessor.
 func (c *PodCluster) GetFailureDomains() []contract.FailureDomain { return c.Status.FailureDomains }

@@ -24,7 +24,7 @@ func PodIDFromProviderID(providerID string) (string, error) {
 	}
 	parts := strings.Split(id, "/")
 	if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" || strings.ContainsAny(id, " \t\r\n") {
-		return "", fmt.Errorf("cannot parse provider ID %q: want %qNAMESPACE/NAME/UID: %w", providerID, ProviderIDPrefix, ErrInvalidProviderID)
+		return "", fmt.Errorf("cannot parse provider ID %q: want \"%sNAMESPACE/NAME/UID\": %w", providerID, ProviderIDPrefix, ErrInvalidProviderID)
 	}
 	return id, nil
 }

@@ -1,0 +1,36 @@
+package v1beta2_test
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
+)
+
+// A PodMachine's provider ID names its Pod; the Node of the Pod carries the same ID.
+func ExampleProviderID() {
+	providerID := v1beta2.ProviderID("default/demo-md-0/0b7d5d6c")
+	podID, err := v1beta2.PodIDFromProviderID(providerID)
+	fmt.Println(providerID, podID, err)
+
+	_, err = v1beta2.PodIDFromProviderID("podcloud://default/demo-md-0")
+	fmt.Println(errors.Is(err, v1beta2.ErrInvalidProviderID))
+	fmt.Println(err)
+	// Output:
+	// podcloud://default/demo-md-0/0b7d5d6c default/demo-md-0/0b7d5d6c <nil>
+	// true
+	// cannot parse provider ID "podcloud://default/demo-md-0": want "podcloud://NAMESPACE/NAME/UID": invalid podcloud provider ID
+}
+
+// A PodCluster's Pods and Services live in spec.namespace of the target cluster, or in the PodCluster's own
+// namespace when it is empty.
+func ExamplePodCluster_TargetNamespace() {
+	c := &v1beta2.PodCluster{}
+	c.Namespace = "default"
+	fmt.Println(c.TargetNamespace())
+	c.Spec.Namespace = "workloads"
+	fmt.Println(c.TargetNamespace())
+	// Output:
+	// default
+	// workloads
+}
