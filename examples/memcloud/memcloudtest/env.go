@@ -13,7 +13,6 @@ import (
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/providertest/testenv"
@@ -41,28 +40,19 @@ func ConfigDir() (string, error) {
 	return dir, nil
 }
 
-// EnvironmentOptions returns the testenv options of an API server for memcloud: memcloud's CRDs and
-// admission webhooks, its scheme, and capkit's minimal Cluster and Machine CRDs (both core API versions
-// served). opts come last and can override them.
+// EnvironmentOptions returns the testenv options of an API server for memcloud (testenv.ProviderOptions):
+// memcloud's CRDs and admission webhooks, its scheme, and capkit's minimal Cluster and Machine CRDs (both core
+// API versions served). opts come last and can override them.
 func EnvironmentOptions(opts ...testenv.Option) ([]testenv.Option, error) {
 	dir, err := ConfigDir()
 	if err != nil {
 		return nil, err
 	}
-	s, err := Scheme()
+	all, err := testenv.ProviderOptions(dir, v1beta2.AddToScheme)
 	if err != nil {
 		return nil, err
 	}
-	capi, err := testenv.MinimalCAPICRDs()
-	if err != nil {
-		return nil, err
-	}
-	return append([]testenv.Option{
-		testenv.WithScheme(s),
-		testenv.WithCRDPaths(filepath.Join(dir, "crd", "bases")),
-		testenv.WithoutCAPICRDs(), testenv.WithCRDs(capi...),
-		testenv.WithWebhooks(envtest.WebhookInstallOptions{Paths: []string{filepath.Join(dir, "webhook")}}),
-	}, opts...), nil
+	return append(all, opts...), nil
 }
 
 // NewEnvironment starts an API server with EnvironmentOptions.
