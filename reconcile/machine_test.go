@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr/funcr"
 	"github.com/stretchr/testify/assert"
@@ -61,7 +62,7 @@ type machineFixture struct {
 	calls int
 }
 
-func newMachineFixture(t *testing.T) *machineFixture {
+func newMachineFixture(t *testing.T, opts ...reconcile.Option) *machineFixture {
 	f := &machineFixture{cloud: newFakeCloud(), cc: scopetest.NewCountingClient(env.Client), rec: &recorder{}}
 	vm := reconcile.ServiceFuncs[machineScope]{
 		ReconcileFunc: func(ctx context.Context, s machineScope) (reconcile.Result, error) {
@@ -90,7 +91,7 @@ func newMachineFixture(t *testing.T) *machineFixture {
 	}
 	r, err := reconcile.NewMachineReconciler(f.cc, func() *testtypes.FooMachine { return &testtypes.FooMachine{} },
 		[]reconcile.Step[machineScope]{{Name: "VM", Service: vm}},
-		reconcile.WithEventRecorder(f.rec), reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)))
+		append([]reconcile.Option{reconcile.WithEventRecorder(f.rec), reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2))}, opts...)...)
 	require.NoError(t, err)
 	f.r = r
 	return f
@@ -178,4 +179,25 @@ func TestBootstrapDataNeverLeaks(t *testing.T) {
 		assert.NotContains(t, text, "SUPER-SECRET", what)
 	}
 	assert.Contains(t, logs.String(), "terminal error", "the reconciler did log")
+}
+
+func TestMachineReconcileResync(t *testing.T) {
+	ns := newNamespace(t)
+	ctx := context.Background()
+	require.NoError(t, env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1-data"},
+		Data: map[string][]byte{"value": []byte(bootstrapSecret)}}))
+	obj := newFooMachine(t, ns, true, "m1-data")
+
+	res, err := newMachineFixture(t).r.Reconcile(ctx, req(obj))
+	require.NoError(t, err)
+	assert.Zero(t, res.RequeueAfter, "without a resync period a provisioned machine waits for its next event")
+
+	f := newMachineFixture(t, reconcile.WithResyncPeriod(time.Minute))
+	for range 2 {
+		res, err := f.r.Reconcile(ctx, req(obj))
+		require.NoError(t, err)
+		assert.GreaterOrEqual(t, res.RequeueAfter, time.Minute, "a done reconcile comes back to look at the cloud")
+		assert.LessOrEqual(t, res.RequeueAfter, time.Minute+6*time.Second, "with at most 10% jitter")
+	}
+	assert.Equal(t, 1, f.cloud.count(), "looking again creates nothing")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -40,6 +41,7 @@ type config struct {
 	scopeOpts      []scope.Option
 	watchFilter    string
 	coreVersion    contract.Version
+	resync         time.Duration
 }
 
 // WithFinalizer sets the finalizer the reconciler adds; the default is "<group>/<lower-case kind>", e.g.
@@ -62,6 +64,13 @@ func WithScopeOptions(opts ...scope.Option) Option {
 // has value (the --watch-filter flag of Cluster API controllers); empty means all.
 func WithWatchFilter(value string) Option { return func(c *config) { c.watchFilter = value } }
 
+// WithResyncPeriod makes a reconcile whose steps are all done come back after d (with up to 10% jitter), so
+// that the services look at their cloud resources again: a resource deleted or changed behind the provider's
+// back is found within d, not at the manager's cache resync (10 hours by default). Each period costs what a
+// steady-state reconcile costs: one cloud read per resource. Zero (the default) turns it off, for providers
+// whose cloud is watched.
+func WithResyncPeriod(d time.Duration) Option { return func(c *config) { c.resync = d } }
+
 // WithCoreVersion sets the API version of the core Cluster and Machine objects SetupWithManager watches
 // (default contract.V1Beta2). Reconcile reads them at the version of the owner reference.
 func WithCoreVersion(v contract.Version) Option { return func(c *config) { c.coreVersion = v } }
@@ -79,6 +88,7 @@ type base struct {
 	scopeOpts      []scope.Option
 	watchFilter    string
 	coreVersion    contract.Version
+	resync         time.Duration
 }
 
 func newBase(c client.Client, prototype client.Object, role string, opts []Option) (*base, error) {
@@ -105,7 +115,7 @@ func newBase(c client.Client, prototype client.Object, role string, opts []Optio
 		return nil, fmt.Errorf("cannot create %s reconciler: default requeue %s must be positive", role, cfg.defaultRequeue)
 	}
 	return &base{client: c, kind: gvk, finalizer: cfg.finalizer, recorder: cfg.recorder, defaultRequeue: cfg.defaultRequeue,
-		scopeOpts: cfg.scopeOpts, watchFilter: cfg.watchFilter, coreVersion: cfg.coreVersion}, nil
+		scopeOpts: cfg.scopeOpts, watchFilter: cfg.watchFilter, coreVersion: cfg.coreVersion, resync: max(cfg.resync, 0)}, nil
 }
 
 // Finalizer returns the finalizer the reconciler adds to infra objects.
@@ -205,6 +215,9 @@ func (r *base) finish(ctx context.Context, s lifecycle, out outcome) (ctrl.Resul
 	}
 	if out.err != nil {
 		return ctrl.Result{}, out.err
+	}
+	if out.requeueAfter == 0 && r.resync > 0 {
+		return ctrl.Result{RequeueAfter: r.resync + rand.N(r.resync/10+1)}, nil
 	}
 	return ctrl.Result{RequeueAfter: out.requeueAfter}, nil
 }

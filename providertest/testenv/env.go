@@ -37,7 +37,8 @@ type Environment struct {
 	// CAPICRDSource says where the Cluster API CRDs came from: a folder, or "capkit minimal CRDs".
 	CAPICRDSource string
 
-	env *envtest.Environment
+	env   *envtest.Environment
+	nodes []*FakeNodes // stopped by Stop
 }
 
 // Option configures NewEnvironment.
@@ -185,11 +186,16 @@ func (e *Environment) WebhookInstallOptions() *envtest.WebhookInstallOptions {
 	return &e.env.WebhookInstallOptions
 }
 
-// Stop stops the API server and etcd. It is safe to call more than once.
+// Stop stops the fake nodes started on the Environment, the API server and etcd. It is safe to call more
+// than once.
 func (e *Environment) Stop() error {
 	if e == nil || e.env == nil {
 		return nil
 	}
+	for _, n := range e.nodes {
+		_ = n.Stop()
+	}
+	e.nodes = nil
 	env := e.env
 	e.env = nil
 	if err := env.Stop(); err != nil {

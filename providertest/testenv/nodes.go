@@ -58,7 +58,7 @@ func NodeAssetsDir() (string, error) {
 }
 
 // StartFakeNodes starts kube-scheduler and kwok against e and creates the nodes. The processes' output goes
-// to files in a temporary folder, named in the errors.
+// to files in a temporary folder, named in the errors. Stop them with Stop; e.Stop stops them too.
 func (e *Environment) StartFakeNodes(ctx context.Context, nodes ...NodeSpec) (*FakeNodes, error) {
 	assets, err := NodeAssetsDir()
 	if err != nil {
@@ -69,6 +69,7 @@ func (e *Environment) StartFakeNodes(ctx context.Context, nodes ...NodeSpec) (*F
 		return nil, fmt.Errorf("cannot start fake nodes: %w", err)
 	}
 	f := &FakeNodes{dir: dir, env: e}
+	e.nodes = append(e.nodes, f)
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	if err := writeKubeconfig(e.Config, kubeconfig); err != nil {
 		return nil, errors.Join(err, f.Stop())

@@ -32,8 +32,17 @@ type config struct {
 	target      client.Client // the target cluster; the management cluster when nil
 	watchFilter string
 	poll        time.Duration
+	resync      time.Duration
 	recorder    reconcile.EventRecorder
 }
+
+// DefaultResyncPeriod is how often a provisioned PodCluster or PodMachine looks at its objects again, to find
+// a Pod deleted or failed behind podcloud's back: one read of the target cluster per machine per period.
+const DefaultResyncPeriod = 30 * time.Second
+
+// WithResyncPeriod sets how often a provisioned PodCluster or PodMachine looks at its objects again (default
+// DefaultResyncPeriod).
+func WithResyncPeriod(d time.Duration) Option { return func(o *config) { o.resync = d } }
 
 // WithClient makes the reconcilers read and write the management cluster through c instead of the manager's
 // client.
@@ -59,7 +68,7 @@ func WithEventRecorder(rec reconcile.EventRecorder) Option {
 }
 
 func newConfig(opts []Option) config {
-	cfg := config{poll: services.DefaultPollInterval}
+	cfg := config{poll: services.DefaultPollInterval, resync: DefaultResyncPeriod}
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
@@ -77,6 +86,7 @@ func newConfig(opts []Option) config {
 func (cfg config) reconcileOptions(finalizer string) []reconcile.Option {
 	opts := []reconcile.Option{
 		reconcile.WithDefaultRequeue(cfg.poll),
+		reconcile.WithResyncPeriod(cfg.resync),
 		reconcile.WithWatchFilter(cfg.watchFilter),
 		reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)),
 		reconcile.WithFinalizer(finalizer),

@@ -30,7 +30,7 @@ type flags struct {
 	leaderElectionID                         string
 	metricsAddr, probeAddr, webhookCert      string
 	webhookPort                              int
-	pollInterval                             time.Duration
+	pollInterval, resyncPeriod               time.Duration
 	zap                                      zap.Options
 }
 
@@ -47,6 +47,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.IntVar(&f.webhookPort, "webhook-port", 9443, "port of the webhook server")
 	fs.StringVar(&f.webhookCert, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "folder holding tls.crt and tls.key of the webhook server")
 	fs.DurationVar(&f.pollInterval, "poll-interval", 5*time.Second, "how long to wait before looking again at a Pod that is not running or an object being deleted")
+	fs.DurationVar(&f.resyncPeriod, "resync-period", controllers.DefaultResyncPeriod, "how often a provisioned machine looks at its Pod again, to find one deleted or failed behind podcloud's back")
 	f.zap.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return f, err
@@ -56,6 +57,8 @@ func parseFlags(args []string) (flags, error) {
 		return f, fmt.Errorf("invalid --webhook-port %d: want 1 to 65535", f.webhookPort)
 	case f.pollInterval <= 0:
 		return f, fmt.Errorf("invalid --poll-interval %s: must be positive", f.pollInterval)
+	case f.resyncPeriod <= 0:
+		return f, fmt.Errorf("invalid --resync-period %s: must be positive", f.resyncPeriod)
 	case fs.NArg() > 0:
 		return f, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
@@ -125,7 +128,8 @@ func run(f flags) error {
 	if err != nil {
 		return fmt.Errorf("cannot create the manager: %w", err)
 	}
-	opts := []controllers.Option{controllers.WithWatchFilter(f.watchFilter), controllers.WithPollInterval(f.pollInterval)}
+	opts := []controllers.Option{controllers.WithWatchFilter(f.watchFilter), controllers.WithPollInterval(f.pollInterval),
+		controllers.WithResyncPeriod(f.resyncPeriod)}
 	target, err := f.targetClient(scheme)
 	if err != nil {
 		return err

@@ -1,0 +1,121 @@
+package podcloudtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
+	"github.com/capkit/capkit/examples/podcloud/controllers"
+	"github.com/capkit/capkit/examples/podcloud/webhooks"
+	"github.com/capkit/capkit/providertest/testenv"
+	"github.com/capkit/capkit/scope/scopetest"
+)
+
+// ConfigDir returns podcloud's config folder (CRDs, webhook manifests), found from this package's source.
+func ConfigDir() (string, error) {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return "", errors.New("cannot find podcloud's config folder: no caller information")
+	}
+	return filepath.Join(filepath.Dir(file), "..", "config"), nil
+}
+
+// EnvironmentOptions returns the testenv options of an API server for podcloud (testenv.ProviderOptions);
+// opts come last and can override them.
+func EnvironmentOptions(opts ...testenv.Option) ([]testenv.Option, error) {
+	dir, err := ConfigDir()
+	if err != nil {
+		return nil, err
+	}
+	all, err := testenv.ProviderOptions(dir, v1beta2.AddToScheme)
+	if err != nil {
+		return nil, err
+	}
+	return append(all, opts...), nil
+}
+
+// NewEnvironment starts an API server with EnvironmentOptions.
+func NewEnvironment(opts ...testenv.Option) (*testenv.Environment, error) {
+	all, err := EnvironmentOptions(opts...)
+	if err != nil {
+		return nil, err
+	}
+	return testenv.NewEnvironment(all...)
+}
+
+// Main is testenv.Main with EnvironmentOptions, for a TestMain; controller-runtime's logs are discarded.
+func Main(m *testing.M, env **testenv.Environment, opts ...testenv.Option) {
+	ctrl.SetLogger(logr.Discard())
+	all, err := EnvironmentOptions(opts...)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "podcloudtest: %v\n", err)
+		os.Exit(1)
+	}
+	testenv.Main(m, env, all...)
+}
+
+// Zones are the zones of the fake nodes StartNodes creates, one node each.
+var Zones = []string{"zone-a", "zone-b", "zone-c"}
+
+// StartNodes starts the real kube-scheduler and KWOK against env with one fake node per zone of Zones
+// ("node-a" in "zone-a", ...). Stop them with Stop.
+func StartNodes(ctx context.Context, env *testenv.Environment) (*testenv.FakeNodes, error) {
+	nodes := make([]testenv.NodeSpec, 0, len(Zones))
+	for _, z := range Zones {
+		nodes = append(nodes, testenv.NodeSpec{Name: "node-" + z[len("zone-"):], Zone: z})
+	}
+	return env.StartFakeNodes(ctx, nodes...)
+}
+
+// Options configure StartProvider.
+type Options struct {
+	// PollInterval is the controllers' poll interval and resync period; default 100ms.
+	PollInterval time.Duration
+	// Logger receives the manager's logs; default: discarded.
+	Logger logr.Logger
+	// Controllers are more controller options, e.g. controllers.WithTarget.
+	Controllers []controllers.Option
+}
+
+// Provider is podcloud's controller manager running in-process against an Environment, with the
+// Environment as its target cluster.
+type Provider struct {
+	// Writes counts the writes the controllers make to the management cluster (not the target's).
+	Writes *scopetest.CountingClient
+	*testenv.Manager
+}
+
+// StartProvider starts a manager with podcloud's controllers and webhooks on env (testenv.StartManager).
+// Stop it with Stop.
+func StartProvider(ctx context.Context, env *testenv.Environment, o Options) (*Provider, error) {
+	if env == nil {
+		return nil, errors.New("cannot start the provider: environment is nil")
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = 100 * time.Millisecond
+	}
+	p := &Provider{}
+	var err error
+	p.Manager, err = env.StartManager(ctx, o.Logger, func(mgr ctrl.Manager) error {
+		p.Writes = scopetest.NewCountingClient(mgr.GetClient())
+		opts := append([]controllers.Option{controllers.WithClient(p.Writes), controllers.WithPollInterval(o.PollInterval),
+			controllers.WithResyncPeriod(o.PollInterval)}, o.Controllers...)
+		if err := controllers.SetupWithManager(mgr, opts...); err != nil {
+			return err
+		}
+		return webhooks.SetupWithManager(mgr)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
