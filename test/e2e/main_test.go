@@ -11,6 +11,8 @@ import (
 
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
+	podv1beta2 "github.com/capkit/capkit/examples/podcloud/api/v1beta2"
+	"github.com/capkit/capkit/examples/podcloud/podcloudtest"
 	"github.com/capkit/capkit/providertest/testenv"
 	"github.com/capkit/capkit/test/internal/capienv"
 )
@@ -20,8 +22,8 @@ var (
 	components = capienv.AllComponents
 )
 
-// TestMain starts envtest with Cluster API's own CRDs (labelled as clusterctl installs them), memcloud's
-// CRDs and memcloud's admission webhooks, served by the in-process manager each test starts. Each test
+// TestMain starts envtest with Cluster API's own CRDs (labelled as clusterctl installs them), the CRDs and
+// admission webhooks of memcloud and podcloud, served by the in-process manager each test starts. Each test
 // starts the real Cluster API managers, which register their own webhooks.
 func TestMain(m *testing.M) {
 	dir, err := memcloudtest.ConfigDir()
@@ -29,8 +31,13 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
 		os.Exit(1)
 	}
-	capienv.Main(m, &env, "e2e", []func(*runtime.Scheme) error{v1beta2.AddToScheme},
-		testenv.WithCRDPaths(filepath.Join(dir, "crd", "bases")),
-		testenv.WithWebhooks(envtest.WebhookInstallOptions{Paths: []string{filepath.Join(dir, "webhook")}}),
+	podDir, err := podcloudtest.ConfigDir()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+		os.Exit(1)
+	}
+	capienv.Main(m, &env, "e2e", []func(*runtime.Scheme) error{v1beta2.AddToScheme, podv1beta2.AddToScheme},
+		testenv.WithCRDPaths(filepath.Join(dir, "crd", "bases"), filepath.Join(podDir, "crd", "bases")),
+		testenv.WithWebhooks(envtest.WebhookInstallOptions{Paths: []string{filepath.Join(dir, "webhook"), filepath.Join(podDir, "webhook")}}),
 	)
 }
