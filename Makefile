@@ -22,6 +22,10 @@ help: ## Show the targets.
 demo: envtest ## Run the main job: the memcloud example provider end to end on a real API server.
 	@KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" go run ./examples/memcloud/cmd/demo
 
+.PHONY: demo-pods
+demo-pods: envtest kwok ## The second demo: podcloud, machines as Pods, on a real API server with kube-scheduler and KWOK.
+	@KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" CAPKIT_KWOK_ASSETS="$$(hack/kwok-binaries.sh)" go run ./examples/podcloud/cmd/demo
+
 .PHONY: test
 test: envtest kwok test-tools ## Run every test: unit, envtest (real kube-apiserver), and the test/ module (real CAPI).
 	@assets="$$(hack/envtest-binaries.sh)"; \

@@ -19,6 +19,9 @@ import (
 	"github.com/capkit/capkit/scope"
 )
 
+// PodPhaseDeleted is the PodMachine's status.podPhase once its Pod was deleted behind podcloud's back.
+const PodPhaseDeleted = "Deleted"
+
 // DefaultImageRepository is the repository of the node image a Pod runs when the PodMachine names none: the
 // kind node image, tagged with the Machine's Kubernetes version.
 const DefaultImageRepository = "kindest/node"
@@ -151,6 +154,9 @@ func (p *Pod) Reconcile(ctx context.Context, s MachineScope) (reconcile.Result, 
 		Secret: SecretName(pm.Name), Zone: zone, ControlPlane: s.Machine().ControlPlane, Port: t.port}
 	res, err := reconcile.Ensure(ctx, tracker, KeyPod, p.resourceOrNil(t.namespace), reconcile.Given(spec),
 		clusterTags(s.Cluster().Name), p.cfg.pollOption(), reconcile.CreateOnce())
+	if reconcile.TerminalReason(err) == reconcile.ReasonResourceDeleted {
+		pm.Status.PodPhase = PodPhaseDeleted
+	}
 	if err != nil {
 		return reconcile.Result{}, err
 	}

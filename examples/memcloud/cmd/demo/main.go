@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/providertest/lifecycle"
@@ -93,22 +95,25 @@ func run(ctx context.Context, out io.Writer, o options) error {
 	fmt.Fprintf(out, "API server and provider ready in %s; namespace %s\n", time.Since(start).Round(time.Millisecond), ns)
 
 	// providertest's lifecycle driver plays Cluster API's part; the watcher prints the table on its polls.
-	w := &watcher{out: out, p: p, env: env.Client, start: time.Now()}
 	spec := memcloudtest.LifecycleSpec(memcloudtest.Cluster{Namespace: ns, Name: "demo", ControlPlane: o.controlPlane,
 		Workers: o.workers, FailureDomains: []string{"fd-a", "fd-b"}}, p.LeakChecker())
 	spec.Timeout = o.timeout
-	spec.OnPoll = func(ctx context.Context, _ lifecycle.Poll) { w.print(ctx) }
+	w := &lifecycle.Watcher{Out: out, Start: time.Now(), DetailHeader: "CLOUD", Detail: cloudDetail, Status: func() string {
+		c := p.Cloud
+		return fmt.Sprintf("cloud: %d live resources, %d calls, %d faults", len(c.All()), c.Calls().Total(), c.Calls().Faults)
+	}}
+	spec.OnPoll = func(ctx context.Context, _ lifecycle.Poll) { w.Print(ctx) }
 	l, err := lifecycle.New(env.Client, spec)
 	if err != nil {
 		return err
 	}
-	w.l = l
+	w.Driver = l
 	if err := l.Create(ctx); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "created Cluster, MemCluster, %d Machines, MemMachines and bootstrap Secrets in %s (the first admission webhook calls are slow)\n",
-		machines(o), time.Since(w.start).Round(time.Millisecond))
-	provisioned := w.phase("provisioning", l.WaitProvisioned)
+		machines(o), time.Since(w.Start).Round(time.Millisecond))
+	provisioned := w.Phase("provisioning", l.WaitProvisioned)
 	owner := cloud.OwnerTagValue(reconcile.TagOwnershipKey)
 	dups := p.Cloud.Duplicates(owner, reconcile.TagResourceKey)
 	machineWrites := 0
@@ -121,7 +126,7 @@ func run(ctx context.Context, out io.Writer, o options) error {
 	if err != nil {
 		return err
 	}
-	deleted := w.phase("deletion", l.Delete)
+	deleted := w.Phase("deletion", l.Delete)
 	leaks, err := l.Leaks(ctx, keys)
 	if err != nil {
 		return err
@@ -151,3 +156,16 @@ func run(ctx context.Context, out io.Writer, o options) error {
 }
 
 func machines(o options) int { return o.controlPlane + o.workers }
+
+// cloudDetail is the table's CLOUD column: how many resources a MemCluster records, a MemMachine's instance
+// state.
+func cloudDetail(u *unstructured.Unstructured) string {
+	if state, _, _ := unstructured.NestedString(u.Object, "status", "instanceState"); state != "" {
+		return "instance " + state
+	}
+	if u.GetKind() == "MemMachine" {
+		return "-"
+	}
+	ids, _, _ := unstructured.NestedStringMap(u.Object, "status", "resources")
+	return fmt.Sprintf("%d resources", len(ids))
+}

@@ -69,7 +69,8 @@ type PodMachineStatus struct {
 	// +kubebuilder:validation:MaxProperties=16
 	Resources map[string]string `json:"resources,omitempty"`
 
-	// podPhase is the phase of the Pod as last observed: Pending, Running, Succeeded, Failed or Unknown.
+	// podPhase is the phase of the Pod as last observed: Pending, Running, Succeeded, Failed or Unknown, or
+	// Deleted once the Pod was deleted behind podcloud's back.
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=32
