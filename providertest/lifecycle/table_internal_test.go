@@ -17,7 +17,8 @@ func TestReadyOf(t *testing.T) {
 		return &unstructured.Unstructured{Object: map[string]any{"status": map[string]any{"conditions": conds}}}
 	}
 	deleting := obj()
-	deleting.SetDeletionTimestamp(&metav1.Time{})
+	now := metav1.Now()
+	deleting.SetDeletionTimestamp(&now)
 	tests := []struct {
 		name string
 		u    *unstructured.Unstructured
