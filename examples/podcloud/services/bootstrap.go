@@ -63,7 +63,7 @@ func bootstrapSecrets(c client.Client, ns string) (reconcile.Resource[SecretSpec
 func (b *Bootstrap) Reconcile(ctx context.Context, s MachineScope) (reconcile.Result, error) {
 	t, ok, err := target(ctx, b.lookup, s)
 	if err != nil || !ok {
-		return b.cfg.pollResult(), err
+		return b.cfg.pollResultOr(err)
 	}
 	r, err := bootstrapSecrets(b.target, t.namespace)
 	if err != nil {

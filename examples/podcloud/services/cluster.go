@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -47,6 +50,12 @@ func serviceAccounts(c client.Client, ns string) (reconcile.Resource[string, *co
 		New:       func() *corev1.ServiceAccount { return &corev1.ServiceAccount{} },
 		NewList:   func() client.ObjectList { return &corev1.ServiceAccountList{} },
 		Namespace: ns,
+		Validate: func(name string) error {
+			if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+				return fmt.Errorf("service account name %q: %s", name, strings.Join(errs, "; "))
+			}
+			return nil
+		},
 		Build: func(name string) (*corev1.ServiceAccount, error) {
 			return &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 				AutomountServiceAccountToken: ptr.To(false)}, nil
@@ -99,6 +108,9 @@ type ServiceSpec struct {
 	Namespace, Name, Cluster string
 	Type                     v1beta2.ServiceType
 	Port                     int32
+	// ClusterIP asks for this cluster IP when the Service is created: the one spec.controlPlaneEndpoint already
+	// names, when the Service was deleted behind podcloud's back.
+	ClusterIP string
 }
 
 func (s ServiceSpec) selector() map[string]string {
@@ -115,9 +127,31 @@ func controlPlaneServices(c client.Client, ns string) (reconcile.Resource[Servic
 		New:       func() *corev1.Service { return &corev1.Service{} },
 		NewList:   func() client.ObjectList { return &corev1.ServiceList{} },
 		Namespace: ns,
+		Validate: func(s ServiceSpec) error {
+			var errs []string
+			for field, msgs := range map[string][]string{
+				"name":    validation.IsDNS1035Label(s.Name),
+				"port":    validation.IsValidPortNum(int(s.Port)),
+				"cluster": validation.IsValidLabelValue(s.Cluster),
+			} {
+				for _, m := range msgs {
+					errs = append(errs, field+": "+m)
+				}
+			}
+			switch s.Type {
+			case v1beta2.ServiceClusterIP, v1beta2.ServiceNodePort, v1beta2.ServiceLoadBalancer:
+			default:
+				errs = append(errs, fmt.Sprintf("type %q is not ClusterIP, NodePort or LoadBalancer", s.Type))
+			}
+			if len(errs) > 0 {
+				slices.Sort(errs)
+				return fmt.Errorf("service %q: %s", s.Name, strings.Join(errs, "; "))
+			}
+			return nil
+		},
 		Build: func(s ServiceSpec) (*corev1.Service, error) {
 			return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: s.Name},
-				Spec: corev1.ServiceSpec{Type: corev1.ServiceType(s.Type), Selector: s.selector(), Ports: s.ports()}}, nil
+				Spec: corev1.ServiceSpec{Type: corev1.ServiceType(s.Type), ClusterIP: s.ClusterIP, Selector: s.selector(), Ports: s.ports()}}, nil
 		},
 		Mutate: func(s ServiceSpec, svc *corev1.Service) (changed []string, replace bool) {
 			if string(svc.Spec.Type) != string(s.Type) {
@@ -184,6 +218,12 @@ func (e *Endpoint) Reconcile(ctx context.Context, s ClusterScope) (reconcile.Res
 	if err != nil {
 		return reconcile.Result{}, err
 	}
+	_, hadService := s.ResourceID(KeyEndpoint)
+	ep := pc.Spec.ControlPlaneEndpoint
+	ours := hadService && net.ParseIP(ep.Host) != nil // the cluster IP of a Service podcloud made
+	if ours {
+		want.ClusterIP = ep.Host // a Service deleted behind podcloud's back comes back at the same address
+	}
 	res, err := reconcile.Ensure(ctx, s, KeyEndpoint, r, reconcile.Given(want), clusterTags(s.Cluster().Name), e.cfg.pollOption())
 	if err != nil || !res.Result.Done {
 		return res.Result, err
@@ -192,6 +232,11 @@ func (e *Endpoint) Reconcile(ctx context.Context, s ClusterScope) (reconcile.Res
 	if host == "" {
 		return reconcile.Result{}, reconcile.Terminal(reconcile.ReasonInvalidParameters,
 			fmt.Errorf("service %q has no address (cluster IP %q)", res.Observed.Name, res.Observed.Spec.ClusterIP))
+	}
+	if ours && res.Action == reconcile.ActionCreated && ep.Host != host {
+		return reconcile.Result{}, reconcile.Terminal(reconcile.ReasonResourceDeleted,
+			fmt.Errorf("service %q was deleted outside the controller and created again at %s, but spec.controlPlaneEndpoint %s:%d cannot change",
+				res.Observed.Name, host, ep.Host, ep.Port))
 	}
 	if pc.Spec.ControlPlaneEndpoint.IsZero() {
 		pc.SetControlPlaneEndpoint(contract.APIEndpoint{Host: host, Port: want.Port})

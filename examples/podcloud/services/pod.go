@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -112,7 +113,30 @@ func pods(c client.Client, ns string) (reconcile.Resource[PodSpec, *corev1.Pod],
 		New:       func() *corev1.Pod { return &corev1.Pod{} },
 		NewList:   func() client.ObjectList { return &corev1.PodList{} },
 		Namespace: ns,
-		Build:     func(s PodSpec) (*corev1.Pod, error) { return BuildPod(s), nil },
+		Validate: func(s PodSpec) error {
+			var errs []string
+			for _, n := range []struct{ field, value string }{{"name", s.Name}, {"service account", s.ServiceAccount}, {"secret", s.Secret}} {
+				for _, m := range validation.IsDNS1123Subdomain(n.value) {
+					errs = append(errs, n.field+": "+m)
+				}
+			}
+			if s.Image == "" {
+				errs = append(errs, "image: must not be empty")
+			}
+			if s.ControlPlane {
+				for _, m := range validation.IsValidPortNum(int(s.Port)) {
+					errs = append(errs, "port: "+m)
+				}
+			}
+			for _, m := range validation.IsValidLabelValue(s.Zone) {
+				errs = append(errs, "zone: "+m)
+			}
+			if len(errs) > 0 {
+				return fmt.Errorf("pod %q: %s", s.Name, strings.Join(errs, "; "))
+			}
+			return nil
+		},
+		Build: func(s PodSpec) (*corev1.Pod, error) { return BuildPod(s), nil },
 		Pending: func(pod *corev1.Pod) (string, string, bool) {
 			if pod.Status.Phase != corev1.PodPending && pod.Status.Phase != "" {
 				return "", "", false
@@ -135,7 +159,7 @@ func (p *Pod) Reconcile(ctx context.Context, s MachineScope) (reconcile.Result, 
 	pm := s.InfraMachine()
 	t, ok, err := target(ctx, p.lookup, s)
 	if err != nil || !ok {
-		return p.cfg.pollResult(), err
+		return p.cfg.pollResultOr(err)
 	}
 	image := pm.Spec.Image
 	if image == "" {
@@ -205,8 +229,8 @@ func (p *Pod) setFailureDomain(ctx context.Context, pm *v1beta2.PodMachine, zone
 	case zone != "":
 		pm.SetStatusFailureDomain(zone)
 		return nil
-	case pm.Status.FailureDomain != "" || nodeName == "":
-		return nil
+	case pm.Status.FailureDomain != "" || nodeName == "" || pm.IsProvisioned():
+		return nil // read while provisioning only: a node without a zone label is not read again
 	}
 	node := &corev1.Node{}
 	if err := p.nodes.Get(ctx, client.ObjectKey{Name: nodeName}, node); err != nil {
