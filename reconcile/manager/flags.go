@@ -1,0 +1,115 @@
+package manager
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+)
+
+// Flags are the standard flags of a provider's controller manager.
+type Flags struct {
+	// Namespace limits the manager to one namespace of the management cluster (--namespace); empty: all.
+	Namespace string
+	// WatchFilter reconciles only objects with the cluster.x-k8s.io/watch-filter label of this value.
+	WatchFilter string
+	// LeaderElect and LeaderElectionID configure leader election.
+	LeaderElect      bool
+	LeaderElectionID string
+	// MetricsAddr and ProbeAddr are the addresses of the metrics and health endpoints ("0" disables).
+	MetricsAddr, ProbeAddr string
+	// WebhookPort and WebhookCertDir configure the webhook server.
+	WebhookPort    int
+	WebhookCertDir string
+	// PollInterval is how long a step that is not done waits before it looks again.
+	PollInterval time.Duration
+	// ResyncPeriod is how often a reconcile whose steps are done comes back (reconcile.WithResyncPeriod);
+	// zero turns it off.
+	ResyncPeriod time.Duration
+	// Zap holds the logging flags (--zap-log-level, ...).
+	Zap zap.Options
+}
+
+// Defaults are the provider-specific defaults of Bind.
+type Defaults struct {
+	// LeaderElectionID is the name of the leader election lease. Required.
+	LeaderElectionID string
+	// PollInterval is the default of --poll-interval; 5s when zero.
+	PollInterval time.Duration
+	// ResyncPeriod is the default of --resync-period; zero: off unless the flag is given.
+	ResyncPeriod time.Duration
+}
+
+// Bind registers the flags on fs with d's defaults.
+func (f *Flags) Bind(fs *flag.FlagSet, d Defaults) {
+	if d.PollInterval <= 0 {
+		d.PollInterval = 5 * time.Second
+	}
+	fs.StringVar(&f.Namespace, "namespace", "", "watch only this namespace of the management cluster (default: all)")
+	fs.StringVar(&f.WatchFilter, "watch-filter", "", "reconcile only objects with the label cluster.x-k8s.io/watch-filter set to this value")
+	fs.BoolVar(&f.LeaderElect, "leader-elect", false, "elect a leader, so that only one replica reconciles")
+	fs.StringVar(&f.LeaderElectionID, "leader-election-id", d.LeaderElectionID, "name of the leader election lease")
+	fs.StringVar(&f.MetricsAddr, "metrics-bind-address", "0", "address of the metrics endpoint, \"0\" to disable")
+	fs.StringVar(&f.ProbeAddr, "health-probe-bind-address", ":9440", "address of the /healthz and /readyz endpoints")
+	fs.IntVar(&f.WebhookPort, "webhook-port", 9443, "port of the webhook server")
+	fs.StringVar(&f.WebhookCertDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "folder holding tls.crt and tls.key of the webhook server")
+	fs.DurationVar(&f.PollInterval, "poll-interval", d.PollInterval, "how long a step that is not done waits before it looks again")
+	fs.DurationVar(&f.ResyncPeriod, "resync-period", d.ResyncPeriod, "how often a reconciled object looks at its cloud resources again (0: only on events)")
+	f.Zap.BindFlags(fs)
+}
+
+// Validate checks the flags' values; errors name the flag and the value.
+func (f *Flags) Validate() error {
+	var errs []error
+	if f.WebhookPort < 1 || f.WebhookPort > 65535 {
+		errs = append(errs, fmt.Errorf("invalid --webhook-port %d: want 1 to 65535", f.WebhookPort))
+	}
+	if f.PollInterval <= 0 {
+		errs = append(errs, fmt.Errorf("invalid --poll-interval %s: must be positive", f.PollInterval))
+	}
+	if f.ResyncPeriod < 0 {
+		errs = append(errs, fmt.Errorf("invalid --resync-period %s: must not be negative", f.ResyncPeriod))
+	}
+	if f.LeaderElect && f.LeaderElectionID == "" {
+		errs = append(errs, errors.New("invalid --leader-election-id \"\": required with --leader-elect"))
+	}
+	return errors.Join(errs...)
+}
+
+// Options returns the manager's controller-runtime options. The core Cluster and Machine, which capkit reads
+// as unstructured objects, are served from the informer cache like typed objects.
+func (f *Flags) Options(scheme *runtime.Scheme) ctrl.Options {
+	o := ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: f.MetricsAddr},
+		HealthProbeBindAddress: f.ProbeAddr,
+		LeaderElection:         f.LeaderElect,
+		LeaderElectionID:       f.LeaderElectionID,
+		WebhookServer:          webhook.NewServer(webhook.Options{Port: f.WebhookPort, CertDir: f.WebhookCertDir}),
+		Client:                 client.Options{Cache: &client.CacheOptions{Unstructured: true}},
+	}
+	if f.Namespace != "" {
+		o.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{f.Namespace: {}}}
+	}
+	return o
+}
+
+// AddChecks adds the /healthz ping and the /readyz check that the webhook server is serving.
+func AddChecks(mgr ctrl.Manager) error {
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return fmt.Errorf("cannot add the health check: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("readyz", mgr.GetWebhookServer().StartedChecker()); err != nil {
+		return fmt.Errorf("cannot add the readiness check: %w", err)
+	}
+	return nil
+}
