@@ -33,8 +33,8 @@ func podRef(kind, name string) clusterv1.ContractVersionedObjectReference {
 // TestPodcloudWithRealClusterAPI drives a podcloud cluster with the real core and kubeadm bootstrap managers:
 // the real kube-scheduler places the machines' Pods on fake nodes and KWOK runs them. On the way, chaos: a
 // node fails before the workers are created, podcloud's manager restarts while they are, and a worker's Pod
-// is deleted behind podcloud's back, which a MachineHealthCheck remediates. At the end: no duplicate Pod
-// ever, and nothing left in the target cluster.
+// is deleted behind podcloud's back, which a MachineHealthCheck remediates while the manager restarts again.
+// At the end: no duplicate Pod ever, and nothing left in the target cluster.
 func TestPodcloudWithRealClusterAPI(t *testing.T) {
 	ctx := context.Background()
 	start := time.Now()
@@ -129,12 +129,13 @@ func TestPodcloudWithRealClusterAPI(t *testing.T) {
 	// has the Machine replaced, and the new Machine gets a new Pod; the old one is never created again.
 	victim := workerMachines(ctx, t, ns)[0]
 	require.NoError(t, env.Client.Delete(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: victim.Spec.InfrastructureRef.Name}}))
+	require.NoError(t, p.restart(ctx), "and the manager restarts again while the Machine is remediated")
 	require.Eventually(t, func() bool {
 		err := env.Client.Get(ctx, client.ObjectKeyFromObject(&victim), &clusterv1.Machine{})
 		return client.IgnoreNotFound(err) == nil && err != nil
 	}, lifecycleWait, tick, "the MachineHealthCheck has Machine %s replaced", victim.Name)
 	waitWorkersReady(ctx, t, ns, md, workers)
-	step("worker whose Pod was deleted replaced")
+	step("worker whose Pod was deleted replaced, after a second manager restart")
 	objs, err := podcloudtest.Objects(ctx, env.Client, ns)
 	require.NoError(t, err)
 	assertNoDuplicates(t, objs)
