@@ -97,7 +97,7 @@ func AssertCRDConformance(t TestingT, paths ...string) bool {
 
 // CheckObject checks the live object obj (typed or unstructured) of contract role kind against contract
 // version v with the matching checker of package contract/lint. Only the roles with live objects have one:
-// lint.KindInfraCluster, lint.KindInfraMachine and lint.KindBootstrapConfig.
+// lint.KindInfraCluster, lint.KindInfraMachine, lint.KindInfraMachinePool and lint.KindBootstrapConfig.
 func CheckObject(obj runtime.Object, kind lint.Kind, v contract.Version, opts ...lint.CheckOption) (lint.Violations, error) {
 	u, err := ToUnstructured(obj)
 	if err != nil {
@@ -108,11 +108,13 @@ func CheckObject(obj runtime.Object, kind lint.Kind, v contract.Version, opts ..
 		return lint.CheckInfraCluster(u, v, opts...), nil
 	case lint.KindInfraMachine:
 		return lint.CheckInfraMachine(u, v), nil
+	case lint.KindInfraMachinePool:
+		return lint.CheckInfraMachinePool(u, v), nil
 	case lint.KindBootstrapConfig:
 		return lint.CheckBootstrapConfig(u, v), nil
 	}
 	return nil, fmt.Errorf("cannot check object %s: role %q has no live-object checker, use one of %q", describe(u), kind,
-		[]lint.Kind{lint.KindInfraCluster, lint.KindInfraMachine, lint.KindBootstrapConfig})
+		[]lint.Kind{lint.KindInfraCluster, lint.KindInfraMachine, lint.KindInfraMachinePool, lint.KindBootstrapConfig})
 }
 
 // AssertObjectConformance checks a reconciled object (typed or unstructured) of contract role kind against

@@ -24,7 +24,7 @@ func TestCheckGood(t *testing.T) {
 	code, stdout, stderr := check(filepath.Join(testdata, "good"))
 	assert.Equal(t, 0, code, stdout+stderr)
 	assert.Empty(t, stdout)
-	assert.Equal(t, "capkit check: 6 files, 0 violations\n", stderr)
+	assert.Equal(t, "capkit check: 7 files, 0 violations\n", stderr)
 }
 
 func TestCheckGoodThroughMain(t *testing.T) {
@@ -115,4 +115,12 @@ func TestCheckExplicitFileAnyExtensionAndYml(t *testing.T) {
 	code, stdout, _ = check(filepath.Join(dir, "crd.txt"))
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stdout, "crd.txt:3: ")
+}
+
+func TestCheckMachinePoolCRD(t *testing.T) {
+	code, stdout, _ := check(filepath.Join(testdata, "bad", "crds", "machinepool-broken.yaml"))
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, "inframachinepool.providerIDList: spec.providerIDList:")
+	assert.Contains(t, stdout, "inframachinepool.replicas: status.replicas:")
+	assert.Contains(t, stdout, "has status.replicas of type string, want integer")
 }

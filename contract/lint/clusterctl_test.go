@@ -97,6 +97,7 @@ func TestCheckFilesBad(t *testing.T) {
 		"crds/contract-unsupported.yaml":           {lint.RuleCRDContractUnsupported},
 		"crds/label-unknown-version.yaml":          {lint.RuleCRDContractLabelVersion},
 		"crds/label-unserved-version.yaml":         {lint.RuleCRDContractLabelVersion},
+		"crds/machinepool-broken.yaml":             {"inframachinepool.providerIDList", "inframachinepool.replicas"},
 		"crds/missing-list-kind.yaml":              {lint.RuleCRDListKind},
 		"crds/no-contract-label.yaml":              {lint.RuleCRDContractLabel},
 		"crds/no-status-subresource.yaml":          {lint.RuleCRDStatusSubresource},

@@ -47,8 +47,8 @@ type crdOptions struct {
 func WithRole(k Kind) CRDOption { return func(o *crdOptions) { o.role = k } }
 
 // RoleOf infers the contract role of a type from its API group and kind: a group containing "infrastructure"
-// (e.g. infrastructure.cluster.x-k8s.io) with a kind ending in ClusterTemplate, MachineTemplate, Cluster or
-// Machine, or a group containing "bootstrap" with a kind ending in Template or Config. It returns false for
+// (e.g. infrastructure.cluster.x-k8s.io) with a kind ending in ClusterTemplate, MachinePoolTemplate,
+// MachineTemplate, Cluster, MachinePool or Machine, or a group containing "bootstrap" with a kind ending in Template or Config. It returns false for
 // every other type (e.g. a provider's MemVPC), which CheckCRD only checks for label consistency.
 func RoleOf(group, kind string) (Kind, bool) {
 	switch {
@@ -56,8 +56,9 @@ func RoleOf(group, kind string) (Kind, bool) {
 		for _, s := range []struct {
 			suffix string
 			role   Kind
-		}{{"ClusterTemplate", KindInfraClusterTemplate}, {"MachineTemplate", KindInfraMachineTemplate},
-			{"Cluster", KindInfraCluster}, {"Machine", KindInfraMachine}} {
+		}{{"ClusterTemplate", KindInfraClusterTemplate}, {"MachinePoolTemplate", KindInfraMachinePoolTemplate},
+			{"MachineTemplate", KindInfraMachineTemplate}, {"Cluster", KindInfraCluster}, {"MachinePool", KindInfraMachinePool},
+			{"Machine", KindInfraMachine}} {
 			if strings.HasSuffix(kind, s.suffix) {
 				return s.role, true
 			}

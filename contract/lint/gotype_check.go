@@ -67,7 +67,8 @@ func CheckType(obj any, k Kind, v contract.Version) Violations {
 }
 
 func isTemplate(k Kind) bool {
-	return k == KindInfraClusterTemplate || k == KindInfraMachineTemplate || k == KindBootstrapConfigTemplate
+	return k == KindInfraClusterTemplate || k == KindInfraMachineTemplate || k == KindBootstrapConfigTemplate ||
+		k == KindInfraMachinePoolTemplate
 }
 
 // checkRuleOnType checks one rule, and the rules of its items, against the Go type t.
@@ -143,6 +144,8 @@ func ruleKind(rule string) Kind {
 		return KindInfraCluster
 	case "inframachine":
 		return KindInfraMachine
+	case "inframachinepool":
+		return KindInfraMachinePool
 	case "bootstrapconfig":
 		return KindBootstrapConfig
 	}

@@ -13,6 +13,10 @@ const (
 	KindInfraClusterTemplate    Kind = "InfraClusterTemplate"
 	KindInfraMachineTemplate    Kind = "InfraMachineTemplate"
 	KindBootstrapConfigTemplate Kind = "BootstrapConfigTemplate"
+	// KindInfraMachinePool is the infrastructure of a core MachinePool (an instance group).
+	KindInfraMachinePool Kind = "InfraMachinePool"
+	// KindInfraMachinePoolTemplate is the template of InfraMachinePools (ClusterClass).
+	KindInfraMachinePoolTemplate Kind = "InfraMachinePoolTemplate"
 )
 
 // FieldRule is one field the contract asks a provider's type to have.
@@ -77,13 +81,37 @@ func Rules(k Kind, v contract.Version) []FieldRule {
 			ready,
 			conditionsRule("bootstrapconfig", v),
 		}
-	case KindInfraClusterTemplate, KindInfraMachineTemplate, KindBootstrapConfigTemplate:
+	case KindInfraMachinePool:
+		return machinePoolRules(v)
+	case KindInfraClusterTemplate, KindInfraMachineTemplate, KindBootstrapConfigTemplate, KindInfraMachinePoolTemplate:
 		return []FieldRule{
 			{Rule: "template.spec", Path: contract.Path{"spec", "template", "spec"}, Type: "object", Required: true,
 				Hint: "templates must have spec.template.spec holding the templated object's spec"},
 		}
 	}
 	return nil
+}
+
+// machinePoolRules are the fields of an InfraMachinePool: the list of its instances' provider IDs, their
+// count, the provisioned flag (and status.ready for v1beta2 too: Cluster API v1.14 reads only that for
+// machine pools), the optional kind of MachinePool Machines, and conditions.
+func machinePoolRules(v contract.Version) []FieldRule {
+	rules := []FieldRule{
+		{Rule: "inframachinepool.providerIDList", Path: contract.Path{"spec", "providerIDList"}, Type: "array", Required: true,
+			Hint: "add spec.providerIDList ([]string): the provider IDs of the pool's instances, which Cluster API matches with Nodes"},
+		{Rule: "inframachinepool.replicas", Path: contract.Path{"status", "replicas"}, Type: "integer", Required: true,
+			Hint: "add status.replicas (int32): how many instances the pool has"},
+		provisionedRule("inframachinepool", v),
+		{Rule: "inframachinepool.infrastructureMachineKind", Path: contract.Path{"status", "infrastructureMachineKind"}, Type: "string",
+			Hint: "status.infrastructureMachineKind must be a string naming the kind of the pool's InfraMachines"},
+		conditionsRule("inframachinepool", v),
+	}
+	if v != contract.V1Beta1 {
+		rules[2].Hint = "embed contract.InfraMachinePoolInitialization as status.initialization"
+		rules = append(rules, FieldRule{Rule: "inframachinepool.ready", Path: contract.Path{"status", "ready"}, Type: "boolean", Required: true,
+			Hint: "add status.ready (boolean) too: Cluster API v1.14 reads only status.ready for machine pools, whatever the contract"})
+	}
+	return rules
 }
 
 func provisionedRule(prefix string, v contract.Version) FieldRule {
