@@ -118,3 +118,45 @@ func SetMachinePoolProvisioned(u *unstructured.Unstructured, v Version, provisio
 	}
 	return f.Ready().Set(u, provisioned)
 }
+
+// The core MachinePool's paths, the same in v1beta1 and v1beta2.
+var (
+	pathSpecReplicas                           = Path{"spec", "replicas"}
+	pathSpecFailureDomains                     = Path{"spec", "failureDomains"}
+	pathSpecTemplateSpecVersion                = Path{"spec", "template", "spec", "version"}
+	pathSpecTemplateSpecBootstrapDataSecretRef = Path{"spec", "template", "spec", "bootstrap", "dataSecretName"}
+	pathSpecTemplateSpecInfrastructureRef      = Path{"spec", "template", "spec", "infrastructureRef"}
+)
+
+// MachinePoolFields are the fields of a core MachinePool (cluster.x-k8s.io) that an infrastructure provider
+// reads.
+type MachinePoolFields struct{ version Version }
+
+// MachinePool returns the core MachinePool fields of API version v.
+func MachinePool(v Version) MachinePoolFields { return MachinePoolFields{version: v} }
+
+// ClusterName is spec.clusterName.
+func (c MachinePoolFields) ClusterName() Field[string] { return fieldAt[string](pathSpecClusterName) }
+
+// Replicas is spec.replicas, the number of instances the pool should have (Cluster API defaults it to 1).
+func (c MachinePoolFields) Replicas() Field[int64] { return fieldAt[int64](pathSpecReplicas) }
+
+// FailureDomains is spec.failureDomains, the failure domains the pool's instances may be placed in.
+func (c MachinePoolFields) FailureDomains() Field[[]string] {
+	return fieldAt[[]string](pathSpecFailureDomains)
+}
+
+// Version is spec.template.spec.version, the Kubernetes version of the instances.
+func (c MachinePoolFields) Version() Field[string] {
+	return fieldAt[string](pathSpecTemplateSpecVersion)
+}
+
+// BootstrapDataSecretName is spec.template.spec.bootstrap.dataSecretName, set once the bootstrap data exists.
+func (c MachinePoolFields) BootstrapDataSecretName() Field[string] {
+	return fieldAt[string](pathSpecTemplateSpecBootstrapDataSecretRef)
+}
+
+// InfrastructureRef is spec.template.spec.infrastructureRef, the InfraMachinePool.
+func (c MachinePoolFields) InfrastructureRef() Field[map[string]any] {
+	return fieldAt[map[string]any](pathSpecTemplateSpecInfrastructureRef)
+}

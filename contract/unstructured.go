@@ -114,6 +114,26 @@ func (a *UnstructuredAccessor) SetStatusFailureDomain(fd string) {
 	set(a, InfraMachine(a.v).FailureDomain(), fd)
 }
 
+// GetProviderIDList returns an InfraMachinePool's spec.providerIDList.
+func (a *UnstructuredAccessor) GetProviderIDList() []string {
+	return get(a, InfraMachinePool(a.v).ProviderIDList())
+}
+
+// SetProviderIDList sets an InfraMachinePool's spec.providerIDList.
+func (a *UnstructuredAccessor) SetProviderIDList(ids []string) {
+	set(a, InfraMachinePool(a.v).ProviderIDList(), ids)
+}
+
+// GetStatusReplicas returns an InfraMachinePool's status.replicas.
+func (a *UnstructuredAccessor) GetStatusReplicas() int32 {
+	return int32(get(a, InfraMachinePool(a.v).Replicas())) //nolint:gosec // a replica count fits
+}
+
+// SetStatusReplicas sets an InfraMachinePool's status.replicas.
+func (a *UnstructuredAccessor) SetStatusReplicas(n int32) {
+	set(a, InfraMachinePool(a.v).Replicas(), int64(n))
+}
+
 // GetConditions implements conditions.Getter.
 func (a *UnstructuredAccessor) GetConditions() []metav1.Condition {
 	return get(a, InfraMachine(a.v).Conditions())

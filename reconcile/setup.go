@@ -58,12 +58,17 @@ func refersTo(ref map[string]any, gk schema.GroupKind) (string, bool) {
 // coreRefMapper maps a core object (Cluster or Machine, unstructured or not) to the infra object of kind gk
 // its spec.infrastructureRef names, in the same namespace.
 func coreRefMapper(gk schema.GroupKind) handler.MapFunc {
+	return refMapper(gk, "spec", "infrastructureRef")
+}
+
+// refMapper maps an unstructured core object to the infra object of kind gk the reference at path names.
+func refMapper(gk schema.GroupKind, path ...string) handler.MapFunc {
 	return func(_ context.Context, obj client.Object) []ctrl.Request {
 		u, ok := obj.(*unstructured.Unstructured)
 		if !ok {
 			return nil
 		}
-		ref, found, err := unstructured.NestedMap(u.Object, "spec", "infrastructureRef")
+		ref, found, err := unstructured.NestedMap(u.Object, path...)
 		if err != nil || !found {
 			return nil
 		}
@@ -80,6 +85,12 @@ func ClusterToInfraCluster(gk schema.GroupKind) handler.MapFunc { return coreRef
 
 // MachineToInfraMachine maps an unstructured core Machine to the InfraMachine of kind gk it references.
 func MachineToInfraMachine(gk schema.GroupKind) handler.MapFunc { return coreRefMapper(gk) }
+
+// MachinePoolToInfraMachinePool maps an unstructured core MachinePool to the InfraMachinePool of kind gk its
+// spec.template.spec.infrastructureRef names.
+func MachinePoolToInfraMachinePool(gk schema.GroupKind) handler.MapFunc {
+	return refMapper(gk, "spec", "template", "spec", "infrastructureRef")
+}
 
 // ClusterToInfraMachines maps a core Cluster to every InfraMachine of kind gvk in its namespace that has
 // the Cluster's cluster.x-k8s.io/cluster-name label, so machines waiting for the cluster infrastructure are

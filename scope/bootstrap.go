@@ -38,9 +38,13 @@ var (
 // and returns its "value" and "format" (BootstrapFormatCloudConfig when absent). The data is secret: the
 // scope never logs it, and no error it returns contains it; callers must not log it either.
 func (s *MachineScope[T]) BootstrapData(ctx context.Context) ([]byte, BootstrapFormat, error) {
-	name := s.machine.BootstrapDataSecretName
+	return s.bootstrapData(ctx, "Machine "+s.Namespace()+"/"+s.machine.Name, "spec.bootstrap.dataSecretName", s.machine.BootstrapDataSecretName)
+}
+
+// bootstrapData reads the bootstrap data Secret name of owner, whose field names it.
+func (s *objectScope[T]) bootstrapData(ctx context.Context, owner, field, name string) ([]byte, BootstrapFormat, error) {
 	if name == "" {
-		return nil, "", fmt.Errorf("cannot read the bootstrap data of Machine %s/%s: spec.bootstrap.dataSecretName is not set: %w", s.Namespace(), s.machine.Name, ErrBootstrapDataNotReady)
+		return nil, "", fmt.Errorf("cannot read the bootstrap data of %s: %s is not set: %w", owner, field, ErrBootstrapDataNotReady)
 	}
 	reader := s.opts.secretReader
 	if reader == nil {
@@ -51,7 +55,7 @@ func (s *MachineScope[T]) BootstrapData(ctx context.Context) ([]byte, BootstrapF
 	// client-go logs response bodies at high verbosity through the context's logger: not for this Secret.
 	if err := reader.Get(logr.NewContext(ctx, logr.Discard()), key, secret); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, "", fmt.Errorf("cannot read the bootstrap data of Machine %s/%s: Secret %q: %w", s.Namespace(), s.machine.Name, name, ErrBootstrapDataNotFound)
+			return nil, "", fmt.Errorf("cannot read the bootstrap data of %s: Secret %q: %w", owner, name, ErrBootstrapDataNotFound)
 		}
 		return nil, "", fmt.Errorf("cannot get bootstrap data Secret %s: %w", key, err)
 	}

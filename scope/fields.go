@@ -29,6 +29,8 @@ type fields struct {
 	addresses      contract.AddressesAccessor
 	statusFD       contract.StatusFailureDomainAccessor
 	resources      ResourceIDsAccessor
+	providerIDList contract.ProviderIDListAccessor
+	replicas       contract.ReplicasAccessor
 	u              *contract.UnstructuredAccessor // set for unstructured objects
 }
 
@@ -43,7 +45,7 @@ func resolveFields(obj client.Object, v contract.Version, resourcesPath contract
 			return fields{}, fmt.Errorf("cannot read the resource IDs of %s %q: %w", u.GetKind(), u.GetName(), err)
 		}
 		return fields{conds: a, provisioned: a, endpoint: a, failureDomains: a, providerID: a, addresses: a,
-			statusFD: a, resources: res, u: a}, nil
+			statusFD: a, resources: res, providerIDList: a, replicas: a, u: a}, nil
 	}
 	var f fields
 	f.conds, _ = obj.(conditions.Setter)
@@ -54,6 +56,8 @@ func resolveFields(obj client.Object, v contract.Version, resourcesPath contract
 	f.addresses, _ = obj.(contract.AddressesAccessor)
 	f.statusFD, _ = obj.(contract.StatusFailureDomainAccessor)
 	f.resources, _ = obj.(ResourceIDsAccessor)
+	f.providerIDList, _ = obj.(contract.ProviderIDListAccessor)
+	f.replicas, _ = obj.(contract.ReplicasAccessor)
 	return f, nil
 }
 
@@ -71,6 +75,8 @@ var (
 	accAddresses   = accessor{"contract.AddressesAccessor", "GetAddresses, SetAddresses", "status.addresses"}
 	accStatusFD    = accessor{"contract.StatusFailureDomainAccessor", "GetStatusFailureDomain, SetStatusFailureDomain", "status.failureDomain"}
 	accResources   = accessor{"scope.ResourceIDsAccessor", "GetResourceIDs, SetResourceIDs", "status.resources"}
+	accIDList      = accessor{"contract.ProviderIDListAccessor", "GetProviderIDList, SetProviderIDList", "spec.providerIDList"}
+	accReplicas    = accessor{"contract.ReplicasAccessor", "GetStatusReplicas, SetStatusReplicas", "status.replicas"}
 )
 
 // required checks the accessors a role needs all at once, so that a type that lacks several hears of all of

@@ -35,7 +35,8 @@ func CRDObjects() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 
 // AddToScheme registers the test types.
 func AddToScheme(s *runtime.Scheme) error {
-	s.AddKnownTypes(GroupVersion, &FooCluster{}, &FooClusterList{}, &FooMachine{}, &FooMachineList{}, &Legacy{}, &LegacyList{})
+	s.AddKnownTypes(GroupVersion, &FooCluster{}, &FooClusterList{}, &FooMachine{}, &FooMachineList{}, &Legacy{}, &LegacyList{},
+		&FooMachinePool{}, &FooMachinePoolList{})
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil
 }

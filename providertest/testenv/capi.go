@@ -21,7 +21,7 @@ const CAPIModule = "sigs.k8s.io/cluster-api"
 //go:embed crds/*.yaml
 var minimalCRDs embed.FS
 
-// MinimalCAPICRDs returns capkit's minimal Cluster and Machine CRDs: both core API versions served, spec
+// MinimalCAPICRDs returns capkit's minimal Cluster, Machine and MachinePool CRDs: both core API versions served, spec
 // and status open. They let tests that do not depend on Cluster API create core objects.
 func MinimalCAPICRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	return ReadCRDs(minimalCRDs, "crds")

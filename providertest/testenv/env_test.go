@@ -78,7 +78,7 @@ func TestMinimalCAPICRDs(t *testing.T) {
 		names = append(names, c.Name)
 		require.Len(t, c.Spec.Versions, 2)
 	}
-	assert.ElementsMatch(t, []string{"clusters.cluster.x-k8s.io", "machines.cluster.x-k8s.io"}, names)
+	assert.ElementsMatch(t, []string{"clusters.cluster.x-k8s.io", "machines.cluster.x-k8s.io", "machinepools.cluster.x-k8s.io"}, names)
 }
 
 func TestAssetsDirNamesTheMakeTarget(t *testing.T) {

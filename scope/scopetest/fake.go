@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -177,19 +178,68 @@ func (f *FakeMachineScope[T]) Machine() scope.MachineInfo { return f.MachineInfo
 // BootstrapData returns BootstrapValue and BootstrapFormat (scope.BootstrapFormatCloudConfig when empty).
 func (f *FakeMachineScope[T]) BootstrapData(context.Context) ([]byte, scope.BootstrapFormat, error) {
 	f.BootstrapReads++
+	return fakeBootstrapData("machine", f.BootstrapValue, f.BootstrapFormat, f.BootstrapErr)
+}
+
+// fakeBootstrapData is BootstrapData of the fakes of owner.
+func fakeBootstrapData(owner string, value []byte, format scope.BootstrapFormat, err error) ([]byte, scope.BootstrapFormat, error) {
 	switch {
-	case f.BootstrapErr != nil:
-		return nil, "", f.BootstrapErr
-	case len(f.BootstrapValue) == 0:
-		return nil, "", fmt.Errorf("cannot read the bootstrap data of the fake machine: %w", scope.ErrBootstrapDataNotReady)
-	case f.BootstrapFormat == "":
-		return f.BootstrapValue, scope.BootstrapFormatCloudConfig, nil
+	case err != nil:
+		return nil, "", err
+	case len(value) == 0:
+		return nil, "", fmt.Errorf("cannot read the bootstrap data of the fake %s: %w", owner, scope.ErrBootstrapDataNotReady)
+	case format == "":
+		return value, scope.BootstrapFormatCloudConfig, nil
 	}
-	return f.BootstrapValue, f.BootstrapFormat, nil
+	return value, format, nil
+}
+
+// FakeMachinePoolScope is a state-backed scope.MachinePoolScoper[T]: the Object's fields are the state, so
+// T must implement contract.ProviderIDListAccessor and contract.ReplicasAccessor for SetInstances.
+type FakeMachinePoolScope[T client.Object] struct {
+	FakeObject[T]
+	// PoolInfo is what MachinePool returns.
+	PoolInfo scope.MachinePoolInfo
+	// BootstrapValue and BootstrapFormat are what BootstrapData returns, BootstrapErr its error; an empty
+	// value without error is scope.ErrBootstrapDataNotReady.
+	BootstrapValue  []byte
+	BootstrapFormat scope.BootstrapFormat
+	BootstrapErr    error
+	// BootstrapReads counts the calls to BootstrapData.
+	BootstrapReads int
+}
+
+// InfraMachinePool returns Object.
+func (f *FakeMachinePoolScope[T]) InfraMachinePool() T { return f.Object }
+
+// MachinePool returns PoolInfo.
+func (f *FakeMachinePoolScope[T]) MachinePool() scope.MachinePoolInfo { return f.PoolInfo }
+
+// BootstrapData returns BootstrapValue and BootstrapFormat (scope.BootstrapFormatCloudConfig when empty).
+func (f *FakeMachinePoolScope[T]) BootstrapData(context.Context) ([]byte, scope.BootstrapFormat, error) {
+	f.BootstrapReads++
+	return fakeBootstrapData("machine pool", f.BootstrapValue, f.BootstrapFormat, f.BootstrapErr)
+}
+
+// SetInstances sets the Object's spec.providerIDList, sorted, and status.replicas, as the real scope does.
+func (f *FakeMachinePoolScope[T]) SetInstances(providerIDs []string) error {
+	list, ok1 := any(f.Object).(contract.ProviderIDListAccessor)
+	replicas, ok2 := any(f.Object).(contract.ReplicasAccessor)
+	if !ok1 || !ok2 {
+		return fmt.Errorf("cannot set the instances of the fake machine pool: %T implements no contract.ProviderIDListAccessor or ReplicasAccessor", f.Object)
+	}
+	ids := slices.Sorted(slices.Values(providerIDs))
+	if len(ids) == 0 {
+		ids = nil
+	}
+	list.SetProviderIDList(ids)
+	replicas.SetStatusReplicas(int32(len(ids))) //nolint:gosec // a test's list is small
+	return nil
 }
 
 var (
-	_ scope.ClusterScoper[client.Object] = (*FakeClusterScope[client.Object])(nil)
-	_ scope.MachineScoper[client.Object] = (*FakeMachineScope[client.Object])(nil)
-	_ scope.SpecPatcher                  = (*FakeMachineScope[client.Object])(nil)
+	_ scope.MachinePoolScoper[client.Object] = (*FakeMachinePoolScope[client.Object])(nil)
+	_ scope.ClusterScoper[client.Object]     = (*FakeClusterScope[client.Object])(nil)
+	_ scope.MachineScoper[client.Object]     = (*FakeMachineScope[client.Object])(nil)
+	_ scope.SpecPatcher                      = (*FakeMachineScope[client.Object])(nil)
 )

@@ -1,0 +1,123 @@
+package reconcile
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+
+	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/scope"
+)
+
+// MachinePoolReconciler reconciles a provider's InfraMachinePool of type T through ordered steps, with the
+// guarantees of MachineReconciler: the finalizer is persisted before the first step, pause and the
+// externally-managed annotation are honoured, steps run in order and are deleted in reverse. The owner
+// MachinePool is found by owner reference (Cluster API sets it) and the Cluster by the MachinePool's
+// spec.clusterName. Before the first step it waits, without error and without cloud calls, until the
+// Cluster's infrastructure is provisioned and the MachinePool's bootstrap data secret is set. Unlike a
+// machine, a pool keeps changing after it is provisioned (its size follows spec.replicas), so the gate
+// holds only until the first provisioning and the steps run on every reconcile after it.
+//
+// MachinePool Machines (status.infrastructureMachineKind) are not driven by this reconciler: a provider that
+// wants them creates one InfraMachine per instance in its own step, labelled cluster.x-k8s.io/pool-name.
+type MachinePoolReconciler[T client.Object] struct {
+	*base
+	newObject func() T
+	steps     []Step[scope.MachinePoolScoper[T]]
+}
+
+// NewMachinePoolReconciler returns a reconciler for InfraMachinePools of type T. newObject returns an empty T
+// (for an unstructured T it must set the GroupVersionKind); steps are the provider's services in order.
+func NewMachinePoolReconciler[T client.Object](c client.Client, newObject func() T, steps []Step[scope.MachinePoolScoper[T]], opts ...Option) (*MachinePoolReconciler[T], error) {
+	b, err := newStepsBase(c, newObject, steps, "InfraMachinePool", opts)
+	if err != nil {
+		return nil, err
+	}
+	return &MachinePoolReconciler[T]{base: b, newObject: newObject, steps: steps}, nil
+}
+
+// Reconcile implements controller-runtime's reconcile.Reconciler.
+func (r *MachinePoolReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	ctx, log := r.requestLogger(ctx, req)
+	obj, found, err := fetch(ctx, r.base, r.newObject, req)
+	if err != nil || !found {
+		return ctrl.Result{}, err
+	}
+	pool, err := r.ownerCore(ctx, obj, "MachinePool")
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	orphaned := r.orphaned(obj)
+	if pool == nil && orphaned {
+		// The MachinePool went first: delete the instance group all the same, or it leaks.
+		pool = r.placeholderMachinePool(obj.GetNamespace(), ownerName(obj, "MachinePool", obj.GetName()), clusterNameOf(obj))
+		log.Info("owner MachinePool is gone, deleting without it", "MachinePool", pool.GetName())
+	}
+	if pool == nil {
+		log.Info("waiting for Cluster API to set the owner MachinePool")
+		return ctrl.Result{}, nil
+	}
+	clusterName, _ := contract.MachinePool(contract.V1Beta2).ClusterName().Get(pool)
+	if clusterName == "" {
+		log.Info("waiting for the MachinePool's cluster name", "MachinePool", pool.GetName())
+		return ctrl.Result{}, nil
+	}
+	cluster, err := r.getCore(ctx, pool.GroupVersionKind().GroupVersion().WithKind("Cluster"), obj.GetNamespace(), clusterName)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if cluster == nil && orphaned {
+		cluster = r.placeholderCluster(obj.GetNamespace(), clusterName, nil)
+		log.Info("Cluster is gone, deleting without it", "Cluster", clusterName)
+	}
+	if cluster == nil {
+		log.Info("waiting for the Cluster", "Cluster", clusterName)
+		return ctrl.Result{}, nil
+	}
+	log = log.WithValues("MachinePool", pool.GetName(), "Cluster", cluster.GetName())
+	ctx = ctrl.LoggerInto(ctx, log)
+	s, err := scope.NewMachinePoolScope(ctx, r.client, obj, pool, cluster, r.scopeOptions()...)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	r.rememberVersion(s.ContractVersion())
+	gate := func() string {
+		switch {
+		case s.Provisioned():
+			return ""
+		case !s.Cluster().InfrastructureProvisioned:
+			return ReasonWaitingForClusterInfrastructure
+		case s.MachinePool().BootstrapDataSecretName == "":
+			return ReasonWaitingForBootstrapData
+		}
+		return ""
+	}
+	return r.run(ctx, s, bindSteps(r.steps, scope.MachinePoolScoper[T](s)), gate)
+}
+
+// placeholderMachinePool returns a MachinePool standing in for a deleted one, of the given Cluster.
+func (r *base) placeholderMachinePool(namespace, name, clusterName string) *unstructured.Unstructured {
+	u := r.placeholder("MachinePool", namespace, name)
+	u.SetLabels(map[string]string{contract.ClusterNameLabel: clusterName})
+	_ = contract.MachinePool(r.coreVersion).ClusterName().Set(u, clusterName)
+	return u
+}
+
+// SetupWithManager registers the reconciler with mgr: it watches the InfraMachinePool kind (matching the
+// watch filter), core MachinePools mapped to the InfraMachinePool they reference, and core Clusters mapped
+// to their InfraMachinePools. Bootstrap data is read through mgr.GetAPIReader(), as for machines.
+func (r *MachinePoolReconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
+	r.scopeOpts = append([]scope.Option{scope.WithSecretReader(mgr.GetAPIReader())}, r.scopeOpts...)
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(lower(r.kind.Kind)).
+		For(r.newObject(), builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter))).
+		Watches(r.core("MachinePool"), handler.EnqueueRequestsFromMapFunc(MachinePoolToInfraMachinePool(r.kind.GroupKind())),
+			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter))).
+		Watches(r.core("Cluster"), handler.EnqueueRequestsFromMapFunc(ClusterToInfraMachines(mgr.GetClient(), r.kind)),
+			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter))).
+		Complete(r)
+}
