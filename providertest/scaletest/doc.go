@@ -1,0 +1,21 @@
+// Package scaletest runs the standard scaling scenarios against a provider's machine pool service (a
+// reconcile.Service over scope.MachinePoolScoper[T]) on its real cloud (or an in-memory one) and a fake scope:
+//
+//   - ScalesUpAndDown: the pool goes 0 → 5 → 2 → 0 replicas. After each step converges, spec.providerIDList is
+//     exactly the live instances of the pool, status.replicas their number, and no more instances were ever
+//     created than the sizes asked for (5).
+//   - ScalesUnderFaults: the same with the cloud failing a mutating call before every reconcile (after the
+//     change, when the fixture can): a failed call is retried, and still no extra instance is created and none
+//     is left behind.
+//   - DeletesEverything: after scaling up, Delete converges and leaves no live instance.
+//
+// A provider calls RunScalingScenarios from a test with a function that builds a fresh fixture per scenario:
+//
+//	scaletest.RunScalingScenarios(t, func(t *testing.T) scaletest.PoolFixture[*v1beta2.MyMachinePool] {
+//		c := mycloud.NewFake()
+//		return scaletest.PoolFixture[*v1beta2.MyMachinePool]{
+//			Service: services.NewGroup(c), Scope: newPoolScope(),
+//			LiveInstances: c.GroupInstanceIDs, Created: c.InstancesCreated, InjectFault: c.FailNextMutation,
+//		}
+//	})
+package scaletest
