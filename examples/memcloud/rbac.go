@@ -7,15 +7,16 @@
 // config/rbac/role.yaml (ClusterRole manager-role):
 //
 //   - memcloud's own kinds, with their status and finalizers;
-//   - the Cluster API Clusters and Machines the controllers read (owners, pause, bootstrap data secret name);
+//   - the Cluster API Clusters, Machines and MachinePools the controllers read (owners, pause, bootstrap data
+//     secret name, replicas);
 //   - Secrets, to read the bootstrap data of Machines;
 //   - Events, which the reconcilers emit.
 //
-// +kubebuilder:rbac:groups=infrastructure.memcloud.capkit.io,resources=memclusters;memmachines,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=infrastructure.memcloud.capkit.io,resources=memclusters/status;memmachines/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=infrastructure.memcloud.capkit.io,resources=memclusters/finalizers;memmachines/finalizers,verbs=update
+// +kubebuilder:rbac:groups=infrastructure.memcloud.capkit.io,resources=memclusters;memmachines;memmachinepools,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=infrastructure.memcloud.capkit.io,resources=memclusters/status;memmachines/status;memmachinepools/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=infrastructure.memcloud.capkit.io,resources=memclusters/finalizers;memmachines/finalizers;memmachinepools/finalizers,verbs=update
 // +kubebuilder:rbac:groups=infrastructure.memcloud.capkit.io,resources=memclustertemplates;memmachinetemplates,verbs=get;list;watch
-// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;machines,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;machines;machinepools,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch

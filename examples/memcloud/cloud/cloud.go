@@ -8,7 +8,8 @@ import (
 	"time"
 )
 
-// DefaultMaxUserDataSize is the default limit of InstanceSpec.UserData: 16 KiB, as in EC2.
+// DefaultMaxUserDataSize is the default limit of InstanceSpec.UserData and
+// InstanceGroupSpec.UserData: 16 KiB, as in EC2.
 const DefaultMaxUserDataSize = 16 * 1024
 
 // DefaultSeed is the seed used when WithSeed is not given, so that a Cloud is deterministic by
@@ -17,8 +18,9 @@ const DefaultSeed uint64 = 1
 
 // Cloud is an in-memory IaaS. All methods are safe for concurrent use.
 //
-// The API methods (Create*, Get*, Delete*, Find*, UpdateSecurityGroupRules, RegisterTarget,
-// DeregisterTarget) behave like a remote cloud API: they are counted (Calls), slowed down and failed by fault injection
+// The API methods (Create*, Get*, Delete*, Find*, UpdateSecurityGroupRules,
+// UpdateInstanceGroupUserData, ScaleInstanceGroup, RegisterTarget, DeregisterTarget) behave
+// like a remote cloud API: they are counted (Calls), slowed down and failed by fault injection
 // (FaultConfig, FailNext), honour context cancellation and return copies, never internal
 // pointers. The inspection methods (Count, List, Report, InstanceUserData, ...) are for tests
 // and demos: they are never counted, delayed or failed.
@@ -83,19 +85,21 @@ func WithFaults(f FaultConfig) Option {
 }
 
 // WithPendingGets makes every new instance stay InstancePending for its first n GetInstance
-// calls; the call after those returns it InstanceRunning. Default 0: instances are running at
-// once.
+// calls (GetInstance or GetInstanceGroup calls for the instances of a group); the call after
+// those returns it InstanceRunning. Default 0: instances are running at once.
 func WithPendingGets(n int) Option {
 	return func(c *Cloud) { c.pendingGets = n }
 }
 
 // WithQuota limits the number of live resources of a kind to maxLive; creating one more fails
-// with ErrQuotaExceeded. Default: no limit.
+// with ErrQuotaExceeded. The instances of instance groups count as instances. Default: no
+// limit.
 func WithQuota(kind Kind, maxLive int) Option {
 	return func(c *Cloud) { c.quotas[kind] = maxLive }
 }
 
-// WithMaxUserDataSize sets the maximum size of InstanceSpec.UserData in bytes.
+// WithMaxUserDataSize sets the maximum size of the user data of instances and instance groups
+// in bytes.
 // Default: DefaultMaxUserDataSize.
 func WithMaxUserDataSize(n int) Option {
 	return func(c *Cloud) { c.maxUserData = n }

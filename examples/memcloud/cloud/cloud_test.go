@@ -82,7 +82,8 @@ func TestLifecycleOfEveryKind(t *testing.T) {
 
 func kindNoun(k cloud.Kind) string {
 	return map[cloud.Kind]string{cloud.KindNetwork: "network", cloud.KindSubnet: "subnet",
-		cloud.KindSecurityGroup: "security group", cloud.KindLoadBalancer: "load balancer", cloud.KindInstance: "instance"}[k]
+		cloud.KindSecurityGroup: "security group", cloud.KindLoadBalancer: "load balancer",
+		cloud.KindInstanceGroup: "instance group", cloud.KindInstance: "instance"}[k]
 }
 
 func TestGetAndDeleteCheckIDs(t *testing.T) {
@@ -175,7 +176,7 @@ func TestDeterministicIDsWithSeed(t *testing.T) {
 }
 
 func TestKindsAndOps(t *testing.T) {
-	assert.Equal(t, []string{"net-", "subnet-", "sg-", "lb-", "i-"}, func() []string {
+	assert.Equal(t, []string{"net-", "subnet-", "sg-", "lb-", "ig-", "i-"}, func() []string {
 		var p []string
 		for _, k := range cloud.Kinds() {
 			p = append(p, k.Prefix())
@@ -185,7 +186,8 @@ func TestKindsAndOps(t *testing.T) {
 	assert.Empty(t, cloud.Kind("Bucket").Prefix())
 	assert.Equal(t, "CreateSecurityGroup", cloud.VerbCreate.On(cloud.KindSecurityGroup).String())
 	for verb, mutating := range map[cloud.Verb]bool{cloud.VerbCreate: true, cloud.VerbDelete: true,
-		cloud.VerbRegister: true, cloud.VerbDeregister: true, cloud.VerbUpdate: true, cloud.VerbGet: false, cloud.VerbFind: false} {
+		cloud.VerbRegister: true, cloud.VerbDeregister: true, cloud.VerbUpdate: true, cloud.VerbScale: true,
+		cloud.VerbGet: false, cloud.VerbFind: false, cloud.Verb("Reboot"): false} {
 		assert.Equal(t, mutating, verb.On(cloud.KindLoadBalancer).Mutating(), verb)
 	}
 }

@@ -3,6 +3,7 @@ package cloud
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -121,14 +122,27 @@ func (c *Cloud) CreateInstance(ctx context.Context, spec InstanceSpec) (*Instanc
 }
 
 func (c *Cloud) buildInstanceLocked(m Meta, spec InstanceSpec) (*record, error) {
+	subnet, err := c.checkInstanceLocked(spec)
+	if err != nil {
+		return nil, err
+	}
+	ip, ok := allocateIP(subnet.prefix, subnet.usedIPs)
+	if !ok {
+		return nil, fmt.Errorf("%w: no free address in subnet %q", ErrQuotaExceeded, spec.SubnetID)
+	}
+	return c.newInstanceLocked(m, spec, subnet, ip), nil
+}
+
+// checkInstanceLocked validates the parameters of a new instance, or of the instances of a new
+// group, and returns the record of its subnet.
+func (c *Cloud) checkInstanceLocked(spec InstanceSpec) (*record, error) {
 	switch {
 	case spec.Image == "":
 		return nil, invalid("image", spec.Image, "must not be empty")
 	case spec.Flavor == "":
 		return nil, invalid("flavor", spec.Flavor, "must not be empty")
 	case len(spec.UserData) > c.maxUserData:
-		// The size only: user data holds bootstrap secrets.
-		return nil, invalid("userData", fmt.Sprintf("%d bytes", len(spec.UserData)), fmt.Sprintf("must be at most %d bytes", c.maxUserData))
+		return nil, c.userDataTooLarge(spec.UserData)
 	}
 	subnet, err := c.parentLocked("subnetID", KindSubnet, spec.SubnetID)
 	if err != nil {
@@ -147,23 +161,31 @@ func (c *Cloud) buildInstanceLocked(m Meta, spec InstanceSpec) (*record, error) 
 			return nil, invalid(field, id, "is listed twice")
 		}
 	}
-	ip, ok := allocateIP(subnet.prefix, subnet.usedIPs)
-	if !ok {
-		return nil, fmt.Errorf("%w: no free address in subnet %q", ErrQuotaExceeded, spec.SubnetID)
-	}
+	return subnet, nil
+}
+
+// userDataTooLarge is the error of user data above WithMaxUserDataSize. It gives the size
+// only: user data holds bootstrap secrets.
+func (c *Cloud) userDataTooLarge(data []byte) error {
+	return invalid("userData", fmt.Sprintf("%d bytes", len(data)), fmt.Sprintf("must be at most %d bytes", c.maxUserData))
+}
+
+// newInstanceLocked returns the record of a new instance of spec at address ip of subnet, and
+// marks the address used.
+func (c *Cloud) newInstanceLocked(m Meta, spec InstanceSpec, subnet *record, ip netip.Addr) *record {
 	subnet.usedIPs[ip] = m.ID
 	state := InstanceRunning
 	if c.pendingGets > 0 {
 		state = InstancePending
 	}
 	inst := &Instance{
-		Meta: m, SubnetID: spec.SubnetID, NetworkID: subnet.parent, PrivateIP: ip.String(),
+		Meta: m, SubnetID: subnet.id(), NetworkID: subnet.parent, PrivateIP: ip.String(),
 		Image: spec.Image, Flavor: spec.Flavor, SecurityGroupIDs: slices.Clone(spec.SecurityGroupIDs), State: state,
 	}
 	return &record{
-		obj: inst, parent: spec.SubnetID, ip: ip,
+		obj: inst, parent: subnet.id(), ip: ip,
 		userData: slices.Clone(spec.UserData), pendingGets: c.pendingGets,
-	}, nil
+	}
 }
 
 // GetInstance returns the instance with the given ID, or an error wrapping ErrNotFound. Each

@@ -5,12 +5,21 @@
 //
 // # Resources
 //
-// Five kinds (Kind) form a tree: a Network holds Subnets, SecurityGroups and LoadBalancers; a
-// Subnet holds Instances. Every resource has an ID made of a kind prefix and 8 hex digits
-// ("net-1f2e3d4c", "subnet-…", "sg-…", "lb-…", "i-…"), a Name, Tags and a creation time. An
-// instance gets the lowest free private IP of its subnet and keeps its user data (read it with
-// InstanceUserData); a load balancer has a Host ("<id>.memcloud.local") and a Port (6443 by
-// default) and a list of registered instances.
+// Six kinds (Kind) form a tree: a Network holds Subnets, SecurityGroups and LoadBalancers; a
+// Subnet holds InstanceGroups and Instances. Every resource has an ID made of a kind prefix and
+// 8 hex digits ("net-1f2e3d4c", "subnet-…", "sg-…", "lb-…", "ig-…", "i-…"), a Name, Tags and a
+// creation time. An instance gets the lowest free private IP of its subnet and keeps its user
+// data (read it with InstanceUserData); a load balancer has a Host ("<id>.memcloud.local") and
+// a Port (6443 by default) and a list of registered instances.
+//
+// An instance group (an auto scaling group, what a Cluster API MachinePool runs on) keeps Size
+// identical instances in its subnet. They are ordinary Instance resources named
+// "<group name>-<n>" that carry the group's tags and TagInstanceGroup; the group lists them,
+// oldest first. ScaleInstanceGroup sets the size and brings the number of live instances to it:
+// it starts instances with the group's current user data (UpdateInstanceGroupUserData rotates
+// it for later instances only), deletes the newest ones first and replaces instances deleted
+// with DeleteInstance, which leave the group. DeleteInstanceGroup deletes the instances with
+// the group.
 //
 // # API calls
 //
@@ -25,8 +34,9 @@
 //	subnet, err := c.CreateSubnet(ctx, cloud.SubnetSpec{Name: "demo", NetworkID: net.ID, CIDR: "10.0.1.0/24"})
 //	found, err := c.FindNetworks(ctx, map[string]string{"capkit.io/cluster": "default/demo"})
 //
-// A security group's ingress rules can be changed in place with UpdateSecurityGroupRules; nothing
-// else changes after creation. API calls return copies, never internal pointers, and errors of the form
+// A security group's ingress rules can be changed in place with UpdateSecurityGroupRules, an
+// instance group's user data with UpdateInstanceGroupUserData and its size with
+// ScaleInstanceGroup; nothing else changes after creation. API calls return copies, never internal pointers, and errors of the form
 // `cannot create subnet "demo": invalid parameter: cidr "10.1.0.0/24" is not inside …` that wrap
 // one sentinel: ErrNotFound (Delete of a resource already gone returns it: treat it as
 // success), ErrInvalidParameter, ErrDependencyViolation, ErrTokenReused, ErrTokenMismatch,
@@ -44,8 +54,8 @@
 // search: with SearchLag n, a new resource is missing from the next n Find calls of its kind.
 // FailNext queues one fault for the next call of an operation, for tests that need a failure
 // at one precise point. Injected errors are *FaultError values matching ErrInjected.
-// WithPendingGets keeps new instances pending for some GetInstance calls, so that providers
-// exercise their "wait until running" path.
+// WithPendingGets keeps new instances pending for some GetInstance (or GetInstanceGroup) calls,
+// so that providers exercise their "wait until running" path.
 //
 // # Inspection
 //

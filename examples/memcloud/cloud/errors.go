@@ -16,8 +16,8 @@ var (
 	// field and the value. Retrying the same request never helps.
 	ErrInvalidParameter = errors.New("invalid parameter")
 	// ErrDependencyViolation means that a resource cannot be deleted because other resources
-	// still depend on it (a network with subnets, a subnet with instances, a security group used
-	// by instances). Delete the dependents first.
+	// still depend on it (a network with subnets, a subnet with instances or instance groups, a
+	// security group used by instances or instance groups). Delete the dependents first.
 	ErrDependencyViolation = errors.New("dependency violation")
 	// ErrTokenReused means that a create request carries an idempotency token whose resource has
 	// been deleted since. memcloud never resurrects a deleted resource under an old token: a
@@ -28,7 +28,7 @@ var (
 	// token for two different resources.
 	ErrTokenMismatch = errors.New("idempotency token already used with different parameters")
 	// ErrQuotaExceeded means that a kind's quota (WithQuota) is used up, or that a subnet has no
-	// free address left for a new instance.
+	// free address left for a new instance (of an instance group too).
 	ErrQuotaExceeded = errors.New("quota exceeded")
 	// ErrInjected is wrapped by every fault injected by FaultConfig or FailNext, so that tests
 	// can tell injected failures from real ones. Errors wrapping it are transient: retry.

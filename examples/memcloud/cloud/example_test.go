@@ -119,3 +119,39 @@ func ExampleCloud_Report() {
 	// leaked: 3
 	// LoadBalancer demo demo-api 2
 }
+
+// An instance group keeps Size instances. New instances boot with the group's current user
+// data; scaling down deletes the newest first.
+func ExampleCloud_ScaleInstanceGroup() {
+	ctx := context.Background()
+	c, _ := cloud.New()
+	net, _ := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "demo", CIDR: "10.0.0.0/16"})
+	subnet, _ := c.CreateSubnet(ctx, cloud.SubnetSpec{Name: "demo", NetworkID: net.ID, CIDR: "10.0.1.0/24"})
+	group, err := c.CreateInstanceGroup(ctx, cloud.InstanceGroupSpec{
+		Name: "demo-pool", SubnetID: subnet.ID, Image: "ubuntu-24.04", Flavor: "small",
+		UserData: []byte("join-token-1"), Size: 2, IdempotencyToken: "default/demo-pool",
+	})
+	if err != nil {
+		panic(err)
+	}
+	// A rotated join token is used by the instances started afterwards only.
+	if err := c.UpdateInstanceGroupUserData(ctx, group.ID, []byte("join-token-2")); err != nil {
+		panic(err)
+	}
+	group, err = c.ScaleInstanceGroup(ctx, group.ID, 3)
+	if err != nil {
+		panic(err)
+	}
+	for _, gi := range group.Instances {
+		inst, _ := c.GetInstance(ctx, gi.ID)
+		data, _ := c.InstanceUserData(gi.ID)
+		fmt.Println(inst.Name, gi.PrivateIP, gi.State, string(data))
+	}
+	group, _ = c.ScaleInstanceGroup(ctx, group.ID, 1)
+	fmt.Println("size:", group.Size, "instances:", c.Count(cloud.KindInstance))
+	// Output:
+	// demo-pool-0 10.0.1.4 running join-token-1
+	// demo-pool-1 10.0.1.5 running join-token-1
+	// demo-pool-2 10.0.1.6 running join-token-2
+	// size: 1 instances: 1
+}

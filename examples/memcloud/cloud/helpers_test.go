@@ -66,6 +66,8 @@ func metaOf(x any) cloud.Meta {
 		return v.Meta
 	case cloud.LoadBalancer:
 		return v.Meta
+	case cloud.InstanceGroup:
+		return v.Meta
 	case cloud.Instance:
 		return v.Meta
 	}
@@ -136,6 +138,20 @@ var makers = []maker{
 		del: func(ctx context.Context, e env, id string) error { return e.c.DeleteLoadBalancer(ctx, id) },
 		find: func(ctx context.Context, e env, tags map[string]string) ([]string, error) {
 			return findIDs(e.c.FindLoadBalancers(ctx, tags))
+		},
+	},
+	{
+		// Size 0: the group alone, so that tests counting the resources of every kind see one
+		// creation per kind. instancegroup_test.go covers groups with instances.
+		kind: cloud.KindInstanceGroup,
+		create: func(ctx context.Context, e env, r req) (string, error) {
+			return createdID(e.c.CreateInstanceGroup(ctx, cloud.InstanceGroupSpec{Name: r.name, SubnetID: e.subnet.ID, Image: "ubuntu-24.04", Flavor: "small",
+				SecurityGroupIDs: []string{e.sg.ID}, UserData: []byte("#cloud-config\n"), Tags: r.tags, IdempotencyToken: r.token}))
+		},
+		get: func(ctx context.Context, e env, id string) error { return gotErr(e.c.GetInstanceGroup(ctx, id)) },
+		del: func(ctx context.Context, e env, id string) error { return e.c.DeleteInstanceGroup(ctx, id) },
+		find: func(ctx context.Context, e env, tags map[string]string) ([]string, error) {
+			return findIDs(e.c.FindInstanceGroups(ctx, tags))
 		},
 	},
 	{

@@ -62,6 +62,18 @@ func (c *Cloud) InstanceUserData(id string) ([]byte, error) {
 	return slices.Clone(rec.userData), nil
 }
 
+// InstanceGroupUserData returns a copy of the current user data of a live instance group, the
+// data its next instances will boot with, or an error wrapping ErrNotFound.
+func (c *Cloud) InstanceGroupUserData(id string) ([]byte, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rec, err := c.lookupLocked(KindInstanceGroup, id)
+	if err != nil {
+		return nil, fmt.Errorf("cannot get user data of instance group %q: %w", id, err)
+	}
+	return slices.Clone(rec.userData), nil
+}
+
 // SetInstanceState forces the state of a live instance, for example to InstanceFailed to test
 // how a provider reports a machine that will never boot. An instance set to InstancePending stays
 // pending for as many GetInstance calls as a new one (WithPendingGets, at least one), then runs.

@@ -14,13 +14,17 @@ const (
 	KindSecurityGroup Kind = "SecurityGroup"
 	// KindLoadBalancer is a TCP load balancer in a network with a DNS name and a port.
 	KindLoadBalancer Kind = "LoadBalancer"
+	// KindInstanceGroup is a group of identical instances in a subnet, whose number is set with
+	// Cloud.ScaleInstanceGroup (an auto scaling group). Its instances are Instance resources
+	// that depend on it.
+	KindInstanceGroup Kind = "InstanceGroup"
 	// KindInstance is a virtual machine in a subnet.
 	KindInstance Kind = "Instance"
 )
 
 // Kinds returns every kind in dependency order (networks first, instances last).
 func Kinds() []Kind {
-	return []Kind{KindNetwork, KindSubnet, KindSecurityGroup, KindLoadBalancer, KindInstance}
+	return []Kind{KindNetwork, KindSubnet, KindSecurityGroup, KindLoadBalancer, KindInstanceGroup, KindInstance}
 }
 
 // String returns the kind's name, for example "Network".
@@ -37,6 +41,8 @@ func (k Kind) Prefix() string {
 		return "sg-"
 	case KindLoadBalancer:
 		return "lb-"
+	case KindInstanceGroup:
+		return "ig-"
 	case KindInstance:
 		return "i-"
 	}
@@ -56,6 +62,8 @@ func (k Kind) noun() string {
 		return "security group"
 	case KindLoadBalancer:
 		return "load balancer"
+	case KindInstanceGroup:
+		return "instance group"
 	case KindInstance:
 		return "instance"
 	}
@@ -79,8 +87,11 @@ const (
 	VerbRegister Verb = "Register"
 	// VerbDeregister removes an instance from a load balancer's targets (mutating).
 	VerbDeregister Verb = "Deregister"
-	// VerbUpdate changes a resource in place (mutating): the rules of a security group.
+	// VerbUpdate changes a resource in place (mutating): the rules of a security group, the
+	// user data of an instance group.
 	VerbUpdate Verb = "Update"
+	// VerbScale changes the size of an instance group (mutating).
+	VerbScale Verb = "Scale"
 )
 
 // On returns the operation of this verb on resources of kind k.
@@ -88,7 +99,11 @@ func (v Verb) On(k Kind) Op { return Op{Verb: v, Kind: k} }
 
 // Mutating reports whether calls with this verb change the cloud.
 func (v Verb) Mutating() bool {
-	return v == VerbCreate || v == VerbDelete || v == VerbRegister || v == VerbDeregister || v == VerbUpdate
+	switch v {
+	case VerbCreate, VerbDelete, VerbRegister, VerbDeregister, VerbUpdate, VerbScale:
+		return true
+	}
+	return false
 }
 
 // Op is one operation of the API, such as CreateNetwork. Call counters and scripted faults are
@@ -117,7 +132,9 @@ func (o Op) valid() bool {
 	case VerbRegister, VerbDeregister:
 		return o.Kind == KindLoadBalancer
 	case VerbUpdate:
-		return o.Kind == KindSecurityGroup
+		return o.Kind == KindSecurityGroup || o.Kind == KindInstanceGroup
+	case VerbScale:
+		return o.Kind == KindInstanceGroup
 	}
 	return false
 }

@@ -84,8 +84,8 @@ func (c *Cloud) GetSubnet(ctx context.Context, id string) (*Subnet, error) {
 	return as[Subnet](c.get(ctx, KindSubnet, id))
 }
 
-// DeleteSubnet deletes a subnet. It fails with ErrDependencyViolation while instances remain in
-// it, and with ErrNotFound when it is gone.
+// DeleteSubnet deletes a subnet. It fails with ErrDependencyViolation while instances or
+// instance groups remain in it, and with ErrNotFound when it is gone.
 func (c *Cloud) DeleteSubnet(ctx context.Context, id string) error {
 	return c.delete(ctx, KindSubnet, id)
 }
@@ -125,7 +125,7 @@ func (c *Cloud) GetSecurityGroup(ctx context.Context, id string) (*SecurityGroup
 }
 
 // DeleteSecurityGroup deletes a security group. It fails with ErrDependencyViolation while
-// instances use it, and with ErrNotFound when it is gone.
+// instances or instance groups use it, and with ErrNotFound when it is gone.
 func (c *Cloud) DeleteSecurityGroup(ctx context.Context, id string) error {
 	return c.delete(ctx, KindSecurityGroup, id)
 }

@@ -125,14 +125,16 @@ func (d Duplicate) String() string {
 // owner and a role, sorted by kind (in Kinds order), owner and role. The role is the value of
 // the tag roleTagKey, or the resource's name when roleTagKey is "". Owned resources without
 // the role tag are ignored. With a nil owner, resources are grouped by kind and role only.
-// Tests assert that it returns nothing after any sequence of faults and retries.
+// Tests assert that it returns nothing after any sequence of faults and retries. The instances
+// of an instance group are ignored: they share their group's tags by design (two groups with
+// the same owner and role are duplicates).
 func (c *Cloud) Duplicates(owner Owner, roleTagKey string) []Duplicate {
 	type key struct {
 		kind        Kind
 		owner, role string
 	}
 	groups := map[key][]string{}
-	for _, res := range c.All() {
+	for _, res := range c.list(func(r *record) bool { return r.group == "" }) {
 		o, ok := ownerOf(owner, res)
 		if !ok && owner != nil {
 			continue

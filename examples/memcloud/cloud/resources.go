@@ -242,12 +242,84 @@ type InstanceSpec struct {
 	IdempotencyToken string
 }
 
+// TagInstanceGroup is the tag every instance of an instance group carries, with the group's ID
+// as its value. The instances carry every tag of their group too.
+const TagInstanceGroup = "memcloud.capkit.io/instance-group"
+
+// MaxInstanceGroupSize is the largest size of an instance group.
+const MaxInstanceGroupSize = 1000
+
+// GroupInstance is an instance of an instance group as listed by the group. The instance itself
+// is an Instance resource: read the rest of it with Cloud.GetInstance.
+type GroupInstance struct {
+	// ID is the instance's ID.
+	ID string
+	// PrivateIP is the instance's address.
+	PrivateIP string
+	// State is the instance's lifecycle state.
+	State InstanceState
+}
+
+// InstanceGroup is a group of identical instances in a subnet (an auto scaling group). Its user
+// data is not part of it; tests read it with Cloud.InstanceGroupUserData.
+type InstanceGroup struct {
+	Meta
+	// SubnetID is the ID of the subnet the group's instances run in.
+	SubnetID string
+	// NetworkID is the ID of the subnet's network.
+	NetworkID string
+	// Image is the boot image of the group's instances.
+	Image string
+	// Flavor is the size of the group's machines.
+	Flavor string
+	// SecurityGroupIDs are the IDs of the security groups attached to the group's instances.
+	SecurityGroupIDs []string
+	// Size is the number of instances the group should have, set at creation and by
+	// Cloud.ScaleInstanceGroup. Instances deleted directly leave the group without changing it,
+	// so len(Instances) may be lower until the next scale.
+	Size int
+	// Instances are the group's live instances, oldest first; never nil.
+	Instances []GroupInstance
+}
+
+func (g *InstanceGroup) clone() object {
+	c := *g
+	c.Meta = g.cloneMeta()
+	c.SecurityGroupIDs = slices.Clone(g.SecurityGroupIDs)
+	c.Instances = slices.Clone(g.Instances)
+	return &c
+}
+
+// InstanceGroupSpec is the request to create an instance group.
+type InstanceGroupSpec struct {
+	// Name is required. The group's instances are named "<name>-<n>", n counting from 0 the
+	// instances the group has started.
+	Name string
+	// SubnetID is the ID of an existing subnet with a free address for each instance.
+	SubnetID string
+	// Image is required.
+	Image string
+	// Flavor is required.
+	Flavor string
+	// SecurityGroupIDs are optional IDs of existing security groups of the subnet's network.
+	SecurityGroupIDs []string
+	// UserData is the bootstrap data of the group's instances, at most WithMaxUserDataSize
+	// bytes; Cloud.UpdateInstanceGroupUserData replaces it. It never appears in errors.
+	UserData []byte
+	// Size is the initial number of instances, 0 to MaxInstanceGroupSize.
+	Size int
+	// Tags are optional; see NetworkSpec.Tags. The group's instances carry them too.
+	Tags map[string]string
+	// IdempotencyToken, when not empty, makes the request idempotent: see Cloud.
+	IdempotencyToken string
+}
+
 // Resource is the kind-independent view of any resource, used by inspection and reports.
 type Resource struct {
 	// Kind is the resource's kind.
 	Kind Kind
 	Meta
 	// ParentID is the ID of the network (subnets, security groups, load balancers) or the subnet
-	// (instances) the resource lives in; "" for networks.
+	// (instance groups, instances) the resource lives in; "" for networks.
 	ParentID string
 }

@@ -7,19 +7,23 @@ import "maps"
 type Stats struct {
 	// Calls counts every API call by operation, failed ones included.
 	Calls map[Op]int
-	// Mutations is the number of mutating calls (create, delete, update, register, deregister).
+	// Mutations is the number of mutating calls (create, delete, update, scale, register,
+	// deregister).
 	Mutations int
 	// Reads is the number of Get and Find calls.
 	Reads int
 	// Faults is the number of injected faults returned to callers.
 	Faults int
 	// Created counts the resources created, by kind. A create that replays an idempotency
-	// token creates nothing and is not counted here.
+	// token creates nothing and is not counted here. The instances started by an instance
+	// group count as instances.
 	Created map[Kind]int
-	// Deleted counts the resources deleted, by kind.
+	// Deleted counts the resources deleted, by kind, the instances deleted with or scaled out
+	// of an instance group included.
 	Deleted map[Kind]int
-	// Updated counts the resources changed in place, by kind. An update that changes nothing is not
-	// counted here.
+	// Updated counts the resources changed in place, by kind: security groups by their rules,
+	// instance groups by their user data and by scales that start or delete instances or change
+	// the size. An update that changes nothing is not counted here.
 	Updated map[Kind]int
 }
 

@@ -21,8 +21,11 @@ type record struct {
 	prefix      netip.Prefix          // networks and subnets
 	usedIPs     map[netip.Addr]string // subnets: address -> instance ID
 	ip          netip.Addr            // instances
-	userData    []byte                // instances
+	userData    []byte                // instances; instance groups: the data of new instances
 	pendingGets int                   // instances: GetInstance calls left before running
+	group       string                // instances of a group: the group's ID
+	members     []string              // instance groups: IDs of the live instances, oldest first
+	started     int                   // instance groups: instances started so far, to name the next
 }
 
 func (r *record) id() string { return r.obj.meta().ID }
@@ -48,6 +51,9 @@ type createReq struct {
 	// build validates the kind-specific parameters against the current state and returns the
 	// new record. It runs with Cloud.mu held and must not change any state when it fails.
 	build func(m Meta) (*record, error)
+	// populate, when not nil, runs with Cloud.mu held once the new record is stored: instance
+	// groups start their instances there. It cannot fail: build checked everything it needs.
+	populate func(rec *record)
 }
 
 func (c *Cloud) create(ctx context.Context, req createReq) (object, error) {
@@ -84,7 +90,7 @@ func (c *Cloud) doCreate(ctx context.Context, req createReq) (object, error) {
 	if after {
 		return nil, c.faultLocked(op)
 	}
-	return rec.obj.clone(), nil
+	return c.objectLocked(rec), nil
 }
 
 // replayLocked returns the resource created earlier with the request's token, or nil when the
@@ -107,28 +113,51 @@ func (c *Cloud) replayLocked(req createReq) (*record, error) {
 }
 
 func (c *Cloud) insertLocked(req createReq) (*record, error) {
-	if q, ok := c.quotas[req.kind]; ok && c.live[req.kind] >= q {
-		return nil, fmt.Errorf("%w: %d of %d %s resources in use", ErrQuotaExceeded, c.live[req.kind], q, req.kind)
+	if err := c.checkQuotaLocked(req.kind, 1); err != nil {
+		return nil, err
 	}
 	m := Meta{ID: c.newIDLocked(req.kind), Name: req.name, Tags: cloneTags(req.tags), CreatedAt: c.now()}
 	rec, err := req.build(m)
 	if err != nil {
 		return nil, err
 	}
-	c.seq++
-	rec.kind, rec.seq, rec.token = req.kind, c.seq, req.token
-	rec.visibleFrom = c.findSeq[req.kind] + uint64(c.faults.SearchLag) + 1
-	c.records[m.ID] = rec
+	rec.kind, rec.token = req.kind, req.token
+	c.addLocked(rec)
 	if req.token != "" {
 		if c.tokens[req.kind] == nil {
 			c.tokens[req.kind] = map[string]*tokenEntry{}
 		}
 		c.tokens[req.kind][req.token] = &tokenEntry{id: m.ID, fingerprint: req.fingerprint}
 	}
-	c.live[req.kind]++
-	c.totalCreated++
-	c.stats.Created[req.kind]++
+	if req.populate != nil {
+		req.populate(rec)
+	}
 	return rec, nil
+}
+
+// checkQuotaLocked fails with ErrQuotaExceeded when n more live resources of kind would exceed
+// its quota.
+func (c *Cloud) checkQuotaLocked(kind Kind, n int) error {
+	q, ok := c.quotas[kind]
+	if !ok || c.live[kind]+n <= q {
+		return nil
+	}
+	err := fmt.Errorf("%w: %d of %d %s resources in use", ErrQuotaExceeded, c.live[kind], q, kind)
+	if n > 1 {
+		err = fmt.Errorf("%w, %d more requested", err, n)
+	}
+	return err
+}
+
+// addLocked stores a new record of rec.kind and counts its creation.
+func (c *Cloud) addLocked(rec *record) {
+	c.seq++
+	rec.seq = c.seq
+	rec.visibleFrom = c.findSeq[rec.kind] + uint64(c.faults.SearchLag) + 1
+	c.records[rec.id()] = rec
+	c.live[rec.kind]++
+	c.totalCreated++
+	c.stats.Created[rec.kind]++
 }
 
 func (c *Cloud) newIDLocked(kind Kind) string {
@@ -162,10 +191,29 @@ func (c *Cloud) doGet(ctx context.Context, kind Kind, id string) (object, error)
 	if err != nil {
 		return nil, err
 	}
-	if rec.kind == KindInstance {
+	switch rec.kind {
+	case KindInstance:
 		advanceInstance(rec)
+	case KindInstanceGroup:
+		for _, m := range rec.members {
+			advanceInstance(c.records[m])
+		}
 	}
-	return rec.obj.clone(), nil
+	return c.objectLocked(rec), nil
+}
+
+// objectLocked returns a copy of rec's resource for a response. An instance group's copy lists
+// its live instances.
+func (c *Cloud) objectLocked(rec *record) object {
+	obj := rec.obj.clone()
+	if g, ok := obj.(*InstanceGroup); ok {
+		g.Instances = make([]GroupInstance, 0, len(rec.members))
+		for _, id := range rec.members {
+			inst := c.records[id].obj.(*Instance)
+			g.Instances = append(g.Instances, GroupInstance{ID: id, PrivateIP: inst.PrivateIP, State: inst.State})
+		}
+	}
+	return obj
 }
 
 // lookupLocked returns the live record of kind with the given ID or ErrNotFound.
@@ -221,20 +269,31 @@ func (c *Cloud) doDelete(ctx context.Context, kind Kind, id string) error {
 	return nil
 }
 
-// dependentsLocked returns the live resources that prevent deleting rec, in creation order.
+// dependentsLocked returns the live resources that prevent deleting rec, in creation order. An
+// instance group's instances do not prevent deleting it: they are deleted with it.
 func (c *Cloud) dependentsLocked(rec *record) []*record {
 	var deps []*record
 	for _, r := range c.records {
 		switch {
 		case rec.kind == KindNetwork && r.parent == rec.id(),
-			rec.kind == KindSubnet && r.kind == KindInstance && r.parent == rec.id(),
-			rec.kind == KindSecurityGroup && r.kind == KindInstance &&
-				slices.Contains(r.obj.(*Instance).SecurityGroupIDs, rec.id()):
+			rec.kind == KindSubnet && (r.kind == KindInstance || r.kind == KindInstanceGroup) && r.parent == rec.id(),
+			rec.kind == KindSecurityGroup && slices.Contains(securityGroupsOf(r), rec.id()):
 			deps = append(deps, r)
 		}
 	}
 	slices.SortFunc(deps, bySeq)
 	return deps
+}
+
+// securityGroupsOf returns the IDs of the security groups an instance or an instance group uses.
+func securityGroupsOf(r *record) []string {
+	switch o := r.obj.(type) {
+	case *Instance:
+		return o.SecurityGroupIDs
+	case *InstanceGroup:
+		return o.SecurityGroupIDs
+	}
+	return nil
 }
 
 func bySeq(a, b *record) int { return cmp.Compare(a.seq, b.seq) }
@@ -253,7 +312,9 @@ func describe(recs []*record) string {
 	return s
 }
 
+// removeLocked deletes rec: an instance group's instances first, newest first.
 func (c *Cloud) removeLocked(rec *record) {
+	c.shrinkGroupLocked(rec, len(rec.members))
 	id := rec.id()
 	delete(c.records, id)
 	c.live[rec.kind]--
@@ -266,6 +327,9 @@ func (c *Cloud) removeLocked(rec *record) {
 	}
 	if subnet, ok := c.records[rec.parent]; ok {
 		delete(subnet.usedIPs, rec.ip)
+	}
+	if group, ok := c.records[rec.group]; ok {
+		group.members = slices.DeleteFunc(group.members, func(m string) bool { return m == id })
 	}
 	for _, r := range c.records {
 		if lb, ok := r.obj.(*LoadBalancer); ok {
@@ -305,7 +369,7 @@ func (c *Cloud) doFind(ctx context.Context, kind Kind, tags map[string]string) (
 	slices.SortFunc(found, bySeq)
 	objs := make([]object, 0, len(found))
 	for _, r := range found {
-		objs = append(objs, r.obj.clone())
+		objs = append(objs, c.objectLocked(r))
 	}
 	return objs, nil
 }

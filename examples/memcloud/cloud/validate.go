@@ -67,9 +67,17 @@ func checkID(field string, kind Kind, id string) error {
 	case id == "":
 		return invalid(field, id, "must not be empty")
 	case !strings.HasPrefix(id, kind.Prefix()):
-		return invalid(field, id, fmt.Sprintf("is not a %s ID (want prefix %q)", kind.noun(), kind.Prefix()))
+		return invalid(field, id, fmt.Sprintf("is not %s ID (want prefix %q)", withArticle(kind.noun()), kind.Prefix()))
 	}
 	return nil
+}
+
+// withArticle puts "a" or "an" before a noun: "a network", "an instance".
+func withArticle(noun string) string {
+	if noun != "" && strings.ContainsAny(noun[:1], "aeiou") {
+		return "an " + noun
+	}
+	return "a " + noun
 }
 
 // parseCIDR parses a canonical IPv4 prefix whose length is within [minBits, maxBits].
@@ -129,6 +137,11 @@ func allocateIP(p netip.Prefix, used map[netip.Addr]string) (netip.Addr, bool) {
 		}
 	}
 	return netip.Addr{}, false
+}
+
+// freeAddresses returns the number of addresses of a subnet that allocateIP can still give.
+func freeAddresses(p netip.Prefix, used map[netip.Addr]string) int {
+	return 1<<(32-p.Bits()) - 5 - len(used)
 }
 
 // fingerprint digests the parameters of a create request, to detect a token reused with

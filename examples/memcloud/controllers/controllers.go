@@ -23,6 +23,7 @@ const (
 	StepSecurityGroup = "SecurityGroup"
 	StepLoadBalancer  = "LoadBalancer"
 	StepInstance      = "Instance"
+	StepInstanceGroup = "InstanceGroup"
 )
 
 // Option configures the reconcilers and SetupWithManager.
@@ -105,6 +106,32 @@ func MachineSteps(cl *cloud.Cloud, lookup services.NetworkLookup, opts ...servic
 	return []reconcile.Step[scope.MachineScoper[*v1beta2.MemMachine]]{{Name: StepInstance, Service: inst}}, nil
 }
 
+// MachinePoolSteps returns the steps of a MemMachinePool: InstanceGroup. lookup finds the cluster network.
+func MachinePoolSteps(cl *cloud.Cloud, lookup services.NetworkLookup, opts ...services.Option) ([]reconcile.Step[services.PoolScope], error) {
+	g, err := services.NewInstanceGroup(cl, lookup, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return []reconcile.Step[services.PoolScope]{{Name: StepInstanceGroup, Service: g}}, nil
+}
+
+// NewMachinePoolReconciler returns the MemMachinePool reconciler on memcloud cl, reading and writing through c.
+func NewMachinePoolReconciler(c client.Client, cl *cloud.Cloud, opts ...Option) (*reconcile.MachinePoolReconciler[*v1beta2.MemMachinePool], error) {
+	if cl == nil {
+		return nil, fmt.Errorf("cannot create the MemMachinePool reconciler: %w", errNilCloud)
+	}
+	if c == nil {
+		return nil, errors.New("cannot create the MemMachinePool reconciler: client is nil")
+	}
+	cfg := newConfig(opts)
+	steps, err := MachinePoolSteps(cl, services.MemClusterLookup(c), services.WithPollInterval(cfg.poll))
+	if err != nil {
+		return nil, err
+	}
+	return reconcile.NewMachinePoolReconciler(c, func() *v1beta2.MemMachinePool { return &v1beta2.MemMachinePool{} }, steps,
+		append(cfg.reconcileOptions(), reconcile.WithFinalizer(v1beta2.MemMachinePoolFinalizer))...)
+}
+
 // NewClusterReconciler returns the MemCluster reconciler on memcloud cl, reading and writing through c.
 func NewClusterReconciler(c client.Client, cl *cloud.Cloud, opts ...Option) (*reconcile.ClusterReconciler[*v1beta2.MemCluster], error) {
 	if cl == nil {
@@ -136,7 +163,7 @@ func NewMachineReconciler(c client.Client, cl *cloud.Cloud, opts ...Option) (*re
 		append(cfg.reconcileOptions(), reconcile.WithFinalizer(v1beta2.MemMachineFinalizer))...)
 }
 
-// SetupWithManager registers memcloud's MemCluster and MemMachine controllers with mgr, on memcloud cl.
+// SetupWithManager registers memcloud's MemCluster, MemMachine and MemMachinePool controllers with mgr, on memcloud cl.
 // The manager's scheme must hold the v1beta2 types. Events go to the manager's recorder unless options say
 // otherwise; bootstrap Secrets are read through the manager's API reader (capkit's machine reconciler wires
 // it), never from a cache.
@@ -159,6 +186,13 @@ func SetupWithManager(mgr ctrl.Manager, cl *cloud.Cloud, opts ...Option) error {
 	}
 	if err := mr.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("cannot set up the MemMachine controller: %w", err)
+	}
+	pr, err := NewMachinePoolReconciler(cfg.client, cl, all...)
+	if err != nil {
+		return err
+	}
+	if err := pr.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("cannot set up the MemMachinePool controller: %w", err)
 	}
 	return nil
 }

@@ -134,6 +134,8 @@ type Resources struct {
 	// Instances are the instances; they are also a reconcile.PendingReporter: Ensure waits for a pending
 	// (booting) instance with ReasonInstancePending.
 	Instances reconcile.Resource[cloud.InstanceSpec, *cloud.Instance]
+	// InstanceGroups are the instance groups of machine pools.
+	InstanceGroups reconcile.Resource[cloud.InstanceGroupSpec, *cloud.InstanceGroup]
 }
 
 // NewResources returns the resource kinds of c.
@@ -178,6 +180,25 @@ func NewResources(c *cloud.Cloud) Resources {
 			},
 		},
 		Instances: newInstances(c),
+		InstanceGroups: &cloudResource[cloud.InstanceGroupSpec, cloud.InstanceGroup]{
+			get: c.GetInstanceGroup, find: c.FindInstanceGroups, del: c.DeleteInstanceGroup,
+			id: func(g *cloud.InstanceGroup) string { return g.ID },
+			validate: func(s cloud.InstanceGroupSpec) error {
+				var errs []error
+				if len(s.UserData) == 0 {
+					errs = append(errs, errors.New("userData must not be empty"))
+				}
+				if s.Size < 0 {
+					errs = append(errs, fmt.Errorf("size %d must not be negative", s.Size))
+				}
+				return errors.Join(append(errs, required("name", s.Name), required("subnetID", s.SubnetID),
+					required("image", s.Image), required("flavor", s.Flavor))...)
+			},
+			create: func(ctx context.Context, s cloud.InstanceGroupSpec, token string, tags map[string]string) (*cloud.InstanceGroup, error) {
+				s.IdempotencyToken, s.Tags = token, tags
+				return c.CreateInstanceGroup(ctx, s)
+			},
+		},
 	}
 }
 

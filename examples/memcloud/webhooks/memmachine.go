@@ -12,12 +12,15 @@ import (
 
 // DefaultMemMachineSpec fills the unset image and flavor of spec with v1beta2.DefaultImage and
 // v1beta2.DefaultFlavor. It never overwrites a value that is set.
-func DefaultMemMachineSpec(spec *v1beta2.MemMachineSpec) {
-	if spec.Image == "" {
-		spec.Image = v1beta2.DefaultImage
+func DefaultMemMachineSpec(spec *v1beta2.MemMachineSpec) { defaultImageAndFlavor(&spec.Image, &spec.Flavor) }
+
+// defaultImageAndFlavor fills an unset image and flavor of a machine or a machine pool.
+func defaultImageAndFlavor(image *string, flavor *v1beta2.Flavor) {
+	if *image == "" {
+		*image = v1beta2.DefaultImage
 	}
-	if spec.Flavor == "" {
-		spec.Flavor = v1beta2.DefaultFlavor
+	if *flavor == "" {
+		*flavor = v1beta2.DefaultFlavor
 	}
 }
 

@@ -36,6 +36,12 @@ var (
 	_ contract.AddressesAccessor           = &v1beta2.MemMachine{}
 	_ contract.StatusFailureDomainAccessor = &v1beta2.MemMachine{}
 	_ scope.ResourceIDsAccessor            = &v1beta2.MemMachine{}
+
+	_ conditions.Setter               = &v1beta2.MemMachinePool{}
+	_ contract.ProvisionedAccessor    = &v1beta2.MemMachinePool{}
+	_ contract.ProviderIDListAccessor = &v1beta2.MemMachinePool{}
+	_ contract.ReplicasAccessor       = &v1beta2.MemMachinePool{}
+	_ scope.ResourceIDsAccessor       = &v1beta2.MemMachinePool{}
 )
 
 func TestGoTypesFollowContractV1Beta2(t *testing.T) {
@@ -47,6 +53,7 @@ func TestGoTypesFollowContractV1Beta2(t *testing.T) {
 		{&v1beta2.MemMachine{}, lint.KindInfraMachine},
 		{&v1beta2.MemClusterTemplate{}, lint.KindInfraClusterTemplate},
 		{&v1beta2.MemMachineTemplate{}, lint.KindInfraMachineTemplate},
+		{&v1beta2.MemMachinePool{}, lint.KindInfraMachinePool},
 	} {
 		t.Run(string(tc.kind), func(t *testing.T) {
 			providertest.AssertTypeConformance(t, tc.obj, tc.kind, contract.V1Beta2)
@@ -63,6 +70,7 @@ func TestGeneratedCRDsFollowContractV1Beta2(t *testing.T) {
 		{"infrastructure.memcloud.capkit.io_memmachines.yaml", "MemMachine", lint.KindInfraMachine},
 		{"infrastructure.memcloud.capkit.io_memclustertemplates.yaml", "MemClusterTemplate", lint.KindInfraClusterTemplate},
 		{"infrastructure.memcloud.capkit.io_memmachinetemplates.yaml", "MemMachineTemplate", lint.KindInfraMachineTemplate},
+		{"infrastructure.memcloud.capkit.io_memmachinepools.yaml", "MemMachinePool", lint.KindInfraMachinePool},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join(crdDir, tc.file))

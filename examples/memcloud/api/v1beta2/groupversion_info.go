@@ -27,6 +27,7 @@ func addKnownTypes(s *runtime.Scheme) error {
 		&MemMachine{}, &MemMachineList{},
 		&MemClusterTemplate{}, &MemClusterTemplateList{},
 		&MemMachineTemplate{}, &MemMachineTemplateList{},
+		&MemMachinePool{}, &MemMachinePoolList{},
 	)
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil
