@@ -83,7 +83,8 @@ func (g *InstanceGroup) Reconcile(ctx context.Context, s PoolScope) (reconcile.R
 		return reconcile.Result{Reason: ReasonInstancePending, RequeueAfter: g.cfg.poll,
 			Message: fmt.Sprintf("%d of %d instances of group %s are booting", booting, len(ids), group.ID)}, nil
 	}
-	mp.Status.ObservedGeneration = mp.Generation
+	// No status.observedGeneration: writing spec.providerIDList bumps the generation, so the value would be
+	// stale after every scale; the conditions carry the generation they observed.
 	mp.SetProvisioned(true)
 	return reconcile.Result{Done: true}, nil
 }

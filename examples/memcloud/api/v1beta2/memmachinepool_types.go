@@ -62,11 +62,6 @@ type MemMachinePoolStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxProperties=16
 	Resources map[string]string `json:"resources,omitempty"`
-
-	// observedGeneration is the metadata.generation the controller last reconciled.
-	// +optional
-	// +kubebuilder:validation:Minimum=1
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 }
 
 // MemMachinePool is a memcloud instance group of a Cluster API MachinePool. It is the InfraMachinePool of
