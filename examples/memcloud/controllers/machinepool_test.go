@@ -39,7 +39,7 @@ func TestMachinePoolReconciler(t *testing.T) {
 	}}
 	require.NoError(t, env.Client.Create(ctx, mp))
 	pool := &v1beta2.MemMachinePool{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "pool",
-		Labels: map[string]string{contract.ClusterNameLabel: "c3"},
+		Labels:          map[string]string{contract.ClusterNameLabel: "c3"},
 		OwnerReferences: []metav1.OwnerReference{{APIVersion: "cluster.x-k8s.io/v1beta2", Kind: "MachinePool", Name: "pool", UID: mp.GetUID()}}}}
 	require.NoError(t, env.Client.Create(ctx, pool))
 

@@ -12,7 +12,9 @@ import (
 
 // DefaultMemMachineSpec fills the unset image and flavor of spec with v1beta2.DefaultImage and
 // v1beta2.DefaultFlavor. It never overwrites a value that is set.
-func DefaultMemMachineSpec(spec *v1beta2.MemMachineSpec) { defaultImageAndFlavor(&spec.Image, &spec.Flavor) }
+func DefaultMemMachineSpec(spec *v1beta2.MemMachineSpec) {
+	defaultImageAndFlavor(&spec.Image, &spec.Flavor)
+}
 
 // defaultImageAndFlavor fills an unset image and flavor of a machine or a machine pool.
 func defaultImageAndFlavor(image *string, flavor *v1beta2.Flavor) {
