@@ -69,13 +69,16 @@ func (g *InstanceGroup) Reconcile(ctx context.Context, s PoolScope) (reconcile.R
 		}
 	}
 	ids := make([]string, 0, len(group.Instances))
+	var instances []v1beta2.PoolInstance
 	booting := 0
 	for _, inst := range group.Instances {
 		ids = append(ids, v1beta2.ProviderID(inst.ID))
+		instances = append(instances, v1beta2.PoolInstance{ProviderID: v1beta2.ProviderID(inst.ID), State: string(inst.State), Address: inst.PrivateIP})
 		if inst.State != cloud.InstanceRunning {
 			booting++
 		}
 	}
+	mp.Status.Instances = instances
 	if err := s.SetInstances(ids); err != nil {
 		return reconcile.Result{}, err
 	}

@@ -89,6 +89,12 @@ func TestInstanceGroup(t *testing.T) {
 	assert.Equal(t, groupInstances(e.cloud), s.Object.Spec.ProviderIDList)
 	assert.Equal(t, int32(3), s.Object.Status.Replicas)
 	assert.True(t, s.Object.Status.Ready && s.Object.IsProvisioned())
+	require.Len(t, s.Object.Status.Instances, 3, "per-instance status")
+	for _, inst := range s.Object.Status.Instances {
+		assert.Contains(t, s.Object.Spec.ProviderIDList, inst.ProviderID)
+		assert.Equal(t, string(cloud.InstanceRunning), inst.State)
+		assert.NotEmpty(t, inst.Address)
+	}
 	id, ok := s.ResourceID(services.KeyInstanceGroup)
 	require.True(t, ok)
 	persisted, _ := s.PersistedResourceID(services.KeyInstanceGroup)

@@ -51,6 +51,13 @@ type MemMachinePoolStatus struct {
 	// +kubebuilder:validation:Minimum=0
 	Replicas int32 `json:"replicas,omitempty"`
 
+	// instances are the group's instances as last observed: provider ID, state and address. Cluster API does
+	// not read them; they are for people and tools.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=1000
+	Instances []PoolInstance `json:"instances,omitempty"`
+
 	// conditions are the observations of the MemMachinePool's state: Ready, InstanceGroupReady and Paused.
 	// +optional
 	// +listType=map
@@ -62,6 +69,25 @@ type MemMachinePoolStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxProperties=16
 	Resources map[string]string `json:"resources,omitempty"`
+}
+
+// PoolInstance is one instance of a MemMachinePool's group.
+type PoolInstance struct {
+	// providerID is the instance's provider ID, as in spec.providerIDList.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	ProviderID string `json:"providerID"`
+
+	// state is the instance's state: pending, running, stopped or failed.
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	State string `json:"state,omitempty"`
+
+	// address is the instance's private IP address.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	Address string `json:"address,omitempty"`
 }
 
 // MemMachinePool is a memcloud instance group of a Cluster API MachinePool. It is the InfraMachinePool of
