@@ -155,3 +155,32 @@ func TestFakeKeepsIDsOfATypeWithoutAMap(t *testing.T) {
 	assert.Equal(t, "i-1", id)
 	assert.Empty(t, u.Object, "the object itself is not written")
 }
+
+func TestFakeMachinePoolScope(t *testing.T) {
+	ctx := context.Background()
+	f := &scopetest.FakeMachinePoolScope[*testtypes.FooMachinePool]{
+		FakeObject: scopetest.FakeObject[*testtypes.FooMachinePool]{Object: &testtypes.FooMachinePool{}, OwnershipKeyValue: "k"},
+		PoolInfo:   scope.MachinePoolInfo{Name: "pool", Replicas: 2},
+	}
+	_, _, err := f.BootstrapData(ctx)
+	require.ErrorIs(t, err, scope.ErrBootstrapDataNotReady, "no data yet")
+	f.BootstrapValue = []byte("#cloud-config\n")
+	data, format, err := f.BootstrapData(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "#cloud-config\n", string(data))
+	assert.Equal(t, scope.BootstrapFormatCloudConfig, format)
+	assert.Equal(t, 2, f.BootstrapReads)
+
+	assert.Equal(t, int32(2), f.MachinePool().Replicas)
+	require.NoError(t, f.SetInstances([]string{"foo://b", "foo://a"}))
+	assert.Equal(t, []string{"foo://a", "foo://b"}, f.InfraMachinePool().Spec.ProviderIDList, "sorted, as the real scope writes it")
+	assert.Equal(t, int32(2), f.Object.Status.Replicas)
+	require.NoError(t, f.SetInstances(nil))
+	assert.Nil(t, f.Object.Spec.ProviderIDList)
+	assert.Zero(t, f.Object.Status.Replicas)
+
+	typeless := &scopetest.FakeMachinePoolScope[*testtypes.FooMachine]{FakeObject: scopetest.FakeObject[*testtypes.FooMachine]{Object: &testtypes.FooMachine{}}}
+	err = typeless.SetInstances([]string{"foo://a"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "ProviderIDListAccessor")
+}
