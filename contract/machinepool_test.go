@@ -57,3 +57,42 @@ func TestInfraMachinePoolInitialization(t *testing.T) {
 	i.SetProvisioned(true)
 	assert.True(t, i.IsProvisioned())
 }
+
+func TestMachinePoolFields(t *testing.T) {
+	mp := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{
+		"clusterName": "c1", "replicas": int64(4), "failureDomains": []any{"az-1"},
+		"template": map[string]any{"spec": map[string]any{"version": "v1.36.0", "bootstrap": map[string]any{"dataSecretName": "data"},
+			"infrastructureRef": map[string]any{"kind": "MemMachinePool", "name": "pool"}}}}}}
+	for _, v := range []contract.Version{contract.V1Beta1, contract.V1Beta2} {
+		f := contract.MachinePool(v)
+		name, _ := f.ClusterName().Get(mp)
+		replicas, _ := f.Replicas().Get(mp)
+		fds, _ := f.FailureDomains().Get(mp)
+		version, _ := f.Version().Get(mp)
+		secret, _ := f.BootstrapDataSecretName().Get(mp)
+		ref, _ := f.InfrastructureRef().Get(mp)
+		assert.Equal(t, "c1", name)
+		assert.EqualValues(t, 4, replicas)
+		assert.Equal(t, []string{"az-1"}, fds)
+		assert.Equal(t, "v1.36.0", version)
+		assert.Equal(t, "data", secret)
+		assert.Equal(t, "pool", ref["name"])
+	}
+}
+
+func TestUnstructuredMachinePoolAccessors(t *testing.T) {
+	u := &unstructured.Unstructured{Object: map[string]any{}}
+	a := contract.Unstructured(u, contract.V1Beta2)
+	a.SetProviderIDList([]string{"mem://i-1"})
+	a.SetStatusReplicas(1)
+	require.NoError(t, a.Err())
+	assert.Equal(t, []string{"mem://i-1"}, a.GetProviderIDList())
+	assert.Equal(t, int32(1), a.GetStatusReplicas())
+	f := contract.InfraMachinePool(contract.V1Beta1)
+	require.NoError(t, f.FailureReason().Set(u, "x"))
+	require.NoError(t, f.FailureMessage().Set(u, "y"))
+	assert.Equal(t, "status.failureReason", f.FailureReason().Path().String())
+	c, err := f.Conditions().Get(u)
+	assert.Error(t, err, "no conditions at status.v1beta2.conditions")
+	assert.Nil(t, c)
+}
