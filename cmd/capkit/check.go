@@ -14,20 +14,25 @@ import (
 	"github.com/capkit/capkit/contract/lint"
 )
 
-const checkUsage = `usage: capkit check PATH...
+const checkUsage = `usage: capkit check [--strict] PATH...
 
 Checks CRDs and clusterctl release files against the Cluster API provider contract. PATH is a file or a
-folder, searched recursively for *.yaml and *.yml files. Every CustomResourceDefinition is checked; files
-named metadata.yaml, *-components.yaml and cluster-template*.yaml are also checked as clusterctl files.
+folder, searched recursively for *.yaml and *.yml files. Every CustomResourceDefinition is checked; clusterctl
+metadata, components and cluster templates are recognised by their names (metadata.yaml, *-components.yaml,
+cluster-template*.yaml) or, under any other name, by their content, and checked as such. Files (and documents
+of a metadata file) that are none of these are listed as not checked, never counted as clean.
 
 Each violation is printed on one line: "file:line: kind/name: rule: path: message".
-exit codes: 0 clean, 1 violations found, 2 unreadable or malformed input or bad usage`
+  --strict   treat a file or document that was not checked as a violation
+exit codes: 0 clean, 1 violations found (or, with --strict, files not checked), 2 unreadable or malformed
+input or bad usage`
 
 // runCheck implements "capkit check PATH...".
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("check", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	fl.Usage = func() { fmt.Fprintln(stderr, checkUsage) }
+	strict := fl.Bool("strict", false, "treat files that were not checked as violations")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -65,8 +70,16 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	for _, f := range findings {
 		fmt.Fprintln(stdout, f.String())
 	}
-	fmt.Fprintf(stderr, "capkit check: %s, %s\n", plural(len(files), "file"), plural(len(findings), "violation"))
-	if len(findings) > 0 {
+	skipped := lint.FindUnclassified(files...)
+	for _, u := range skipped {
+		fmt.Fprintln(stdout, u.String())
+	}
+	summary := fmt.Sprintf("capkit check: %s, %s", plural(len(files), "file"), plural(len(findings), "violation"))
+	if len(skipped) > 0 {
+		summary += fmt.Sprintf(", %d not checked (listed above)", len(skipped))
+	}
+	fmt.Fprintln(stderr, summary)
+	if len(findings) > 0 || (*strict && len(skipped) > 0) {
 		return 1
 	}
 	return 0

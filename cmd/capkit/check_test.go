@@ -78,7 +78,7 @@ func TestCheckMalformed(t *testing.T) {
 func TestCheckUsageAndUnreadable(t *testing.T) {
 	code, _, stderr := check()
 	assert.Equal(t, 2, code)
-	assert.Contains(t, stderr, "usage: capkit check PATH...")
+	assert.Contains(t, stderr, "usage: capkit check [--strict] PATH...")
 
 	code, stdout, _ := check("-h")
 	assert.Equal(t, 0, code)
@@ -123,4 +123,29 @@ func TestCheckMachinePoolCRD(t *testing.T) {
 	assert.Contains(t, stdout, "inframachinepool.providerIDList: spec.providerIDList:")
 	assert.Contains(t, stdout, "inframachinepool.replicas: status.replicas:")
 	assert.Contains(t, stdout, "has status.replicas of type string, want integer")
+}
+
+// TestCheckClassifiesByContent: a clusterctl Metadata document in a file not named metadata.yaml is checked
+// as metadata, and a file that is no release file is listed as not checked, not counted as clean.
+func TestCheckClassifiesByContent(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+		return p
+	}
+	meta := write("release-info.yaml", "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- major: 0\n  minor: 1\n  contract: v1alpha4\n")
+	other := write("kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [a.yaml]\n")
+
+	code, stdout, stderr := check(meta)
+	assert.Equal(t, 1, code, "the misnamed metadata is checked: %s", stdout)
+	assert.Contains(t, stdout, "metadata.contract")
+
+	code, stdout, stderr = check(other)
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, other+": not a clusterctl metadata, components or cluster template file, nor CRDs: not checked")
+	assert.Contains(t, stderr, "1 file, 0 violations, 1 not checked")
+
+	var out, errOut strings.Builder
+	assert.Equal(t, 1, runCheck([]string{"--strict", other}, &out, &errOut), "--strict makes it a failure")
 }

@@ -102,7 +102,7 @@ type release struct {
 	crds []crdEntry
 }
 
-// CheckFiles checks CRDs and clusterctl release files (see ClassifyFile): every CustomResourceDefinition in any
+// CheckFiles checks CRDs and clusterctl release files (see Classify, which looks at the name, then the content): every CustomResourceDefinition in any
 // file with CheckCRD; metadata.yaml with CheckMetadata, and against the contract labels of the CRDs in its folder
 // and below; *-components.yaml (one Namespace at most, every namespaced object in it, the provider label, a
 // Deployment with a container named manager, clusterctl variables); cluster-template*.yaml (a Cluster whose
@@ -134,7 +134,7 @@ func CheckFiles(files ...*YAMLFile) (Findings, error) {
 		}
 	}
 	for _, f := range files {
-		switch ClassifyFile(f.Name) {
+		switch Classify(f) {
 		case FileMetadata:
 			out = append(out, rel.checkMetadataFile(f)...)
 		case FileComponents:

@@ -1,0 +1,90 @@
+package lint
+
+import (
+	"fmt"
+	"strings"
+)
+
+// FileCRDs is a file of CustomResourceDefinitions only, e.g. one of config/crd/bases: checked with CheckCRD.
+const FileCRDs FileKind = "crds"
+
+// Unclassified is a file, or a document of a file, that Classify could not place: CheckFiles checked nothing
+// in it but its CRDs, so it must not be taken as clean.
+type Unclassified struct {
+	// File is the file name; Line is the document's line, 0 for the whole file.
+	File string
+	Line int
+	// Reason says what was found instead.
+	Reason string
+}
+
+// String returns "file[:line]: reason".
+func (u Unclassified) String() string {
+	if u.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", u.File, u.Line, u.Reason)
+	}
+	return u.File + ": " + u.Reason
+}
+
+// Classify returns the kind of a release file: by name first (ClassifyFile), then, for a file whose name says
+// nothing, by its content: a clusterctl Metadata document makes it metadata, a core Cluster a cluster template,
+// a Deployment together with CRDs or a Namespace the components, and CRDs alone a CRD file. It returns FileOther
+// for anything else.
+func Classify(f *YAMLFile) FileKind {
+	if k := ClassifyFile(f.Name); k != FileOther {
+		return k
+	}
+	kinds := map[string]int{}
+	for _, d := range f.Documents {
+		kinds[docKind(d)]++
+	}
+	switch {
+	case kinds["Metadata"] > 0:
+		return FileMetadata
+	case kinds["Cluster"] > 0:
+		return FileClusterTemplate
+	case kinds["Deployment"] > 0 && (kinds["CustomResourceDefinition"] > 0 || kinds["Namespace"] > 0):
+		return FileComponents
+	case len(f.Documents) > 0 && kinds["CustomResourceDefinition"] == len(f.Documents):
+		return FileCRDs
+	}
+	return FileOther
+}
+
+// docKind is a document's kind, qualified where the group matters: "Metadata" only for clusterctl's, "Cluster"
+// only for Cluster API's core Cluster.
+func docKind(d Document) string {
+	group, _, _ := strings.Cut(d.Object.GetAPIVersion(), "/")
+	switch kind := d.Object.GetKind(); {
+	case kind == "Metadata" && group == "clusterctl.cluster.x-k8s.io":
+		return "Metadata"
+	case kind == "Metadata", kind == "Cluster" && group != "cluster.x-k8s.io":
+		return group + "/" + kind
+	default:
+		return kind
+	}
+}
+
+// FindUnclassified lists the files Classify cannot place, and the documents of a metadata file that are not its
+// Metadata, so that a checker can say what it did not check.
+func FindUnclassified(files ...*YAMLFile) []Unclassified {
+	var out []Unclassified
+	for _, f := range files {
+		switch Classify(f) {
+		case FileOther:
+			reason := "not a clusterctl metadata, components or cluster template file, nor CRDs: not checked"
+			if len(f.Documents) == 0 {
+				reason = "no Kubernetes objects: not checked"
+			}
+			out = append(out, Unclassified{File: f.Name, Reason: reason})
+		case FileMetadata:
+			for _, d := range f.Documents {
+				if docKind(d) != "Metadata" {
+					out = append(out, Unclassified{File: f.Name, Line: d.Line,
+						Reason: fmt.Sprintf("%s %s in a metadata file: not checked", d.Object.GetAPIVersion(), d.ObjectRef())})
+				}
+			}
+		}
+	}
+	return out
+}

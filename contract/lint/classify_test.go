@@ -1,0 +1,67 @@
+package lint_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/capkit/capkit/contract/lint"
+)
+
+func readYAML(t *testing.T, name, data string) *lint.YAMLFile {
+	t.Helper()
+	f, err := lint.ReadYAML(strings.NewReader(data), name)
+	require.NoError(t, err)
+	return f
+}
+
+const (
+	docMetadata   = "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries: []\n"
+	docCRD        = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: foos.example.io}\n"
+	docDeployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: manager, namespace: x-system}\n"
+	docCluster    = "apiVersion: cluster.x-k8s.io/v1beta2\nkind: Cluster\nmetadata: {name: c}\n"
+	docOther      = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+)
+
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		name, data string
+		want       lint.FileKind
+	}{
+		{"metadata.yaml", docOther, lint.FileMetadata}, // the name wins
+		{"release.yaml", docMetadata, lint.FileMetadata},
+		{"all.yaml", docCRD + "---\n" + docDeployment, lint.FileComponents},
+		{"example.yaml", docCluster, lint.FileClusterTemplate},
+		{"bases.yaml", docCRD + "---\n" + docCRD, lint.FileCRDs},
+		{"kustomization.yaml", docOther, lint.FileOther},
+		{"deployment.yaml", docDeployment, lint.FileOther},
+		{"other-cluster.yaml", "apiVersion: example.io/v1\nkind: Cluster\n", lint.FileOther},
+		{"other-metadata.yaml", "apiVersion: example.io/v1\nkind: Metadata\n", lint.FileOther},
+		{"empty.yaml", "# nothing\n", lint.FileOther},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, lint.Classify(readYAML(t, tt.name, tt.data)))
+		})
+	}
+}
+
+func TestFindUnclassified(t *testing.T) {
+	got := lint.FindUnclassified(
+		readYAML(t, "metadata.yaml", docMetadata+"---\n"+docOther),
+		readYAML(t, "kustomization.yaml", docOther),
+		readYAML(t, "empty.yaml", "# nothing\n"),
+		readYAML(t, "bases.yaml", docCRD),
+	)
+	var lines []string
+	for _, u := range got {
+		lines = append(lines, u.String())
+	}
+	assert.Equal(t, []string{
+		"metadata.yaml:5: kustomize.config.k8s.io/v1beta1 Kustomization in a metadata file: not checked",
+		"kustomization.yaml: not a clusterctl metadata, components or cluster template file, nor CRDs: not checked",
+		"empty.yaml: no Kubernetes objects: not checked",
+	}, lines)
+}
