@@ -137,11 +137,11 @@ func TestCheckClassifiesByContent(t *testing.T) {
 	meta := write("release-info.yaml", "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- major: 0\n  minor: 1\n  contract: v1alpha4\n")
 	other := write("kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [a.yaml]\n")
 
-	code, stdout, stderr := check(meta)
+	code, stdout, _ := check(meta)
 	assert.Equal(t, 1, code, "the misnamed metadata is checked: %s", stdout)
 	assert.Contains(t, stdout, "metadata.contract")
 
-	code, stdout, stderr = check(other)
+	code, stdout, stderr := check(other)
 	assert.Equal(t, 0, code)
 	assert.Contains(t, stdout, other+": not a clusterctl metadata, components or cluster template file, nor CRDs: not checked")
 	assert.Contains(t, stderr, "1 file, 0 violations, 1 not checked")
