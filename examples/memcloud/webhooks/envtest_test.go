@@ -125,7 +125,7 @@ func TestWebhooksInAPIServer(t *testing.T) {
 		tmpl.Spec.Template.Spec.Flavor = v1beta2.FlavorLarge
 		err := c.Update(ctx, tmpl)
 		require.True(t, apierrors.IsInvalid(err), "want Invalid, got %v", err)
-		assert.Contains(t, err.Error(), "spec.template.spec: Forbidden: field is immutable")
+		assert.Contains(t, err.Error(), "spec.template.spec.flavor: Forbidden: field is immutable")
 	})
 
 	t.Run("status keeps every contract field", func(t *testing.T) {

@@ -3,15 +3,12 @@ package webhooks
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/capkit/capkit/contract/templates"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 )
-
-// templateImmutable is the detail of the error about a changed template spec.
-const templateImmutable = immutable + ": create a new template and point its users at it"
 
 // MemClusterTemplate is the defaulting and validating admission webhook of MemClusterTemplate: the template's
 // spec is defaulted and validated as a MemCluster's spec, and cannot change after creation.
@@ -33,9 +30,15 @@ func (MemClusterTemplate) ValidateCreate(_ context.Context, t *v1beta2.MemCluste
 	return nil, invalid("MemClusterTemplate", t.Name, ValidateMemClusterSpec(&t.Spec.Template.Spec, templateSpecPath()))
 }
 
-// ValidateUpdate rejects any change of spec.template.spec.
-func (MemClusterTemplate) ValidateUpdate(_ context.Context, oldT, newT *v1beta2.MemClusterTemplate) (admission.Warnings, error) {
-	return nil, invalid("MemClusterTemplate", newT.Name, validateTemplateUpdate(oldT.Spec.Template.Spec, newT.Spec.Template.Spec))
+// ValidateUpdate rejects any change of spec.template.spec (its metadata may change), except in the
+// server-side-apply dry-runs of Cluster API's topology controller (templates.ValidateImmutable); the new spec
+// is checked as in ValidateCreate.
+func (MemClusterTemplate) ValidateUpdate(ctx context.Context, oldT, newT *v1beta2.MemClusterTemplate) (admission.Warnings, error) {
+	errs := templates.ValidateImmutable(ctx, newT, templateSpecPath(), oldT.Spec.Template.Spec, newT.Spec.Template.Spec)
+	if newT.DeletionTimestamp.IsZero() {
+		errs = append(errs, ValidateMemClusterSpec(&newT.Spec.Template.Spec, templateSpecPath())...)
+	}
+	return nil, invalid("MemClusterTemplate", newT.Name, errs)
 }
 
 // ValidateDelete accepts every delete.
@@ -65,9 +68,15 @@ func (MemMachineTemplate) ValidateCreate(_ context.Context, t *v1beta2.MemMachin
 	return nil, invalid("MemMachineTemplate", t.Name, ValidateMemMachineTemplateSpec(&t.Spec.Template.Spec, templateSpecPath()))
 }
 
-// ValidateUpdate rejects any change of spec.template.spec.
-func (MemMachineTemplate) ValidateUpdate(_ context.Context, oldT, newT *v1beta2.MemMachineTemplate) (admission.Warnings, error) {
-	return nil, invalid("MemMachineTemplate", newT.Name, validateTemplateUpdate(oldT.Spec.Template.Spec, newT.Spec.Template.Spec))
+// ValidateUpdate rejects any change of spec.template.spec (its metadata may change), except in the
+// server-side-apply dry-runs of Cluster API's topology controller (templates.ValidateImmutable); the new spec
+// is checked as in ValidateCreate.
+func (MemMachineTemplate) ValidateUpdate(ctx context.Context, oldT, newT *v1beta2.MemMachineTemplate) (admission.Warnings, error) {
+	errs := templates.ValidateImmutable(ctx, newT, templateSpecPath(), oldT.Spec.Template.Spec, newT.Spec.Template.Spec)
+	if newT.DeletionTimestamp.IsZero() {
+		errs = append(errs, ValidateMemMachineTemplateSpec(&newT.Spec.Template.Spec, templateSpecPath())...)
+	}
+	return nil, invalid("MemMachineTemplate", newT.Name, errs)
 }
 
 // ValidateDelete accepts every delete.
@@ -86,11 +95,3 @@ func ValidateMemMachineTemplateSpec(spec *v1beta2.MemMachineSpec, path *field.Pa
 }
 
 func templateSpecPath() *field.Path { return field.NewPath("spec", "template", "spec") }
-
-// validateTemplateUpdate rejects a changed template spec.
-func validateTemplateUpdate[T any](oldSpec, newSpec T) field.ErrorList {
-	if equality.Semantic.DeepEqual(oldSpec, newSpec) {
-		return nil
-	}
-	return field.ErrorList{field.Forbidden(templateSpecPath(), templateImmutable)}
-}

@@ -6,8 +6,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/capkit/capkit/contract/templates"
 
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/webhooks"
@@ -40,7 +45,7 @@ func TestMemClusterTemplateWebhook(t *testing.T) {
 	changed.Spec.Template.Spec.FailureDomains = []string{"az-1"}
 	_, err = wh.ValidateUpdate(ctx, tmpl, changed)
 	require.True(t, apierrors.IsInvalid(err))
-	assert.Contains(t, err.Error(), "spec.template.spec: Forbidden: field is immutable: create a new template")
+	assert.Contains(t, err.Error(), "spec.template.spec.failureDomains: Forbidden: field is immutable: create a new template")
 
 	_, err = wh.ValidateDelete(ctx, tmpl)
 	require.NoError(t, err)
@@ -71,8 +76,25 @@ func TestMemMachineTemplateWebhook(t *testing.T) {
 	bigger.Spec.Template.Spec.Flavor = v1beta2.FlavorLarge
 	_, err = wh.ValidateUpdate(ctx, tmpl, bigger)
 	require.True(t, apierrors.IsInvalid(err))
-	assert.Contains(t, err.Error(), `MemMachineTemplate.infrastructure.memcloud.capkit.io "workers" is invalid: spec.template.spec: Forbidden: field is immutable`)
+	assert.Contains(t, err.Error(), `MemMachineTemplate.infrastructure.memcloud.capkit.io "workers" is invalid: spec.template.spec.flavor: Forbidden: field is immutable`)
 
 	_, err = wh.ValidateDelete(ctx, tmpl)
 	require.NoError(t, err)
+}
+
+// TestTemplatesPassTopologyDryRuns: Cluster API's topology controller dry-runs server-side applies of changed
+// templates during ClusterClass rollouts; the immutability check lets them through (nothing is stored).
+func TestTemplatesPassTopologyDryRuns(t *testing.T) {
+	ctx := admission.NewContextWithRequest(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{DryRun: ptr.To(true)}})
+	tmpl := &v1beta2.MemMachineTemplate{ObjectMeta: metav1.ObjectMeta{Name: "workers"}}
+	tmpl.Spec.Template.Spec = v1beta2.MemMachineSpec{Image: "ubuntu-24.04", Flavor: v1beta2.FlavorSmall}
+	changed := tmpl.DeepCopy()
+	changed.Spec.Template.Spec.Flavor = v1beta2.FlavorLarge
+	changed.Annotations = map[string]string{templates.TopologyDryRunAnnotation: ""}
+	_, err := webhooks.MemMachineTemplate{}.ValidateUpdate(ctx, tmpl, changed)
+	require.NoError(t, err, "the topology controller's dry-run passes")
+
+	delete(changed.Annotations, templates.TopologyDryRunAnnotation)
+	_, err = webhooks.MemMachineTemplate{}.ValidateUpdate(ctx, tmpl, changed)
+	require.Error(t, err, "another dry-run does not")
 }

@@ -14,7 +14,7 @@
 //     changes, except providerID, which may go from empty to a value.
 //   - PodMachineTemplate: validation only. spec.template.spec is checked as a PodMachine's spec and must not
 //     set providerID; the spec never changes, except in the server-side-apply dry-runs of Cluster API's
-//     topology controller (IsTopologyDryRun), which ClusterClass rollouts need to pass.
+//     topology controller (capkit's templates.ValidateImmutable), which ClusterClass rollouts need to pass.
 //
 // Errors are the Invalid API errors the API server returns to kubectl, one line per field, naming the field
 // and the values, for example

@@ -22,6 +22,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/capkit/capkit/contract/templates"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/podcloud/webhooks"
 	"github.com/capkit/capkit/providertest/testenv"
@@ -123,15 +124,15 @@ func TestWebhooksInAPIServer(t *testing.T) {
 
 		newer := tmpl.DeepCopy()
 		newer.Spec.Template.Spec.Image = "kindest/node:v1.37.0"
-		requireInvalid(t, c.Update(ctx, newer.DeepCopy()), "spec.template.spec: Forbidden: field is immutable")
-		requireInvalid(t, c.Update(ctx, newer.DeepCopy(), client.DryRunAll), "spec.template.spec: Forbidden: field is immutable")
+		requireInvalid(t, c.Update(ctx, newer.DeepCopy()), "spec.template.spec.image: Forbidden: field is immutable")
+		requireInvalid(t, c.Update(ctx, newer.DeepCopy(), client.DryRunAll), "spec.template.spec.image: Forbidden: field is immutable")
 
 		// Cluster API's topology controller: a server-side apply dry-run of the annotated, changed template.
 		apply := func(opts ...client.ApplyOption) error {
 			obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&v1beta2.PodMachineTemplate{
 				TypeMeta: metav1.TypeMeta{APIVersion: v1beta2.GroupVersion.String(), Kind: "PodMachineTemplate"},
 				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: tmpl.Name,
-					Annotations: map[string]string{webhooks.TopologyDryRunAnnotation: ""}},
+					Annotations: map[string]string{templates.TopologyDryRunAnnotation: ""}},
 				Spec: newer.Spec,
 			})
 			require.NoError(t, err)
@@ -139,7 +140,7 @@ func TestWebhooksInAPIServer(t *testing.T) {
 				append(opts, client.FieldOwner("capi-topology"), client.ForceOwnership)...)
 		}
 		require.NoError(t, apply(client.DryRunAll), "Cluster API's topology dry-run must pass")
-		requireInvalid(t, apply(), "spec.template.spec: Forbidden: field is immutable")
+		requireInvalid(t, apply(), "spec.template.spec.image: Forbidden: field is immutable")
 
 		got := &v1beta2.PodMachineTemplate{}
 		require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(tmpl), got))

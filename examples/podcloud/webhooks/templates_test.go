@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/capkit/capkit/contract/templates"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/podcloud/webhooks"
 )
@@ -62,7 +63,7 @@ func TestPodMachineTemplateWebhook(t *testing.T) {
 	newer := tmpl.DeepCopy()
 	newer.Spec.Template.Spec.Image = "kindest/node:v1.37.0"
 	annotated := newer.DeepCopy()
-	annotated.Annotations = map[string]string{webhooks.TopologyDryRunAnnotation: ""}
+	annotated.Annotations = map[string]string{templates.TopologyDryRunAnnotation: ""}
 	relabelled := tmpl.DeepCopy()
 	relabelled.Spec.Template.ObjectMeta.Labels = map[string]string{"team": "a"}
 	annotatedRelabelled := relabelled.DeepCopy()
@@ -73,7 +74,7 @@ func TestPodMachineTemplateWebhook(t *testing.T) {
 	onlyObjectMeta.Labels = map[string]string{"team": "a"}
 
 	const specImmutable = `PodMachineTemplate.infrastructure.podcloud.capkit.io "workers" is invalid: ` +
-		`spec.template.spec: Forbidden: field is immutable: create a new template and point its users at it`
+		`spec.template.spec.image: Forbidden: field is immutable: create a new template and point its users at it`
 	for _, tc := range []struct {
 		name    string
 		ctx     context.Context
