@@ -84,10 +84,20 @@ func Rules(k Kind, v contract.Version) []FieldRule {
 	case KindInfraMachinePool:
 		return machinePoolRules(v)
 	case KindInfraClusterTemplate, KindInfraMachineTemplate, KindBootstrapConfigTemplate, KindInfraMachinePoolTemplate:
-		return []FieldRule{
+		rules := []FieldRule{
 			{Rule: "template.spec", Path: contract.Path{"spec", "template", "spec"}, Type: "object", Required: true,
 				Hint: "templates must have spec.template.spec holding the templated object's spec"},
+			{Rule: "template.metadata", Path: contract.Path{"spec", "template", "metadata"}, Type: "object",
+				Hint: "spec.template.metadata must be an object of labels and annotations (contract.TemplateObjectMeta)"},
 		}
+		if k == KindInfraMachineTemplate { // autoscaling from zero, optional
+			rules = append(rules,
+				FieldRule{Rule: "template.capacity", Path: contract.Path{"status", "capacity"}, Type: "object",
+					Hint: "status.capacity must be a map of resource quantities (corev1.ResourceList; templates.Capacity)"},
+				FieldRule{Rule: "template.nodeInfo", Path: contract.Path{"status", "nodeInfo"}, Type: "object",
+					Hint: "status.nodeInfo must be an object with architecture and operatingSystem (templates.NodeInfo)"})
+		}
+		return rules
 	}
 	return nil
 }

@@ -16,6 +16,7 @@
 // +kubebuilder:rbac:groups=infrastructure.memcloud.capkit.io,resources=memclusters/status;memmachines/status;memmachinepools/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=infrastructure.memcloud.capkit.io,resources=memclusters/finalizers;memmachines/finalizers;memmachinepools/finalizers,verbs=update
 // +kubebuilder:rbac:groups=infrastructure.memcloud.capkit.io,resources=memclustertemplates;memmachinetemplates,verbs=get;list;watch
+// +kubebuilder:rbac:groups=infrastructure.memcloud.capkit.io,resources=memmachinetemplates/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;machines;machinepools,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch

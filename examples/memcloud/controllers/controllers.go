@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/contract/templates"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/services"
@@ -163,7 +164,8 @@ func NewMachineReconciler(c client.Client, cl *cloud.Cloud, opts ...Option) (*re
 		append(cfg.reconcileOptions(), reconcile.WithFinalizer(v1beta2.MemMachineFinalizer))...)
 }
 
-// SetupWithManager registers memcloud's MemCluster, MemMachine and MemMachinePool controllers with mgr, on memcloud cl.
+// SetupWithManager registers memcloud's MemCluster, MemMachine and MemMachinePool controllers, and the
+// MemMachineTemplate controller that reports each template's capacity, with mgr, on memcloud cl.
 // The manager's scheme must hold the v1beta2 types. Events go to the manager's recorder unless options say
 // otherwise; bootstrap Secrets are read through the manager's API reader (capkit's machine reconciler wires
 // it), never from a cache.
@@ -186,6 +188,14 @@ func SetupWithManager(mgr ctrl.Manager, cl *cloud.Cloud, opts ...Option) error {
 	}
 	if err := mr.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("cannot set up the MemMachine controller: %w", err)
+	}
+	tr, err := templates.NewCapacityReconciler(cfg.client, func() *v1beta2.MemMachineTemplate { return &v1beta2.MemMachineTemplate{} },
+		services.TemplateCapacity)
+	if err != nil {
+		return err
+	}
+	if err := tr.SetupWithManager(mgr, "memmachinetemplate"); err != nil {
+		return fmt.Errorf("cannot set up the MemMachineTemplate controller: %w", err)
 	}
 	pr, err := NewMachinePoolReconciler(cfg.client, cl, all...)
 	if err != nil {

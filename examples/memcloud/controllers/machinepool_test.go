@@ -10,14 +10,17 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/contract/templates"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/controllers"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
+	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/scope/scopetest"
 )
 
@@ -100,4 +103,29 @@ func countGroupInstances(c *cloud.Cloud) int {
 		}
 	}
 	return n
+}
+
+// TestTemplateCapacityIsReported: the MemMachineTemplate controller writes the capacity of the template's
+// flavor to its status, where the cluster autoscaler reads it to scale a MachineDeployment up from zero.
+func TestTemplateCapacityIsReported(t *testing.T) {
+	ctx := context.Background()
+	p, err := memcloudtest.StartProvider(ctx, env, memcloudtest.Options{WebhooksOnly: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, p.Stop()) })
+	ns := newNamespace(t)
+	tmpl := &v1beta2.MemMachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "workers"}}
+	tmpl.Spec.Template.Spec = v1beta2.MemMachineSpec{Image: "ubuntu-24.04", Flavor: v1beta2.FlavorLarge}
+	require.NoError(t, env.Client.Create(ctx, tmpl))
+	r, err := templates.NewCapacityReconciler(env.Client, func() *v1beta2.MemMachineTemplate { return &v1beta2.MemMachineTemplate{} },
+		services.TemplateCapacity)
+	require.NoError(t, err)
+	_, err = r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(tmpl)})
+	require.NoError(t, err)
+	got := &unstructured.Unstructured{}
+	got.SetGroupVersionKind(v1beta2.GroupVersion.WithKind("MemMachineTemplate"))
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(tmpl), got))
+	status, _, _ := unstructured.NestedMap(got.Object, "status")
+	assert.Equal(t, map[string]any{"capacity": map[string]any{"cpu": "8", "memory": "32Gi"},
+		"nodeInfo": map[string]any{"architecture": "amd64", "operatingSystem": "linux"}}, status,
+		"status.capacity and status.nodeInfo, the paths of Cluster API's autoscaling-from-zero contract")
 }

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // Defaults of memcloud's API; the CRD schemas and the defaulting webhooks apply them.
@@ -173,6 +176,13 @@ const (
 
 // Flavors lists the valid flavors, smallest first.
 var Flavors = []Flavor{FlavorSmall, FlavorMedium, FlavorLarge}
+
+// FlavorResources are the CPUs and memory of each flavor; memcloud's instances are linux/amd64.
+var FlavorResources = map[Flavor]corev1.ResourceList{
+	FlavorSmall:  {corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("2Gi")},
+	FlavorMedium: {corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("8Gi")},
+	FlavorLarge:  {corev1.ResourceCPU: resource.MustParse("8"), corev1.ResourceMemory: resource.MustParse("32Gi")},
+}
 
 // ProviderIDPrefix starts every memcloud provider ID: "memcloud://" followed by the instance ID.
 const ProviderIDPrefix = "memcloud://"

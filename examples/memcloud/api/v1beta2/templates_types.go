@@ -4,6 +4,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/contract/templates"
 )
 
 // MemClusterTemplateSpec is the desired state of a MemClusterTemplate.
@@ -81,6 +82,7 @@ type MemMachineTemplateResource struct {
 // template and point the owner at it, which rolls the machines out.
 //
 // +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
 // +kubebuilder:storageversion
 // +kubebuilder:resource:path=memmachinetemplates,scope=Namespaced,categories=cluster-api
 // +kubebuilder:metadata:labels="cluster.x-k8s.io/v1beta2=v1beta2"
@@ -97,7 +99,18 @@ type MemMachineTemplate struct {
 	// spec holds the template.
 	// +required
 	Spec MemMachineTemplateSpec `json:"spec"`
+
+	// status is the capacity and node info of the machines the template makes (flavor and image), which the
+	// cluster autoscaler reads to scale a MachineDeployment up from zero. The controller writes it.
+	// +optional
+	Status templates.Capacity `json:"status,omitempty,omitzero"`
 }
+
+// GetCapacity returns status; it implements capkit's templates.CapacityAccessor.
+func (t *MemMachineTemplate) GetCapacity() templates.Capacity { return t.Status }
+
+// SetCapacity sets status; it implements capkit's templates.CapacityAccessor.
+func (t *MemMachineTemplate) SetCapacity(c templates.Capacity) { t.Status = c }
 
 // MemMachineTemplateList is a list of MemMachineTemplates.
 //

@@ -1,0 +1,72 @@
+package templates
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// CapacityFunc returns what a machine made from template t offers. A template the provider cannot size (an
+// unknown flavor) returns an error naming the field and value; its status is left as it is.
+type CapacityFunc[T client.Object] func(t T) (Capacity, error)
+
+// CapacityReconciler keeps status.capacity and status.nodeInfo of a provider's InfraMachineTemplates of type T
+// up to date, for the cluster autoscaler's scale from zero. It writes status only when it changes, with a
+// merge patch of the status subresource (the template CRD needs +kubebuilder:subresource:status).
+type CapacityReconciler[T interface {
+	client.Object
+	CapacityAccessor
+}] struct {
+	client    client.Client
+	newObject func() T
+	capacity  CapacityFunc[T]
+}
+
+// NewCapacityReconciler returns the reconciler of templates of type T; newObject returns an empty T.
+func NewCapacityReconciler[T interface {
+	client.Object
+	CapacityAccessor
+}](c client.Client, newObject func() T, capacity CapacityFunc[T]) (*CapacityReconciler[T], error) {
+	if c == nil || newObject == nil || capacity == nil {
+		return nil, errors.New("cannot create the capacity reconciler: client, newObject and capacity must not be nil")
+	}
+	return &CapacityReconciler[T]{client: c, newObject: newObject, capacity: capacity}, nil
+}
+
+// Reconcile implements controller-runtime's reconcile.Reconciler.
+func (r *CapacityReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	t := r.newObject()
+	if err := r.client.Get(ctx, req.NamespacedName, t); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	want, err := r.capacity(t)
+	if err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "cannot size the template; its status is left as it is")
+		return ctrl.Result{}, nil // a user must fix the template: retrying does not help
+	}
+	if equality.Semantic.DeepEqual(t.GetCapacity(), want) {
+		return ctrl.Result{}, nil
+	}
+	base, ok := t.DeepCopyObject().(T)
+	if !ok {
+		return ctrl.Result{}, fmt.Errorf("cannot copy %T", t)
+	}
+	t.SetCapacity(want)
+	if err := r.client.Status().Patch(ctx, t, client.MergeFrom(base)); err != nil {
+		if apierrors.IsNotFound(err) {
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("cannot write the capacity of %s: %w", req.NamespacedName, err)
+	}
+	return ctrl.Result{}, nil
+}
+
+// SetupWithManager registers the reconciler with mgr, watching the templates of type T.
+func (r *CapacityReconciler[T]) SetupWithManager(mgr ctrl.Manager, name string) error {
+	return ctrl.NewControllerManagedBy(mgr).Named(name).For(r.newObject()).Complete(r)
+}

@@ -1,0 +1,68 @@
+package templates_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/capkit/capkit/contract/templates"
+	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
+	"github.com/capkit/capkit/scope/scopetest"
+)
+
+func TestCapacityReconciler(t *testing.T) {
+	ctx := context.Background()
+	sch := runtime.NewScheme()
+	require.NoError(t, v1beta2.AddToScheme(sch))
+	tmpl := &v1beta2.MemMachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "workers"}}
+	tmpl.Spec.Template.Spec.Flavor = v1beta2.FlavorSmall
+	c := fake.NewClientBuilder().WithScheme(sch).WithObjects(tmpl).WithStatusSubresource(tmpl).Build()
+	cc := scopetest.NewCountingClient(c)
+	calls := 0
+	r, err := templates.NewCapacityReconciler(cc, func() *v1beta2.MemMachineTemplate { return &v1beta2.MemMachineTemplate{} },
+		func(t *v1beta2.MemMachineTemplate) (templates.Capacity, error) {
+			calls++
+			if t.Spec.Template.Spec.Flavor == "huge" {
+				return templates.Capacity{}, errors.New("cannot size: flavor \"huge\"")
+			}
+			return templates.Capacity{Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")},
+				NodeInfo: templates.NodeInfo{Architecture: templates.ArchitectureArm64, OperatingSystem: "linux"}}, nil
+		})
+	require.NoError(t, err)
+	req := ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "workers"}}
+
+	_, err = r.Reconcile(ctx, req)
+	require.NoError(t, err)
+	got := &v1beta2.MemMachineTemplate{}
+	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(tmpl), got))
+	assert.Equal(t, "1", got.Status.Capacity.Cpu().String())
+	assert.Equal(t, templates.ArchitectureArm64, got.Status.NodeInfo.Architecture)
+	assert.Equal(t, 1, cc.Writes(), "one status patch")
+
+	cc.Reset()
+	_, err = r.Reconcile(ctx, req)
+	require.NoError(t, err)
+	assert.Zero(t, cc.Writes(), "an unchanged capacity writes nothing")
+
+	got.Spec.Template.Spec.Flavor = "huge"
+	require.NoError(t, c.Update(ctx, got))
+	cc.Reset()
+	_, err = r.Reconcile(ctx, req)
+	require.NoError(t, err, "a template that cannot be sized is not retried")
+	assert.Zero(t, cc.Writes(), "and its status is left as it is")
+
+	_, err = r.Reconcile(ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "gone"}})
+	require.NoError(t, err)
+	assert.Equal(t, 3, calls)
+}
