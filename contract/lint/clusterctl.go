@@ -139,6 +139,7 @@ func CheckFiles(files ...*YAMLFile) (Findings, error) {
 			out = append(out, rel.checkMetadataFile(f)...)
 		case FileComponents:
 			out = append(out, rel.checkComponents(f)...)
+			out = append(out, rel.checkAggregatedRole(f)...)
 			out = append(out, checkFileVariables(f)...)
 		case FileClusterTemplate:
 			out = append(out, rel.checkTemplate(f)...)

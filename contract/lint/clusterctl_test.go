@@ -112,7 +112,7 @@ func TestCheckFilesBad(t *testing.T) {
 		"metadata-wrong-api/metadata.yaml":         {lint.RuleMetadataAPIVersion},
 		"release/cluster-template-broken.yaml":     {lint.RuleTemplateNamespace, lint.RuleTemplateInfrastructureRef},
 		"release/cluster-template-empty.yaml":      {lint.RuleTemplateCluster},
-		"release/infrastructure-components.yaml": {lint.RuleComponentsManager, lint.RuleComponentsNamespace,
+		"release/infrastructure-components.yaml": {lint.RuleComponentsManager, lint.RuleComponentsNamespace, lint.RuleComponentsAggregatedRole,
 			lint.RuleMetadataCRDContract, lint.RuleComponentsProviderLabel, lint.RuleComponentsObjectNamespace,
 			lint.RuleVariableUnbraced, lint.RuleVariableUnsupported, lint.RuleVariableSyntax},
 	}

@@ -106,6 +106,7 @@ func CheckCRD(crd *apiextensionsv1.CustomResourceDefinition, opts ...CRDOption) 
 		return c.out.Sorted()
 	}
 	c.checkListKind()
+	c.checkName()
 	if known {
 		c.checkScope()
 		if !isTemplate(role) {

@@ -113,6 +113,12 @@ func TestCheckCRDRules(t *testing.T) {
 			lint.RuleCRDScope, `scope is "Cluster"`},
 		{"wrong listKind", "MemCluster", func(c *apiextensionsv1.CustomResourceDefinition) { c.Spec.Names.ListKind = "MemClusters" },
 			lint.RuleCRDListKind, `listKind is "MemClusters", want "MemClusterList"`},
+		{"name not plural.group", "MemCluster", func(c *apiextensionsv1.CustomResourceDefinition) { c.Name = "memcluster.infrastructure.example.io" },
+			lint.RuleCRDName, `name is "memcluster.infrastructure.example.io", want "memclusters.infrastructure.example.io" (<plural>.<group>)`},
+		{"plural not lower case", "MemCluster", func(c *apiextensionsv1.CustomResourceDefinition) {
+			c.Spec.Names.Plural = "MemClusters"
+			c.Name = "MemClusters.infrastructure.example.io"
+		}, lint.RuleCRDName, `plural is "MemClusters", want the lower-case plural of kind "MemCluster"`},
 		{"missing listKind", "MemMachine", func(c *apiextensionsv1.CustomResourceDefinition) { c.Spec.Names.ListKind = "" },
 			lint.RuleCRDListKind, `listKind is "", want "MemMachineList"`},
 		{"no status subresource", "MemMachine", func(c *apiextensionsv1.CustomResourceDefinition) { c.Spec.Versions[0].Subresources = nil },
