@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// RuleComponentsAggregatedRole: Cluster API's core manager may read and patch only the infrastructure objects it
+// RuleComponentsAggregatedRole is the rule that Cluster API's core manager may read and patch only the infrastructure objects it
 // is allowed to. It has every right on the group infrastructure.cluster.x-k8s.io; a provider whose CRDs are
 // in another group ships a ClusterRole labelled cluster.x-k8s.io/aggregate-to-manager: "true" that grants them.
 const RuleComponentsAggregatedRole = "components.aggregated-role"
@@ -65,7 +65,7 @@ func aggregatedGrants(f *YAMLFile) map[string]bool {
 	return out
 }
 
-// RuleCRDName: a CRD's metadata.name is "<plural>.<group>"; the API server refuses any other.
+// RuleCRDName is the rule that a CRD's metadata.name is "<plural>.<group>"; the API server refuses any other.
 const RuleCRDName = "crd.name"
 
 func (c *crdChecker) checkName() {
