@@ -31,6 +31,10 @@ var (
 	Core = Component{Name: "core", Binary: "cluster-api-manager", ConfigDir: "core"}
 	// KubeadmBootstrap is the kubeadm bootstrap provider (KubeadmConfig, KubeadmConfigTemplate).
 	KubeadmBootstrap = Component{Name: "kubeadm-bootstrap", Binary: "kubeadm-bootstrap-manager", ConfigDir: "bootstrap/kubeadm"}
+	// KubeadmControlPlaneCRDs are the CRDs of the kubeadm control plane provider (KubeadmControlPlane,
+	// KubeadmControlPlaneTemplate), without its manager: for tests that only need the API server to accept
+	// the objects, such as a generated cluster template.
+	KubeadmControlPlaneCRDs = Component{Name: "kubeadm-control-plane", ConfigDir: "controlplane/kubeadm"}
 )
 
 // CRDDir returns the folder of the component's CRDs in the Cluster API module in moduleDir.

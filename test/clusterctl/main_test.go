@@ -1,0 +1,38 @@
+package clusterctl_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
+	"github.com/capkit/capkit/providertest/testenv"
+	"github.com/capkit/capkit/test/internal/capienv"
+)
+
+var env *testenv.Environment
+
+// TestMain starts envtest with Cluster API's CRDs (core, kubeadm bootstrap and kubeadm control plane, which the
+// template uses) and memcloud's CRDs and webhooks.
+func TestMain(m *testing.M) {
+	dir, err := memcloudtest.ConfigDir()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "clusterctl: %v\n", err)
+		os.Exit(1)
+	}
+	kcp, err := capienv.CRDs("", capienv.KubeadmControlPlaneCRDs)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "clusterctl: %v\n", err)
+		os.Exit(1)
+	}
+	capienv.Main(m, &env, "clusterctl", []func(*runtime.Scheme) error{v1beta2.AddToScheme},
+		testenv.WithCRDs(kcp...),
+		testenv.WithCRDPaths(filepath.Join(dir, "crd", "bases")),
+		testenv.WithWebhooks(envtest.WebhookInstallOptions{Paths: []string{filepath.Join(dir, "webhook")}}),
+	)
+}
