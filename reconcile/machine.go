@@ -6,7 +6,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/scope"
 )
 
@@ -35,48 +34,17 @@ func NewMachineReconciler[T client.Object](c client.Client, newObject func() T, 
 
 // Reconcile implements controller-runtime's reconcile.Reconciler.
 func (r *MachineReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	ctx, log := r.requestLogger(ctx, req)
+	ctx, _ = r.requestLogger(ctx, req)
 	obj, found, err := fetch(ctx, r.base, r.newObject, req)
 	if err != nil || !found {
 		return ctrl.Result{}, err
 	}
-	machine, err := r.ownerCore(ctx, obj, "Machine")
-	if err != nil {
+	o, ok, err := r.resolveOwners(ctx, obj, "Machine")
+	if err != nil || !ok {
 		return ctrl.Result{}, err
 	}
-	orphaned := r.orphaned(obj)
-	if machine == nil && orphaned {
-		// The Machine went first: delete the cloud resources all the same, or they leak.
-		machine = r.placeholderMachine(obj.GetNamespace(), ownerName(obj, "Machine", obj.GetName()), clusterNameOf(obj))
-		log.Info("owner Machine is gone, deleting without it", "Machine", machine.GetName())
-	}
-	if machine == nil {
-		log.Info("waiting for Cluster API to set the owner Machine")
-		return ctrl.Result{}, nil
-	}
-	clusterName := contract.ClusterNameOf(machine)
-	if clusterName == "" {
-		clusterName, _ = contract.Machine(contract.V1Beta2).ClusterName().Get(machine)
-	}
-	if clusterName == "" {
-		log.Info("waiting for the Machine's cluster name", "Machine", machine.GetName())
-		return ctrl.Result{}, nil
-	}
-	cluster, err := r.getCore(ctx, machine.GroupVersionKind().GroupVersion().WithKind("Cluster"), obj.GetNamespace(), clusterName)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if cluster == nil && orphaned {
-		cluster = r.placeholderCluster(obj.GetNamespace(), clusterName, nil)
-		log.Info("Cluster is gone, deleting without it", "Cluster", clusterName)
-	}
-	if cluster == nil {
-		log.Info("waiting for the Cluster", "Cluster", clusterName)
-		return ctrl.Result{}, nil
-	}
-	log = log.WithValues("Machine", machine.GetName(), "Cluster", cluster.GetName())
-	ctx = ctrl.LoggerInto(ctx, log)
-	s, err := scope.NewMachineScope(ctx, r.client, obj, machine, cluster, r.scopeOptions()...)
+	ctx = withOwners(ctx, "Machine", o)
+	s, err := scope.NewMachineScope(ctx, r.client, obj, o.owner, o.cluster, r.scopeOptions()...)
 	if err != nil {
 		return ctrl.Result{}, err
 	}

@@ -3,13 +3,11 @@ package reconcile
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
-	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/scope"
 )
 
@@ -42,45 +40,17 @@ func NewMachinePoolReconciler[T client.Object](c client.Client, newObject func()
 
 // Reconcile implements controller-runtime's reconcile.Reconciler.
 func (r *MachinePoolReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	ctx, log := r.requestLogger(ctx, req)
+	ctx, _ = r.requestLogger(ctx, req)
 	obj, found, err := fetch(ctx, r.base, r.newObject, req)
 	if err != nil || !found {
 		return ctrl.Result{}, err
 	}
-	pool, err := r.ownerCore(ctx, obj, "MachinePool")
-	if err != nil {
+	o, ok, err := r.resolveOwners(ctx, obj, "MachinePool")
+	if err != nil || !ok {
 		return ctrl.Result{}, err
 	}
-	orphaned := r.orphaned(obj)
-	if pool == nil && orphaned {
-		// The MachinePool went first: delete the instance group all the same, or it leaks.
-		pool = r.placeholderMachinePool(obj.GetNamespace(), ownerName(obj, "MachinePool", obj.GetName()), clusterNameOf(obj))
-		log.Info("owner MachinePool is gone, deleting without it", "MachinePool", pool.GetName())
-	}
-	if pool == nil {
-		log.Info("waiting for Cluster API to set the owner MachinePool")
-		return ctrl.Result{}, nil
-	}
-	clusterName, _ := contract.MachinePool(contract.V1Beta2).ClusterName().Get(pool)
-	if clusterName == "" {
-		log.Info("waiting for the MachinePool's cluster name", "MachinePool", pool.GetName())
-		return ctrl.Result{}, nil
-	}
-	cluster, err := r.getCore(ctx, pool.GroupVersionKind().GroupVersion().WithKind("Cluster"), obj.GetNamespace(), clusterName)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if cluster == nil && orphaned {
-		cluster = r.placeholderCluster(obj.GetNamespace(), clusterName, nil)
-		log.Info("Cluster is gone, deleting without it", "Cluster", clusterName)
-	}
-	if cluster == nil {
-		log.Info("waiting for the Cluster", "Cluster", clusterName)
-		return ctrl.Result{}, nil
-	}
-	log = log.WithValues("MachinePool", pool.GetName(), "Cluster", cluster.GetName())
-	ctx = ctrl.LoggerInto(ctx, log)
-	s, err := scope.NewMachinePoolScope(ctx, r.client, obj, pool, cluster, r.scopeOptions()...)
+	ctx = withOwners(ctx, "MachinePool", o)
+	s, err := scope.NewMachinePoolScope(ctx, r.client, obj, o.owner, o.cluster, r.scopeOptions()...)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -97,14 +67,6 @@ func (r *MachinePoolReconciler[T]) Reconcile(ctx context.Context, req ctrl.Reque
 		return ""
 	}
 	return r.run(ctx, s, bindSteps(r.steps, scope.MachinePoolScoper[T](s)), gate)
-}
-
-// placeholderMachinePool returns a MachinePool standing in for a deleted one, of the given Cluster.
-func (r *base) placeholderMachinePool(namespace, name, clusterName string) *unstructured.Unstructured {
-	u := r.placeholder("MachinePool", namespace, name)
-	u.SetLabels(map[string]string{contract.ClusterNameLabel: clusterName})
-	_ = contract.MachinePool(r.coreVersion).ClusterName().Set(u, clusterName)
-	return u
 }
 
 // SetupWithManager registers the reconciler with mgr: it watches the InfraMachinePool kind (matching the

@@ -52,11 +52,11 @@ func (r *base) placeholderCluster(namespace, name string, infraRef client.Object
 	return u
 }
 
-// placeholderMachine returns a Machine standing in for a deleted one, of the given Cluster.
-func (r *base) placeholderMachine(namespace, name, clusterName string) *unstructured.Unstructured {
-	u := r.placeholder("Machine", namespace, name)
+// placeholderOwner returns a Machine or MachinePool (kind) standing in for a deleted one, of the given Cluster.
+func (r *base) placeholderOwner(kind, namespace, name, clusterName string) *unstructured.Unstructured {
+	u := r.placeholder(kind, namespace, name)
 	u.SetLabels(map[string]string{contract.ClusterNameLabel: clusterName})
-	_ = contract.Machine(r.coreVersion).ClusterName().Set(u, clusterName)
+	_ = contract.Machine(r.coreVersion).ClusterName().Set(u, clusterName) // spec.clusterName, for both kinds
 	return u
 }
 
