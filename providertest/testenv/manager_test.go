@@ -44,3 +44,18 @@ func TestProviderOptionsNamesMissingCRDs(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, opts, 4, "scheme, the provider's CRDs, no CAPI module CRDs, the minimal Cluster and Machine CRDs; no webhooks")
 }
+
+func TestProviderOptionsAndErrors(t *testing.T) {
+	_, err := testenv.Provider{ConfigDir: t.TempDir()}.Options()
+	require.Error(t, err, "no CRDs")
+	_, err = testenv.Provider{ConfigDir: t.TempDir()}.NewEnvironment()
+	require.Error(t, err)
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "crd", "bases"), 0o755))
+	crds, err := os.ReadFile("../testdata/crds/memcrds.yaml")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "crd", "bases", "crds.yaml"), crds, 0o644))
+	opts, err := testenv.Provider{ConfigDir: dir}.Options(testenv.WithoutCAPICRDs())
+	require.NoError(t, err)
+	assert.Len(t, opts, 5, "the provider's options, then the caller's")
+}

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"testing"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
@@ -37,4 +40,43 @@ func ProviderOptions(configDir string, addToScheme ...func(*runtime.Scheme) erro
 		opts = append(opts, WithWebhooks(envtest.WebhookInstallOptions{Paths: []string{hooks}}))
 	}
 	return opts, nil
+}
+
+// Provider is a provider under test: where its controller-gen output is and the types it adds to the scheme.
+// Its methods give the Environment of ProviderOptions; a provider's test helper package wraps them.
+type Provider struct {
+	// ConfigDir holds crd/bases and, when the provider has webhooks, webhook.
+	ConfigDir string
+	// AddToScheme adds the provider's types.
+	AddToScheme []func(*runtime.Scheme) error
+}
+
+// Options returns ProviderOptions of p followed by opts, which can override them.
+func (p Provider) Options(opts ...Option) ([]Option, error) {
+	all, err := ProviderOptions(p.ConfigDir, p.AddToScheme...)
+	if err != nil {
+		return nil, err
+	}
+	return append(all, opts...), nil
+}
+
+// NewEnvironment starts an API server with Options(opts...).
+func (p Provider) NewEnvironment(opts ...Option) (*Environment, error) {
+	all, err := p.Options(opts...)
+	if err != nil {
+		return nil, err
+	}
+	return NewEnvironment(all...)
+}
+
+// Main is Main with Options(opts...), for a TestMain; controller-runtime's logs are discarded. When the
+// options cannot be built it prints why and exits 1.
+func (p Provider) Main(m *testing.M, env **Environment, opts ...Option) {
+	ctrl.SetLogger(logr.Discard())
+	all, err := p.Options(opts...)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "testenv: %v\n", err)
+		os.Exit(1)
+	}
+	Main(m, env, all...)
 }

@@ -8,11 +8,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/go-logr/logr"
-
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/providertest/testenv"
@@ -40,38 +37,41 @@ func ConfigDir() (string, error) {
 	return dir, nil
 }
 
-// EnvironmentOptions returns the testenv options of an API server for memcloud (testenv.ProviderOptions):
-// memcloud's CRDs and admission webhooks, its scheme, and capkit's minimal Cluster and Machine CRDs (both core
-// API versions served). opts come last and can override them.
-func EnvironmentOptions(opts ...testenv.Option) ([]testenv.Option, error) {
+// provider is memcloud as a testenv.Provider.
+func provider() (testenv.Provider, error) {
 	dir, err := ConfigDir()
 	if err != nil {
-		return nil, err
+		return testenv.Provider{}, err
 	}
-	all, err := testenv.ProviderOptions(dir, v1beta2.AddToScheme)
+	return testenv.Provider{ConfigDir: dir, AddToScheme: []func(*kruntime.Scheme) error{v1beta2.AddToScheme}}, nil
+}
+
+// EnvironmentOptions returns the testenv options of an API server for memcloud (testenv.ProviderOptions):
+// memcloud's CRDs and admission webhooks, its scheme, and capkit's minimal Cluster API CRDs. opts come last and
+// can override them.
+func EnvironmentOptions(opts ...testenv.Option) ([]testenv.Option, error) {
+	p, err := provider()
 	if err != nil {
 		return nil, err
 	}
-	return append(all, opts...), nil
+	return p.Options(opts...)
 }
 
 // NewEnvironment starts an API server with EnvironmentOptions.
 func NewEnvironment(opts ...testenv.Option) (*testenv.Environment, error) {
-	all, err := EnvironmentOptions(opts...)
+	p, err := provider()
 	if err != nil {
 		return nil, err
 	}
-	return testenv.NewEnvironment(all...)
+	return p.NewEnvironment(opts...)
 }
 
-// Main is testenv.Main with EnvironmentOptions, for a TestMain; controller-runtime's logs are
-// discarded.
+// Main is testenv.Main with EnvironmentOptions, for a TestMain; controller-runtime's logs are discarded.
 func Main(m *testing.M, env **testenv.Environment, opts ...testenv.Option) {
-	ctrl.SetLogger(logr.Discard())
-	all, err := EnvironmentOptions(opts...)
+	p, err := provider()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "memcloudtest: %v\n", err)
 		os.Exit(1)
 	}
-	testenv.Main(m, env, all...)
+	p.Main(m, env, opts...)
 }
