@@ -49,16 +49,6 @@ func (r *MachineReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) 
 		return ctrl.Result{}, err
 	}
 	r.rememberVersion(s.ContractVersion())
-	gate := func() string {
-		switch {
-		case s.Provisioned():
-			return ""
-		case !s.Cluster().InfrastructureProvisioned:
-			return ReasonWaitingForClusterInfrastructure
-		case s.Machine().BootstrapDataSecretName == "":
-			return ReasonWaitingForBootstrapData
-		}
-		return ""
-	}
+	gate := provisioningGate(s.Provisioned, s.Cluster(), s.Machine().BootstrapDataSecretName)
 	return r.run(ctx, s, bindSteps(r.steps, scope.MachineScoper[T](s)), gate)
 }

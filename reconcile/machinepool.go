@@ -55,17 +55,7 @@ func (r *MachinePoolReconciler[T]) Reconcile(ctx context.Context, req ctrl.Reque
 		return ctrl.Result{}, err
 	}
 	r.rememberVersion(s.ContractVersion())
-	gate := func() string {
-		switch {
-		case s.Provisioned():
-			return ""
-		case !s.Cluster().InfrastructureProvisioned:
-			return ReasonWaitingForClusterInfrastructure
-		case s.MachinePool().BootstrapDataSecretName == "":
-			return ReasonWaitingForBootstrapData
-		}
-		return ""
-	}
+	gate := provisioningGate(s.Provisioned, s.Cluster(), s.MachinePool().BootstrapDataSecretName)
 	return r.run(ctx, s, bindSteps(r.steps, scope.MachinePoolScoper[T](s)), gate)
 }
 

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/scope"
 )
 
 // owners are an infra object's owner (a Machine or a MachinePool) and its Cluster, real or placeholders.
@@ -60,4 +61,21 @@ func (r *base) resolveOwners(ctx context.Context, obj client.Object, ownerKind s
 // withOwners adds the owners' names to the context's logger.
 func withOwners(ctx context.Context, ownerKind string, o owners) context.Context {
 	return ctrl.LoggerInto(ctx, logFrom(ctx).WithValues(ownerKind, o.owner.GetName(), "Cluster", o.cluster.GetName()))
+}
+
+// provisioningGate is the wait of a machine or a machine pool before its first provisioning: for the
+// Cluster's infrastructure, then for the bootstrap data secret dataSecretName. Once provisioned (a live
+// check), nothing is waited for.
+func provisioningGate(provisioned func() bool, cluster scope.ClusterInfo, dataSecretName string) func() string {
+	return func() string {
+		switch {
+		case provisioned():
+			return ""
+		case !cluster.InfrastructureProvisioned:
+			return ReasonWaitingForClusterInfrastructure
+		case dataSecretName == "":
+			return ReasonWaitingForBootstrapData
+		}
+		return ""
+	}
 }

@@ -37,10 +37,10 @@ func TestMain(m *testing.M) {
 }
 
 // sharedEnv returns the API server with memcloud's CRDs and webhooks and capkit's minimal Cluster API CRDs
-// (memcloudtest.NewEnvironment). Its webhooks are served by a manager the caller starts (memcloudtest.StartProvider).
+// (memcloudtest.TestEnv().NewEnvironment). Its webhooks are served by a manager the caller starts (memcloudtest.StartProvider).
 func sharedEnv(tb testing.TB) *testenv.Environment {
 	tb.Helper()
-	envOnce.Do(func() { envVal, envErr = memcloudtest.NewEnvironment() })
+	envOnce.Do(func() { envVal, envErr = memcloudtest.TestEnv().NewEnvironment() })
 	if envErr != nil {
 		tb.Fatalf("cannot start envtest: %v", envErr)
 	}

@@ -10,7 +10,7 @@ import (
 
 var env *testenv.Environment
 
-func TestMain(m *testing.M) { memcloudtest.Main(m, &env) }
+func TestMain(m *testing.M) { memcloudtest.TestEnv().Main(m, &env) }
 
 func newNamespace(t *testing.T) string {
 	t.Helper()

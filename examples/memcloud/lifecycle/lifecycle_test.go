@@ -27,7 +27,7 @@ import (
 
 var env *testenv.Environment
 
-func TestMain(m *testing.M) { memcloudtest.Main(m, &env) }
+func TestMain(m *testing.M) { memcloudtest.TestEnv().Main(m, &env) }
 
 // convergeTimeout is a generous bound: a run takes a few seconds; the bound only stops a test that does
 // not converge.

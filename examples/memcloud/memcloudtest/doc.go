@@ -6,7 +6,7 @@
 //
 //	var env *testenv.Environment
 //
-//	func TestMain(m *testing.M) { memcloudtest.Main(m, &env) }
+//	func TestMain(m *testing.M) { memcloudtest.TestEnv().Main(m, &env) }
 //
 //	func TestLifecycle(t *testing.T) {
 //		p, _ := memcloudtest.StartProvider(ctx, env, memcloudtest.Options{Cloud: []cloud.Option{cloud.WithSeed(1)}})

@@ -23,7 +23,7 @@ import (
 // server and a namespace to work in.
 func startWebhooks(t *testing.T) (client.Client, string) {
 	t.Helper()
-	env, err := memcloudtest.NewEnvironment()
+	env, err := memcloudtest.TestEnv().NewEnvironment()
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, env.Stop()) })
 	p, err := memcloudtest.StartProvider(context.Background(), env, memcloudtest.Options{WebhooksOnly: true})

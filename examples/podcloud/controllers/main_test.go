@@ -17,7 +17,7 @@ var (
 	nodesErr  error
 )
 
-func TestMain(m *testing.M) { podcloudtest.Main(m, &env) }
+func TestMain(m *testing.M) { podcloudtest.TestEnv().Main(m, &env) }
 
 // startNodes starts the fake nodes once for the package: kube-scheduler places the Pods, KWOK runs them.
 func startNodes(t *testing.T) {

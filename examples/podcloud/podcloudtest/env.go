@@ -3,11 +3,8 @@ package podcloudtest
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
-	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -30,43 +27,11 @@ func ConfigDir() (string, error) {
 	return filepath.Join(filepath.Dir(file), "..", "config"), nil
 }
 
-// provider is podcloud as a testenv.Provider.
-func provider() (testenv.Provider, error) {
-	dir, err := ConfigDir()
-	if err != nil {
-		return testenv.Provider{}, err
-	}
-	return testenv.Provider{ConfigDir: dir, AddToScheme: []func(*kruntime.Scheme) error{v1beta2.AddToScheme}}, nil
-}
-
-// EnvironmentOptions returns the testenv options of an API server for podcloud (testenv.ProviderOptions):
-// podcloud's CRDs and admission webhooks, its scheme, and capkit's minimal Cluster API CRDs. opts come last and
-// can override them.
-func EnvironmentOptions(opts ...testenv.Option) ([]testenv.Option, error) {
-	p, err := provider()
-	if err != nil {
-		return nil, err
-	}
-	return p.Options(opts...)
-}
-
-// NewEnvironment starts an API server with EnvironmentOptions.
-func NewEnvironment(opts ...testenv.Option) (*testenv.Environment, error) {
-	p, err := provider()
-	if err != nil {
-		return nil, err
-	}
-	return p.NewEnvironment(opts...)
-}
-
-// Main is testenv.Main with EnvironmentOptions, for a TestMain; controller-runtime's logs are discarded.
-func Main(m *testing.M, env **testenv.Environment, opts ...testenv.Option) {
-	p, err := provider()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "podcloudtest: %v\n", err)
-		os.Exit(1)
-	}
-	p.Main(m, env, opts...)
+// TestEnv is podcloud as a testenv.Provider, its config folder and scheme: TestEnv().NewEnvironment() starts
+// an API server for podcloud, TestEnv().Main(m, &env) does it in a TestMain.
+func TestEnv() testenv.Provider {
+	dir, _ := ConfigDir() // a folder that cannot be found fails in TestEnv().Options, with the path
+	return testenv.Provider{ConfigDir: dir, AddToScheme: []func(*kruntime.Scheme) error{v1beta2.AddToScheme}}
 }
 
 // Zones are the zones of the fake nodes StartNodes creates, one node each.

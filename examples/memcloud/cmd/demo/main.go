@@ -75,7 +75,7 @@ func run(ctx context.Context, out io.Writer, o options) error {
 	start := time.Now()
 	fmt.Fprintf(out, "memcloud demo: %d control plane + %d worker machines, faults %.0f%% of mutating cloud calls (half after the change), search lag %d, seed %d\n",
 		o.controlPlane, o.workers, o.faults*100, o.searchLag, o.seed)
-	env, err := memcloudtest.NewEnvironment()
+	env, err := memcloudtest.TestEnv().NewEnvironment()
 	if err != nil {
 		return err
 	}

@@ -70,7 +70,7 @@ func main() {
 func run(ctx context.Context, out io.Writer, o options) error {
 	start := time.Now()
 	fmt.Fprintf(out, "podcloud demo: %d control plane + %d worker Pods on 3 fake nodes (kube-scheduler + KWOK)\n", o.controlPlane, o.workers)
-	env, err := podcloudtest.NewEnvironment()
+	env, err := podcloudtest.TestEnv().NewEnvironment()
 	if err != nil {
 		return err
 	}
