@@ -15,6 +15,7 @@ import (
 	"github.com/capkit/capkit/examples/podcloud/podcloudtest"
 	"github.com/capkit/capkit/providertest/testenv"
 	"github.com/capkit/capkit/test/internal/capienv"
+	"github.com/capkit/capkit/test/internal/hostedcp"
 )
 
 var (
@@ -22,9 +23,9 @@ var (
 	components = capienv.AllComponents
 )
 
-// TestMain starts envtest with Cluster API's own CRDs (labelled as clusterctl installs them), the CRDs and
-// admission webhooks of memcloud and podcloud, served by the in-process manager each test starts. Each test
-// starts the real Cluster API managers, which register their own webhooks.
+// TestMain starts envtest with Cluster API's own CRDs (labelled as clusterctl installs them), hostedcp's CRDs,
+// and the CRDs and admission webhooks of memcloud and podcloud, served by the in-process manager each test
+// starts. Each test starts the real Cluster API managers, which register their own webhooks.
 func TestMain(m *testing.M) {
 	dir, err := memcloudtest.ConfigDir()
 	if err != nil {
@@ -37,6 +38,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	capienv.Main(m, &env, "e2e", []func(*runtime.Scheme) error{v1beta2.AddToScheme, podv1beta2.AddToScheme},
+		testenv.WithCRDs(hostedcp.CRDs()...),
 		testenv.WithCRDPaths(filepath.Join(dir, "crd", "bases"), filepath.Join(podDir, "crd", "bases")),
 		testenv.WithWebhooks(envtest.WebhookInstallOptions{Paths: []string{filepath.Join(dir, "webhook"), filepath.Join(podDir, "webhook")}}),
 	)
