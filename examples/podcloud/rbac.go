@@ -11,7 +11,8 @@
 // This file holds the RBAC markers of the controller manager, from which controller-gen writes
 // config/rbac/role.yaml (ClusterRole manager-role):
 //
-//   - podcloud's own kinds, with their status and finalizers;
+//   - podcloud's own kinds, with their status and finalizers; the templates, read only, except the status of
+//     PodMachineTemplates, where the capacity of their machines goes;
 //   - the Cluster API Clusters and Machines the controllers read;
 //   - Secrets: to read the bootstrap data of Machines, and to keep the bootstrap script Secrets of the target
 //     cluster (when the target is the management cluster);
@@ -21,7 +22,8 @@
 // +kubebuilder:rbac:groups=infrastructure.podcloud.capkit.io,resources=podclusters;podmachines,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=infrastructure.podcloud.capkit.io,resources=podclusters/status;podmachines/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=infrastructure.podcloud.capkit.io,resources=podclusters/finalizers;podmachines/finalizers,verbs=update
-// +kubebuilder:rbac:groups=infrastructure.podcloud.capkit.io,resources=podmachinetemplates,verbs=get;list;watch
+// +kubebuilder:rbac:groups=infrastructure.podcloud.capkit.io,resources=podclustertemplates;podmachinetemplates,verbs=get;list;watch
+// +kubebuilder:rbac:groups=infrastructure.podcloud.capkit.io,resources=podmachinetemplates/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;machines,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets;pods;services;serviceaccounts,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/contract/templates"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/podcloud/services"
 	"github.com/capkit/capkit/reconcile"
@@ -157,9 +158,21 @@ func NewMachineReconciler(c client.Client, opts ...Option) (*reconcile.MachineRe
 		cfg.reconcileOptions(v1beta2.PodMachineFinalizer)...)
 }
 
-// SetupWithManager registers podcloud's PodCluster and PodMachine controllers with mgr. The manager's scheme
-// must hold the v1beta2 types and client-go's core types. Events go to the manager's recorder unless options
-// say otherwise; bootstrap data is read through the manager's API reader, never from a cache.
+// NewTemplateCapacityReconciler returns the PodMachineTemplate reconciler, which keeps each template's
+// status.capacity and status.nodeInfo (services.TemplateCapacity) for the cluster autoscaler's scale from zero,
+// reading and writing the management cluster through c.
+func NewTemplateCapacityReconciler(c client.Client) (*templates.CapacityReconciler[*v1beta2.PodMachineTemplate], error) {
+	if c == nil {
+		return nil, fmt.Errorf("cannot create the PodMachineTemplate reconciler: %w", errNilClient)
+	}
+	return templates.NewCapacityReconciler(c, func() *v1beta2.PodMachineTemplate { return &v1beta2.PodMachineTemplate{} },
+		services.TemplateCapacity)
+}
+
+// SetupWithManager registers podcloud's PodCluster and PodMachine controllers, and the PodMachineTemplate
+// controller that reports each template's capacity, with mgr. The manager's scheme must hold the v1beta2 types
+// and client-go's core types. Events go to the manager's recorder unless options say otherwise; bootstrap data
+// is read through the manager's API reader, never from a cache.
 func SetupWithManager(mgr ctrl.Manager, opts ...Option) error {
 	if mgr == nil {
 		return errors.New("cannot set up podcloud's controllers: manager is nil")
@@ -183,6 +196,13 @@ func SetupWithManager(mgr ctrl.Manager, opts ...Option) error {
 	}
 	if err := mr.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("cannot set up the PodMachine controller: %w", err)
+	}
+	tr, err := NewTemplateCapacityReconciler(cfg.client)
+	if err != nil {
+		return err
+	}
+	if err := tr.SetupWithManager(mgr, "podmachinetemplate"); err != nil {
+		return fmt.Errorf("cannot set up the PodMachineTemplate controller: %w", err)
 	}
 	return nil
 }

@@ -9,7 +9,11 @@
 //   - FailureDomains: the zones of the target cluster's nodes, as the PodCluster's status.failureDomains;
 //   - Bootstrap: a Secret with the Machine's bootstrap script (its cloud-config rendered to bash by package
 //     cloudinit) and the Pod's entrypoint;
-//   - Pod: the machine's Pod, recorded in spec.providerID. A Pod is created once per machine
-//     (reconcile.CreateOnce): a Pod deleted behind podcloud's back, or one that failed, is reported with a
-//     terminal condition and never created again, so that a MachineHealthCheck replaces the Machine.
+//   - Pod: the machine's Pod, recorded in spec.providerID, with the PodMachine's spec.resources as the node
+//     container's requests and limits. A Pod is created once per machine (reconcile.CreateOnce): a Pod deleted
+//     behind podcloud's back, or one that failed, is reported with a terminal condition and never created
+//     again, so that a MachineHealthCheck replaces the Machine.
+//
+// TemplateCapacity is the capacity of a PodMachineTemplate's machines (its resources), which capkit's
+// templates.CapacityReconciler writes to the template's status for the cluster autoscaler's scale from zero.
 package services

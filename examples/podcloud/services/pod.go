@@ -10,11 +10,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
+	"github.com/capkit/capkit/examples/podcloud/webhooks"
 	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/reconcile/kubeobjects"
 	"github.com/capkit/capkit/scope"
@@ -58,11 +60,16 @@ type PodSpec struct {
 	Namespace, Name, Image, ServiceAccount, Secret, Zone string
 	ControlPlane                                         bool
 	Port                                                 int32
+	// Resources are the cpu and memory of the node container, as both its requests and its limits; empty for
+	// neither.
+	Resources corev1.ResourceList
 }
 
 // BuildPod returns the Pod of spec. The node image needs a privileged container (it runs systemd,
 // containerd and the kubelet, which mount file systems and set up networking), /lib/modules of the host, and
-// writable, non-overlay storage for containerd: see the provider's documentation.
+// writable, non-overlay storage for containerd: see the provider's documentation. spec.Resources become the
+// container's requests and limits, equal, so that the machine gets what the scheduler reserved for it and no
+// more.
 func BuildPod(s PodSpec) *corev1.Pod {
 	role := RoleWorker
 	if s.ControlPlane {
@@ -104,6 +111,9 @@ func BuildPod(s PodSpec) *corev1.Pod {
 	if s.Zone != "" {
 		pod.Spec.NodeSelector = map[string]string{corev1.LabelTopologyZone: s.Zone}
 	}
+	if len(s.Resources) > 0 {
+		pod.Spec.Containers[0].Resources = corev1.ResourceRequirements{Requests: s.Resources.DeepCopy(), Limits: s.Resources.DeepCopy()}
+	}
 	return pod
 }
 
@@ -130,6 +140,9 @@ func pods(c client.Client, ns string) (reconcile.Resource[PodSpec, *corev1.Pod],
 			}
 			for _, m := range validation.IsValidLabelValue(s.Zone) {
 				errs = append(errs, "zone: "+m)
+			}
+			for _, e := range webhooks.ValidateResources(field.NewPath("resources"), s.Resources) {
+				errs = append(errs, e.Error())
 			}
 			if len(errs) > 0 {
 				return fmt.Errorf("pod %q: %s", s.Name, strings.Join(errs, "; "))
@@ -175,7 +188,7 @@ func (p *Pod) Reconcile(ctx context.Context, s MachineScope) (reconcile.Result, 
 	}
 	zone := cmp.Or(s.Machine().FailureDomain, pm.Spec.FailureDomain)
 	spec := PodSpec{Namespace: t.namespace, Name: pm.Name, Image: image, ServiceAccount: t.serviceAccount,
-		Secret: SecretName(pm.Name), Zone: zone, ControlPlane: s.Machine().ControlPlane, Port: t.port}
+		Secret: SecretName(pm.Name), Zone: zone, ControlPlane: s.Machine().ControlPlane, Port: t.port, Resources: pm.Spec.Resources}
 	res, err := reconcile.Ensure(ctx, tracker, KeyPod, p.resourceOrNil(t.namespace), reconcile.Given(spec),
 		clusterTags(s.Cluster().Name), p.cfg.pollOption(), reconcile.CreateOnce())
 	if reconcile.TerminalReason(err) == reconcile.ReasonResourceDeleted {

@@ -1,6 +1,7 @@
 package services_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/capkit/capkit/contract"
@@ -77,6 +79,16 @@ func TestPodCases(t *testing.T) {
 			Name: "no image and no Kubernetes version is terminal", Check: noPod,
 			Scope: func() machineFake { s := machineScope("m-noversion"); s.MachineInfo.Version = ""; return s }(),
 			Want:  servicetest.Outcome{Error: servicetest.Terminal, Reason: reconcile.ReasonInvalidParameters, ErrorContains: "spec.image", Unchanged: true},
+		},
+		{
+			Name: "resources the webhook would refuse are terminal", Check: noPod,
+			Scope: func() machineFake {
+				s := machineScope("m-gpu")
+				s.Object.Spec.Resources = corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("1")}
+				return s
+			}(),
+			Want: servicetest.Outcome{Error: servicetest.Terminal, Reason: reconcile.ReasonInvalidParameters, Unchanged: true,
+				ErrorContains: `resources: Unsupported value: "nvidia.com/gpu": supported values: "cpu", "memory"`},
 		},
 		{
 			Name: "a Pending Pod is not done", Scope: pending,
@@ -193,9 +205,12 @@ func TestPodCases(t *testing.T) {
 func TestPodIsBuiltFromTheMachine(t *testing.T) {
 	tests := []struct {
 		name string
-		// scope is the machine; image is set as the PodMachine's spec.image, specZone as its spec.failureDomain.
+		// scope is the machine; image is set as the PodMachine's spec.image, specZone as its spec.failureDomain,
+		// resources as its spec.resources.
 		scope            machineFake
 		image, specZone  string
+		resources        corev1.ResourceList
+		wantQOS          corev1.PodQOSClass // the API server's class of the Pod; BestEffort when empty
 		wantImage        string
 		wantZone         string // the nodeSelector's zone, "" for none
 		wantControlPlane bool
@@ -210,12 +225,16 @@ func TestPodIsBuiltFromTheMachine(t *testing.T) {
 			wantImage: "kindest/node:" + kubeVersion, wantZone: "zone-c", wantHostname: "w-2"},
 		{name: "no failure domain: no node selector", scope: machineScope("w-3", inZone("")), wantImage: "kindest/node:" + kubeVersion, wantHostname: "w-3"},
 		{name: "a name that is not a host name", scope: machineScope("w.4"), wantImage: "kindest/node:" + kubeVersion, wantZone: "zone-a"},
+		{name: "cpu and memory", scope: machineScope("w-5"), resources: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("4Gi")},
+			wantImage: "kindest/node:" + kubeVersion, wantZone: "zone-a", wantHostname: "w-5", wantQOS: corev1.PodQOSGuaranteed},
+		{name: "memory only", scope: machineScope("cp-6", controlPlane), resources: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1536Mi")},
+			wantImage: "kindest/node:" + kubeVersion, wantZone: "zone-a", wantControlPlane: true, wantHostname: "cp-6", wantQOS: corev1.PodQOSBurstable},
 	}
 	e := newMachineEnv(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := tt.scope
-			s.Object.Spec.Image, s.Object.Spec.FailureDomain = tt.image, tt.specZone
+			s.Object.Spec.Image, s.Object.Spec.FailureDomain, s.Object.Spec.Resources = tt.image, tt.specZone, tt.resources
 			res, err := e.pod.Reconcile(context.Background(), s)
 			require.NoError(t, err)
 			pod := podOf(t, e.ns, s)
@@ -241,6 +260,13 @@ func TestPodIsBuiltFromTheMachine(t *testing.T) {
 			c := spec.Containers[0]
 			assert.Equal(t, tt.wantImage, c.Image)
 			assert.Equal(t, boolPtr(true), c.SecurityContext.Privileged)
+			if tt.resources == nil {
+				assert.Empty(t, c.Resources, "no requests and no limits: the machine shares its node")
+			} else {
+				assert.Equal(t, corev1.ResourceRequirements{Requests: tt.resources, Limits: tt.resources}, c.Resources,
+					"the resources, as both requests and limits")
+			}
+			assert.Equal(t, cmp.Or(tt.wantQOS, corev1.PodQOSBestEffort), pod.Status.QOSClass)
 			assert.Equal(t, []string{"/bin/bash", services.MountPath + "/" + services.EntrypointFile}, c.Command)
 			role := services.RoleWorker
 			if tt.wantControlPlane {

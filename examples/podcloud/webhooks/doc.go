@@ -9,12 +9,16 @@
 //     (DefaultPodClusterSpec, which controllers can call too). Validation wants a control plane endpoint with
 //     both host and port or neither; spec.namespace, spec.controlPlaneService.type and .port never change,
 //     spec.controlPlaneEndpoint never changes once set.
-//   - PodMachine: validation only. spec.image, when set, must be a container image reference, and
-//     spec.providerID, when set, a podcloud provider ID ("podcloud://namespace/name/uid"). The spec never
-//     changes, except providerID, which may go from empty to a value.
+//   - PodMachine: validation only. spec.image, when set, must be a container image reference,
+//     spec.providerID, when set, a podcloud provider ID ("podcloud://namespace/name/uid"), and spec.resources
+//     may hold only cpu and memory, each greater than zero (ValidateResources). The spec never changes, except
+//     providerID, which may go from empty to a value.
+//   - PodClusterTemplate: spec.template.spec is defaulted and checked as a PodCluster's spec.
 //   - PodMachineTemplate: validation only. spec.template.spec is checked as a PodMachine's spec and must not
-//     set providerID; the spec never changes, except in the server-side-apply dry-runs of Cluster API's
-//     topology controller (capkit's templates.ValidateImmutable), which ClusterClass rollouts need to pass.
+//     set providerID.
+//
+// The spec of a template never changes, except in the server-side-apply dry-runs of Cluster API's topology
+// controller (capkit's templates.ValidateImmutable), which ClusterClass rollouts need to pass.
 //
 // Errors are the Invalid API errors the API server returns to kubectl, one line per field, naming the field
 // and the values, for example

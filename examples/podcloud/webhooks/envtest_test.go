@@ -108,6 +108,21 @@ func TestWebhooksInAPIServer(t *testing.T) {
 		requireInvalid(t, c.Update(ctx, m), "spec.providerID: Invalid value: ")
 	})
 
+	t.Run("a PodMachine's resources hold only cpu and memory, above zero, and never change", func(t *testing.T) {
+		gpu := &v1beta2.PodMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gpu"},
+			Spec: v1beta2.PodMachineSpec{Resources: resources("cpu", "2", "nvidia.com/gpu", "1")}}
+		// The CRD's schema says it (x-kubernetes-validations), before the webhook, so it holds without webhooks too.
+		requireInvalid(t, c.Create(ctx, gpu), "spec.resources: Invalid value: only cpu and memory may be set")
+		zero := &v1beta2.PodMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "zero"},
+			Spec: v1beta2.PodMachineSpec{Resources: resources("cpu", "0")}}
+		requireInvalid(t, c.Create(ctx, zero), `spec.resources[cpu]: Invalid value: "0": must be greater than zero`)
+
+		m := &v1beta2.PodMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "sized"},
+			Spec: v1beta2.PodMachineSpec{Resources: resources("cpu", "2", "memory", "4Gi")}}
+		require.NoError(t, c.Create(ctx, m))
+		m.Spec.Resources = resources("cpu", "4", "memory", "4Gi")
+		requireInvalid(t, c.Update(ctx, m), `spec.resources: Invalid value: "cpu=4,memory=4Gi": field is immutable (was "cpu=2,memory=4Gi")`)
+	})
 	t.Run("a PodCluster is defaulted and its namespace cannot change", func(t *testing.T) {
 		pc := &v1beta2.PodCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "demo"}, Spec: v1beta2.PodClusterSpec{Namespace: ns}}
 		require.NoError(t, c.Create(ctx, pc))
@@ -117,6 +132,36 @@ func TestWebhooksInAPIServer(t *testing.T) {
 		requireInvalid(t, c.Update(ctx, pc), `spec.namespace: Invalid value: "elsewhere": field is immutable (was "`+ns+`")`)
 	})
 
+	t.Run("a PodClusterTemplate is defaulted and cannot change except in topology dry-runs", func(t *testing.T) {
+		tmpl := &v1beta2.PodClusterTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pods"}}
+		require.NoError(t, c.Create(ctx, tmpl))
+		assert.Equal(t, v1beta2.ControlPlaneServiceSpec{Type: v1beta2.ServiceClusterIP, Port: 6443}, tmpl.Spec.Template.Spec.ControlPlaneService)
+		bad := &v1beta2.PodClusterTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bad"}}
+		bad.Spec.Template.Spec.ControlPlaneEndpoint.Host = "10.0.0.1"
+		requireInvalid(t, c.Create(ctx, bad), `spec.template.spec.controlPlaneEndpoint.port: Required value: must be set when host is set`)
+
+		nodePort := tmpl.DeepCopy()
+		nodePort.Spec.Template.Spec.ControlPlaneService.Type = v1beta2.ServiceNodePort
+		const immutable = "spec.template.spec.controlPlaneService.type: Forbidden: field is immutable"
+		requireInvalid(t, c.Update(ctx, nodePort.DeepCopy()), immutable)
+		requireInvalid(t, c.Update(ctx, nodePort.DeepCopy(), client.DryRunAll), immutable)
+		apply := func(opts ...client.ApplyOption) error {
+			obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&v1beta2.PodClusterTemplate{
+				TypeMeta: metav1.TypeMeta{APIVersion: v1beta2.GroupVersion.String(), Kind: "PodClusterTemplate"},
+				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: tmpl.Name,
+					Annotations: map[string]string{templates.TopologyDryRunAnnotation: ""}},
+				Spec: nodePort.Spec,
+			})
+			require.NoError(t, err)
+			return c.Apply(ctx, client.ApplyConfigurationFromUnstructured(&unstructured.Unstructured{Object: obj}),
+				append(opts, client.FieldOwner("capi-topology"), client.ForceOwnership)...)
+		}
+		require.NoError(t, apply(client.DryRunAll), "Cluster API's topology dry-run must pass")
+		requireInvalid(t, apply(), immutable)
+		got := &v1beta2.PodClusterTemplate{}
+		require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(tmpl), got))
+		assert.Equal(t, v1beta2.ServiceClusterIP, got.Spec.Template.Spec.ControlPlaneService.Type, "a dry-run changes nothing")
+	})
 	t.Run("a PodMachineTemplate cannot change except in topology dry-runs", func(t *testing.T) {
 		tmpl := &v1beta2.PodMachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "workers"}}
 		tmpl.Spec.Template.Spec.Image = "kindest/node:v1.36.3"

@@ -3,8 +3,12 @@ package webhooks
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
+	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -32,8 +36,9 @@ var imageReference = regexp.MustCompile(`^(?:` + registry + `/)?` + pathComponen
 	`(?::` + tag + `)?(?:@` + digest + `)?$`)
 
 // ValidatePodMachineSpec checks spec, found at path (spec, or spec.template.spec of a PodMachineTemplate):
-// image, when set, must be a container image reference, and providerID, when set, a podcloud provider ID
-// (see v1beta2.PodIDFromProviderID). Every error names the field and its value.
+// image, when set, must be a container image reference, providerID, when set, a podcloud provider ID
+// (see v1beta2.PodIDFromProviderID), and resources must pass ValidateResources. Every error names the field
+// and its value.
 func ValidatePodMachineSpec(path *field.Path, spec v1beta2.PodMachineSpec) field.ErrorList {
 	var errs field.ErrorList
 	if spec.Image != "" && !imageReference.MatchString(spec.Image) {
@@ -46,7 +51,35 @@ func ValidatePodMachineSpec(path *field.Path, spec v1beta2.PodMachineSpec) field
 				`must be "`+v1beta2.ProviderIDPrefix+`" followed by the Pod's namespace, name and UID, separated by '/'`))
 		}
 	}
+	return append(errs, ValidateResources(path.Child("resources"), spec.Resources)...)
+}
+
+// ValidateResources checks the resources of a machine, found at path: only the names of
+// v1beta2.PodMachineResourceNames (cpu and memory), each greater than zero. Empty resources are valid (no
+// requests and no limits). The errors are sorted by resource name.
+func ValidateResources(path *field.Path, resources corev1.ResourceList) field.ErrorList {
+	var errs field.ErrorList
+	for _, name := range slices.Sorted(maps.Keys(resources)) {
+		q := resources[name]
+		switch {
+		case !slices.Contains(v1beta2.PodMachineResourceNames, name):
+			errs = append(errs, field.NotSupported(path, name, v1beta2.PodMachineResourceNames))
+		case q.Sign() <= 0:
+			errs = append(errs, field.Invalid(path.Key(string(name)), q.String(), "must be greater than zero"))
+		}
+	}
 	return errs
+}
+
+// resourcesString returns resources as "cpu=2,memory=4Gi", sorted by name, the way kubectl set resources
+// takes them; "" for none.
+func resourcesString(resources corev1.ResourceList) string {
+	parts := make([]string, 0, len(resources))
+	for _, name := range slices.Sorted(maps.Keys(resources)) {
+		q := resources[name]
+		parts = append(parts, string(name)+"="+q.String())
+	}
+	return strings.Join(parts, ",")
 }
 
 // ValidatePodMachineSpecUpdate checks that an update of a PodMachine's spec, found at path, changes nothing
@@ -62,6 +95,9 @@ func ValidatePodMachineSpecUpdate(path *field.Path, oldSpec, newSpec v1beta2.Pod
 	}
 	if oldSpec.Image != newSpec.Image {
 		errs = append(errs, changed(path.Child("image"), oldSpec.Image, newSpec.Image))
+	}
+	if !equality.Semantic.DeepEqual(oldSpec.Resources, newSpec.Resources) {
+		errs = append(errs, changed(path.Child("resources"), resourcesString(oldSpec.Resources), resourcesString(newSpec.Resources)))
 	}
 	// A field added to the spec later is immutable too, until it gets its own check above.
 	oldSpec.ProviderID, newSpec.ProviderID = "", ""

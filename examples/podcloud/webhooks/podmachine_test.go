@@ -7,7 +7,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -87,6 +89,45 @@ func TestValidatePodMachineSpecProviderID(t *testing.T) {
 	}
 }
 
+// resources returns the resource list of name, quantity pairs.
+func resources(nameQuantity ...string) corev1.ResourceList {
+	rl := corev1.ResourceList{}
+	for i := 0; i+1 < len(nameQuantity); i += 2 {
+		rl[corev1.ResourceName(nameQuantity[i])] = resource.MustParse(nameQuantity[i+1])
+	}
+	return rl
+}
+
+func TestValidateResources(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		resources corev1.ResourceList
+		want      []string
+	}{
+		{"none", nil, nil},
+		{"empty", corev1.ResourceList{}, nil},
+		{"cpu and memory", resources("cpu", "2", "memory", "4Gi"), nil},
+		{"milli-CPUs", resources("cpu", "500m"), nil},
+		{"memory only", resources("memory", "512Mi"), nil},
+		{"zero cpu", resources("cpu", "0", "memory", "4Gi"),
+			[]string{`spec.resources[cpu]: Invalid value: "0": must be greater than zero`}},
+		{"negative memory", resources("memory", "-1Gi"),
+			[]string{`spec.resources[memory]: Invalid value: "-1Gi": must be greater than zero`}},
+		{"a GPU", resources("cpu", "2", "nvidia.com/gpu", "1"),
+			[]string{`spec.resources: Unsupported value: "nvidia.com/gpu": supported values: "cpu", "memory"`}},
+		{"ephemeral storage and zero memory, in the order of the names", resources("memory", "0", "ephemeral-storage", "10Gi"), []string{
+			`spec.resources: Unsupported value: "ephemeral-storage": supported values: "cpu", "memory"`,
+			`spec.resources[memory]: Invalid value: "0": must be greater than zero`,
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, errorStrings(webhooks.ValidateResources(field.NewPath("spec", "resources"), tc.resources)))
+			spec := v1beta2.PodMachineSpec{Resources: tc.resources}
+			assert.Equal(t, tc.want, errorStrings(webhooks.ValidatePodMachineSpec(field.NewPath("spec"), spec)), "part of the spec's checks")
+		})
+	}
+}
+
 func TestValidatePodMachineSpecUpdate(t *testing.T) {
 	base := v1beta2.PodMachineSpec{Image: "kindest/node:v1.36.3", FailureDomain: "zone-a"}
 	with := func(f func(*v1beta2.PodMachineSpec)) v1beta2.PodMachineSpec {
@@ -113,6 +154,15 @@ func TestValidatePodMachineSpecUpdate(t *testing.T) {
 			[]string{`spec.image: Invalid value: "kindest/node:v1.36.3": field is immutable (was "")`}},
 		{"failure domain", base, with(func(s *v1beta2.PodMachineSpec) { s.FailureDomain = "zone-b" }),
 			[]string{`spec.failureDomain: Invalid value: "zone-b": field is immutable (was "zone-a")`}},
+		{"resources the same, written otherwise", with(func(s *v1beta2.PodMachineSpec) { s.Resources = resources("cpu", "1", "memory", "1Gi") }),
+			with(func(s *v1beta2.PodMachineSpec) { s.Resources = resources("cpu", "1000m", "memory", "1024Mi") }), nil},
+		{"resources changed", with(func(s *v1beta2.PodMachineSpec) { s.Resources = resources("cpu", "1", "memory", "1Gi") }),
+			with(func(s *v1beta2.PodMachineSpec) { s.Resources = resources("cpu", "2", "memory", "1Gi") }),
+			[]string{`spec.resources: Invalid value: "cpu=2,memory=1Gi": field is immutable (was "cpu=1,memory=1Gi")`}},
+		{"resources set", base, with(func(s *v1beta2.PodMachineSpec) { s.Resources = resources("memory", "4Gi") }),
+			[]string{`spec.resources: Invalid value: "memory=4Gi": field is immutable (was "")`}},
+		{"resources removed", with(func(s *v1beta2.PodMachineSpec) { s.Resources = resources("cpu", "500m") }), base,
+			[]string{`spec.resources: Invalid value: "": field is immutable (was "cpu=500m")`}},
 		{"image and failure domain", base, v1beta2.PodMachineSpec{ProviderID: withID.ProviderID}, []string{
 			`spec.failureDomain: Invalid value: "": field is immutable (was "zone-a")`,
 			`spec.image: Invalid value: "": field is immutable (was "kindest/node:v1.36.3")`,
@@ -141,6 +191,12 @@ func TestPodMachineWebhook(t *testing.T) {
 	provisioned.Spec.ProviderID = "podcloud://ns/m-0/uid-1"
 	_, err = wh.ValidateUpdate(ctx, m, provisioned)
 	require.NoError(t, err)
+
+	resized := m.DeepCopy()
+	resized.Spec.Resources = resources("cpu", "4")
+	_, err = wh.ValidateUpdate(ctx, m, resized)
+	require.True(t, apierrors.IsInvalid(err), "want Invalid, got %v", err)
+	assert.Contains(t, err.Error(), `spec.resources: Invalid value: "cpu=4": field is immutable (was "")`)
 
 	garbled := m.DeepCopy()
 	garbled.Spec.ProviderID = "podcloud://m-0"

@@ -16,12 +16,14 @@ import (
 //
 // +kubebuilder:webhook:path=/mutate-infrastructure-podcloud-capkit-io-v1beta2-podcluster,mutating=true,failurePolicy=fail,sideEffects=None,groups=infrastructure.podcloud.capkit.io,resources=podclusters,verbs=create;update,versions=v1beta2,name=default.podcluster.infrastructure.podcloud.capkit.io,admissionReviewVersions=v1
 // +kubebuilder:webhook:path=/validate-infrastructure-podcloud-capkit-io-v1beta2-podcluster,mutating=false,failurePolicy=fail,sideEffects=None,groups=infrastructure.podcloud.capkit.io,resources=podclusters,verbs=create;update,versions=v1beta2,name=validation.podcluster.infrastructure.podcloud.capkit.io,admissionReviewVersions=v1
+// +kubebuilder:webhook:path=/mutate-infrastructure-podcloud-capkit-io-v1beta2-podclustertemplate,mutating=true,failurePolicy=fail,sideEffects=None,groups=infrastructure.podcloud.capkit.io,resources=podclustertemplates,verbs=create;update,versions=v1beta2,name=default.podclustertemplate.infrastructure.podcloud.capkit.io,admissionReviewVersions=v1
+// +kubebuilder:webhook:path=/validate-infrastructure-podcloud-capkit-io-v1beta2-podclustertemplate,mutating=false,failurePolicy=fail,sideEffects=None,groups=infrastructure.podcloud.capkit.io,resources=podclustertemplates,verbs=create;update,versions=v1beta2,name=validation.podclustertemplate.infrastructure.podcloud.capkit.io,admissionReviewVersions=v1
 // +kubebuilder:webhook:path=/validate-infrastructure-podcloud-capkit-io-v1beta2-podmachine,mutating=false,failurePolicy=fail,sideEffects=None,groups=infrastructure.podcloud.capkit.io,resources=podmachines,verbs=create;update,versions=v1beta2,name=validation.podmachine.infrastructure.podcloud.capkit.io,admissionReviewVersions=v1
 // +kubebuilder:webhook:path=/validate-infrastructure-podcloud-capkit-io-v1beta2-podmachinetemplate,mutating=false,failurePolicy=fail,sideEffects=None,groups=infrastructure.podcloud.capkit.io,resources=podmachinetemplates,verbs=create;update,versions=v1beta2,name=validation.podmachinetemplate.infrastructure.podcloud.capkit.io,admissionReviewVersions=v1
 
-// SetupWithManager registers the defaulting webhook of PodCluster and the validating webhooks of PodCluster,
-// PodMachine and PodMachineTemplate with the manager's webhook server. The manager's scheme must hold the
-// v1beta2 types (v1beta2.AddToScheme).
+// SetupWithManager registers the defaulting webhooks of PodCluster and PodClusterTemplate and the validating
+// webhooks of PodCluster, PodMachine, PodClusterTemplate and PodMachineTemplate with the manager's webhook
+// server. The manager's scheme must hold the v1beta2 types (v1beta2.AddToScheme).
 func SetupWithManager(mgr ctrl.Manager) error {
 	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta2.PodCluster{}).
 		WithDefaulter(PodCluster{}).WithValidator(PodCluster{}).Complete(); err != nil {
@@ -30,6 +32,10 @@ func SetupWithManager(mgr ctrl.Manager) error {
 	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta2.PodMachine{}).
 		WithValidator(PodMachine{}).Complete(); err != nil {
 		return fmt.Errorf("cannot set up the PodMachine webhook: %w", err)
+	}
+	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta2.PodClusterTemplate{}).
+		WithDefaulter(PodClusterTemplate{}).WithValidator(PodClusterTemplate{}).Complete(); err != nil {
+		return fmt.Errorf("cannot set up the PodClusterTemplate webhooks: %w", err)
 	}
 	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta2.PodMachineTemplate{}).
 		WithValidator(PodMachineTemplate{}).Complete(); err != nil {

@@ -49,5 +49,42 @@ func (PodMachineTemplate) ValidateDelete(context.Context, *v1beta2.PodMachineTem
 	return nil, nil
 }
 
-// templateSpecPath is the path of the PodMachineSpec in a PodMachineTemplate.
+// PodClusterTemplate is the defaulting and validating admission webhook of PodClusterTemplate: the template's
+// spec.template.spec is defaulted and checked as a PodCluster's spec, and the spec cannot change after creation.
+type PodClusterTemplate struct{}
+
+var (
+	_ admission.Defaulter[*v1beta2.PodClusterTemplate] = PodClusterTemplate{}
+	_ admission.Validator[*v1beta2.PodClusterTemplate] = PodClusterTemplate{}
+)
+
+// Default fills the unset fields of spec.template.spec; see DefaultPodClusterSpec.
+func (PodClusterTemplate) Default(_ context.Context, t *v1beta2.PodClusterTemplate) error {
+	DefaultPodClusterSpec(&t.Spec.Template.Spec)
+	return nil
+}
+
+// ValidateCreate checks a new PodClusterTemplate: spec.template.spec as ValidatePodClusterSpec checks a
+// PodCluster's spec.
+func (PodClusterTemplate) ValidateCreate(_ context.Context, t *v1beta2.PodClusterTemplate) (admission.Warnings, error) {
+	return nil, invalid("PodClusterTemplate", t.Name, ValidatePodClusterSpec(templateSpecPath(), t.Spec.Template.Spec))
+}
+
+// ValidateUpdate rejects any change of spec (templates.ValidateImmutable names each changed field), except in
+// the server-side-apply dry-runs of Cluster API's topology controller, whose new spec is checked as in
+// ValidateCreate.
+func (PodClusterTemplate) ValidateUpdate(ctx context.Context, oldT, newT *v1beta2.PodClusterTemplate) (admission.Warnings, error) {
+	errs := templates.ValidateImmutable(ctx, newT, field.NewPath("spec"), oldT.Spec, newT.Spec)
+	if newT.DeletionTimestamp.IsZero() {
+		errs = append(errs, ValidatePodClusterSpec(templateSpecPath(), newT.Spec.Template.Spec)...)
+	}
+	return nil, invalid("PodClusterTemplate", newT.Name, errs)
+}
+
+// ValidateDelete accepts every delete.
+func (PodClusterTemplate) ValidateDelete(context.Context, *v1beta2.PodClusterTemplate) (admission.Warnings, error) {
+	return nil, nil
+}
+
+// templateSpecPath is the path of the templated spec in a PodClusterTemplate or a PodMachineTemplate.
 func templateSpecPath() *field.Path { return field.NewPath("spec", "template", "spec") }

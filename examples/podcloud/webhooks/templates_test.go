@@ -30,6 +30,9 @@ func TestValidatePodMachineTemplateSpec(t *testing.T) {
 			[]string{`spec.template.spec.providerID: Invalid value: "podcloud://ns/m-0/uid": must be empty in a template: every PodMachine made from it gets its own Pod`}},
 		{"unparsable provider ID is reported once", v1beta2.PodMachineSpec{ProviderID: "x"},
 			[]string{`spec.template.spec.providerID: Invalid value: "x": must be empty in a template: every PodMachine made from it gets its own Pod`}},
+		{"resources", v1beta2.PodMachineSpec{Resources: resources("cpu", "2", "memory", "4Gi")}, nil},
+		{"a GPU", v1beta2.PodMachineSpec{Resources: resources("nvidia.com/gpu", "1")},
+			[]string{`spec.template.spec.resources: Unsupported value: "nvidia.com/gpu": supported values: "cpu", "memory"`}},
 		{"bad image", v1beta2.PodMachineSpec{Image: "kindest/node:"},
 			[]string{`spec.template.spec.image: Invalid value: "kindest/node:": must be a container image reference such as "kindest/node:v1.36.3" or "registry.example.com:5000/node@sha256:<64 hex digits>"`}},
 	} {
@@ -62,6 +65,8 @@ func TestPodMachineTemplateWebhook(t *testing.T) {
 
 	newer := tmpl.DeepCopy()
 	newer.Spec.Template.Spec.Image = "kindest/node:v1.37.0"
+	resized := tmpl.DeepCopy()
+	resized.Spec.Template.Spec.Resources = resources("cpu", "2")
 	annotated := newer.DeepCopy()
 	annotated.Annotations = map[string]string{templates.TopologyDryRunAnnotation: ""}
 	relabelled := tmpl.DeepCopy()
@@ -85,6 +90,7 @@ func TestPodMachineTemplateWebhook(t *testing.T) {
 		{"object metadata may change", context.Background(), onlyObjectMeta, ""},
 		{"spec change", context.Background(), newer, specImmutable},
 		{"template metadata change", context.Background(), relabelled, "spec.template.metadata: Forbidden: field is immutable"},
+		{"resources change", context.Background(), resized, "spec.template.spec.resources: Forbidden: field is immutable"},
 		{"dry-run without the annotation", requestContext(true), newer, specImmutable},
 		{"annotated, not a dry-run", requestContext(false), annotated, specImmutable},
 		{"annotated, no request", context.Background(), annotated, specImmutable},
@@ -103,6 +109,73 @@ func TestPodMachineTemplateWebhook(t *testing.T) {
 		})
 	}
 
+	_, err = wh.ValidateDelete(context.Background(), tmpl)
+	require.NoError(t, err)
+}
+
+func TestPodClusterTemplateWebhook(t *testing.T) {
+	wh := webhooks.PodClusterTemplate{}
+	tmpl := &v1beta2.PodClusterTemplate{ObjectMeta: metav1.ObjectMeta{Name: "pods"}}
+	require.NoError(t, wh.Default(context.Background(), tmpl))
+	assert.Equal(t, v1beta2.ControlPlaneServiceSpec{Type: v1beta2.ServiceClusterIP, Port: webhooks.DefaultControlPlanePort},
+		tmpl.Spec.Template.Spec.ControlPlaneService, "defaulted as a PodCluster's spec")
+	_, err := wh.ValidateCreate(context.Background(), tmpl)
+	require.NoError(t, err)
+
+	hostOnly := tmpl.DeepCopy()
+	hostOnly.Spec.Template.Spec.ControlPlaneEndpoint.Host = "10.0.0.1"
+	_, err = wh.ValidateCreate(context.Background(), hostOnly)
+	require.True(t, apierrors.IsInvalid(err), "want Invalid, got %v", err)
+	assert.Contains(t, err.Error(), `PodClusterTemplate.infrastructure.podcloud.capkit.io "pods" is invalid: `+
+		`spec.template.spec.controlPlaneEndpoint.port: Required value: must be set when host is set (host "10.0.0.1")`)
+
+	nodePort := tmpl.DeepCopy()
+	nodePort.Spec.Template.Spec.ControlPlaneService.Type = v1beta2.ServiceNodePort
+	annotated := nodePort.DeepCopy()
+	annotated.Annotations = map[string]string{templates.TopologyDryRunAnnotation: ""}
+	relabelled := tmpl.DeepCopy()
+	relabelled.Spec.Template.ObjectMeta.Annotations = map[string]string{"team": "a"}
+	otherNamespace := tmpl.DeepCopy()
+	otherNamespace.Spec.Template.Spec.Namespace = "workloads"
+	badAnnotated := annotated.DeepCopy()
+	badAnnotated.Spec.Template.Spec.ControlPlaneEndpoint.Port = 6443
+	onlyObjectMeta := tmpl.DeepCopy()
+	onlyObjectMeta.Labels = map[string]string{"team": "a"}
+	const typeImmutable = `PodClusterTemplate.infrastructure.podcloud.capkit.io "pods" is invalid: ` +
+		`spec.template.spec.controlPlaneService.type: Forbidden: field is immutable: create a new template and point its users at it`
+	for _, tc := range []struct {
+		name    string
+		ctx     context.Context
+		newT    *v1beta2.PodClusterTemplate
+		wantErr string
+	}{
+		{"no change", context.Background(), tmpl, ""},
+		{"object metadata may change", context.Background(), onlyObjectMeta, ""},
+		{"spec change names the field", context.Background(), nodePort, typeImmutable},
+		{"namespace change", context.Background(), otherNamespace, "spec.template.spec.namespace: Forbidden: field is immutable"},
+		{"template metadata change", context.Background(), relabelled, "spec.template.metadata: Forbidden: field is immutable"},
+		{"dry-run without the annotation", requestContext(true), nodePort, typeImmutable},
+		{"annotated, not a dry-run", requestContext(false), annotated, typeImmutable},
+		{"annotated, no request", context.Background(), annotated, typeImmutable},
+		{"topology dry-run", requestContext(true), annotated, ""},
+		{"topology dry-run still validates", requestContext(true), badAnnotated,
+			`spec.template.spec.controlPlaneEndpoint.host: Required value: must be set when port is set (port 6443)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := wh.ValidateUpdate(tc.ctx, tmpl, tc.newT)
+			if tc.wantErr == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.True(t, apierrors.IsInvalid(err), "want Invalid, got %v", err)
+			assert.Contains(t, err.Error(), tc.wantErr)
+		})
+	}
+
+	deleting := hostOnly.DeepCopy()
+	deleting.DeletionTimestamp = ptr.To(metav1.Now())
+	_, err = wh.ValidateUpdate(context.Background(), hostOnly, deleting)
+	require.NoError(t, err, "an invalid template being deleted can lose its finalizers")
 	_, err = wh.ValidateDelete(context.Background(), tmpl)
 	require.NoError(t, err)
 }

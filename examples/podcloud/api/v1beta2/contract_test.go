@@ -8,6 +8,7 @@ import (
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/contract/lint"
+	"github.com/capkit/capkit/contract/templates"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 	"github.com/capkit/capkit/providertest"
 	"github.com/capkit/capkit/scope"
@@ -31,6 +32,8 @@ var (
 	_ contract.AddressesAccessor           = &v1beta2.PodMachine{}
 	_ contract.StatusFailureDomainAccessor = &v1beta2.PodMachine{}
 	_ scope.ResourceIDsAccessor            = &v1beta2.PodMachine{}
+
+	_ templates.CapacityAccessor = &v1beta2.PodMachineTemplate{}
 )
 
 func TestGoTypesFollowContractV1Beta2(t *testing.T) {
@@ -40,6 +43,7 @@ func TestGoTypesFollowContractV1Beta2(t *testing.T) {
 	}{
 		{&v1beta2.PodCluster{}, lint.KindInfraCluster},
 		{&v1beta2.PodMachine{}, lint.KindInfraMachine},
+		{&v1beta2.PodClusterTemplate{}, lint.KindInfraClusterTemplate},
 		{&v1beta2.PodMachineTemplate{}, lint.KindInfraMachineTemplate},
 	} {
 		t.Run(string(tc.kind), func(t *testing.T) {

@@ -1,9 +1,14 @@
 package v1beta2_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/capkit/capkit/contract/templates"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 )
 
@@ -33,4 +38,19 @@ func ExamplePodCluster_TargetNamespace() {
 	// Output:
 	// default
 	// workloads
+}
+
+// A PodMachineTemplate sizes its machines with spec.template.spec.resources, cpu and memory; the controller
+// reports them in status.capacity, where the cluster autoscaler reads them to scale from zero.
+func ExamplePodMachineTemplate() {
+	tmpl := v1beta2.PodMachineTemplate{}
+	tmpl.Spec.Template.Spec.Resources = corev1.ResourceList{
+		corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("4Gi"),
+	}
+	tmpl.SetCapacity(templates.Capacity{Capacity: tmpl.Spec.Template.Spec.Resources.DeepCopy(),
+		NodeInfo: templates.NodeInfo{OperatingSystem: "linux"}})
+	b, err := json.Marshal(map[string]any{"spec": tmpl.Spec, "status": tmpl.Status})
+	fmt.Println(string(b), err)
+	// Output:
+	// {"spec":{"template":{"spec":{"resources":{"cpu":"2","memory":"4Gi"}}}},"status":{"capacity":{"cpu":"2","memory":"4Gi"},"nodeInfo":{"operatingSystem":"linux"}}} <nil>
 }

@@ -25,6 +25,7 @@ func addKnownTypes(s *runtime.Scheme) error {
 	s.AddKnownTypes(GroupVersion,
 		&PodCluster{}, &PodClusterList{},
 		&PodMachine{}, &PodMachineList{},
+		&PodClusterTemplate{}, &PodClusterTemplateList{},
 		&PodMachineTemplate{}, &PodMachineTemplateList{},
 	)
 	metav1.AddToGroupVersion(s, GroupVersion)

@@ -186,3 +186,58 @@ type PodClusterList struct {
 	// items are the PodClusters.
 	Items []PodCluster `json:"items"`
 }
+
+// PodClusterTemplateSpec is the desired state of a PodClusterTemplate.
+type PodClusterTemplateSpec struct {
+	// template is the PodCluster that Cluster API makes from this template, one per Cluster of a ClusterClass.
+	// +required
+	Template PodClusterTemplateResource `json:"template"`
+}
+
+// PodClusterTemplateResource is the metadata and spec of the PodClusters made from a template.
+type PodClusterTemplateResource struct {
+	// metadata holds the labels and annotations of the PodClusters made from the template.
+	// +optional
+	ObjectMeta contract.TemplateObjectMeta `json:"metadata,omitempty,omitzero"`
+
+	// spec is the spec of the PodClusters made from the template. controlPlaneEndpoint is usually left empty:
+	// the controller sets each PodCluster's to the address of its own control plane Service.
+	// +required
+	Spec PodClusterSpec `json:"spec"`
+}
+
+// PodClusterTemplate is a template for PodClusters, the InfraClusterTemplate of contract v1beta2, used by
+// ClusterClasses. Its spec cannot change after creation: create a new template and point the ClusterClass at
+// it.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:storageversion
+// +kubebuilder:resource:path=podclustertemplates,scope=Namespaced,categories=cluster-api
+// +kubebuilder:metadata:labels="cluster.x-k8s.io/v1beta2=v1beta2"
+// +kubebuilder:printcolumn:name="Service",type="string",JSONPath=".spec.template.spec.controlPlaneService.type",description="Type of the control plane Service"
+// +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp",description="Time since creation"
+type PodClusterTemplate struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object metadata.
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec holds the template.
+	// +required
+	Spec PodClusterTemplateSpec `json:"spec"`
+}
+
+// PodClusterTemplateList is a list of PodClusterTemplates.
+//
+// +kubebuilder:object:root=true
+type PodClusterTemplateList struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard list metadata.
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	// items are the PodClusterTemplates.
+	Items []PodClusterTemplate `json:"items"`
+}

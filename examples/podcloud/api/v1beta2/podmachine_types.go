@@ -1,9 +1,11 @@
 package v1beta2
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/contract/templates"
 )
 
 // PodMachineFinalizer is the finalizer podcloud's machine controller puts on a PodMachine before it creates
@@ -33,7 +35,19 @@ type PodMachineSpec struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
 	Image string `json:"image,omitempty"`
+
+	// resources are the cpu and memory of the machine, for example {cpu: "2", memory: 4Gi}: the node
+	// container gets them as both its requests and its limits, so the target cluster's scheduler places the Pod
+	// on a node that has them free and the machine gets no more than them. Only cpu and memory may be set, each
+	// greater than zero. Empty means no requests and no limits: the machine shares the CPUs and memory of the
+	// node the Pod lands on, and a PodMachineTemplate without resources reports no capacity.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k == 'cpu' || k == 'memory')",message="only cpu and memory may be set"
+	Resources corev1.ResourceList `json:"resources,omitempty"`
 }
+
+// PodMachineResourceNames are the resources a PodMachine may set in spec.resources.
+var PodMachineResourceNames = []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory}
 
 // PodMachineStatus is the observed state of a PodMachine.
 // +kubebuilder:validation:MinProperties=1
@@ -191,9 +205,13 @@ type PodMachineTemplateResource struct {
 // MachineDeployments, MachineSets and control plane providers. Its spec cannot change after creation.
 //
 // +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
 // +kubebuilder:storageversion
 // +kubebuilder:resource:path=podmachinetemplates,scope=Namespaced,categories=cluster-api
 // +kubebuilder:metadata:labels="cluster.x-k8s.io/v1beta2=v1beta2"
+// +kubebuilder:printcolumn:name="Image",type="string",JSONPath=".spec.template.spec.image",description="Node image of the machines; empty for the kind node image of the Machine's version"
+// +kubebuilder:printcolumn:name="CPU",type="string",JSONPath=".spec.template.spec.resources.cpu",description="CPUs of each machine; empty for the CPUs of the node the Pod lands on"
+// +kubebuilder:printcolumn:name="Memory",type="string",JSONPath=".spec.template.spec.resources.memory",description="Memory of each machine; empty for the memory of the node the Pod lands on"
 // +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp",description="Time since creation"
 type PodMachineTemplate struct {
 	metav1.TypeMeta `json:",inline"`
@@ -205,7 +223,21 @@ type PodMachineTemplate struct {
 	// spec holds the template.
 	// +required
 	Spec PodMachineTemplateSpec `json:"spec"`
+
+	// status is the capacity and node info of the machines the template makes, which the cluster autoscaler
+	// reads to scale a MachineDeployment up from zero. The controller writes it: status.capacity holds
+	// spec.template.spec.resources, and nothing when they are empty, because a Pod without limits gets the
+	// CPUs and memory of whichever node it lands on, which the template cannot know. status.nodeInfo holds
+	// operatingSystem linux; the architecture is left out, as the Pod may land on a node of any architecture.
+	// +optional
+	Status templates.Capacity `json:"status,omitempty,omitzero"`
 }
+
+// GetCapacity returns status; it implements capkit's templates.CapacityAccessor.
+func (t *PodMachineTemplate) GetCapacity() templates.Capacity { return t.Status }
+
+// SetCapacity sets status; it implements capkit's templates.CapacityAccessor.
+func (t *PodMachineTemplate) SetCapacity(c templates.Capacity) { t.Status = c }
 
 // PodMachineTemplateList is a list of PodMachineTemplates.
 //
