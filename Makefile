@@ -79,7 +79,7 @@ lint: $(GOLANGCI_LINT) ## Run go vet and golangci-lint.
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) $(MOCKGEN) ## Regenerate deepcopy, CRDs, webhooks, RBAC, mocks and clusterctl components.
-	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./contract/... paths=./examples/memcloud/api/... \
+	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./contract/... paths=./identity/... paths=./examples/memcloud/api/... \
 	  paths=./examples/podcloud/api/...
 	$(CONTROLLER_GEN) crd webhook rbac:roleName=manager-role paths=./examples/memcloud \
 	  paths=./examples/memcloud/api/... paths=./examples/memcloud/webhooks/... \

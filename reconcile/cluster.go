@@ -69,7 +69,13 @@ func (r *ClusterReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) 
 		return ctrl.Result{}, err
 	}
 	r.rememberVersion(s.ContractVersion())
-	return r.run(ctx, s, bindSteps(r.steps, scope.ClusterScoper[T](s)), nil)
+	var src identitySource
+	if r.identity != nil {
+		if src, err = clusterIdentity(obj); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	return r.run(ctx, s, bindSteps(r.steps, scope.ClusterScoper[T](s)), nil, src)
 }
 
 func gvkOf(c client.Client, obj client.Object) (schema.GroupVersionKind, error) {

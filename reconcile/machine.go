@@ -50,5 +50,5 @@ func (r *MachineReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) 
 	}
 	r.rememberVersion(s.ContractVersion())
 	gate := provisioningGate(s.Provisioned, s.Cluster(), s.Machine().BootstrapDataSecretName)
-	return r.run(ctx, s, bindSteps(r.steps, scope.MachineScoper[T](s)), gate)
+	return r.run(ctx, s, bindSteps(r.steps, scope.MachineScoper[T](s)), gate, r.infraClusterIdentity(s.Cluster()))
 }

@@ -56,7 +56,7 @@ func (r *MachinePoolReconciler[T]) Reconcile(ctx context.Context, req ctrl.Reque
 	}
 	r.rememberVersion(s.ContractVersion())
 	gate := provisioningGate(s.Provisioned, s.Cluster(), s.MachinePool().BootstrapDataSecretName)
-	return r.run(ctx, s, bindSteps(r.steps, scope.MachinePoolScoper[T](s)), gate)
+	return r.run(ctx, s, bindSteps(r.steps, scope.MachinePoolScoper[T](s)), gate, r.infraClusterIdentity(s.Cluster()))
 }
 
 // SetupWithManager registers the reconciler with mgr: it watches the InfraMachinePool kind (matching the

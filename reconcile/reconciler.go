@@ -21,6 +21,7 @@ import (
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/identity"
 	"github.com/capkit/capkit/scope"
 )
 
@@ -35,13 +36,15 @@ type EventRecorder interface {
 type Option func(*config)
 
 type config struct {
-	finalizer      string
-	recorder       EventRecorder
-	defaultRequeue time.Duration
-	scopeOpts      []scope.Option
-	watchFilter    string
-	coreVersion    contract.Version
-	resync         time.Duration
+	finalizer       string
+	recorder        EventRecorder
+	defaultRequeue  time.Duration
+	scopeOpts       []scope.Option
+	watchFilter     string
+	coreVersion     contract.Version
+	resync          time.Duration
+	identity        identity.Binder
+	newInfraCluster func() identity.Referencer
 }
 
 // WithFinalizer sets the finalizer the reconciler adds; the default is "<group>/<lower-case kind>", e.g.
@@ -79,16 +82,18 @@ func WithCoreVersion(v contract.Version) Option { return func(c *config) { c.cor
 type base struct {
 	// version is the contract version of the first scope built, reused for every later scope so that
 	// contract discovery (a CRD read) happens once per process, not once per reconcile.
-	version        atomic.Value
-	client         client.Client
-	kind           schema.GroupVersionKind
-	finalizer      string
-	recorder       EventRecorder
-	defaultRequeue time.Duration
-	scopeOpts      []scope.Option
-	watchFilter    string
-	coreVersion    contract.Version
-	resync         time.Duration
+	version         atomic.Value
+	client          client.Client
+	kind            schema.GroupVersionKind
+	finalizer       string
+	recorder        EventRecorder
+	defaultRequeue  time.Duration
+	scopeOpts       []scope.Option
+	watchFilter     string
+	coreVersion     contract.Version
+	resync          time.Duration
+	identity        identity.Binder
+	newInfraCluster func() identity.Referencer
 }
 
 func newBase(c client.Client, prototype client.Object, role string, opts []Option) (*base, error) {
@@ -108,6 +113,9 @@ func newBase(c client.Client, prototype client.Object, role string, opts []Optio
 	if cfg.finalizer == "" {
 		cfg.finalizer = gvk.Group + "/" + lower(gvk.Kind)
 	}
+	if cfg.identity != nil && cfg.newInfraCluster == nil {
+		return nil, fmt.Errorf("cannot create %s reconciler: WithIdentity needs newInfraCluster", role)
+	}
 	if !cfg.coreVersion.Valid() {
 		return nil, fmt.Errorf("cannot create %s reconciler: core version %q: %w", role, cfg.coreVersion, contract.ErrUnknownVersion)
 	}
@@ -115,7 +123,8 @@ func newBase(c client.Client, prototype client.Object, role string, opts []Optio
 		return nil, fmt.Errorf("cannot create %s reconciler: default requeue %s must be positive", role, cfg.defaultRequeue)
 	}
 	return &base{client: c, kind: gvk, finalizer: cfg.finalizer, recorder: cfg.recorder, defaultRequeue: cfg.defaultRequeue,
-		scopeOpts: cfg.scopeOpts, watchFilter: cfg.watchFilter, coreVersion: cfg.coreVersion, resync: max(cfg.resync, 0)}, nil
+		scopeOpts: cfg.scopeOpts, watchFilter: cfg.watchFilter, coreVersion: cfg.coreVersion, resync: max(cfg.resync, 0),
+		identity: cfg.identity, newInfraCluster: cfg.newInfraCluster}, nil
 }
 
 // Finalizer returns the finalizer the reconciler adds to infra objects.
@@ -156,14 +165,17 @@ func bindSteps[S any](steps []Step[S], s S) []stepRunner {
 }
 
 // run is the common reconcile flow once the infra object and its owners are known: paused, finalizer,
-// gate, steps (or delete steps), Close.
-func (r *base) run(ctx context.Context, s lifecycle, steps []stepRunner, gate func() string) (ctrl.Result, error) {
+// gate, identity (src, with WithIdentity), steps (or delete steps), Close.
+func (r *base) run(ctx context.Context, s lifecycle, steps []stepRunner, gate func() string, src identitySource) (ctrl.Result, error) {
 	log := logFrom(ctx)
 	obj := s.Object()
 	ctx = ContextWithEvents(ctx, r.recorder, obj)
 	types := make([]string, len(steps))
 	for i, st := range steps {
 		types[i] = st.conditionType
+	}
+	if r.identity != nil {
+		types = append([]string{ConditionIdentityReady}, types...)
 	}
 	s.SetSummaryConditions(types...)
 
@@ -181,7 +193,11 @@ func (r *base) run(ctx context.Context, s lifecycle, steps []stepRunner, gate fu
 		}
 		r.mark(s, conditions.Paused, "False", conditions.ReasonNotPaused, "")
 		r.mark(s, conditions.Deleting, "True", ReasonDeleting, "")
-		out := r.deleteSteps(ctx, s, steps)
+		ctx, out, ok := r.bindIdentity(ctx, s, src)
+		if !ok {
+			return r.finish(ctx, s, out)
+		}
+		out = r.deleteSteps(ctx, s, steps)
 		if out.done {
 			controllerutil.RemoveFinalizer(obj, r.finalizer)
 			r.event(obj, "Normal", "Deleted", "Delete", "cloud resources deleted")
@@ -204,6 +220,10 @@ func (r *base) run(ctx context.Context, s lifecycle, steps []stepRunner, gate fu
 			log.Info("waiting", "reason", reason)
 			return r.finish(ctx, s, outcome{})
 		}
+	}
+	ctx, out, ok := r.bindIdentity(ctx, s, src)
+	if !ok {
+		return r.finish(ctx, s, out)
 	}
 	return r.finish(ctx, s, r.runSteps(ctx, s, steps))
 }

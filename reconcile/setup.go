@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -121,12 +122,17 @@ func (r *base) core(kind string) *unstructured.Unstructured {
 // SetupWithManager registers the reconciler with mgr: it watches the InfraCluster kind (not externally
 // managed, matching the watch filter) and core Clusters, mapped to the InfraCluster they reference.
 func (r *ClusterReconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
+	if r.identity != nil {
+		if _, err := clusterIdentity(r.newObject()); err != nil {
+			return fmt.Errorf("cannot use identities: %w", err)
+		}
+	}
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named(lower(r.kind.Kind)).
 		For(r.newObject(), builder.WithPredicates(ResourceNotExternallyManaged(), ResourceHasFilterLabel(r.watchFilter))).
 		Watches(r.core("Cluster"), handler.EnqueueRequestsFromMapFunc(ClusterToInfraCluster(r.kind.GroupKind())),
-			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter))).
-		Complete(r)
+			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter)))
+	return r.watchIdentities(b, mgr.GetClient()).Complete(r)
 }
 
 // SetupWithManager registers the reconciler with mgr: it watches the InfraMachine kind (matching the watch

@@ -17,6 +17,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/identity"
 	"github.com/capkit/capkit/providertest/testenv"
 )
 
@@ -36,7 +37,7 @@ func CRDObjects() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 // AddToScheme registers the test types.
 func AddToScheme(s *runtime.Scheme) error {
 	s.AddKnownTypes(GroupVersion, &FooCluster{}, &FooClusterList{}, &FooMachine{}, &FooMachineList{}, &Legacy{}, &LegacyList{},
-		&FooMachinePool{}, &FooMachinePoolList{})
+		&FooMachinePool{}, &FooMachinePoolList{}, &FooClusterIdentity{}, &FooClusterIdentityList{})
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil
 }
@@ -53,6 +54,7 @@ type FooCluster struct {
 type FooClusterSpec struct {
 	ControlPlaneEndpoint contract.APIEndpoint `json:"controlPlaneEndpoint,omitempty"`
 	Region               string               `json:"region,omitempty"`
+	IdentityRef          *identity.Ref        `json:"identityRef,omitempty"`
 }
 
 // FooClusterStatus is the status of FooCluster.

@@ -1,0 +1,121 @@
+package identity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Binder puts into a reconcile's context what the provider needs to call its cloud for one cluster;
+// reconcile.WithIdentity calls it before any step.
+type Binder interface {
+	// Bind resolves ref for a cluster in namespace and returns ctx carrying the provider's client for the
+	// credentials. A refusal is a *RefusedError. With a nil ref and identities optional it returns ctx as is.
+	Bind(ctx context.Context, namespace string, ref *Ref) (context.Context, error)
+	// NewIdentity returns an empty identity object, for watches.
+	NewIdentity() client.Object
+	// SecretNamespace returns the namespace of the credentials Secrets, for watches.
+	SecretNamespace() string
+	// Kind returns the identity kind.
+	Kind() string
+	// SecretNameOf returns the name of the credentials Secret of the identity named name ("" when the
+	// identity does not exist), for watches.
+	SecretNameOf(ctx context.Context, name string) (string, error)
+}
+
+// ClientBinder is the Binder of a provider whose cloud client is of type C, built from Credentials.
+type ClientBinder[I Object, C any] struct {
+	resolver *Resolver[I]
+	build    func(context.Context, Credentials) (C, error)
+	attach   func(context.Context, C) context.Context
+
+	mu      sync.Mutex
+	clients map[string]cached[C] // by identity name
+	builds  int
+}
+
+type cached[C any] struct {
+	version string
+	client  C
+}
+
+// NewBinder returns a Binder that resolves identities with r, builds the client of each identity's
+// credentials with build, and attaches it to a reconcile's context with attach. A client is built once and
+// reused while the identity's Secret keeps its UID and resourceVersion.
+func NewBinder[I Object, C any](r *Resolver[I], build func(context.Context, Credentials) (C, error), attach func(context.Context, C) context.Context) (*ClientBinder[I, C], error) {
+	switch {
+	case r == nil:
+		return nil, errors.New("cannot create identity binder: resolver is nil")
+	case build == nil:
+		return nil, errors.New("cannot create identity binder: build is nil")
+	case attach == nil:
+		return nil, errors.New("cannot create identity binder: attach is nil")
+	}
+	return &ClientBinder[I, C]{resolver: r, build: build, attach: attach, clients: map[string]cached[C]{}}, nil
+}
+
+// Bind implements Binder.
+func (b *ClientBinder[I, C]) Bind(ctx context.Context, namespace string, ref *Ref) (context.Context, error) {
+	c, ok, err := b.Client(ctx, namespace, ref)
+	if err != nil || !ok {
+		return ctx, err
+	}
+	return b.attach(ctx, c), nil
+}
+
+// Client returns the client for a cluster in namespace with identity ref; ok is false, without error, when
+// ref is nil and identities are optional.
+func (b *ClientBinder[I, C]) Client(ctx context.Context, namespace string, ref *Ref) (C, bool, error) {
+	var zero C
+	id, ok, err := b.resolver.Allowed(ctx, namespace, ref)
+	if err != nil || !ok {
+		return zero, false, err
+	}
+	version, err := b.resolver.SecretVersion(ctx, id)
+	if err != nil {
+		return zero, false, err
+	}
+	b.mu.Lock()
+	entry, found := b.clients[id.GetName()]
+	b.mu.Unlock()
+	if found && entry.version == version {
+		return entry.client, true, nil
+	}
+	creds, err := b.resolver.Credentials(ctx, id)
+	if err != nil {
+		return zero, false, err
+	}
+	c, err := b.build(ctx, creds)
+	if err != nil {
+		return zero, false, fmt.Errorf("cannot build the client of %s %q: %w", b.resolver.Kind(), id.GetName(), err)
+	}
+	b.mu.Lock()
+	b.clients[id.GetName()] = cached[C]{version: version, client: c}
+	b.builds++
+	b.mu.Unlock()
+	return c, true, nil
+}
+
+// Builds returns how many clients were built so far (a steady state builds none).
+func (b *ClientBinder[I, C]) Builds() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.builds
+}
+
+// NewIdentity implements Binder.
+func (b *ClientBinder[I, C]) NewIdentity() client.Object { return b.resolver.NewIdentity() }
+
+// SecretNamespace implements Binder.
+func (b *ClientBinder[I, C]) SecretNamespace() string { return b.resolver.SecretNamespace() }
+
+// Kind implements Binder.
+func (b *ClientBinder[I, C]) Kind() string { return b.resolver.Kind() }
+
+// SecretNameOf implements Binder.
+func (b *ClientBinder[I, C]) SecretNameOf(ctx context.Context, name string) (string, error) {
+	return b.resolver.SecretNameOf(ctx, name)
+}

@@ -1,0 +1,86 @@
+package identity_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/capkit/capkit/identity"
+	"github.com/capkit/capkit/internal/testtypes"
+)
+
+// cloudClient stands for a provider's cloud client, built from one set of credentials.
+type cloudClient struct{ secret string }
+
+type clientKey struct{}
+
+// TestBinderReusesClientUntilSecretChanges binds the same cluster many times: the client is built once, a
+// rotated Secret builds a new one with the new credentials, and a namespace removed from allowedNamespaces is
+// refused at the next bind.
+func TestBinderReusesClientUntilSecretChanges(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	id := f.identity(t, &identity.AllowedNamespaces{NamespaceList: []string{f.tenant}}, good())
+	ref := &identity.Ref{Kind: kind, Name: id}
+	var builds atomic.Int32
+	b, err := identity.NewBinder(f.resolver,
+		func(_ context.Context, c identity.Credentials) (*cloudClient, error) {
+			builds.Add(1)
+			return &cloudClient{secret: string(c.Get("secretAccessKey"))}, nil
+		},
+		func(ctx context.Context, c *cloudClient) context.Context {
+			return context.WithValue(ctx, clientKey{}, c)
+		})
+	require.NoError(t, err)
+
+	var first *cloudClient
+	for i := range 5 {
+		bound, err := b.Bind(ctx, f.tenant, ref)
+		require.NoError(t, err)
+		c := bound.Value(clientKey{}).(*cloudClient)
+		if i == 0 {
+			first = c
+		}
+		assert.Same(t, first, c, "the client is reused while the Secret is unchanged")
+	}
+	assert.EqualValues(t, 1, builds.Load())
+	assert.Equal(t, 1, b.Builds())
+
+	// Rotation: the next bind builds a client with the new secret.
+	secret := &corev1.Secret{}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: f.provider, Name: id}, secret))
+	secret.Data["secretAccessKey"] = []byte("rotated")
+	require.NoError(t, env.Client.Update(ctx, secret))
+	bound, err := b.Bind(ctx, f.tenant, ref)
+	require.NoError(t, err)
+	assert.Equal(t, "rotated", bound.Value(clientKey{}).(*cloudClient).secret)
+	assert.EqualValues(t, 2, builds.Load())
+
+	// The namespace is no longer allowed: refused, no client.
+	obj := &testtypes.FooClusterIdentity{}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Name: id}, obj))
+	obj.Spec.AllowedNamespaces.NamespaceList = []string{"another-team"}
+	require.NoError(t, env.Client.Update(ctx, obj))
+	bound, err = b.Bind(ctx, f.tenant, ref)
+	refused, ok := identity.IsRefused(err)
+	require.True(t, ok, "%v", err)
+	assert.Equal(t, identity.ReasonNamespaceNotAllowed, refused.Reason)
+	assert.Nil(t, bound.Value(clientKey{}))
+	assert.EqualValues(t, 2, builds.Load())
+
+	// No ref with identities optional: the context is unchanged.
+	bound, err = b.Bind(ctx, f.tenant, nil)
+	require.NoError(t, err)
+	assert.Nil(t, bound.Value(clientKey{}))
+	name, err := b.SecretNameOf(ctx, id)
+	require.NoError(t, err)
+	assert.Equal(t, id, name)
+	name, err = b.SecretNameOf(ctx, "missing")
+	require.NoError(t, err)
+	assert.Empty(t, name)
+}

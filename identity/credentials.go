@@ -1,0 +1,63 @@
+package identity
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Credentials are the data of a credentials Secret. They never print their values: fmt, %#v, JSON and text
+// marshalling show the keys only, so an accidental log line or error message leaks nothing.
+type Credentials struct {
+	data        map[string][]byte
+	fingerprint string
+}
+
+// NewCredentials returns Credentials holding a copy of data.
+func NewCredentials(data map[string][]byte) Credentials {
+	c := Credentials{data: make(map[string][]byte, len(data))}
+	h := sha256.New()
+	for _, k := range slices.Sorted(maps.Keys(data)) {
+		c.data[k] = slices.Clone(data[k])
+		fmt.Fprintf(h, "%d:%s=%d:", len(k), k, len(data[k]))
+		h.Write(data[k])
+	}
+	c.fingerprint = hex.EncodeToString(h.Sum(nil))
+	return c
+}
+
+// Get returns a copy of the value of key, nil when it is missing.
+func (c Credentials) Get(key string) []byte { return slices.Clone(c.data[key]) }
+
+// Keys returns the keys, sorted.
+func (c Credentials) Keys() []string { return slices.Sorted(maps.Keys(c.data)) }
+
+// Equal reports whether c and o hold the same data (by a SHA-256 fingerprint; the fingerprint itself is
+// not exposed).
+func (c Credentials) Equal(o Credentials) bool { return c.fingerprint == o.fingerprint }
+
+// String shows the keys only.
+func (c Credentials) String() string {
+	return "Credentials{keys: [" + strings.Join(c.Keys(), " ") + "], values: <redacted>}"
+}
+
+// GoString shows the keys only, for %#v.
+func (c Credentials) GoString() string { return c.String() }
+
+// Format shows the keys only, for every verb.
+func (c Credentials) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(c.String())) }
+
+// MarshalJSON shows the keys only.
+func (c Credentials) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Keys   []string `json:"keys"`
+		Values string   `json:"values"`
+	}{c.Keys(), "<redacted>"})
+}
+
+// MarshalText shows the keys only.
+func (c Credentials) MarshalText() ([]byte, error) { return []byte(c.String()), nil }

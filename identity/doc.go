@@ -1,0 +1,24 @@
+// Package identity resolves the cloud credentials of a workload cluster from an identity object, for
+// providers that serve many tenants from one management cluster.
+//
+// An identity is a cluster-scoped object of the provider (memcloud's MemClusterIdentity, CAPA's
+// AWSClusterStaticIdentity, CAPZ's AzureClusterIdentity) that names a credentials Secret in the provider's own
+// namespace and says which namespaces may use it (AllowedNamespaces). An InfraCluster references one by kind
+// and name (Ref). A Resolver checks, for a cluster in a namespace, that the identity exists, that the namespace
+// is allowed, and that the Secret exists and holds the required keys; it refuses otherwise with a RefusedError
+// whose Reason is a condition reason and whose message names the identity, the namespace, the Secret and the
+// missing keys, never a value. Credentials never print their data.
+//
+// A Binder puts the provider's cloud client for a cluster's credentials into the context of a reconcile. It
+// builds the client once and reuses it while the Secret is unchanged; a rotated Secret, a changed
+// allowedNamespaces or a deleted identity takes effect at the next reconcile. reconcile.WithIdentity makes it
+// a one-line option of capkit's reconcilers, which then refuse with the IdentityReady condition before any
+// cloud call, and reconcile the InfraClusters that use an identity when it or its Secret changes.
+//
+// AllowedNamespaces follows Cluster API Provider AWS's identities (a namespace is allowed when it is in list
+// or matches selector; nil, an empty list and an empty selector match nothing) with one exception, for
+// safety: CAPA lets an empty allowedNamespaces ({}) allow every namespace, so an edit that removes the last
+// namespace of the list (which omitempty then drops) would open the identity to every tenant. Here {} allows
+// none; every namespace is allowed only by a selector that says so, such as
+// {matchExpressions: [{key: kubernetes.io/metadata.name, operator: Exists}]}.
+package identity

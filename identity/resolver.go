@@ -1,0 +1,242 @@
+package identity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Ref is an InfraCluster's reference to a cluster-scoped identity. Embed it in the InfraCluster's spec as
+// `identityRef`.
+// +kubebuilder:object:generate=true
+type Ref struct {
+	// kind is the kind of the identity.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Kind string `json:"kind"`
+
+	// name is the name of the identity.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+}
+
+// Object is what a provider's identity kind implements.
+type Object interface {
+	client.Object
+	// GetAllowedNamespaces returns spec.allowedNamespaces (nil: no namespace is allowed).
+	GetAllowedNamespaces() *AllowedNamespaces
+	// GetSecretName returns the name of the credentials Secret, in the provider's namespace.
+	GetSecretName() string
+}
+
+// Referencer is what an InfraCluster that uses identities implements.
+type Referencer interface {
+	client.Object
+	// GetIdentityRef returns spec.identityRef, nil when the cluster names no identity.
+	GetIdentityRef() *Ref
+}
+
+// Reasons of a refusal, the reason of the IdentityReady condition.
+const (
+	// ReasonIdentityRefMissing: the InfraCluster names no identity and the provider requires one.
+	ReasonIdentityRefMissing = "IdentityRefMissing"
+	// ReasonIdentityNotFound: the identity does not exist or is of another kind.
+	ReasonIdentityNotFound = "IdentityNotFound"
+	// ReasonNamespaceNotAllowed: the identity's allowedNamespaces does not allow the cluster's namespace.
+	ReasonNamespaceNotAllowed = "NamespaceNotAllowed"
+	// ReasonSecretNotFound: the identity's credentials Secret does not exist.
+	ReasonSecretNotFound = "CredentialsSecretNotFound"
+	// ReasonSecretInvalid: the credentials Secret lacks a required key or has an empty one.
+	ReasonSecretInvalid = "CredentialsSecretInvalid"
+)
+
+// RefusedError is a refusal to use an identity for a cluster: the cluster cannot be reconciled until a user
+// changes the identity, its Secret, the namespace or the InfraCluster. Its message names objects and keys,
+// never a credential value.
+type RefusedError struct {
+	// Reason is one of the Reason constants, a condition reason.
+	Reason string
+	// Message says what is wrong and what to change.
+	Message string
+}
+
+func (e *RefusedError) Error() string { return e.Message }
+
+// IsRefused returns the RefusedError in err's chain.
+func IsRefused(err error) (*RefusedError, bool) {
+	var r *RefusedError
+	ok := errors.As(err, &r)
+	return r, ok
+}
+
+func refuse(reason, format string, args ...any) error {
+	return &RefusedError{Reason: reason, Message: fmt.Sprintf(format, args...)}
+}
+
+// Resolver reads identities of kind I and their credentials.
+type Resolver[I Object] struct {
+	reader, secrets client.Reader
+	newIdentity     func() I
+	kind            string
+	namespace       string
+	required        []string
+	requireRef      bool
+}
+
+// ResolverOption configures NewResolver.
+type ResolverOption func(*resolverConfig)
+
+type resolverConfig struct {
+	secrets    client.Reader
+	required   []string
+	requireRef bool
+}
+
+// WithSecretReader reads credentials Secrets through r, e.g. a manager's uncached API reader, so that the
+// manager does not cache every Secret of the cluster (default: the Resolver's reader).
+func WithSecretReader(r client.Reader) ResolverOption {
+	return func(c *resolverConfig) { c.secrets = r }
+}
+
+// WithRequiredKeys refuses a Secret that lacks one of keys or has it empty.
+func WithRequiredKeys(keys ...string) ResolverOption {
+	return func(c *resolverConfig) { c.required = append(c.required, keys...) }
+}
+
+// WithIdentityRequired refuses a cluster without identityRef (default: such a cluster resolves to no
+// credentials, and the provider uses its own default).
+func WithIdentityRequired() ResolverOption { return func(c *resolverConfig) { c.requireRef = true } }
+
+// NewResolver returns a Resolver for identities of kind kind (newIdentity returns an empty one) whose
+// credentials Secrets live in secretNamespace, the provider's namespace. reader reads identities,
+// Namespaces and Secret metadata (a manager's cached client).
+func NewResolver[I Object](reader client.Reader, kind string, newIdentity func() I, secretNamespace string, opts ...ResolverOption) (*Resolver[I], error) {
+	var cfg resolverConfig
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	switch {
+	case reader == nil:
+		return nil, errors.New("cannot create identity resolver: reader is nil")
+	case newIdentity == nil:
+		return nil, errors.New("cannot create identity resolver: newIdentity is nil")
+	case kind == "":
+		return nil, errors.New("cannot create identity resolver: kind is empty")
+	case secretNamespace == "":
+		return nil, fmt.Errorf("cannot create identity resolver for %s: secret namespace is empty", kind)
+	}
+	if cfg.secrets == nil {
+		cfg.secrets = reader
+	}
+	return &Resolver[I]{reader: reader, secrets: cfg.secrets, newIdentity: newIdentity, kind: kind,
+		namespace: secretNamespace, required: slices.Clone(cfg.required), requireRef: cfg.requireRef}, nil
+}
+
+// Kind returns the identity kind.
+func (r *Resolver[I]) Kind() string { return r.kind }
+
+// SecretNamespace returns the namespace of the credentials Secrets.
+func (r *Resolver[I]) SecretNamespace() string { return r.namespace }
+
+// NewIdentity returns an empty identity.
+func (r *Resolver[I]) NewIdentity() I { return r.newIdentity() }
+
+// Allowed returns the identity ref names for a cluster in namespace, after checking that it exists and allows
+// the namespace. ok is false, without error, when ref is nil and identities are optional.
+func (r *Resolver[I]) Allowed(ctx context.Context, namespace string, ref *Ref) (I, bool, error) {
+	var zero I
+	if ref == nil {
+		if r.requireRef {
+			return zero, false, refuse(ReasonIdentityRefMissing, "spec.identityRef is not set: name a %s to use", r.kind)
+		}
+		return zero, false, nil
+	}
+	if ref.Kind != r.kind {
+		return zero, false, refuse(ReasonIdentityNotFound, "spec.identityRef.kind %q is not %q", ref.Kind, r.kind)
+	}
+	id := r.newIdentity()
+	if err := r.reader.Get(ctx, client.ObjectKey{Name: ref.Name}, id); err != nil {
+		if apierrors.IsNotFound(err) {
+			return zero, false, refuse(ReasonIdentityNotFound, "%s %q named by spec.identityRef does not exist", r.kind, ref.Name)
+		}
+		return zero, false, fmt.Errorf("cannot get %s %q: %w", r.kind, ref.Name, err)
+	}
+	ns := &corev1.Namespace{}
+	if err := r.reader.Get(ctx, client.ObjectKey{Name: namespace}, ns); err != nil {
+		return zero, false, fmt.Errorf("cannot get namespace %q: %w", namespace, err)
+	}
+	ok, err := Allows(id.GetAllowedNamespaces(), ns)
+	if err != nil {
+		return zero, false, refuse(ReasonNamespaceNotAllowed, "%s %q: %v", r.kind, ref.Name, err)
+	}
+	if !ok {
+		return zero, false, refuse(ReasonNamespaceNotAllowed, "%s %q does not allow namespace %q: add it to spec.allowedNamespaces", r.kind, ref.Name, namespace)
+	}
+	return id, true, nil
+}
+
+// SecretVersion returns the UID and resourceVersion of identity id's credentials Secret, read as metadata
+// (a cached read with a manager's client): a change means rotated credentials.
+func (r *Resolver[I]) SecretVersion(ctx context.Context, id I) (string, error) {
+	name := id.GetSecretName()
+	if name == "" {
+		return "", refuse(ReasonSecretNotFound, "%s %q names no credentials Secret", r.kind, id.GetName())
+	}
+	meta := &metav1.PartialObjectMetadata{}
+	meta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
+	if err := r.reader.Get(ctx, client.ObjectKey{Namespace: r.namespace, Name: name}, meta); err != nil {
+		if apierrors.IsNotFound(err) {
+			return "", refuse(ReasonSecretNotFound, "credentials Secret %s/%s of %s %q does not exist", r.namespace, name, r.kind, id.GetName())
+		}
+		return "", fmt.Errorf("cannot get credentials Secret %s/%s: %w", r.namespace, name, err)
+	}
+	return string(meta.UID) + "/" + meta.ResourceVersion, nil
+}
+
+// Credentials reads identity id's credentials Secret and checks the required keys.
+func (r *Resolver[I]) Credentials(ctx context.Context, id I) (Credentials, error) {
+	name := id.GetSecretName()
+	secret := &corev1.Secret{}
+	if err := r.secrets.Get(ctx, client.ObjectKey{Namespace: r.namespace, Name: name}, secret); err != nil {
+		if apierrors.IsNotFound(err) {
+			return Credentials{}, refuse(ReasonSecretNotFound, "credentials Secret %s/%s of %s %q does not exist", r.namespace, name, r.kind, id.GetName())
+		}
+		return Credentials{}, fmt.Errorf("cannot get credentials Secret %s/%s: %w", r.namespace, name, err)
+	}
+	var missing []string
+	for _, k := range r.required {
+		if len(secret.Data[k]) == 0 {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		return Credentials{}, refuse(ReasonSecretInvalid, "credentials Secret %s/%s of %s %q lacks keys %s (or they are empty)",
+			r.namespace, name, r.kind, id.GetName(), strings.Join(missing, ", "))
+	}
+	return NewCredentials(secret.Data), nil
+}
+
+// SecretNameOf returns the name of the credentials Secret of the identity named name, "" when it does not
+// exist.
+func (r *Resolver[I]) SecretNameOf(ctx context.Context, name string) (string, error) {
+	id := r.newIdentity()
+	if err := r.reader.Get(ctx, client.ObjectKey{Name: name}, id); err != nil {
+		if apierrors.IsNotFound(err) {
+			return "", nil
+		}
+		return "", fmt.Errorf("cannot get %s %q: %w", r.kind, name, err)
+	}
+	return id.GetSecretName(), nil
+}

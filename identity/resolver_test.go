@@ -1,0 +1,134 @@
+package identity_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/capkit/capkit/identity"
+	"github.com/capkit/capkit/internal/testtypes"
+)
+
+const kind = "FooClusterIdentity"
+
+// fixture is a provider namespace holding credentials Secrets and a tenant namespace, on envtest.
+type fixture struct {
+	provider, tenant string
+	resolver         *identity.Resolver[*testtypes.FooClusterIdentity]
+}
+
+func newFixture(t *testing.T, opts ...identity.ResolverOption) *fixture {
+	t.Helper()
+	ctx := context.Background()
+	provider, err := env.CreateNamespace(ctx, "provider")
+	require.NoError(t, err)
+	tenant, err := env.CreateNamespace(ctx, "tenant")
+	require.NoError(t, err)
+	opts = append([]identity.ResolverOption{identity.WithRequiredKeys("accessKeyID", "secretAccessKey")}, opts...)
+	r, err := identity.NewResolver(env.Client, kind, func() *testtypes.FooClusterIdentity { return &testtypes.FooClusterIdentity{} }, provider, opts...)
+	require.NoError(t, err)
+	return &fixture{provider: provider, tenant: tenant, resolver: r}
+}
+
+// identity creates a FooClusterIdentity named after the test's namespace, with its Secret (nil data: none).
+func (f *fixture) identity(t *testing.T, allowed *identity.AllowedNamespaces, data map[string][]byte) string {
+	t.Helper()
+	ctx := context.Background()
+	name := f.tenant + "-id"
+	id := &testtypes.FooClusterIdentity{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: testtypes.FooClusterIdentitySpec{AllowedNamespaces: allowed, SecretName: name}}
+	require.NoError(t, env.Client.Create(ctx, id))
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), id) })
+	if data != nil {
+		require.NoError(t, env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: f.provider, Name: name}, Data: data}))
+	}
+	return name
+}
+
+func good() map[string][]byte {
+	return map[string][]byte{"accessKeyID": []byte("AK1"), "secretAccessKey": []byte(secretValue)}
+}
+
+func TestResolver(t *testing.T) {
+	all := &identity.AllowedNamespaces{Selector: &metav1.LabelSelector{
+		MatchExpressions: []metav1.LabelSelectorRequirement{{Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpExists}}}}
+	tests := []struct {
+		name       string
+		allowed    *identity.AllowedNamespaces
+		data       map[string][]byte
+		ref        func(id string) *identity.Ref
+		opts       []identity.ResolverOption
+		wantReason string
+		wantMsg    string
+		wantNone   bool
+	}{
+		{name: "allowed, Secret complete", allowed: all, data: good()},
+		{name: "no ref, identities optional", ref: func(string) *identity.Ref { return nil }, wantNone: true},
+		{name: "no ref, identity required", ref: func(string) *identity.Ref { return nil }, opts: []identity.ResolverOption{identity.WithIdentityRequired()},
+			wantReason: identity.ReasonIdentityRefMissing, wantMsg: "spec.identityRef is not set"},
+		{name: "other kind", allowed: all, data: good(), ref: func(id string) *identity.Ref { return &identity.Ref{Kind: "Other", Name: id} },
+			wantReason: identity.ReasonIdentityNotFound, wantMsg: `spec.identityRef.kind "Other" is not "FooClusterIdentity"`},
+		{name: "identity missing", ref: func(string) *identity.Ref { return &identity.Ref{Kind: kind, Name: "nope"} },
+			wantReason: identity.ReasonIdentityNotFound, wantMsg: `FooClusterIdentity "nope" named by spec.identityRef does not exist`},
+		{name: "empty allowedNamespaces", allowed: &identity.AllowedNamespaces{}, data: good(), wantReason: identity.ReasonNamespaceNotAllowed, wantMsg: "does not allow namespace"},
+		{name: "nil allowedNamespaces", data: good(), wantReason: identity.ReasonNamespaceNotAllowed, wantMsg: "does not allow namespace"},
+		{name: "namespace not in list", allowed: &identity.AllowedNamespaces{NamespaceList: []string{"someone-else"}}, data: good(),
+			wantReason: identity.ReasonNamespaceNotAllowed, wantMsg: "add it to spec.allowedNamespaces"},
+		{name: "Secret missing", allowed: all, wantReason: identity.ReasonSecretNotFound, wantMsg: "does not exist"},
+		{name: "Secret lacks a key", allowed: all, data: map[string][]byte{"accessKeyID": []byte("AK1"), "secretAccessKey": {}},
+			wantReason: identity.ReasonSecretInvalid, wantMsg: "lacks keys secretAccessKey"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			f := newFixture(t, tt.opts...)
+			id := f.identity(t, tt.allowed, tt.data)
+			ref := &identity.Ref{Kind: kind, Name: id}
+			if tt.ref != nil {
+				ref = tt.ref(id)
+			}
+			b, err := identity.NewBinder(f.resolver, func(_ context.Context, c identity.Credentials) (identity.Credentials, error) { return c, nil },
+				func(ctx context.Context, c identity.Credentials) context.Context {
+					return context.WithValue(ctx, credsKey{}, c)
+				})
+			require.NoError(t, err)
+			creds, ok, err := b.Client(ctx, f.tenant, ref)
+			if tt.wantReason != "" {
+				refused, isRefused := identity.IsRefused(err)
+				require.True(t, isRefused, "%v", err)
+				assert.Equal(t, tt.wantReason, refused.Reason)
+				assert.Contains(t, refused.Message, tt.wantMsg)
+				assert.NotContains(t, refused.Message, secretValue)
+				assert.False(t, ok)
+				return
+			}
+			require.NoError(t, err)
+			if tt.wantNone {
+				assert.False(t, ok)
+				return
+			}
+			require.True(t, ok)
+			assert.Equal(t, []byte(secretValue), creds.Get("secretAccessKey"))
+		})
+	}
+}
+
+type credsKey struct{}
+
+func TestNewResolverRefusesBadInput(t *testing.T) {
+	newID := func() *testtypes.FooClusterIdentity { return &testtypes.FooClusterIdentity{} }
+	_, err := identity.NewResolver[*testtypes.FooClusterIdentity](nil, kind, newID, "ns")
+	assert.ErrorContains(t, err, "reader is nil")
+	_, err = identity.NewResolver(env.Client, kind, newID, "")
+	assert.ErrorContains(t, err, "secret namespace is empty")
+	_, err = identity.NewResolver(env.Client, "", newID, "ns")
+	assert.ErrorContains(t, err, "kind is empty")
+	var c client.Reader = env.Client
+	_, err = identity.NewResolver[*testtypes.FooClusterIdentity](c, kind, nil, "ns")
+	assert.ErrorContains(t, err, "newIdentity is nil")
+}

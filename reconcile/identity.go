@@ -1,0 +1,164 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	"github.com/capkit/capkit/identity"
+	"github.com/capkit/capkit/scope"
+)
+
+// ConditionIdentityReady is the condition the reconcilers write when they use identities (WithIdentity): True
+// once the cluster's identity is resolved, False with an identity.Reason… reason when it is refused.
+const ConditionIdentityReady = "IdentityReady"
+
+// DefaultIdentityRecheck is how long a reconciler waits before looking again at a refused identity when no
+// watch event comes first (a Namespace's labels changed, or a machine whose cluster was refused).
+const DefaultIdentityRecheck = time.Minute
+
+// WithIdentity resolves each cluster's identity through b before any step, in reconcile and in delete, and
+// passes the context b returns (which carries the provider's cloud client) to the steps. A refused identity
+// stops the reconcile before any cloud call: ConditionIdentityReady goes False with the refusal's reason and
+// message (never a credential), a Warning event is emitted, and the object is looked at again when the
+// identity or its Secret changes, or after DefaultIdentityRecheck. A delete waits too: deleting needs the
+// credentials as much as creating, and the objects keep their finalizer until the identity allows them again.
+//
+// newInfraCluster returns an empty InfraCluster of the provider: the machine and machine pool reconcilers
+// read the identity reference from their cluster's InfraCluster. The cluster reconciler uses its own object,
+// which must implement identity.Referencer.
+func WithIdentity(b identity.Binder, newInfraCluster func() identity.Referencer) Option {
+	return func(c *config) { c.identity, c.newInfraCluster = b, newInfraCluster }
+}
+
+// identitySource returns the namespace and identity reference of the object being reconciled.
+type identitySource func(ctx context.Context) (string, *identity.Ref, error)
+
+// clusterIdentity is the identitySource of an InfraCluster.
+func clusterIdentity(obj any) (identitySource, error) {
+	ref, ok := obj.(identity.Referencer)
+	if !ok {
+		return nil, fmt.Errorf("%T does not implement identity.Referencer (GetIdentityRef)", obj)
+	}
+	return func(context.Context) (string, *identity.Ref, error) {
+		return ref.GetNamespace(), ref.GetIdentityRef(), nil
+	}, nil
+}
+
+// infraClusterIdentity is the identitySource of a machine or machine pool of cluster: its InfraCluster's.
+func (r *base) infraClusterIdentity(cluster scope.ClusterInfo) identitySource {
+	return func(ctx context.Context) (string, *identity.Ref, error) {
+		ic := r.newInfraCluster()
+		gvk, err := apiutil.GVKForObject(ic, r.client.Scheme())
+		if err != nil {
+			return "", nil, fmt.Errorf("cannot find the kind of %T: %w", ic, err)
+		}
+		if err := scope.GetInfraCluster(ctx, r.client, cluster, gvk.Kind, ic); err != nil {
+			return "", nil, &identity.RefusedError{Reason: identity.ReasonIdentityNotFound,
+				Message: fmt.Sprintf("cannot read the identity of the cluster: %v", err)}
+		}
+		return ic.GetNamespace(), ic.GetIdentityRef(), nil
+	}
+}
+
+// bindIdentity resolves the identity of src and returns the context for the steps; ok is false when the
+// reconcile must stop, with out saying when to come back.
+func (r *base) bindIdentity(ctx context.Context, s conditionsObject, src identitySource) (context.Context, outcome, bool) {
+	if r.identity == nil {
+		return ctx, outcome{}, true
+	}
+	namespace, ref, err := src(ctx)
+	if err == nil {
+		var bound context.Context
+		if bound, err = r.identity.Bind(ctx, namespace, ref); err == nil {
+			r.mark(s, ConditionIdentityReady, "True", ReasonReady, "")
+			return bound, outcome{}, true
+		}
+	}
+	refused, ok := identity.IsRefused(err)
+	if !ok {
+		return ctx, outcome{err: err}, false
+	}
+	if r.mark(s, ConditionIdentityReady, "False", refused.Reason, refused.Message) {
+		r.event(s.Object(), corev1.EventTypeWarning, refused.Reason, "Reconcile", "%s", refused.Message)
+	}
+	logFrom(ctx).Info("identity refused, no cloud call", "reason", refused.Reason, "message", refused.Message)
+	return ctx, outcome{requeueAfter: DefaultIdentityRecheck}, false
+}
+
+// watchIdentities makes a cluster reconciler's controller reconcile the InfraClusters that use an identity
+// when the identity or its credentials Secret changes (Secrets are watched as metadata, in the Secrets'
+// namespace only).
+func (r *base) watchIdentities(b *builder.Builder, c client.Reader) *builder.Builder {
+	if r.identity == nil {
+		return b
+	}
+	byIdentity := func(ctx context.Context, name string) []ctrl.Request { return r.clustersUsing(ctx, c, name, "") }
+	bySecret := func(ctx context.Context, secret string) []ctrl.Request { return r.clustersUsing(ctx, c, "", secret) }
+	return b.
+		Watches(r.identity.NewIdentity(), handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []ctrl.Request {
+			return byIdentity(ctx, o.GetName())
+		})).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []ctrl.Request {
+			return bySecret(ctx, o.GetName())
+		}), builder.OnlyMetadata, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
+			return o.GetNamespace() == r.identity.SecretNamespace()
+		})))
+}
+
+// clustersUsing lists the InfraClusters whose identity is named name, or (name empty) whose identity's
+// credentials Secret is secret.
+func (r *base) clustersUsing(ctx context.Context, c client.Reader, name, secret string) []ctrl.Request {
+	log := logFrom(ctx)
+	obj, err := r.client.Scheme().New(schema.GroupVersionKind{Group: r.kind.Group, Version: r.kind.Version, Kind: r.kind.Kind + "List"})
+	list, ok := obj.(client.ObjectList)
+	if err != nil || !ok {
+		log.Error(err, "cannot list InfraClusters for an identity change", "kind", r.kind.Kind)
+		return nil
+	}
+	if err := c.List(ctx, list); err != nil {
+		log.Error(err, "cannot list InfraClusters for an identity change", "kind", r.kind.Kind)
+		return nil
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return nil
+	}
+	secrets := map[string]string{}
+	var out []ctrl.Request
+	for _, item := range items {
+		ic, ok := item.(identity.Referencer)
+		ref := (*identity.Ref)(nil)
+		if ok {
+			ref = ic.GetIdentityRef()
+		}
+		if ref == nil || ref.Kind != r.identity.Kind() {
+			continue
+		}
+		match := ref.Name == name
+		if name == "" {
+			s, seen := secrets[ref.Name]
+			if !seen {
+				if s, err = r.identity.SecretNameOf(ctx, ref.Name); err != nil {
+					log.Error(err, "cannot read identity", "identity", ref.Name)
+				}
+				secrets[ref.Name] = s
+			}
+			match = s != "" && s == secret
+		}
+		if match {
+			out = append(out, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(ic)})
+		}
+	}
+	return out
+}

@@ -1,0 +1,161 @@
+package reconcile_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/go-logr/logr/funcr"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/capkit/capkit/conditions"
+	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/identity"
+	"github.com/capkit/capkit/internal/testtypes"
+	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/scope"
+)
+
+const tenantSecret = "tenant-secret-must-never-leak"
+
+type accountKey struct{}
+
+// identityFixture is a FooCluster reconciler with identities: its one step records, per call, the secret of
+// the credentials the Binder put into the context.
+type identityFixture struct {
+	r        *reconcile.ClusterReconciler[*testtypes.FooCluster]
+	rec      *recorder
+	provider string
+	idName   string
+	mu       sync.Mutex
+	seen     []string // secret per step call ("reconcile:…", "delete:…")
+	logs     strings.Builder
+}
+
+func newIdentityFixture(t *testing.T, tenant string) *identityFixture {
+	t.Helper()
+	ctx := context.Background()
+	provider, err := env.CreateNamespace(ctx, "provider")
+	require.NoError(t, err)
+	f := &identityFixture{rec: &recorder{}, provider: provider, idName: tenant + "-identity"}
+	require.NoError(t, env.Client.Create(ctx, &testtypes.FooClusterIdentity{ObjectMeta: metav1.ObjectMeta{Name: f.idName},
+		Spec: testtypes.FooClusterIdentitySpec{AllowedNamespaces: &identity.AllowedNamespaces{NamespaceList: []string{"not-" + tenant}}, SecretName: "creds"}}))
+	require.NoError(t, env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: provider, Name: "creds"},
+		Data: map[string][]byte{"token": []byte(tenantSecret)}}))
+	res, err := identity.NewResolver(env.Client, "FooClusterIdentity", func() *testtypes.FooClusterIdentity { return &testtypes.FooClusterIdentity{} },
+		provider, identity.WithRequiredKeys("token"))
+	require.NoError(t, err)
+	b, err := identity.NewBinder(res, func(_ context.Context, c identity.Credentials) (string, error) { return string(c.Get("token")), nil },
+		func(ctx context.Context, token string) context.Context {
+			return context.WithValue(ctx, accountKey{}, token)
+		})
+	require.NoError(t, err)
+	step := func(what string) func(ctx context.Context, _ clusterScope) (reconcile.Result, error) {
+		return func(ctx context.Context, _ clusterScope) (reconcile.Result, error) {
+			token, _ := ctx.Value(accountKey{}).(string)
+			f.mu.Lock()
+			f.seen = append(f.seen, what+":"+token)
+			f.mu.Unlock()
+			return reconcile.Result{Done: true}, nil
+		}
+	}
+	f.r, err = reconcile.NewClusterReconciler(env.Client, func() *testtypes.FooCluster { return &testtypes.FooCluster{} },
+		[]reconcile.Step[clusterScope]{{Name: "Network", Service: reconcile.ServiceFuncs[clusterScope]{ReconcileFunc: step("reconcile"), DeleteFunc: step("delete")}}},
+		reconcile.WithEventRecorder(f.rec), reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)),
+		reconcile.WithIdentity(b, func() identity.Referencer { return &testtypes.FooCluster{} }))
+	require.NoError(t, err)
+	return f
+}
+
+func (f *identityFixture) reconcile(t *testing.T, obj client.Object) ctrl.Result {
+	t.Helper()
+	log := funcr.New(func(prefix, args string) { f.logs.WriteString(prefix + args + "\n") }, funcr.Options{Verbosity: 100})
+	res, err := f.r.Reconcile(ctrl.LoggerInto(context.Background(), log), req(obj))
+	require.NoError(t, err)
+	return res
+}
+
+func (f *identityFixture) calls() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.seen...)
+}
+
+func (f *identityFixture) setAllowed(t *testing.T, namespaces ...string) {
+	t.Helper()
+	id := &testtypes.FooClusterIdentity{ObjectMeta: metav1.ObjectMeta{Name: f.idName}}
+	id = get(t, id)
+	id.Spec.AllowedNamespaces.NamespaceList = namespaces
+	require.NoError(t, env.Client.Update(context.Background(), id))
+}
+
+// TestWithIdentityRefusesBeforeAnyCloudCall walks one cluster through its identity's life: refused while its
+// namespace is not allowed (no step runs, IdentityReady says why), reconciled once allowed with the Secret's
+// credentials in the steps' context, a rotated Secret used at the next reconcile, a delete that waits while
+// the namespace is not allowed again, and no credential in any condition, event or log line.
+func TestWithIdentityRefusesBeforeAnyCloudCall(t *testing.T) {
+	ns := newNamespace(t)
+	ctx := context.Background()
+	f := newIdentityFixture(t, ns)
+	obj, _ := newFooCluster(t, ns, false, func(c *testtypes.FooCluster) {
+		c.Spec.IdentityRef = &identity.Ref{Kind: "FooClusterIdentity", Name: f.idName}
+	})
+
+	res := f.reconcile(t, obj)
+	assert.Equal(t, reconcile.DefaultIdentityRecheck, res.RequeueAfter)
+	assert.Empty(t, f.calls(), "no step, so no cloud call, for a namespace that is not allowed")
+	obj = get(t, obj)
+	assert.True(t, controllerutil.ContainsFinalizer(obj, f.r.Finalizer()))
+	c := meta.FindStatusCondition(obj.Status.Conditions, reconcile.ConditionIdentityReady)
+	require.NotNil(t, c)
+	assert.Equal(t, metav1.ConditionFalse, c.Status)
+	assert.Equal(t, identity.ReasonNamespaceNotAllowed, c.Reason)
+	assert.Contains(t, c.Message, `does not allow namespace "`+ns+`"`)
+	ready := meta.FindStatusCondition(obj.Status.Conditions, conditions.Ready)
+	require.NotNil(t, ready)
+	assert.Equal(t, metav1.ConditionFalse, ready.Status, "Ready summarises IdentityReady")
+	assert.Contains(t, f.rec.all(), "Warning NamespaceNotAllowed Reconcile "+c.Message)
+
+	f.setAllowed(t, ns)
+	f.reconcile(t, obj)
+	assert.Equal(t, []string{"reconcile:" + tenantSecret}, f.calls())
+	obj = get(t, obj)
+	assert.True(t, meta.IsStatusConditionTrue(obj.Status.Conditions, reconcile.ConditionIdentityReady))
+
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: f.provider, Name: "creds"}}
+	secret = get(t, secret)
+	secret.Data["token"] = []byte("rotated-" + tenantSecret)
+	require.NoError(t, env.Client.Update(ctx, secret))
+	f.reconcile(t, obj)
+	assert.Equal(t, "reconcile:rotated-"+tenantSecret, f.calls()[len(f.calls())-1], "a rotated Secret is used at the next reconcile")
+
+	// Not allowed any more: the delete waits, with its finalizer, instead of calling the cloud.
+	f.setAllowed(t)
+	require.NoError(t, env.Client.Delete(ctx, obj))
+	n := len(f.calls())
+	f.reconcile(t, obj)
+	assert.Len(t, f.calls(), n, "no delete step without an allowed identity")
+	obj = get(t, obj)
+	assert.True(t, controllerutil.ContainsFinalizer(obj, f.r.Finalizer()))
+	f.setAllowed(t, ns)
+	f.reconcile(t, obj)
+	assert.Equal(t, "delete:rotated-"+tenantSecret, f.calls()[len(f.calls())-1])
+	err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), &testtypes.FooCluster{})
+	assert.True(t, apierrors.IsNotFound(err), "deleted once the identity allows it again: %v", err)
+
+	// Nothing printed or recorded holds the credentials.
+	assert.NotEmpty(t, f.logs.String())
+	assert.NotContains(t, f.logs.String(), tenantSecret)
+	for _, e := range f.rec.all() {
+		assert.NotContains(t, e, tenantSecret)
+	}
+}
