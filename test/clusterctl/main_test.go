@@ -17,22 +17,35 @@ import (
 
 var env *testenv.Environment
 
+// addToScheme are the types the package's clients use besides Cluster API's.
+var addToScheme = []func(*runtime.Scheme) error{v1beta2.AddToScheme}
+
 // TestMain starts envtest with Cluster API's CRDs (core, kubeadm bootstrap and kubeadm control plane, which the
 // template uses) and memcloud's CRDs and webhooks.
 func TestMain(m *testing.M) {
-	dir, err := memcloudtest.ConfigDir()
+	opts, err := envOptions()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "clusterctl: %v\n", err)
 		os.Exit(1)
+	}
+	capienv.Main(m, &env, "clusterctl", addToScheme, opts...)
+}
+
+// envOptions are the options of the package's API server on top of capienv's: the kubeadm control plane CRDs
+// and memcloud's CRDs and webhooks. Each call returns new options, so that a second API server (the target of
+// a move) gets its own webhook installation.
+func envOptions() ([]testenv.Option, error) {
+	dir, err := memcloudtest.ConfigDir()
+	if err != nil {
+		return nil, err
 	}
 	kcp, err := capienv.CRDs("", capienv.KubeadmControlPlaneCRDs)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "clusterctl: %v\n", err)
-		os.Exit(1)
+		return nil, err
 	}
-	capienv.Main(m, &env, "clusterctl", []func(*runtime.Scheme) error{v1beta2.AddToScheme},
+	return []testenv.Option{
 		testenv.WithCRDs(kcp...),
 		testenv.WithCRDPaths(filepath.Join(dir, "crd", "bases")),
 		testenv.WithWebhooks(envtest.WebhookInstallOptions{Paths: []string{filepath.Join(dir, "webhook")}}),
-	)
+	}, nil
 }
