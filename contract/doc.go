@@ -49,6 +49,15 @@
 // ManagedByAnnotation, ProviderLabel and the contract label prefix; and the keys of the bootstrap data Secret,
 // BootstrapDataKey ("value") and BootstrapFormatKey ("format", FormatCloudConfig or FormatIgnition).
 //
+// # clusterctl move
+//
+// clusterctl move takes only the objects linked by ownerReferences to a Cluster, or labelled for the move. A
+// provider labels the objects it creates that no Cluster owns, before it creates them: MarkMoveHierarchy for a root
+// whose owned objects must follow it (an identity and its credentials Secret), MarkForMove for a single object
+// (a configuration Secret). A cluster-scoped kind can never be owned by a namespaced Cluster: label its CRD with
+// MoveHierarchyLabel or MoveLabel (lint.CheckFiles reports a cluster-scoped CRD without either). BlockMove and
+// UnblockMove set and remove BlockMoveAnnotation, which holds a move back while work in the cloud drains.
+//
 // # Embedding the types
 //
 // The types in types.go have the v1beta2 JSON shapes and the kubebuilder validation markers, and deep-copy

@@ -17,10 +17,12 @@ import (
 const checkUsage = `usage: capkit check [--strict] PATH...
 
 Checks CRDs and clusterctl release files against the Cluster API provider contract. PATH is a file or a
-folder, searched recursively for *.yaml and *.yml files. Every CustomResourceDefinition is checked; clusterctl
-metadata, components and cluster templates are recognised by their names (metadata.yaml, *-components.yaml,
-cluster-template*.yaml) or, under any other name, by their content, and checked as such. Files (and documents
-of a metadata file) that are none of these are listed as not checked, never counted as clean.
+folder, searched recursively for *.yaml and *.yml files. Every CustomResourceDefinition is checked (a
+cluster-scoped one that plays no contract role also for a clusterctl move label); clusterctl metadata,
+components, cluster templates and ClusterClass definitions are recognised by their names (metadata.yaml,
+*-components.yaml, cluster-template*.yaml, clusterclass-<name>.yaml) or, under any other name, by their
+content, and checked as such. Files (and documents of a metadata file) that are none of these are listed as
+not checked, never counted as clean.
 
 Each violation is printed on one line: "file:line: kind/name: rule: path: message".
   --strict   treat a file or document that was not checked as a violation

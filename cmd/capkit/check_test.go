@@ -24,13 +24,13 @@ func TestCheckGood(t *testing.T) {
 	code, stdout, stderr := check(filepath.Join(testdata, "good"))
 	assert.Equal(t, 0, code, stdout+stderr)
 	assert.Empty(t, stdout)
-	assert.Equal(t, "capkit check: 7 files, 0 violations\n", stderr)
+	assert.Equal(t, "capkit check: 10 files, 0 violations\n", stderr)
 }
 
 func TestCheckGoodThroughMain(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	assert.Equal(t, 0, run([]string{"check", filepath.Join(testdata, "good", "v1beta2")}, &stdout, &stderr))
-	assert.Equal(t, "capkit check: 3 files, 0 violations\n", stderr.String())
+	assert.Equal(t, "capkit check: 4 files, 0 violations\n", stderr.String())
 }
 
 func TestCheckBad(t *testing.T) {
@@ -143,9 +143,54 @@ func TestCheckClassifiesByContent(t *testing.T) {
 
 	code, stdout, stderr := check(other)
 	assert.Equal(t, 0, code)
-	assert.Contains(t, stdout, other+": not a clusterctl metadata, components or cluster template file, nor CRDs: not checked")
+	assert.Contains(t, stdout, other+": not a clusterctl metadata, components, cluster template or ClusterClass file, nor CRDs: not checked")
 	assert.Contains(t, stderr, "1 file, 0 violations, 1 not checked")
 
 	var out, errOut strings.Builder
 	assert.Equal(t, 1, runCheck([]string{"--strict", other}, &out, &errOut), "--strict makes it a failure")
+}
+
+// TestCheckClusterClass runs "capkit check" on a broken ClusterClass definition and a cluster-scoped CRD without a
+// move label: every violation names the file, line, object, rule, field path and value.
+func TestCheckClusterClass(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	bad := filepath.Join(testdata, "bad", "clusterclass", "clusterclass-mem.yaml")
+	crd := filepath.Join(testdata, "bad", "crds", "cluster-scoped-no-move-label.yaml")
+	code := run([]string{"check", bad, crd}, &stdout, &stderr)
+	assert.Equal(t, 1, code)
+	assert.Equal(t, []string{
+		bad + ":1: clusterclass.variables: ${CLASS_VERSION} outside any field, e.g. in a comment: clusterctl reads variables there too; a ClusterClass definition should have none",
+		bad + ":5: Namespace/mem-classes: clusterclass.namespace: a ClusterClass definition must assume that its target namespace exists: remove the Namespace",
+		bad + `:10: ClusterClass/mem-prod: clusterclass.file-name: metadata.name: file "clusterclass-mem.yaml" does not match the ClusterClass name "mem-prod": clusterctl generate cluster looks for "clusterclass-mem-prod.yaml"`,
+		bad + `:10: ClusterClass/mem-prod: clusterclass.object-namespace: metadata.namespace: namespace is "mem-classes": leave it out, so that clusterctl creates the ClusterClass and its templates in the namespace of the Cluster that uses them`,
+		bad + ":10: ClusterClass/mem-prod: clusterclass.template-ref: spec.controlPlane.machineInfrastructure.ref: this is the cluster.x-k8s.io/v1beta1 form: a cluster.x-k8s.io/v1beta2 ClusterClass references templates with templateRef {apiVersion, kind, name}",
+		bad + `:10: ClusterClass/mem-prod: clusterclass.object-namespace: spec.infrastructure.templateRef.namespace: the reference names namespace "mem-classes": leave it out, so that the templates are found in the namespace of the ClusterClass`,
+		bad + ":10: ClusterClass/mem-prod: clusterclass.template-ref: spec.workers.machineDeployments[0].bootstrap.templateRef: the reference names KubeadmConfigTemplate/mem-prod-default-worker, which is not in the file: a ClusterClass definition holds every template its ClusterClass references",
+		bad + `:10: ClusterClass/mem-prod: clusterclass.template-ref: spec.workers.machineDeployments[0].infrastructure.templateRef: the reference names MemMachineTemplate/mem-prod-default-worker in group "infrastructure.other.io", but the file's MemMachineTemplate/mem-prod-default-worker is in group "infrastructure.example.io"`,
+		bad + ":46: MemClusterTemplate/mem-prod: clusterclass.variables: spec.template.spec.region: uses the clusterctl variable ${MEM_REGION}: a ClusterClass definition should have none; use the ClusterClass's variables and patches (spec.variables, spec.patches)",
+		crd + `:4: CustomResourceDefinition/memregions.infrastructure.example.io: crd.move-label: metadata.labels: cluster-scoped kind MemRegion has neither the "clusterctl.cluster.x-k8s.io/move" nor the "clusterctl.cluster.x-k8s.io/move-hierarchy" label: ` +
+			`no namespaced Cluster can own its objects, so clusterctl move would leave them behind; label the CRD, e.g. with the marker +kubebuilder:metadata:labels="clusterctl.cluster.x-k8s.io/move-hierarchy=" on the type (move-hierarchy moves the objects they own too)`,
+	}, strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n"))
+	assert.Equal(t, "capkit check: 2 files, 10 violations\n", stderr.String(), "both files are checked, none is listed as not checked")
+
+	// The good definitions beside their components check clean, and are not listed as "not checked".
+	code, stdout2, stderr2 := check(filepath.Join(testdata, "good", "v1beta2", "clusterclass-mem.yaml"), filepath.Join(testdata, "good", "v1beta1", "clusterclass-legacy.yaml"))
+	assert.Equal(t, 0, code, stdout2)
+	assert.Empty(t, stdout2)
+	assert.Equal(t, "capkit check: 2 files, 0 violations\n", stderr2)
+}
+
+// TestCheckClusterClassByContent: a ClusterClass definition under another name is recognised and checked, but its
+// name is not judged.
+func TestCheckClusterClassByContent(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(testdata, "bad", "clusterclass", "clusterclass-mem.yaml"))
+	require.NoError(t, err)
+	name := filepath.Join(t.TempDir(), "classes.yaml")
+	require.NoError(t, os.WriteFile(name, data, 0o644))
+	code, stdout, stderr := check(name)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, "clusterclass.template-ref")
+	assert.NotContains(t, stdout, "clusterclass.file-name")
+	assert.NotContains(t, stdout, "not checked")
+	assert.Equal(t, "capkit check: 1 file, 8 violations\n", stderr)
 }

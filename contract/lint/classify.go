@@ -3,6 +3,8 @@ package lint
 import (
 	"fmt"
 	"strings"
+
+	"github.com/capkit/capkit/contract"
 )
 
 // FileCRDs is a file of CustomResourceDefinitions only, e.g. one of config/crd/bases: checked with CheckCRD.
@@ -28,8 +30,8 @@ func (u Unclassified) String() string {
 
 // Classify returns the kind of a release file: by name first (ClassifyFile), then, for a file whose name says
 // nothing, by its content: a clusterctl Metadata document makes it metadata, a core Cluster a cluster template,
-// a Deployment together with CRDs or a Namespace the components, and CRDs alone a CRD file. It returns FileOther
-// for anything else.
+// a core ClusterClass (without a Cluster) a ClusterClass definition, a Deployment together with CRDs or a
+// Namespace the components, and CRDs alone a CRD file. It returns FileOther for anything else.
 func Classify(f *YAMLFile) FileKind {
 	if k := ClassifyFile(f.Name); k != FileOther {
 		return k
@@ -43,6 +45,8 @@ func Classify(f *YAMLFile) FileKind {
 		return FileMetadata
 	case kinds["Cluster"] > 0:
 		return FileClusterTemplate
+	case kinds["ClusterClass"] > 0:
+		return FileClusterClass
 	case kinds["Deployment"] > 0 && (kinds["CustomResourceDefinition"] > 0 || kinds["Namespace"] > 0):
 		return FileComponents
 	case len(f.Documents) > 0 && kinds["CustomResourceDefinition"] == len(f.Documents):
@@ -52,13 +56,13 @@ func Classify(f *YAMLFile) FileKind {
 }
 
 // docKind is a document's kind, qualified where the group matters: "Metadata" only for clusterctl's, "Cluster"
-// only for Cluster API's core Cluster.
+// and "ClusterClass" only for Cluster API's core ones.
 func docKind(d Document) string {
 	group, _, _ := strings.Cut(d.Object.GetAPIVersion(), "/")
 	switch kind := d.Object.GetKind(); {
 	case kind == "Metadata" && group == "clusterctl.cluster.x-k8s.io":
 		return "Metadata"
-	case kind == "Metadata", kind == "Cluster" && group != "cluster.x-k8s.io":
+	case kind == "Metadata", (kind == "Cluster" || kind == "ClusterClass") && group != contract.GroupName:
 		return group + "/" + kind
 	default:
 		return kind
@@ -72,7 +76,7 @@ func FindUnclassified(files ...*YAMLFile) []Unclassified {
 	for _, f := range files {
 		switch Classify(f) {
 		case FileOther:
-			reason := "not a clusterctl metadata, components or cluster template file, nor CRDs: not checked"
+			reason := "not a clusterctl metadata, components, cluster template or ClusterClass file, nor CRDs: not checked"
 			if len(f.Documents) == 0 {
 				reason = "no Kubernetes objects: not checked"
 			}

@@ -18,11 +18,12 @@ func readYAML(t *testing.T, name, data string) *lint.YAMLFile {
 }
 
 const (
-	docMetadata   = "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries: []\n"
-	docCRD        = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: foos.example.io}\n"
-	docDeployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: manager, namespace: x-system}\n"
-	docCluster    = "apiVersion: cluster.x-k8s.io/v1beta2\nkind: Cluster\nmetadata: {name: c}\n"
-	docOther      = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+	docMetadata     = "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries: []\n"
+	docCRD          = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: foos.example.io}\n"
+	docDeployment   = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: manager, namespace: x-system}\n"
+	docCluster      = "apiVersion: cluster.x-k8s.io/v1beta2\nkind: Cluster\nmetadata: {name: c}\n"
+	docClusterClass = "apiVersion: cluster.x-k8s.io/v1beta1\nkind: ClusterClass\nmetadata: {name: c}\n"
+	docOther        = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
 )
 
 func TestClassify(t *testing.T) {
@@ -34,6 +35,10 @@ func TestClassify(t *testing.T) {
 		{"release.yaml", docMetadata, lint.FileMetadata},
 		{"all.yaml", docCRD + "---\n" + docDeployment, lint.FileComponents},
 		{"example.yaml", docCluster, lint.FileClusterTemplate},
+		{"class.yaml", docClusterClass, lint.FileClusterClass},
+		{"class-and-cluster.yaml", docClusterClass + "---\n" + docCluster, lint.FileClusterTemplate},
+		{"other-class.yaml", "apiVersion: example.io/v1\nkind: ClusterClass\n", lint.FileOther},
+		{"clusterclass-prod.yaml", docOther, lint.FileClusterClass}, // the name wins
 		{"bases.yaml", docCRD + "---\n" + docCRD, lint.FileCRDs},
 		{"kustomization.yaml", docOther, lint.FileOther},
 		{"deployment.yaml", docDeployment, lint.FileOther},
@@ -61,7 +66,7 @@ func TestFindUnclassified(t *testing.T) {
 	}
 	assert.Equal(t, []string{
 		"metadata.yaml:5: kustomize.config.k8s.io/v1beta1 Kustomization in a metadata file: not checked",
-		"kustomization.yaml: not a clusterctl metadata, components or cluster template file, nor CRDs: not checked",
+		"kustomization.yaml: not a clusterctl metadata, components, cluster template or ClusterClass file, nor CRDs: not checked",
 		"empty.yaml: no Kubernetes objects: not checked",
 	}, lines)
 }

@@ -23,6 +23,9 @@ const (
 	FileComponents FileKind = "components"
 	// FileClusterTemplate is cluster-template.yaml or cluster-template-<flavor>.yaml.
 	FileClusterTemplate FileKind = "cluster-template"
+	// FileClusterClass is a ClusterClass definition, clusterclass-<ClusterClass name>.yaml: the ClusterClass and
+	// every template it references.
+	FileClusterClass FileKind = "clusterclass"
 	// FileOther is any other YAML file, e.g. a CRD from config/crd/bases.
 	FileOther FileKind = "other"
 )
@@ -42,6 +45,8 @@ func ClassifyFile(name string) FileKind {
 		return FileComponents
 	case stem == "cluster-template" || strings.HasPrefix(stem, "cluster-template-"):
 		return FileClusterTemplate
+	case strings.HasPrefix(stem, clusterClassFilePrefix) && len(stem) > len(clusterClassFilePrefix):
+		return FileClusterClass
 	}
 	return FileOther
 }
@@ -102,11 +107,14 @@ type release struct {
 	crds []crdEntry
 }
 
-// CheckFiles checks CRDs and clusterctl release files (see Classify, which looks at the name, then the content): every CustomResourceDefinition in any
-// file with CheckCRD; metadata.yaml with CheckMetadata, and against the contract labels of the CRDs in its folder
-// and below; *-components.yaml (one Namespace at most, every namespaced object in it, the provider label, a
-// Deployment with a container named manager, clusterctl variables); cluster-template*.yaml (a Cluster whose
-// infrastructureRef names a kind of the provider's CRDs and an object of the template, namespaces, variables).
+// CheckFiles checks CRDs and clusterctl release files (see Classify, which looks at the name, then the content):
+// every CustomResourceDefinition in any file with CheckCRD, and a cluster-scoped one that plays no contract role for
+// a clusterctl move label (RuleCRDMoveLabel); metadata.yaml with CheckMetadata, and against the contract labels of
+// the CRDs in its folder and below; *-components.yaml (one Namespace at most, every namespaced object in it, the
+// provider label, a Deployment with a container named manager, clusterctl variables); cluster-template*.yaml (a
+// Cluster whose infrastructureRef names a kind of the provider's CRDs and an object of the template, namespaces,
+// variables); clusterclass-*.yaml ClusterClass definitions (one ClusterClass, named as the file, every template it
+// references in the file, no namespaces, no Namespace, no variables).
 // The CRDs a template is checked against are those in the nearest folder, going up from the template's, that has
 // any. It returns an error wrapping ErrMalformed for a CRD document that cannot be decoded. The findings are sorted.
 func CheckFiles(files ...*YAMLFile) (Findings, error) {
@@ -131,6 +139,9 @@ func CheckFiles(files ...*YAMLFile) (Findings, error) {
 			for _, v := range CheckCRD(crd) {
 				out = append(out, finding(d, v))
 			}
+			if v, ok := checkMoveLabel(d, crd, known); !ok {
+				out = append(out, finding(d, v))
+			}
 		}
 	}
 	for _, f := range files {
@@ -144,6 +155,8 @@ func CheckFiles(files ...*YAMLFile) (Findings, error) {
 		case FileClusterTemplate:
 			out = append(out, rel.checkTemplate(f)...)
 			out = append(out, checkFileVariables(f)...)
+		case FileClusterClass:
+			out = append(out, checkClusterClassFile(f)...)
 		}
 	}
 	out.Sort()

@@ -98,3 +98,68 @@ func ExampleScanVariables() {
 	// ZONE-a false
 	// 3 clusterctl.variable-unsupported
 }
+
+// A ClusterClass definition must hold every template its ClusterClass references, with no namespaces and no
+// clusterctl variables.
+func ExampleCheckFiles_clusterClass() {
+	f, err := lint.ReadYAML(strings.NewReader(`apiVersion: cluster.x-k8s.io/v1beta2
+kind: ClusterClass
+metadata:
+  name: mem
+spec:
+  infrastructure:
+    templateRef: {apiVersion: infrastructure.example.io/v1alpha1, kind: MemClusterTemplate, name: mem}
+  controlPlane:
+    templateRef: {apiVersion: controlplane.cluster.x-k8s.io/v1beta2, kind: KubeadmControlPlaneTemplate, name: mem-cp}
+---
+apiVersion: infrastructure.example.io/v1alpha1
+kind: MemClusterTemplate
+metadata:
+  name: mem
+  namespace: default
+spec:
+  template:
+    spec:
+      region: ${MEM_REGION}
+`), "templates/clusterclass-mem.yaml")
+	if err != nil {
+		panic(err)
+	}
+	findings, err := lint.CheckFiles(f)
+	if err != nil {
+		panic(err)
+	}
+	for _, fd := range findings {
+		fmt.Println(fd.Line, fd.Object, fd.Rule, fd.Path)
+	}
+	// Output:
+	// 1 ClusterClass/mem clusterclass.template-ref spec.controlPlane.templateRef
+	// 11 MemClusterTemplate/mem clusterclass.object-namespace metadata.namespace
+	// 11 MemClusterTemplate/mem clusterclass.variables spec.template.spec.region
+}
+
+// A cluster-scoped kind that no namespaced Cluster can own needs a clusterctl move label on its CRD.
+func ExampleCheckFiles_moveLabel() {
+	f, err := lint.ReadYAML(strings.NewReader(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: memclusteridentities.infrastructure.example.io
+spec:
+  group: infrastructure.example.io
+  names: {kind: MemClusterIdentity, listKind: MemClusterIdentityList, plural: memclusteridentities}
+  scope: Cluster
+  versions: [{name: v1alpha1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]
+`), "config/crd/bases/identity.yaml")
+	if err != nil {
+		panic(err)
+	}
+	findings, err := lint.CheckFiles(f)
+	if err != nil {
+		panic(err)
+	}
+	for _, fd := range findings {
+		fmt.Println(fd.Rule, fd.Path)
+	}
+	// Output:
+	// crd.move-label metadata.labels
+}

@@ -67,6 +67,11 @@ func TestClassifyFile(t *testing.T) {
 		"components.yaml":                      lint.FileComponents,
 		"cluster-template.yaml":                lint.FileClusterTemplate,
 		"templates/cluster-template-prod.yaml": lint.FileClusterTemplate,
+		"clusterclass-prod.yaml":               lint.FileClusterClass,
+		"templates/clusterclass-mem.yml":       lint.FileClusterClass,
+		"clusterclass.yaml":                    lint.FileOther,
+		"clusterclass-.yaml":                   lint.FileOther,
+		"my-clusterclass-prod.yaml":            lint.FileOther,
 		"cluster-templates.yaml":               lint.FileOther,
 		"config/crd/bases/x.yaml":              lint.FileOther,
 		"metadata.json":                        lint.FileOther,
@@ -78,7 +83,7 @@ func TestClassifyFile(t *testing.T) {
 }
 
 func TestCheckFilesGood(t *testing.T) {
-	for _, dir := range []string{"good/v1beta2", "good/v1beta1", "good/bootstrap", "good"} {
+	for _, dir := range []string{"good/v1beta2", "good/v1beta1", "good/bootstrap", "good/identity", "good"} {
 		t.Run(dir, func(t *testing.T) {
 			findings, err := lint.CheckFiles(readTree(t, dir)...)
 			require.NoError(t, err)
@@ -91,9 +96,13 @@ func TestCheckFilesBad(t *testing.T) {
 	findings, err := lint.CheckFiles(readTree(t, "bad")...)
 	require.NoError(t, err)
 	want := map[string][]string{
-		"crds/apiextensions-v1beta1.yaml":          {lint.RuleCRDAPIVersion},
-		"crds/bootstrap-no-data-secret-name.yaml":  {"bootstrapconfig.dataSecretName"},
-		"crds/cluster-scoped.yaml":                 {lint.RuleCRDScope},
+		"crds/apiextensions-v1beta1.yaml":         {lint.RuleCRDAPIVersion},
+		"crds/bootstrap-no-data-secret-name.yaml": {"bootstrapconfig.dataSecretName"},
+		"crds/cluster-scoped.yaml":                {lint.RuleCRDScope},
+		"crds/cluster-scoped-no-move-label.yaml":  {lint.RuleCRDMoveLabel},
+		"clusterclass/clusterclass-mem.yaml": {lint.RuleClusterClassFileName, lint.RuleClusterClassNamespace, lint.RuleClusterClassObjectNamespace,
+			lint.RuleClusterClassTemplateRef, lint.RuleClusterClassVariables},
+		"clusterclass/clusterclass-legacy.yaml":    {lint.RuleClusterClassCount, lint.RuleClusterClassObjectNamespace, lint.RuleClusterClassTemplateRef},
 		"crds/contract-unsupported.yaml":           {lint.RuleCRDContractUnsupported},
 		"crds/label-unknown-version.yaml":          {lint.RuleCRDContractLabelVersion},
 		"crds/label-unserved-version.yaml":         {lint.RuleCRDContractLabelVersion},
@@ -189,7 +198,7 @@ metadata: {name: sa, labels: {cluster.x-k8s.io/provider: infrastructure-mem}}
 		{"cluster-scoped custom resource", `---
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
-metadata: {name: memregions.example.io, labels: {cluster.x-k8s.io/provider: infrastructure-mem}}
+metadata: {name: memregions.example.io, labels: {cluster.x-k8s.io/provider: infrastructure-mem, clusterctl.cluster.x-k8s.io/move: ""}}
 spec:
   group: example.io
   names: {kind: MemRegion, listKind: MemRegionList, plural: memregions}
@@ -200,6 +209,16 @@ apiVersion: example.io/v1
 kind: MemRegion
 metadata: {name: eu, labels: {cluster.x-k8s.io/provider: infrastructure-mem}}
 `, nil},
+		{"cluster-scoped custom resource without a move label", `---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: memregions.example.io, labels: {cluster.x-k8s.io/provider: infrastructure-mem}}
+spec:
+  group: example.io
+  names: {kind: MemRegion, listKind: MemRegionList, plural: memregions}
+  scope: Cluster
+  versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]
+`, []string{lint.RuleCRDMoveLabel}},
 		{"provider label of another provider", `---
 apiVersion: v1
 kind: ConfigMap

@@ -24,9 +24,18 @@
 //   - CheckInfraCluster, CheckInfraMachine and CheckBootstrapConfig check live objects: shapes for the
 //     contract version, endpoint and providerID set when provisioned, addresses and conditions valid.
 //   - CheckBootstrapSecret checks a bootstrap data Secret against its bootstrap config.
-//   - CheckFiles checks clusterctl release files (metadata.yaml, *-components.yaml, cluster-template*.yaml)
-//     and the CRDs among them, and returns Findings with file and line. CheckMetadata and ScanVariables check
-//     one metadata object and the ${VAR} references of one file.
+//   - CheckFiles checks clusterctl release files (metadata.yaml, *-components.yaml, cluster-template*.yaml,
+//     clusterclass-<name>.yaml) and the CRDs among them, and returns Findings with file and line. CheckMetadata
+//     and ScanVariables check one metadata object and the ${VAR} references of one file.
+//
+// Besides running CheckCRD, CheckFiles checks every CRD it reads (in a components file, in config/crd/bases,
+// anywhere) against clusterctl move: a cluster-scoped kind that plays no contract role (e.g. an identity) needs the
+// clusterctl.cluster.x-k8s.io/move or move-hierarchy label (RuleCRDMoveLabel), or clusterctl move leaves its
+// objects behind. A ClusterClass definition, recognised by its name clusterclass-<name>.yaml or by a
+// cluster.x-k8s.io ClusterClass in it, must hold exactly one ClusterClass (named as the file says, when the name
+// placed it), every template the ClusterClass references (templateRef in v1beta2, ref in v1beta1; kind and name,
+// in the same group), no namespace on any object or reference, no Namespace and no ${VAR} (the RuleClusterClass*
+// rules).
 //
 // ReadYAML and ReadYAMLFile read multi-document YAML with the line of each document, for CheckFiles and for
 // messages that point into a file:

@@ -61,13 +61,13 @@ func FuzzReadYAML(f *testing.F) {
 }
 
 // fuzzFileNames are the names FuzzCheckFiles gives its input, one per kind of file.
-var fuzzFileNames = []string{"metadata.yaml", "infrastructure-components.yaml", "cluster-template.yaml", "crds.yaml"}
+var fuzzFileNames = []string{"metadata.yaml", "infrastructure-components.yaml", "cluster-template.yaml", "crds.yaml", "clusterclass-fuzz.yaml"}
 
 func FuzzCheckFiles(f *testing.F) {
 	addTestdataSeeds(f, func(name string, data []byte) {
-		kind := uint8(3)
-		for i, n := range fuzzFileNames[:3] {
-			if lint.ClassifyFile(name) == lint.ClassifyFile(n) {
+		kind := uint8(3) // crds.yaml, for every file that is no release file by name
+		for i, n := range fuzzFileNames {
+			if k := lint.ClassifyFile(n); k != lint.FileOther && lint.ClassifyFile(name) == k {
 				kind = uint8(i)
 			}
 		}
