@@ -25,6 +25,9 @@ const (
 	// management cluster until it is removed. A controller that cannot stop at once when its Cluster is paused
 	// sets it, and removes it when its work has stopped.
 	BlockMoveAnnotation = "clusterctl.cluster.x-k8s.io/block-move"
+	// DeleteForMoveAnnotation is the annotation clusterctl move puts on each object it deletes from the source
+	// cluster after copying it to the target; the object's cloud resources live on and must not be deleted.
+	DeleteForMoveAnnotation = "clusterctl.cluster.x-k8s.io/delete-for-move"
 )
 
 // MarkForMove adds MoveLabel to obj, keeping its other labels, and reports whether obj changed. Call it on an

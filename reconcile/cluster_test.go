@@ -388,3 +388,29 @@ func envClientWithoutFoo(t *testing.T) client.Client {
 	require.NoError(t, err)
 	return c
 }
+
+// TestClusterDeletedByClusterctlMoveKeepsCloudResources: clusterctl move deletes the source copy of each object
+// (annotated delete-for-move) after creating it on the target; even when the Cluster is already gone, the
+// reconciler must not delete the cloud resources the target's copy now uses.
+func TestClusterDeletedByClusterctlMoveKeepsCloudResources(t *testing.T) {
+	ns := newNamespace(t)
+	ctx := context.Background()
+	obj, cluster := newFooCluster(t, ns, false, nil)
+	f := newClusterFixture(t)
+	_, err := f.r.Reconcile(ctx, req(obj))
+	require.NoError(t, err)
+	require.Equal(t, 1, f.cloud.count())
+
+	obj = get(t, obj)
+	obj.Annotations = map[string]string{contract.DeleteForMoveAnnotation: ""}
+	require.NoError(t, env.Client.Update(ctx, obj))
+	require.NoError(t, env.Client.Delete(ctx, obj))
+	require.NoError(t, env.Client.Delete(ctx, cluster), "the Cluster goes too: without the annotation the reconciler would delete with a placeholder")
+	f.order = nil
+	res, err := f.r.Reconcile(ctx, req(obj))
+	require.NoError(t, err)
+	assert.Zero(t, res.RequeueAfter)
+	assert.Empty(t, f.order, "no delete step")
+	assert.Equal(t, 1, f.cloud.count(), "the network lives on for the moved copy")
+	assert.NotEmpty(t, get(t, obj).Finalizers, "clusterctl removes the finalizer itself")
+}

@@ -191,6 +191,12 @@ func (r *base) run(ctx context.Context, s lifecycle, steps []stepRunner, gate fu
 		if !controllerutil.ContainsFinalizer(obj, r.finalizer) {
 			return ctrl.Result{}, nil
 		}
+		if _, moved := obj.GetAnnotations()[contract.DeleteForMoveAnnotation]; moved {
+			// clusterctl move copied the object to another management cluster and deletes it here: the cloud
+			// resources now belong to the copy. clusterctl removes the finalizer itself.
+			log.Info("deleted by clusterctl move, keeping the cloud resources")
+			return ctrl.Result{}, nil
+		}
 		r.mark(s, conditions.Paused, "False", conditions.ReasonNotPaused, "")
 		r.mark(s, conditions.Deleting, "True", ReasonDeleting, "")
 		ctx, out, ok := r.bindIdentity(ctx, s, src)
