@@ -84,7 +84,9 @@ func (b *ClientBinder[I, C]) Client(ctx context.Context, namespace string, ref *
 	if found && entry.version == version {
 		return entry.client, true, nil
 	}
-	creds, err := b.resolver.Credentials(ctx, id)
+	// The version stored is the one of the Secret read, which may lag behind the metadata just read when
+	// they come from two caches: then the next bind reads again instead of keeping stale credentials.
+	creds, version, err := b.resolver.Credentials(ctx, id)
 	if err != nil {
 		return zero, false, err
 	}

@@ -84,3 +84,50 @@ func TestBinderReusesClientUntilSecretChanges(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, name)
 }
+
+// laggingReader returns a stale copy of Secrets while stale is set, as a second cache that lags behind.
+type laggingReader struct {
+	client.Reader
+	stale *corev1.Secret
+}
+
+func (l *laggingReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if s, ok := obj.(*corev1.Secret); ok && l.stale != nil {
+		l.stale.DeepCopyInto(s)
+		return nil
+	}
+	return l.Reader.Get(ctx, key, obj, opts...)
+}
+
+// TestBinderDoesNotKeepStaleCredentials: when the Secret read lags behind the Secret's metadata (two caches),
+// the binder must not remember the stale data under the new version, or it would use rotated-out credentials
+// forever.
+func TestBinderDoesNotKeepStaleCredentials(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	id := f.identity(t, &identity.AllowedNamespaces{NamespaceList: []string{f.tenant}}, good())
+	old := &corev1.Secret{}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: f.provider, Name: id}, old))
+	lag := &laggingReader{Reader: env.Client}
+	r, err := identity.NewResolver(env.Client, kind, func() *testtypes.FooClusterIdentity { return &testtypes.FooClusterIdentity{} }, f.provider,
+		identity.WithSecretReader(lag), identity.WithRequiredKeys("secretAccessKey"))
+	require.NoError(t, err)
+	b, err := identity.NewBinder(r, func(_ context.Context, c identity.Credentials) (string, error) {
+		return string(c.Get("secretAccessKey")), nil
+	},
+		func(ctx context.Context, s string) context.Context { return context.WithValue(ctx, clientKey{}, s) })
+	require.NoError(t, err)
+	ref := &identity.Ref{Kind: kind, Name: id}
+
+	rotated := old.DeepCopy()
+	rotated.Data["secretAccessKey"] = []byte("rotated")
+	require.NoError(t, env.Client.Update(ctx, rotated))
+	lag.stale = old // the metadata says rotated, the Secret read still returns the old data
+	s, _, err := b.Client(ctx, f.tenant, ref)
+	require.NoError(t, err)
+	assert.Equal(t, secretValue, s)
+	lag.stale = nil // the second cache catches up
+	s, _, err = b.Client(ctx, f.tenant, ref)
+	require.NoError(t, err)
+	assert.Equal(t, "rotated", s, "the stale read was not kept under the new version")
+}

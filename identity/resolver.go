@@ -205,15 +205,16 @@ func (r *Resolver[I]) SecretVersion(ctx context.Context, id I) (string, error) {
 	return string(meta.UID) + "/" + meta.ResourceVersion, nil
 }
 
-// Credentials reads identity id's credentials Secret and checks the required keys.
-func (r *Resolver[I]) Credentials(ctx context.Context, id I) (Credentials, error) {
+// Credentials reads identity id's credentials Secret and checks the required keys. It returns the version
+// (UID and resourceVersion) of the Secret it read, comparable with SecretVersion's.
+func (r *Resolver[I]) Credentials(ctx context.Context, id I) (Credentials, string, error) {
 	name := id.GetSecretName()
 	secret := &corev1.Secret{}
 	if err := r.secrets.Get(ctx, client.ObjectKey{Namespace: r.namespace, Name: name}, secret); err != nil {
 		if apierrors.IsNotFound(err) {
-			return Credentials{}, refuse(ReasonSecretNotFound, "credentials Secret %s/%s of %s %q does not exist", r.namespace, name, r.kind, id.GetName())
+			return Credentials{}, "", refuse(ReasonSecretNotFound, "credentials Secret %s/%s of %s %q does not exist", r.namespace, name, r.kind, id.GetName())
 		}
-		return Credentials{}, fmt.Errorf("cannot get credentials Secret %s/%s: %w", r.namespace, name, err)
+		return Credentials{}, "", fmt.Errorf("cannot get credentials Secret %s/%s: %w", r.namespace, name, err)
 	}
 	var missing []string
 	for _, k := range r.required {
@@ -222,10 +223,10 @@ func (r *Resolver[I]) Credentials(ctx context.Context, id I) (Credentials, error
 		}
 	}
 	if len(missing) > 0 {
-		return Credentials{}, refuse(ReasonSecretInvalid, "credentials Secret %s/%s of %s %q lacks keys %s (or they are empty)",
+		return Credentials{}, "", refuse(ReasonSecretInvalid, "credentials Secret %s/%s of %s %q lacks keys %s (or they are empty)",
 			r.namespace, name, r.kind, id.GetName(), strings.Join(missing, ", "))
 	}
-	return NewCredentials(secret.Data), nil
+	return NewCredentials(secret.Data), string(secret.UID) + "/" + secret.ResourceVersion, nil
 }
 
 // SecretNameOf returns the name of the credentials Secret of the identity named name, "" when it does not

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -15,6 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
+	"github.com/capkit/capkit/conditions"
+	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/identity"
 	"github.com/capkit/capkit/scope"
 )
@@ -33,6 +36,8 @@ const DefaultIdentityRecheck = time.Minute
 // message (never a credential), a Warning event is emitted, and the object is looked at again when the
 // identity or its Secret changes, or after DefaultIdentityRecheck. A delete waits too: deleting needs the
 // credentials as much as creating, and the objects keep their finalizer until the identity allows them again.
+// The exception is an object refused from the start: no step ever ran for it, so nothing of it is in the
+// cloud, and its finalizer goes at once.
 //
 // newInfraCluster returns an empty InfraCluster of the provider: the machine and machine pool reconcilers
 // read the identity reference from their cluster's InfraCluster. The cluster reconciler uses its own object,
@@ -96,38 +101,70 @@ func (r *base) bindIdentity(ctx context.Context, s conditionsObject, src identit
 	return ctx, outcome{requeueAfter: DefaultIdentityRecheck}, false
 }
 
-// watchIdentities makes a cluster reconciler's controller reconcile the InfraClusters that use an identity
-// when the identity or its credentials Secret changes (Secrets are watched as metadata, in the Secrets'
-// namespace only).
-func (r *base) watchIdentities(b *builder.Builder, c client.Reader) *builder.Builder {
+// watchIdentities makes the controller reconcile what uses an identity when the identity or its credentials
+// Secret changes (Secrets are watched as metadata, in the Secrets' namespace only): the InfraClusters that
+// name it, mapped to requests by toRequests.
+func (r *base) watchIdentities(b *builder.Builder, c client.Reader, toRequests func(context.Context, []identity.Referencer) []ctrl.Request) (*builder.Builder, error) {
 	if r.identity == nil {
-		return b
+		return b, nil
 	}
-	byIdentity := func(ctx context.Context, name string) []ctrl.Request { return r.clustersUsing(ctx, c, name, "") }
-	bySecret := func(ctx context.Context, secret string) []ctrl.Request { return r.clustersUsing(ctx, c, "", secret) }
+	ic := r.newInfraCluster()
+	gvk, err := apiutil.GVKForObject(ic, r.client.Scheme())
+	if err != nil {
+		return nil, fmt.Errorf("cannot find the kind of %T: %w", ic, err)
+	}
+	users := func(ctx context.Context, name, secret string) []ctrl.Request {
+		return toRequests(ctx, r.clustersUsing(ctx, c, gvk, name, secret))
+	}
 	return b.
 		Watches(r.identity.NewIdentity(), handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []ctrl.Request {
-			return byIdentity(ctx, o.GetName())
+			return users(ctx, o.GetName(), "")
 		})).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []ctrl.Request {
-			return bySecret(ctx, o.GetName())
+			return users(ctx, "", o.GetName())
 		}), builder.OnlyMetadata, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
 			return o.GetNamespace() == r.identity.SecretNamespace()
-		})))
+		}))), nil
 }
 
-// clustersUsing lists the InfraClusters whose identity is named name, or (name empty) whose identity's
-// credentials Secret is secret.
-func (r *base) clustersUsing(ctx context.Context, c client.Reader, name, secret string) []ctrl.Request {
+// clusterRequests maps InfraClusters to requests for themselves (the cluster reconciler).
+func clusterRequests(_ context.Context, ics []identity.Referencer) []ctrl.Request {
+	out := make([]ctrl.Request, 0, len(ics))
+	for _, ic := range ics {
+		out = append(out, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(ic)})
+	}
+	return out
+}
+
+// machineRequests maps InfraClusters to the infra objects of kind gvk of their clusters (by the cluster-name
+// label), for the machine and machine pool reconcilers.
+func machineRequests(c client.Reader, gvk schema.GroupVersionKind) func(context.Context, []identity.Referencer) []ctrl.Request {
+	return func(ctx context.Context, ics []identity.Referencer) []ctrl.Request {
+		var out []ctrl.Request
+		for _, ic := range ics {
+			name := ic.GetLabels()[contract.ClusterNameLabel]
+			if name == "" {
+				continue
+			}
+			cluster := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: ic.GetNamespace(), Name: name}}
+			out = append(out, ClusterToInfraMachines(c, gvk)(ctx, cluster)...)
+		}
+		return out
+	}
+}
+
+// clustersUsing lists the InfraClusters of kind gvk whose identity is named name, or (name empty) whose
+// identity's credentials Secret is secret.
+func (r *base) clustersUsing(ctx context.Context, c client.Reader, gvk schema.GroupVersionKind, name, secret string) []identity.Referencer {
 	log := logFrom(ctx)
-	obj, err := r.client.Scheme().New(schema.GroupVersionKind{Group: r.kind.Group, Version: r.kind.Version, Kind: r.kind.Kind + "List"})
+	obj, err := r.client.Scheme().New(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 	list, ok := obj.(client.ObjectList)
 	if err != nil || !ok {
-		log.Error(err, "cannot list InfraClusters for an identity change", "kind", r.kind.Kind)
+		log.Error(err, "cannot list InfraClusters for an identity change", "kind", gvk.Kind)
 		return nil
 	}
 	if err := c.List(ctx, list); err != nil {
-		log.Error(err, "cannot list InfraClusters for an identity change", "kind", r.kind.Kind)
+		log.Error(err, "cannot list InfraClusters for an identity change", "kind", gvk.Kind)
 		return nil
 	}
 	items, err := meta.ExtractList(list)
@@ -135,13 +172,13 @@ func (r *base) clustersUsing(ctx context.Context, c client.Reader, name, secret 
 		return nil
 	}
 	secrets := map[string]string{}
-	var out []ctrl.Request
+	var out []identity.Referencer
 	for _, item := range items {
 		ic, ok := item.(identity.Referencer)
-		ref := (*identity.Ref)(nil)
-		if ok {
-			ref = ic.GetIdentityRef()
+		if !ok {
+			continue
 		}
+		ref := ic.GetIdentityRef()
 		if ref == nil || ref.Kind != r.identity.Kind() {
 			continue
 		}
@@ -157,8 +194,25 @@ func (r *base) clustersUsing(ctx context.Context, c client.Reader, name, secret 
 			match = s != "" && s == secret
 		}
 		if match {
-			out = append(out, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(ic)})
+			out = append(out, ic)
 		}
 	}
 	return out
+}
+
+// neverRan reports whether no step has ever run for s: no step condition exists, except the first step's
+// condition written by the provisioning gate (a wait, not a run). Steps run only after the identity was
+// bound, so an object refused from the start has nothing in the cloud.
+func neverRan(s conditionsObject, steps []stepRunner) bool {
+	for i, st := range steps {
+		c := conditions.Get(s.Conditions(), st.conditionType)
+		if c == nil {
+			continue
+		}
+		if i == 0 && (c.Reason == ReasonWaitingForClusterInfrastructure || c.Reason == ReasonWaitingForBootstrapData) {
+			continue
+		}
+		return false
+	}
+	return true
 }

@@ -152,6 +152,18 @@ func TestWithIdentityRefusesBeforeAnyCloudCall(t *testing.T) {
 	err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), &testtypes.FooCluster{})
 	assert.True(t, apierrors.IsNotFound(err), "deleted once the identity allows it again: %v", err)
 
+	// A cluster refused from the start has nothing in the cloud: its delete needs no credentials.
+	other, _ := newFooCluster(t, newNamespace(t), false, func(c *testtypes.FooCluster) {
+		c.Spec.IdentityRef = &identity.Ref{Kind: "FooClusterIdentity", Name: "missing"}
+	})
+	n = len(f.calls())
+	f.reconcile(t, other)
+	require.NoError(t, env.Client.Delete(ctx, other))
+	f.reconcile(t, other)
+	assert.Len(t, f.calls(), n, "no step, in reconcile or delete")
+	err = env.Client.Get(ctx, client.ObjectKeyFromObject(other), &testtypes.FooCluster{})
+	assert.True(t, apierrors.IsNotFound(err), "deleted without a cloud call: %v", err)
+
 	// Nothing printed or recorded holds the credentials.
 	assert.NotEmpty(t, f.logs.String())
 	assert.NotContains(t, f.logs.String(), tenantSecret)

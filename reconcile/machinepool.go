@@ -64,12 +64,16 @@ func (r *MachinePoolReconciler[T]) Reconcile(ctx context.Context, req ctrl.Reque
 // to their InfraMachinePools. Bootstrap data is read through mgr.GetAPIReader(), as for machines.
 func (r *MachinePoolReconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	r.scopeOpts = append([]scope.Option{scope.WithSecretReader(mgr.GetAPIReader())}, r.scopeOpts...)
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named(lower(r.kind.Kind)).
 		For(r.newObject(), builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter))).
 		Watches(r.core("MachinePool"), handler.EnqueueRequestsFromMapFunc(MachinePoolToInfraMachinePool(r.kind.GroupKind())),
 			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter))).
 		Watches(r.core("Cluster"), handler.EnqueueRequestsFromMapFunc(ClusterToInfraMachines(mgr.GetClient(), r.kind)),
-			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter))).
-		Complete(r)
+			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter)))
+	b, err := r.watchIdentities(b, mgr.GetClient(), machineRequests(mgr.GetClient(), r.kind))
+	if err != nil {
+		return err
+	}
+	return b.Complete(r)
 }

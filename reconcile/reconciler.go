@@ -200,6 +200,12 @@ func (r *base) run(ctx context.Context, s lifecycle, steps []stepRunner, gate fu
 		r.mark(s, conditions.Paused, "False", conditions.ReasonNotPaused, "")
 		r.mark(s, conditions.Deleting, "True", ReasonDeleting, "")
 		ctx, out, ok := r.bindIdentity(ctx, s, src)
+		if !ok && out.err == nil && neverRan(s, steps) {
+			// Refused from the start: no step ever ran, so nothing is in the cloud.
+			controllerutil.RemoveFinalizer(obj, r.finalizer)
+			log.Info("identity refused and no step ever ran: nothing to delete in the cloud, finalizer removed")
+			return r.finish(ctx, s, outcome{})
+		}
 		if !ok {
 			return r.finish(ctx, s, out)
 		}

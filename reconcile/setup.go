@@ -132,7 +132,11 @@ func (r *ClusterReconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 		For(r.newObject(), builder.WithPredicates(ResourceNotExternallyManaged(), ResourceHasFilterLabel(r.watchFilter))).
 		Watches(r.core("Cluster"), handler.EnqueueRequestsFromMapFunc(ClusterToInfraCluster(r.kind.GroupKind())),
 			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter)))
-	return r.watchIdentities(b, mgr.GetClient()).Complete(r)
+	b, err := r.watchIdentities(b, mgr.GetClient(), clusterRequests)
+	if err != nil {
+		return err
+	}
+	return b.Complete(r)
 }
 
 // SetupWithManager registers the reconciler with mgr: it watches the InfraMachine kind (matching the watch
@@ -144,12 +148,16 @@ func (r *MachineReconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	// must be created: a cached read would start an informer on every Secret of the cluster. A provider's
 	// own scope.WithSecretReader comes later and wins.
 	r.scopeOpts = append([]scope.Option{scope.WithSecretReader(mgr.GetAPIReader())}, r.scopeOpts...)
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named(lower(r.kind.Kind)).
 		For(r.newObject(), builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter))).
 		Watches(r.core("Machine"), handler.EnqueueRequestsFromMapFunc(MachineToInfraMachine(r.kind.GroupKind())),
 			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter))).
 		Watches(r.core("Cluster"), handler.EnqueueRequestsFromMapFunc(ClusterToInfraMachines(mgr.GetClient(), r.kind)),
-			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter))).
-		Complete(r)
+			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter)))
+	b, err := r.watchIdentities(b, mgr.GetClient(), machineRequests(mgr.GetClient(), r.kind))
+	if err != nil {
+		return err
+	}
+	return b.Complete(r)
 }

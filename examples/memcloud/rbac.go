@@ -17,6 +17,8 @@
 // +kubebuilder:rbac:groups=infrastructure.memcloud.capkit.io,resources=memclusters/finalizers;memmachines/finalizers;memmachinepools/finalizers,verbs=update
 // +kubebuilder:rbac:groups=infrastructure.memcloud.capkit.io,resources=memclustertemplates;memmachinetemplates,verbs=get;list;watch
 // +kubebuilder:rbac:groups=infrastructure.memcloud.capkit.io,resources=memmachinetemplates/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=infrastructure.memcloud.capkit.io,resources=memclusteridentities,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;machines;machinepools,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch

@@ -22,48 +22,72 @@ const DefaultSeed uint64 = 1
 // UpdateInstanceGroupUserData, ScaleInstanceGroup, RegisterTarget, DeregisterTarget) behave
 // like a remote cloud API: they are counted (Calls), slowed down and failed by fault injection
 // (FaultConfig, FailNext), honour context cancellation and return copies, never internal
-// pointers. The inspection methods (Count, List, Report, InstanceUserData, ...) are for tests
-// and demos: they are never counted, delayed or failed.
+// pointers. The inspection methods (Count, List, Report, InstanceUserData, AccountOf, ...) and
+// the account methods (CreateAccount, RotateCredentials, ...) are for tests and demos: they
+// are never counted, delayed or failed, need no credentials and see every account.
 //
 // Idempotency tokens: a create request with a non-empty IdempotencyToken already used for the
 // same kind creates nothing and returns the resource created by the first request, even if
 // that request's response was lost. If the parameters differ from the first request the call
 // fails with ErrTokenMismatch; if that resource has been deleted since it fails with
 // ErrTokenReused, so that a stale retry never brings a deleted resource back. Tokens are per
-// kind and never expire. A request that failed before the change (invalid parameter, injected
-// fault before the change) does not use up its token.
+// kind and account and never expire. A request that failed before the change (invalid
+// parameter, injected fault before the change) does not use up its token.
+//
+// Accounts: a cloud without accounts needs no credentials. From its first account on
+// (CreateAccount), every API call must carry the valid credentials of an account on its
+// context (WithCredentials), checked on every call, or fail with ErrUnauthorized before doing
+// anything else (no fault, no delay, nothing created, changed or revealed). The resources a
+// call creates belong to its account; calls with another account's credentials see nothing
+// of them: Get, Delete, Update, Scale and Register fail with ErrNotFound, Find leaves them out,
+// a parent ID of another account is "does not exist" and each account has its own
+// idempotency tokens, quotas and search lag. IDs are unique across accounts.
 type Cloud struct {
 	mu sync.Mutex
 
 	now         func() time.Time
 	ids         *rand.Rand // resource IDs
 	rng         *rand.Rand // fault decisions and jitter
+	keyIDs      *rand.Rand // access key IDs
 	faults      FaultConfig
 	scripted    map[Op][]FaultMode
 	pendingGets int
 	maxUserData int
 	quotas      map[Kind]int
 
+	accounts    map[string]*account // by name
+	accessKeys  map[string]*account // by access key ID
+	hasAccounts bool                // an account was created: every call needs credentials
+
 	records      map[string]*record
-	issued       map[string]bool // every ID ever issued, so IDs are never reused
-	tokens       map[Kind]map[string]*tokenEntry
-	findSeq      map[Kind]uint64 // Find calls per kind, the clock of search lag
-	seq          uint64          // creation order
+	issued       map[string]bool // every resource and access key ID ever issued, never reused
+	tokens       map[tokenKey]*tokenEntry
+	findSeq      map[scope]uint64 // Find calls per account and kind, the clock of search lag
+	seq          uint64           // creation order
 	live         map[Kind]int
+	liveIn       map[scope]int // live resources per account and kind, for quotas
 	totalCreated int
 	stats        Stats
+}
+
+// scope is a kind of resource in one account ("" for resources created without credentials).
+type scope struct {
+	account string
+	kind    Kind
 }
 
 // Option configures a Cloud.
 type Option func(*Cloud)
 
-// WithSeed seeds the random generators of IDs, fault decisions and latency jitter. Two clouds
-// with the same seed and options given the same sequence of calls behave identically.
+// WithSeed seeds the random generators of IDs (of resources and access keys), fault decisions
+// and latency jitter. Two clouds with the same seed and options given the same sequence of
+// calls behave identically. Secret access keys do not come from the seed: see CreateAccount.
 // Default: DefaultSeed.
 func WithSeed(seed uint64) Option {
 	return func(c *Cloud) {
 		c.ids = rand.New(rand.NewPCG(seed, 0x6d656d636c6f7564))
 		c.rng = rand.New(rand.NewPCG(seed, 0x6661756c7473))
+		c.keyIDs = rand.New(rand.NewPCG(seed, 0x6b657973))
 	}
 }
 
@@ -91,9 +115,9 @@ func WithPendingGets(n int) Option {
 	return func(c *Cloud) { c.pendingGets = n }
 }
 
-// WithQuota limits the number of live resources of a kind to maxLive; creating one more fails
-// with ErrQuotaExceeded. The instances of instance groups count as instances. Default: no
-// limit.
+// WithQuota limits the number of live resources of a kind to maxLive in each account (in the
+// whole cloud when it has no account); creating one more fails with ErrQuotaExceeded. The
+// instances of instance groups count as instances. Default: no limit.
 func WithQuota(kind Kind, maxLive int) Option {
 	return func(c *Cloud) { c.quotas[kind] = maxLive }
 }
@@ -112,11 +136,14 @@ func New(opts ...Option) (*Cloud, error) {
 		scripted:    map[Op][]FaultMode{},
 		maxUserData: DefaultMaxUserDataSize,
 		quotas:      map[Kind]int{},
+		accounts:    map[string]*account{},
+		accessKeys:  map[string]*account{},
 		records:     map[string]*record{},
 		issued:      map[string]bool{},
-		tokens:      map[Kind]map[string]*tokenEntry{},
-		findSeq:     map[Kind]uint64{},
+		tokens:      map[tokenKey]*tokenEntry{},
+		findSeq:     map[scope]uint64{},
 		live:        map[Kind]int{},
+		liveIn:      map[scope]int{},
 		stats:       newStats(),
 	}
 	WithSeed(DefaultSeed)(c)

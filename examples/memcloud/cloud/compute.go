@@ -19,11 +19,11 @@ func (c *Cloud) CreateLoadBalancer(ctx context.Context, spec LoadBalancerSpec) (
 	return as[LoadBalancer](c.create(ctx, createReq{
 		kind: KindLoadBalancer, name: spec.Name, tags: spec.Tags, token: spec.IdempotencyToken,
 		fingerprint: fingerprint(spec.Name, formatTags(spec.Tags), spec.NetworkID, strconv.Itoa(port)),
-		build: func(m Meta) (*record, error) {
+		build: func(m Meta, account string) (*record, error) {
 			if port < 1 || port > 65535 {
 				return nil, invalid("port", spec.Port, "must be from 1 to 65535, or 0 for the default")
 			}
-			if _, err := c.parentLocked("networkID", KindNetwork, spec.NetworkID); err != nil {
+			if _, err := c.parentLocked(account, "networkID", KindNetwork, spec.NetworkID); err != nil {
 				return nil, err
 			}
 			lb := &LoadBalancer{Meta: m, NetworkID: spec.NetworkID, Host: m.ID + "." + DNSSuffix, Port: port, Targets: []string{}}
@@ -71,7 +71,7 @@ func (c *Cloud) DeregisterTarget(ctx context.Context, loadBalancerID, instanceID
 
 func (c *Cloud) changeTargets(ctx context.Context, verb Verb, lbID, instanceID string) error {
 	op := verb.On(KindLoadBalancer)
-	after, err := c.begin(ctx, op)
+	k, err := c.begin(ctx, op)
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func (c *Cloud) changeTargets(ctx context.Context, verb Verb, lbID, instanceID s
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	rec, err := c.lookupLocked(KindLoadBalancer, lbID)
+	rec, err := c.visibleLocked(k.owner(), KindLoadBalancer, lbID)
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ func (c *Cloud) changeTargets(ctx context.Context, verb Verb, lbID, instanceID s
 	if verb == VerbDeregister {
 		lb.Targets = slices.DeleteFunc(lb.Targets, func(t string) bool { return t == instanceID })
 	} else {
-		inst, err := c.parentLocked("instanceID", KindInstance, instanceID)
+		inst, err := c.parentLocked(k.owner(), "instanceID", KindInstance, instanceID)
 		if err != nil {
 			return err
 		}
@@ -103,7 +103,7 @@ func (c *Cloud) changeTargets(ctx context.Context, verb Verb, lbID, instanceID s
 			slices.Sort(lb.Targets)
 		}
 	}
-	if after {
+	if k.after {
 		return c.faultLocked(op)
 	}
 	return nil
@@ -117,12 +117,12 @@ func (c *Cloud) CreateInstance(ctx context.Context, spec InstanceSpec) (*Instanc
 		kind: KindInstance, name: spec.Name, tags: spec.Tags, token: spec.IdempotencyToken,
 		fingerprint: fingerprint(spec.Name, formatTags(spec.Tags), spec.SubnetID, spec.Image, spec.Flavor,
 			strings.Join(spec.SecurityGroupIDs, ","), digest(spec.UserData)),
-		build: func(m Meta) (*record, error) { return c.buildInstanceLocked(m, spec) },
+		build: func(m Meta, account string) (*record, error) { return c.buildInstanceLocked(m, account, spec) },
 	}))
 }
 
-func (c *Cloud) buildInstanceLocked(m Meta, spec InstanceSpec) (*record, error) {
-	subnet, err := c.checkInstanceLocked(spec)
+func (c *Cloud) buildInstanceLocked(m Meta, account string, spec InstanceSpec) (*record, error) {
+	subnet, err := c.checkInstanceLocked(account, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -134,8 +134,8 @@ func (c *Cloud) buildInstanceLocked(m Meta, spec InstanceSpec) (*record, error) 
 }
 
 // checkInstanceLocked validates the parameters of a new instance, or of the instances of a new
-// group, and returns the record of its subnet.
-func (c *Cloud) checkInstanceLocked(spec InstanceSpec) (*record, error) {
+// group, in account and returns the record of its subnet.
+func (c *Cloud) checkInstanceLocked(account string, spec InstanceSpec) (*record, error) {
 	switch {
 	case spec.Image == "":
 		return nil, invalid("image", spec.Image, "must not be empty")
@@ -144,13 +144,13 @@ func (c *Cloud) checkInstanceLocked(spec InstanceSpec) (*record, error) {
 	case len(spec.UserData) > c.maxUserData:
 		return nil, c.userDataTooLarge(spec.UserData)
 	}
-	subnet, err := c.parentLocked("subnetID", KindSubnet, spec.SubnetID)
+	subnet, err := c.parentLocked(account, "subnetID", KindSubnet, spec.SubnetID)
 	if err != nil {
 		return nil, err
 	}
 	for i, id := range spec.SecurityGroupIDs {
 		field := fmt.Sprintf("securityGroupIDs[%d]", i)
-		sg, err := c.parentLocked(field, KindSecurityGroup, id)
+		sg, err := c.parentLocked(account, field, KindSecurityGroup, id)
 		if err != nil {
 			return nil, err
 		}

@@ -40,18 +40,44 @@
 // `cannot create subnet "demo": invalid parameter: cidr "10.1.0.0/24" is not inside …` that wrap
 // one sentinel: ErrNotFound (Delete of a resource already gone returns it: treat it as
 // success), ErrInvalidParameter, ErrDependencyViolation, ErrTokenReused, ErrTokenMismatch,
-// ErrQuotaExceeded or ErrInjected.
+// ErrQuotaExceeded, ErrUnauthorized or ErrInjected.
 //
 // A create request with an IdempotencyToken is safe to retry: the cloud returns the resource
 // created with that token instead of a second one, even when the first response was lost. A
 // token whose resource has been deleted fails with ErrTokenReused rather than resurrect it.
+//
+// # Accounts
+//
+// A cloud without accounts needs no credentials, as above. Like a multi-tenant cloud, it can
+// have accounts, created from the test or demo side as an administrator's console would:
+// CreateAccount returns an account's Credentials, RotateCredentials replaces them (the old
+// ones stop working at once), DeleteAccount removes an account without resources, Accounts
+// lists them. Calls carry credentials on their context:
+//
+//	creds, err := c.CreateAccount("team-a")
+//	ctx = cloud.WithCredentials(ctx, creds)
+//	net, err := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "demo", CIDR: "10.0.0.0/16"})
+//	_, err = c.GetNetwork(context.Background(), net.ID) // ErrUnauthorized: no credentials
+//
+// From the first account on, every API call needs valid credentials, checked on every call: a
+// call without them, with an unknown access key (never issued, rotated, deleted) or a wrong
+// secret fails with an *UnauthorizedError matching ErrUnauthorized, naming the operation and
+// the access key ID, before any fault, delay or change. Each account sees only its own
+// resources: another account's IDs are not found (ErrNotFound, or ErrInvalidParameter "does not
+// exist" for a parent ID in a spec), Find leaves them out, and idempotency tokens, quotas and
+// search lag are per account. IDs stay unique across accounts. Credentials never print their
+// secret (fmt, JSON, text). Stats.ByAccount counts the calls of each account and
+// Stats.Unauthorized the refused ones, so a test can assert that no call was made for an
+// account; the inspection methods see every account, Resource.Account and AccountOf tell
+// which one owns a resource.
 //
 // # Fault injection
 //
 // FaultConfig (WithFaults, SetFaults) injects, with seeded probabilities, failures before the
 // change (nothing happens) and after the change (the change is made, the response is lost),
 // latency with jitter that honours context cancellation, and eventual consistency of tag
-// search: with SearchLag n, a new resource is missing from the next n Find calls of its kind.
+// search: with SearchLag n, a new resource is missing from the next n Find calls of its kind
+// (in its account).
 // FailNext queues one fault for the next call of an operation, for tests that need a failure
 // at one precise point. Injected errors are *FaultError values matching ErrInjected.
 // WithPendingGets keeps new instances pending for some GetInstance (or GetInstanceGroup) calls,
@@ -67,8 +93,9 @@
 //
 // # Determinism
 //
-// All methods are safe for concurrent use. IDs, fault decisions and jitter come from
-// generators seeded by WithSeed (DefaultSeed otherwise) and search lag counts calls rather
-// than time, so a test that makes its calls in a fixed order sees the same IDs and the same
-// faults on every run; WithClock fixes creation times too.
+// All methods are safe for concurrent use. IDs (of resources and access keys), fault decisions
+// and jitter come from generators seeded by WithSeed (DefaultSeed otherwise) and search lag
+// counts calls rather than time, so a test that makes its calls in a fixed order sees the same
+// IDs and the same faults on every run; WithClock fixes creation times too. Secret access keys
+// are the exception: they come from crypto/rand, so that no one can guess them.
 package cloud

@@ -33,6 +33,11 @@ var (
 	// ErrInjected is wrapped by every fault injected by FaultConfig or FailNext, so that tests
 	// can tell injected failures from real ones. Errors wrapping it are transient: retry.
 	ErrInjected = errors.New("injected fault")
+	// ErrUnauthorized means that a call was refused for its credentials (see WithCredentials):
+	// none in a cloud with accounts, an unknown access key ID (never issued, rotated or of a
+	// deleted account) or a wrong secret. The call did nothing, revealed nothing, and retrying
+	// with the same credentials never helps. Errors wrapping it are *UnauthorizedError values.
+	ErrUnauthorized = errors.New("unauthorized")
 )
 
 // FaultError is the error of an injected fault. It matches ErrInjected with errors.Is. Applied
@@ -55,6 +60,39 @@ func (e *FaultError) Error() string {
 
 // Is reports whether target is ErrInjected.
 func (e *FaultError) Is(target error) bool { return target == ErrInjected }
+
+// Reasons of an UnauthorizedError.
+const (
+	reasonNoCredentials  = "no credentials"
+	reasonUnknownKey     = "unknown access key ID"
+	reasonWrongSecret    = "wrong secret access key"
+	reasonAccountDeleted = "account deleted during the call"
+)
+
+// UnauthorizedError is the error of a call refused for its credentials. It matches
+// ErrUnauthorized with errors.Is. It names the operation and the access key ID, never the
+// secret access key.
+type UnauthorizedError struct {
+	// Op is the operation that was refused.
+	Op Op
+	// AccessKeyID is the access key ID of the call's credentials, "" when it had none.
+	AccessKeyID string
+	// Reason says why, for example "unknown access key ID" or "wrong secret access key"; it is
+	// for people reading test failures: branch on ErrUnauthorized.
+	Reason string
+}
+
+// Error describes the refusal, for example
+// `unauthorized: CreateNetwork with access key "MCAK0123456789ABCDEF": wrong secret access key`.
+func (e *UnauthorizedError) Error() string {
+	if e.Reason == reasonNoCredentials {
+		return fmt.Sprintf("unauthorized: %s without credentials", e.Op)
+	}
+	return fmt.Sprintf("unauthorized: %s with access key %q: %s", e.Op, e.AccessKeyID, e.Reason)
+}
+
+// Is reports whether target is ErrUnauthorized.
+func (e *UnauthorizedError) Is(target error) bool { return target == ErrUnauthorized }
 
 // invalid returns an ErrInvalidParameter error naming the field and its value.
 func invalid(field string, value any, reason string) error {

@@ -29,8 +29,8 @@ type FaultConfig struct {
 	// Jitter adds a random delay from 0 to Jitter to Latency.
 	Jitter time.Duration
 	// SearchLag makes Find eventually consistent: a resource created while SearchLag is n is
-	// missing from the next n Find calls of its kind (whatever their tags) and appears in the
-	// ones after. Get sees it at once. Counting calls instead of time keeps tests deterministic.
+	// missing from the next n Find calls of its kind in its account (whatever their tags) and
+	// appears in the ones after. Get sees it at once. Counting calls instead of time keeps tests deterministic.
 	SearchLag int
 }
 
@@ -124,31 +124,71 @@ func (c *Cloud) FailNext(op Op, mode FaultMode) error {
 	return nil
 }
 
-// begin is the prologue of every API call: it counts the call, checks the context, waits for
-// the injected latency and injects a fault before the change. It returns whether the caller
-// must fail after making its change.
-func (c *Cloud) begin(ctx context.Context, op Op) (after bool, err error) {
-	if ctx == nil {
-		return false, invalid("ctx", "<nil>", "must not be nil")
+// call is an API call admitted by begin.
+type call struct {
+	// account is the account of the call's credentials; nil for a call without credentials to
+	// a cloud that never had an account.
+	account *account
+	// accessKeyID is the access key ID of the call's credentials.
+	accessKeyID string
+	// after tells the call to fail after making its change.
+	after bool
+}
+
+// owner returns the name of the account that owns what the call creates and sees: "" for a
+// call without credentials.
+func (k call) owner() string {
+	if k.account == nil {
+		return ""
 	}
+	return k.account.name
+}
+
+// begin is the prologue of every API call: it counts the call, checks its credentials and the
+// context, waits for the injected latency and injects a fault before the change. A call
+// refused for its credentials is neither delayed nor failed by fault injection. The returned
+// call says who makes it and whether it must fail after making its change.
+func (c *Cloud) begin(ctx context.Context, op Op) (call, error) {
+	if ctx == nil {
+		return call{}, invalid("ctx", "<nil>", "must not be nil")
+	}
+	creds, present := CredentialsFrom(ctx)
 	c.mu.Lock()
 	c.stats.count(op)
+	acct, err := c.authenticateLocked(op, creds, present)
+	if err != nil {
+		c.stats.Unauthorized++
+		c.mu.Unlock()
+		return call{}, err
+	}
+	if acct != nil {
+		c.stats.ByAccount[acct.name]++
+	}
 	if err := ctx.Err(); err != nil {
 		c.mu.Unlock()
-		return false, err
+		return call{}, err
 	}
 	before, after, delay := c.planLocked(op)
 	c.mu.Unlock()
 	if err := sleep(ctx, delay); err != nil {
-		return false, err
+		return call{}, err
 	}
 	if before {
 		c.mu.Lock()
 		c.stats.Faults++
 		c.mu.Unlock()
-		return false, &FaultError{Op: op}
+		return call{}, &FaultError{Op: op}
 	}
-	return after, nil
+	return call{account: acct, accessKeyID: creds.AccessKeyID, after: after}, nil
+}
+
+// admitLocked fails with ErrUnauthorized when the call's account was deleted after begin
+// admitted the call, so that nothing is created for an account that no longer exists.
+func (c *Cloud) admitLocked(op Op, k call) error {
+	if k.account != nil && c.accounts[k.account.name] != k.account {
+		return &UnauthorizedError{Op: op, AccessKeyID: k.accessKeyID, Reason: reasonAccountDeleted}
+	}
+	return nil
 }
 
 // planLocked decides the faults and the delay of one call.

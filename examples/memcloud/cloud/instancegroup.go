@@ -24,23 +24,23 @@ func (c *Cloud) CreateInstanceGroup(ctx context.Context, spec InstanceGroupSpec)
 		kind: KindInstanceGroup, name: spec.Name, tags: spec.Tags, token: spec.IdempotencyToken,
 		fingerprint: fingerprint(spec.Name, formatTags(spec.Tags), spec.SubnetID, spec.Image, spec.Flavor,
 			strings.Join(spec.SecurityGroupIDs, ","), digest(spec.UserData), strconv.Itoa(spec.Size)),
-		build:    func(m Meta) (*record, error) { return c.buildGroupLocked(m, spec) },
+		build:    func(m Meta, account string) (*record, error) { return c.buildGroupLocked(m, account, spec) },
 		populate: func(rec *record) { c.growGroupLocked(rec, spec.Size) },
 	}))
 }
 
-func (c *Cloud) buildGroupLocked(m Meta, spec InstanceGroupSpec) (*record, error) {
+func (c *Cloud) buildGroupLocked(m Meta, account string, spec InstanceGroupSpec) (*record, error) {
 	if err := validGroupSize(spec.Size); err != nil {
 		return nil, err
 	}
-	subnet, err := c.checkInstanceLocked(InstanceSpec{
+	subnet, err := c.checkInstanceLocked(account, InstanceSpec{
 		SubnetID: spec.SubnetID, Image: spec.Image, Flavor: spec.Flavor,
 		SecurityGroupIDs: spec.SecurityGroupIDs, UserData: spec.UserData,
 	})
 	if err != nil {
 		return nil, err
 	}
-	if err := c.checkGrowLocked(subnet, spec.Size); err != nil {
+	if err := c.checkGrowLocked(account, subnet, spec.Size); err != nil {
 		return nil, err
 	}
 	g := &InstanceGroup{
@@ -58,9 +58,9 @@ func validGroupSize(size int) error {
 }
 
 // checkGrowLocked fails with ErrQuotaExceeded when n more instances do not fit in the instance
-// quota or in the free addresses of subnet.
-func (c *Cloud) checkGrowLocked(subnet *record, n int) error {
-	if err := c.checkQuotaLocked(KindInstance, n); err != nil {
+// quota of account or in the free addresses of subnet.
+func (c *Cloud) checkGrowLocked(account string, subnet *record, n int) error {
+	if err := c.checkQuotaLocked(account, KindInstance, n); err != nil {
 		return err
 	}
 	if free := freeAddresses(subnet.prefix, subnet.usedIPs); free < n {
@@ -81,7 +81,7 @@ func (c *Cloud) growGroupLocked(rec *record, n int) {
 		m := Meta{ID: c.newIDLocked(KindInstance), Name: g.Name + "-" + strconv.Itoa(rec.started), Tags: tags, CreatedAt: c.now()}
 		ip, _ := allocateIP(subnet.prefix, subnet.usedIPs) // checkGrowLocked counted the free addresses
 		inst := c.newInstanceLocked(m, spec, subnet, ip)
-		inst.kind, inst.group = KindInstance, g.ID
+		inst.kind, inst.group, inst.account = KindInstance, g.ID, rec.account
 		c.addLocked(inst)
 		rec.started++
 		rec.members = append(rec.members, m.ID)
@@ -139,7 +139,7 @@ func (c *Cloud) ScaleInstanceGroup(ctx context.Context, id string, size int) (*I
 
 func (c *Cloud) scaleGroup(ctx context.Context, id string, size int) (*InstanceGroup, error) {
 	op := VerbScale.On(KindInstanceGroup)
-	after, err := c.begin(ctx, op)
+	k, err := c.begin(ctx, op)
 	if err != nil {
 		return nil, err
 	}
@@ -151,14 +151,14 @@ func (c *Cloud) scaleGroup(ctx context.Context, id string, size int) (*InstanceG
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	rec, err := c.lookupLocked(KindInstanceGroup, id)
+	rec, err := c.visibleLocked(k.owner(), KindInstanceGroup, id)
 	if err != nil {
 		return nil, err
 	}
 	g := rec.obj.(*InstanceGroup)
 	live := len(rec.members)
 	if size > live {
-		if err := c.checkGrowLocked(c.records[g.SubnetID], size-live); err != nil {
+		if err := c.checkGrowLocked(rec.account, c.records[g.SubnetID], size-live); err != nil {
 			return nil, err
 		}
 		c.growGroupLocked(rec, size-live)
@@ -168,7 +168,7 @@ func (c *Cloud) scaleGroup(ctx context.Context, id string, size int) (*InstanceG
 		g.Size = size
 		c.stats.Updated[KindInstanceGroup]++
 	}
-	if after {
+	if k.after {
 		return nil, c.faultLocked(op)
 	}
 	return as[InstanceGroup](c.objectLocked(rec), nil)
@@ -189,7 +189,7 @@ func (c *Cloud) UpdateInstanceGroupUserData(ctx context.Context, id string, user
 
 func (c *Cloud) updateUserData(ctx context.Context, id string, userData []byte) error {
 	op := VerbUpdate.On(KindInstanceGroup)
-	after, err := c.begin(ctx, op)
+	k, err := c.begin(ctx, op)
 	if err != nil {
 		return err
 	}
@@ -201,7 +201,7 @@ func (c *Cloud) updateUserData(ctx context.Context, id string, userData []byte) 
 	if len(userData) > c.maxUserData {
 		return c.userDataTooLarge(userData)
 	}
-	rec, err := c.lookupLocked(KindInstanceGroup, id)
+	rec, err := c.visibleLocked(k.owner(), KindInstanceGroup, id)
 	if err != nil {
 		return err
 	}
@@ -209,7 +209,7 @@ func (c *Cloud) updateUserData(ctx context.Context, id string, userData []byte) 
 		rec.userData = slices.Clone(userData)
 		c.stats.Updated[KindInstanceGroup]++
 	}
-	if after {
+	if k.after {
 		return c.faultLocked(op)
 	}
 	return nil

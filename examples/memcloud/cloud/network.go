@@ -12,7 +12,7 @@ func (c *Cloud) CreateNetwork(ctx context.Context, spec NetworkSpec) (*Network, 
 	return as[Network](c.create(ctx, createReq{
 		kind: KindNetwork, name: spec.Name, tags: spec.Tags, token: spec.IdempotencyToken,
 		fingerprint: fingerprint(spec.Name, formatTags(spec.Tags), spec.CIDR),
-		build: func(m Meta) (*record, error) {
+		build: func(m Meta, _ string) (*record, error) {
 			p, err := parseCIDR("cidr", spec.CIDR, 8, 28)
 			if err != nil {
 				return nil, err
@@ -45,12 +45,12 @@ func (c *Cloud) CreateSubnet(ctx context.Context, spec SubnetSpec) (*Subnet, err
 	return as[Subnet](c.create(ctx, createReq{
 		kind: KindSubnet, name: spec.Name, tags: spec.Tags, token: spec.IdempotencyToken,
 		fingerprint: fingerprint(spec.Name, formatTags(spec.Tags), spec.NetworkID, spec.CIDR),
-		build: func(m Meta) (*record, error) {
+		build: func(m Meta, account string) (*record, error) {
 			p, err := parseCIDR("cidr", spec.CIDR, 16, 28)
 			if err != nil {
 				return nil, err
 			}
-			network, err := c.parentLocked("networkID", KindNetwork, spec.NetworkID)
+			network, err := c.parentLocked(account, "networkID", KindNetwork, spec.NetworkID)
 			if err != nil {
 				return nil, err
 			}
@@ -102,14 +102,14 @@ func (c *Cloud) CreateSecurityGroup(ctx context.Context, spec SecurityGroupSpec)
 	return as[SecurityGroup](c.create(ctx, createReq{
 		kind: KindSecurityGroup, name: spec.Name, tags: spec.Tags, token: spec.IdempotencyToken,
 		fingerprint: fingerprint(spec.Name, formatTags(spec.Tags), spec.NetworkID, spec.Description, formatRules(spec.Ingress)),
-		build: func(m Meta) (*record, error) {
+		build: func(m Meta, account string) (*record, error) {
 			if len(spec.Description) > maxNameLen {
 				return nil, invalid("description", spec.Description, fmt.Sprintf("must be at most %d bytes", maxNameLen))
 			}
 			if err := validRules(spec.Ingress); err != nil {
 				return nil, err
 			}
-			if _, err := c.parentLocked("networkID", KindNetwork, spec.NetworkID); err != nil {
+			if _, err := c.parentLocked(account, "networkID", KindNetwork, spec.NetworkID); err != nil {
 				return nil, err
 			}
 			sg := &SecurityGroup{Meta: m, NetworkID: spec.NetworkID, Description: spec.Description, Ingress: spec.Ingress}

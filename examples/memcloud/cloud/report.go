@@ -56,7 +56,8 @@ func (r Report) Total() int {
 	return n
 }
 
-// String renders the report one resource a line, grouped by owner; "no resources" when empty.
+// String renders the report one resource a line, grouped by owner, with the account of the
+// resources that have one; "no resources" when empty.
 func (r Report) String() string {
 	if r.Total() == 0 {
 		return "no resources\n"
@@ -65,7 +66,7 @@ func (r Report) String() string {
 	group := func(title string, rs []Resource) {
 		fmt.Fprintf(&b, "%s: %d resource(s)\n", title, len(rs))
 		for _, res := range rs {
-			fmt.Fprintf(&b, "  %s %s %q\n", res.Kind, res.ID, res.Name)
+			fmt.Fprintf(&b, "  %s %s %q%s\n", res.Kind, res.ID, res.Name, inAccount(res.Account))
 		}
 	}
 	for _, o := range r.Owners() {
@@ -77,7 +78,17 @@ func (r Report) String() string {
 	return b.String()
 }
 
-// Report groups the live resources by owner. With a nil owner every resource is unowned.
+// inAccount returns ` in account "a"`, or "" for no account.
+func inAccount(account string) string {
+	if account == "" {
+		return ""
+	}
+	return fmt.Sprintf(" in account %q", account)
+}
+
+// Report groups the live resources of every account by owner. With a nil owner every
+// resource is unowned. Resources of two accounts with the same owner are in the same group:
+// Resource.Account tells them apart.
 func (c *Cloud) Report(owner Owner) Report {
 	r := Report{ByOwner: map[string][]Resource{}}
 	for _, res := range c.All() {
@@ -103,8 +114,8 @@ func ownerOf(owner Owner, res Resource) (string, bool) {
 	return owner(res.Tags)
 }
 
-// Duplicate is a group of live resources of the same kind, owner and role: all but one of them
-// are duplicates.
+// Duplicate is a group of live resources of the same kind, account, owner and role: all but
+// one of them are duplicates.
 type Duplicate struct {
 	// Kind is the kind of the resources.
 	Kind Kind
@@ -114,15 +125,19 @@ type Duplicate struct {
 	Role string
 	// IDs are the resources' IDs in creation order.
 	IDs []string
+	// Account is the account that owns them ("" for resources created without credentials).
+	Account string
 }
 
-// String renders the group, for example `2 Network with owner "c1" and role "vpc": net-1, net-2`.
+// String renders the group, for example `2 Network with owner "c1" and role "vpc": net-1, net-2`,
+// with ` in account "a"` after the role for resources of an account.
 func (d Duplicate) String() string {
-	return fmt.Sprintf("%d %s with owner %q and role %q: %s", len(d.IDs), d.Kind, d.Owner, d.Role, strings.Join(d.IDs, ", "))
+	return fmt.Sprintf("%d %s with owner %q and role %q%s: %s", len(d.IDs), d.Kind, d.Owner, d.Role, inAccount(d.Account), strings.Join(d.IDs, ", "))
 }
 
-// Duplicates returns the groups of two or more live resources of the same kind that share an
-// owner and a role, sorted by kind (in Kinds order), owner and role. The role is the value of
+// Duplicates returns the groups of two or more live resources of the same kind and account that
+// share an owner and a role, sorted by kind (in Kinds order), account, owner and role: the
+// resources of two accounts are never duplicates of each other. The role is the value of
 // the tag roleTagKey, or the resource's name when roleTagKey is "". Owned resources without
 // the role tag are ignored. With a nil owner, resources are grouped by kind and role only.
 // Tests assert that it returns nothing after any sequence of faults and retries. The instances
@@ -130,8 +145,8 @@ func (d Duplicate) String() string {
 // the same owner and role are duplicates).
 func (c *Cloud) Duplicates(owner Owner, roleTagKey string) []Duplicate {
 	type key struct {
-		kind        Kind
-		owner, role string
+		kind                 Kind
+		account, owner, role string
 	}
 	groups := map[key][]string{}
 	for _, res := range c.list(func(r *record) bool { return r.group == "" }) {
@@ -144,18 +159,19 @@ func (c *Cloud) Duplicates(owner Owner, roleTagKey string) []Duplicate {
 			role, ok = res.Tags[roleTagKey]
 		}
 		if ok {
-			k := key{res.Kind, o, role}
+			k := key{res.Kind, res.Account, o, role}
 			groups[k] = append(groups[k], res.ID)
 		}
 	}
 	var dups []Duplicate
 	for k, ids := range groups {
 		if len(ids) > 1 {
-			dups = append(dups, Duplicate{Kind: k.kind, Owner: k.owner, Role: k.role, IDs: ids})
+			dups = append(dups, Duplicate{Kind: k.kind, Account: k.account, Owner: k.owner, Role: k.role, IDs: ids})
 		}
 	}
 	slices.SortFunc(dups, func(a, b Duplicate) int {
-		return cmp.Or(cmp.Compare(kindIndex(a.Kind), kindIndex(b.Kind)), cmp.Compare(a.Owner, b.Owner), cmp.Compare(a.Role, b.Role))
+		return cmp.Or(cmp.Compare(kindIndex(a.Kind), kindIndex(b.Kind)), cmp.Compare(a.Account, b.Account),
+			cmp.Compare(a.Owner, b.Owner), cmp.Compare(a.Role, b.Role))
 	})
 	return dups
 }

@@ -322,4 +322,7 @@ type Resource struct {
 	// ParentID is the ID of the network (subnets, security groups, load balancers) or the subnet
 	// (instance groups, instances) the resource lives in; "" for networks.
 	ParentID string
+	// Account is the name of the account that owns the resource (see Cloud.CreateAccount); ""
+	// for a resource created without credentials.
+	Account string
 }

@@ -23,7 +23,7 @@ func (c *Cloud) UpdateSecurityGroupRules(ctx context.Context, id string, rules [
 
 func (c *Cloud) updateRules(ctx context.Context, id string, rules []Rule) (*SecurityGroup, error) {
 	op := VerbUpdate.On(KindSecurityGroup)
-	after, err := c.begin(ctx, op)
+	k, err := c.begin(ctx, op)
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +35,7 @@ func (c *Cloud) updateRules(ctx context.Context, id string, rules []Rule) (*Secu
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	rec, err := c.lookupLocked(KindSecurityGroup, id)
+	rec, err := c.visibleLocked(k.owner(), KindSecurityGroup, id)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +44,7 @@ func (c *Cloud) updateRules(ctx context.Context, id string, rules []Rule) (*Secu
 		sg.Ingress = slices.Clone(rules)
 		c.stats.Updated[KindSecurityGroup]++
 	}
-	if after {
+	if k.after {
 		return nil, c.faultLocked(op)
 	}
 	return as[SecurityGroup](sg.clone(), nil)

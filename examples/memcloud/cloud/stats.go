@@ -25,10 +25,22 @@ type Stats struct {
 	// instance groups by their user data and by scales that start or delete instances or change
 	// the size. An update that changes nothing is not counted here.
 	Updated map[Kind]int
+	// ByAccount counts the API calls admitted with the valid credentials of each account, by
+	// account name, failed ones included: a test asserts that no call was made for an account
+	// with ByAccount[name] == 0. Calls without credentials (a cloud without accounts) are not
+	// counted here.
+	ByAccount map[string]int
+	// Unauthorized is the number of API calls refused for their credentials (ErrUnauthorized)
+	// before doing anything. They are counted in Calls too, and in no account. (A create
+	// admitted before its account was deleted, then refused, is counted in ByAccount only.)
+	Unauthorized int
 }
 
 func newStats() Stats {
-	return Stats{Calls: map[Op]int{}, Created: map[Kind]int{}, Deleted: map[Kind]int{}, Updated: map[Kind]int{}}
+	return Stats{
+		Calls: map[Op]int{}, Created: map[Kind]int{}, Deleted: map[Kind]int{}, Updated: map[Kind]int{},
+		ByAccount: map[string]int{},
+	}
 }
 
 func (s *Stats) count(op Op) {
@@ -51,6 +63,7 @@ func (s Stats) clone() Stats {
 	s.Created = maps.Clone(s.Created)
 	s.Deleted = maps.Clone(s.Deleted)
 	s.Updated = maps.Clone(s.Updated)
+	s.ByAccount = maps.Clone(s.ByAccount)
 	return s
 }
 

@@ -12,6 +12,7 @@ import (
 // record is the internal state of one live resource. It is guarded by Cloud.mu.
 type record struct {
 	kind        Kind
+	account     string // the owner's name; "" when created without credentials
 	seq         uint64 // creation order
 	obj         object
 	parent      string
@@ -31,7 +32,14 @@ type record struct {
 func (r *record) id() string { return r.obj.meta().ID }
 
 func (r *record) view() Resource {
-	return Resource{Kind: r.kind, Meta: r.obj.meta().cloneMeta(), ParentID: r.parent}
+	return Resource{Kind: r.kind, Meta: r.obj.meta().cloneMeta(), ParentID: r.parent, Account: r.account}
+}
+
+// tokenKey is an idempotency token of one kind in one account.
+type tokenKey struct {
+	account string
+	kind    Kind
+	token   string
 }
 
 // tokenEntry remembers what an idempotency token created.
@@ -48,9 +56,10 @@ type createReq struct {
 	tags        map[string]string
 	token       string
 	fingerprint string
-	// build validates the kind-specific parameters against the current state and returns the
-	// new record. It runs with Cloud.mu held and must not change any state when it fails.
-	build func(m Meta) (*record, error)
+	// build validates the kind-specific parameters against the current state as seen by
+	// account (see Cloud.visibleLocked) and returns the new record. It runs with Cloud.mu held
+	// and must not change any state when it fails.
+	build func(m Meta, account string) (*record, error)
 	// populate, when not nil, runs with Cloud.mu held once the new record is stored: instance
 	// groups start their instances there. It cannot fail: build checked everything it needs.
 	populate func(rec *record)
@@ -66,7 +75,7 @@ func (c *Cloud) create(ctx context.Context, req createReq) (object, error) {
 
 func (c *Cloud) doCreate(ctx context.Context, req createReq) (object, error) {
 	op := VerbCreate.On(req.kind)
-	after, err := c.begin(ctx, op)
+	k, err := c.begin(ctx, op)
 	if err != nil {
 		return nil, err
 	}
@@ -78,28 +87,31 @@ func (c *Cloud) doCreate(ctx context.Context, req createReq) (object, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	rec, err := c.replayLocked(req)
+	if err := c.admitLocked(op, k); err != nil {
+		return nil, err
+	}
+	rec, err := c.replayLocked(k.owner(), req)
 	if err != nil {
 		return nil, err
 	}
 	if rec == nil {
-		if rec, err = c.insertLocked(req); err != nil {
+		if rec, err = c.insertLocked(k.owner(), req); err != nil {
 			return nil, err
 		}
 	}
-	if after {
+	if k.after {
 		return nil, c.faultLocked(op)
 	}
 	return c.objectLocked(rec), nil
 }
 
-// replayLocked returns the resource created earlier with the request's token, or nil when the
-// token is new.
-func (c *Cloud) replayLocked(req createReq) (*record, error) {
+// replayLocked returns the resource created earlier in account with the request's token, or
+// nil when the token is new there.
+func (c *Cloud) replayLocked(account string, req createReq) (*record, error) {
 	if req.token == "" {
 		return nil, nil
 	}
-	e, ok := c.tokens[req.kind][req.token]
+	e, ok := c.tokens[tokenKey{account, req.kind, req.token}]
 	if !ok {
 		return nil, nil
 	}
@@ -112,22 +124,20 @@ func (c *Cloud) replayLocked(req createReq) (*record, error) {
 	return c.records[e.id], nil
 }
 
-func (c *Cloud) insertLocked(req createReq) (*record, error) {
-	if err := c.checkQuotaLocked(req.kind, 1); err != nil {
+// insertLocked creates the resource of req in account.
+func (c *Cloud) insertLocked(account string, req createReq) (*record, error) {
+	if err := c.checkQuotaLocked(account, req.kind, 1); err != nil {
 		return nil, err
 	}
 	m := Meta{ID: c.newIDLocked(req.kind), Name: req.name, Tags: cloneTags(req.tags), CreatedAt: c.now()}
-	rec, err := req.build(m)
+	rec, err := req.build(m, account)
 	if err != nil {
 		return nil, err
 	}
-	rec.kind, rec.token = req.kind, req.token
+	rec.kind, rec.token, rec.account = req.kind, req.token, account
 	c.addLocked(rec)
 	if req.token != "" {
-		if c.tokens[req.kind] == nil {
-			c.tokens[req.kind] = map[string]*tokenEntry{}
-		}
-		c.tokens[req.kind][req.token] = &tokenEntry{id: m.ID, fingerprint: req.fingerprint}
+		c.tokens[tokenKey{account, req.kind, req.token}] = &tokenEntry{id: m.ID, fingerprint: req.fingerprint}
 	}
 	if req.populate != nil {
 		req.populate(rec)
@@ -135,27 +145,29 @@ func (c *Cloud) insertLocked(req createReq) (*record, error) {
 	return rec, nil
 }
 
-// checkQuotaLocked fails with ErrQuotaExceeded when n more live resources of kind would exceed
-// its quota.
-func (c *Cloud) checkQuotaLocked(kind Kind, n int) error {
+// checkQuotaLocked fails with ErrQuotaExceeded when n more live resources of kind in account
+// would exceed its quota.
+func (c *Cloud) checkQuotaLocked(account string, kind Kind, n int) error {
 	q, ok := c.quotas[kind]
-	if !ok || c.live[kind]+n <= q {
+	live := c.liveIn[scope{account, kind}]
+	if !ok || live+n <= q {
 		return nil
 	}
-	err := fmt.Errorf("%w: %d of %d %s resources in use", ErrQuotaExceeded, c.live[kind], q, kind)
+	err := fmt.Errorf("%w: %d of %d %s resources in use", ErrQuotaExceeded, live, q, kind)
 	if n > 1 {
 		err = fmt.Errorf("%w, %d more requested", err, n)
 	}
 	return err
 }
 
-// addLocked stores a new record of rec.kind and counts its creation.
+// addLocked stores a new record of rec.kind in rec.account and counts its creation.
 func (c *Cloud) addLocked(rec *record) {
 	c.seq++
 	rec.seq = c.seq
-	rec.visibleFrom = c.findSeq[rec.kind] + uint64(c.faults.SearchLag) + 1
+	rec.visibleFrom = c.findSeq[scope{rec.account, rec.kind}] + uint64(c.faults.SearchLag) + 1
 	c.records[rec.id()] = rec
 	c.live[rec.kind]++
+	c.liveIn[scope{rec.account, rec.kind}]++
 	c.totalCreated++
 	c.stats.Created[rec.kind]++
 }
@@ -179,7 +191,8 @@ func (c *Cloud) get(ctx context.Context, kind Kind, id string) (object, error) {
 }
 
 func (c *Cloud) doGet(ctx context.Context, kind Kind, id string) (object, error) {
-	if _, err := c.begin(ctx, VerbGet.On(kind)); err != nil {
+	k, err := c.begin(ctx, VerbGet.On(kind))
+	if err != nil {
 		return nil, err
 	}
 	if err := checkID("id", kind, id); err != nil {
@@ -187,7 +200,7 @@ func (c *Cloud) doGet(ctx context.Context, kind Kind, id string) (object, error)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	rec, err := c.lookupLocked(kind, id)
+	rec, err := c.visibleLocked(k.owner(), kind, id)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +229,8 @@ func (c *Cloud) objectLocked(rec *record) object {
 	return obj
 }
 
-// lookupLocked returns the live record of kind with the given ID or ErrNotFound.
+// lookupLocked returns the live record of kind with the given ID, in any account, or
+// ErrNotFound. It is the god view of the inspection methods; API calls use visibleLocked.
 func (c *Cloud) lookupLocked(kind Kind, id string) (*record, error) {
 	rec, ok := c.records[id]
 	if !ok || rec.kind != kind {
@@ -225,12 +239,23 @@ func (c *Cloud) lookupLocked(kind Kind, id string) (*record, error) {
 	return rec, nil
 }
 
-// parentLocked returns the live record a request refers to in field, or ErrInvalidParameter.
-func (c *Cloud) parentLocked(field string, kind Kind, id string) (*record, error) {
+// visibleLocked returns the live record of kind with the given ID that account owns, or
+// ErrNotFound: a resource of another account does not exist for the caller.
+func (c *Cloud) visibleLocked(account string, kind Kind, id string) (*record, error) {
+	rec, err := c.lookupLocked(kind, id)
+	if err != nil || rec.account != account {
+		return nil, ErrNotFound
+	}
+	return rec, nil
+}
+
+// parentLocked returns the live record of account a request refers to in field, or
+// ErrInvalidParameter.
+func (c *Cloud) parentLocked(account, field string, kind Kind, id string) (*record, error) {
 	if err := checkID(field, kind, id); err != nil {
 		return nil, err
 	}
-	rec, err := c.lookupLocked(kind, id)
+	rec, err := c.visibleLocked(account, kind, id)
 	if err != nil {
 		return nil, invalid(field, id, "does not exist")
 	}
@@ -246,7 +271,7 @@ func (c *Cloud) delete(ctx context.Context, kind Kind, id string) error {
 
 func (c *Cloud) doDelete(ctx context.Context, kind Kind, id string) error {
 	op := VerbDelete.On(kind)
-	after, err := c.begin(ctx, op)
+	k, err := c.begin(ctx, op)
 	if err != nil {
 		return err
 	}
@@ -255,7 +280,7 @@ func (c *Cloud) doDelete(ctx context.Context, kind Kind, id string) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	rec, err := c.lookupLocked(kind, id)
+	rec, err := c.visibleLocked(k.owner(), kind, id)
 	if err != nil {
 		return err
 	}
@@ -263,7 +288,7 @@ func (c *Cloud) doDelete(ctx context.Context, kind Kind, id string) error {
 		return fmt.Errorf("%w: still used by %s", ErrDependencyViolation, describe(deps))
 	}
 	c.removeLocked(rec)
-	if after {
+	if k.after {
 		return c.faultLocked(op)
 	}
 	return nil
@@ -318,9 +343,10 @@ func (c *Cloud) removeLocked(rec *record) {
 	id := rec.id()
 	delete(c.records, id)
 	c.live[rec.kind]--
+	c.liveIn[scope{rec.account, rec.kind}]--
 	c.stats.Deleted[rec.kind]++
 	if rec.token != "" {
-		c.tokens[rec.kind][rec.token].deleted = true
+		c.tokens[tokenKey{rec.account, rec.kind, rec.token}].deleted = true
 	}
 	if rec.kind != KindInstance {
 		return
@@ -347,7 +373,8 @@ func (c *Cloud) find(ctx context.Context, kind Kind, tags map[string]string) ([]
 }
 
 func (c *Cloud) doFind(ctx context.Context, kind Kind, tags map[string]string) ([]object, error) {
-	if _, err := c.begin(ctx, VerbFind.On(kind)); err != nil {
+	k, err := c.begin(ctx, VerbFind.On(kind))
+	if err != nil {
 		return nil, err
 	}
 	if len(tags) == 0 {
@@ -358,11 +385,12 @@ func (c *Cloud) doFind(ctx context.Context, kind Kind, tags map[string]string) (
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.findSeq[kind]++
-	now := c.findSeq[kind]
+	sc := scope{k.owner(), kind}
+	c.findSeq[sc]++
+	now := c.findSeq[sc]
 	var found []*record
 	for _, r := range c.records {
-		if r.kind == kind && r.visibleFrom <= now && tagsMatch(r.obj.meta().Tags, tags) {
+		if r.kind == kind && r.account == sc.account && r.visibleFrom <= now && tagsMatch(r.obj.meta().Tags, tags) {
 			found = append(found, r)
 		}
 	}

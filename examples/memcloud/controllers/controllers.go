@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/services"
+	"github.com/capkit/capkit/identity"
 	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
 )
@@ -31,10 +33,12 @@ const (
 type Option func(*config)
 
 type config struct {
-	client      client.Client
-	watchFilter string
-	poll        time.Duration
-	recorder    reconcile.EventRecorder
+	identityNamespace string
+	secretReader      client.Reader
+	client            client.Client
+	watchFilter       string
+	poll              time.Duration
+	recorder          reconcile.EventRecorder
 }
 
 // WithClient makes SetupWithManager use c instead of the manager's client, for example a
@@ -53,6 +57,28 @@ func WithEventRecorder(rec reconcile.EventRecorder) Option {
 	return func(o *config) { o.recorder = rec }
 }
 
+// withSecretReader sets the reader of credentials Secrets unless WithIdentities set one.
+func withSecretReader(r client.Reader) Option {
+	return func(o *config) {
+		if o.secretReader == nil {
+			o.secretReader = r
+		}
+	}
+}
+
+// WithIdentities makes the reconcilers call memcloud with the account of each MemCluster's spec.identityRef
+// (a MemClusterIdentity), whose credentials Secret is in namespace (memcloud's own). A MemCluster without
+// identityRef uses memcloud without credentials, which works only on a cloud without accounts. Credentials
+// Secrets are read through secrets (SetupWithManager: the manager's uncached API reader; nil: the client).
+func WithIdentities(namespace string, secrets client.Reader) Option {
+	return func(o *config) {
+		o.identityNamespace = namespace
+		if secrets != nil {
+			o.secretReader = secrets
+		}
+	}
+}
+
 func newConfig(opts []Option) config {
 	cfg := config{poll: services.DefaultPollInterval}
 	for _, o := range opts {
@@ -64,6 +90,41 @@ func newConfig(opts []Option) config {
 		cfg.poll = services.DefaultPollInterval
 	}
 	return cfg
+}
+
+// identityOption returns the reconcile option that binds each cluster's memcloud account, or nil.
+func (cfg config) identityOption(c client.Client) (reconcile.Option, error) {
+	if cfg.identityNamespace == "" {
+		return nil, nil
+	}
+	opts := []identity.ResolverOption{identity.WithRequiredKeys(v1beta2.CredentialsAccessKeyID, v1beta2.CredentialsSecretAccessKey)}
+	if cfg.secretReader != nil {
+		opts = append(opts, identity.WithSecretReader(cfg.secretReader))
+	}
+	r, err := identity.NewResolver(c, v1beta2.MemClusterIdentityKind, func() *v1beta2.MemClusterIdentity { return &v1beta2.MemClusterIdentity{} },
+		cfg.identityNamespace, opts...)
+	if err != nil {
+		return nil, err
+	}
+	b, err := identity.NewBinder(r,
+		func(_ context.Context, c identity.Credentials) (cloud.Credentials, error) {
+			return cloud.Credentials{AccessKeyID: string(c.Get(v1beta2.CredentialsAccessKeyID)),
+				SecretAccessKey: string(c.Get(v1beta2.CredentialsSecretAccessKey))}, nil
+		},
+		cloud.WithCredentials)
+	if err != nil {
+		return nil, err
+	}
+	return reconcile.WithIdentity(b, func() identity.Referencer { return &v1beta2.MemCluster{} }), nil
+}
+
+// allReconcileOptions returns the reconcile options, with the identity binding if configured.
+func (cfg config) allReconcileOptions(c client.Client) ([]reconcile.Option, error) {
+	idOpt, err := cfg.identityOption(c)
+	if err != nil {
+		return nil, err
+	}
+	return append(cfg.reconcileOptions(), idOpt), nil
 }
 
 func (cfg config) reconcileOptions() []reconcile.Option {
@@ -129,8 +190,12 @@ func NewMachinePoolReconciler(c client.Client, cl *cloud.Cloud, opts ...Option) 
 	if err != nil {
 		return nil, err
 	}
+	recOpts, err := cfg.allReconcileOptions(c)
+	if err != nil {
+		return nil, err
+	}
 	return reconcile.NewMachinePoolReconciler(c, func() *v1beta2.MemMachinePool { return &v1beta2.MemMachinePool{} }, steps,
-		append(cfg.reconcileOptions(), reconcile.WithFinalizer(v1beta2.MemMachinePoolFinalizer))...)
+		append(recOpts, reconcile.WithFinalizer(v1beta2.MemMachinePoolFinalizer))...)
 }
 
 // NewClusterReconciler returns the MemCluster reconciler on memcloud cl, reading and writing through c.
@@ -143,8 +208,12 @@ func NewClusterReconciler(c client.Client, cl *cloud.Cloud, opts ...Option) (*re
 	if err != nil {
 		return nil, err
 	}
+	recOpts, err := cfg.allReconcileOptions(c)
+	if err != nil {
+		return nil, err
+	}
 	return reconcile.NewClusterReconciler(c, func() *v1beta2.MemCluster { return &v1beta2.MemCluster{} }, steps,
-		append(cfg.reconcileOptions(), reconcile.WithFinalizer(v1beta2.MemClusterFinalizer))...)
+		append(recOpts, reconcile.WithFinalizer(v1beta2.MemClusterFinalizer))...)
 }
 
 // NewMachineReconciler returns the MemMachine reconciler on memcloud cl, reading and writing through c.
@@ -160,8 +229,12 @@ func NewMachineReconciler(c client.Client, cl *cloud.Cloud, opts ...Option) (*re
 	if err != nil {
 		return nil, err
 	}
+	recOpts, err := cfg.allReconcileOptions(c)
+	if err != nil {
+		return nil, err
+	}
 	return reconcile.NewMachineReconciler(c, func() *v1beta2.MemMachine { return &v1beta2.MemMachine{} }, steps,
-		append(cfg.reconcileOptions(), reconcile.WithFinalizer(v1beta2.MemMachineFinalizer))...)
+		append(recOpts, reconcile.WithFinalizer(v1beta2.MemMachineFinalizer))...)
 }
 
 // SetupWithManager registers memcloud's MemCluster, MemMachine and MemMachinePool controllers, and the
@@ -173,7 +246,7 @@ func SetupWithManager(mgr ctrl.Manager, cl *cloud.Cloud, opts ...Option) error {
 	if mgr == nil {
 		return errors.New("cannot set up memcloud's controllers: manager is nil")
 	}
-	all := append([]Option{WithClient(mgr.GetClient()), WithEventRecorder(mgr.GetEventRecorder("memcloud"))}, opts...)
+	all := append([]Option{WithClient(mgr.GetClient()), WithEventRecorder(mgr.GetEventRecorder("memcloud")), withSecretReader(mgr.GetAPIReader())}, opts...)
 	cfg := newConfig(all)
 	cr, err := NewClusterReconciler(cfg.client, cl, all...)
 	if err != nil {

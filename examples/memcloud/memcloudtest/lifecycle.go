@@ -14,6 +14,7 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/services"
+	"github.com/capkit/capkit/identity"
 	"github.com/capkit/capkit/providertest/lifecycle"
 	"github.com/capkit/capkit/reconcile"
 )
@@ -27,6 +28,8 @@ type Cluster struct {
 	// FailureDomains are the MemCluster's spec.failureDomains; the MemMachines are spread over them in
 	// the order of lifecycle.Driver.MachineNames.
 	FailureDomains []string
+	// Identity names the MemClusterIdentity of the MemCluster (spec.identityRef); empty for none.
+	Identity string
 }
 
 // LifecycleSpec returns the lifecycle.Spec of c with memcloud's kinds and objects, kubeadm-style
@@ -37,7 +40,11 @@ func LifecycleSpec(c Cluster, leaks lifecycle.LeakChecker) lifecycle.Spec {
 		Namespace: c.Namespace, ClusterName: c.Name,
 		InfraClusterGVK: v1beta2.GroupVersion.WithKind("MemCluster"), InfraMachineGVK: v1beta2.GroupVersion.WithKind("MemMachine"),
 		InfraCluster: func(_, _ string) (client.Object, error) {
-			return &v1beta2.MemCluster{Spec: v1beta2.MemClusterSpec{FailureDomains: slices.Clone(c.FailureDomains)}}, nil
+			mc := &v1beta2.MemCluster{Spec: v1beta2.MemClusterSpec{FailureDomains: slices.Clone(c.FailureDomains)}}
+			if c.Identity != "" {
+				mc.Spec.IdentityRef = &identity.Ref{Kind: v1beta2.MemClusterIdentityKind, Name: c.Identity}
+			}
+			return mc, nil
 		},
 		InfraMachine: func(_, name string, _ bool) (client.Object, error) {
 			mm := &v1beta2.MemMachine{ObjectMeta: metav1.ObjectMeta{Name: name}}

@@ -27,6 +27,12 @@ type Options struct {
 	// WebhooksOnly starts the webhooks without the controllers, for tests that call the reconcilers
 	// themselves.
 	WebhooksOnly bool
+	// Shared runs the provider on this cloud instead of a new one (Cloud is then ignored): a cloud outlives
+	// a provider, e.g. across a restart or a clusterctl move.
+	Shared *cloud.Cloud
+	// IdentityNamespace turns identities on (controllers.WithIdentities): MemClusterIdentities' credentials
+	// Secrets are read from this namespace.
+	IdentityNamespace string
 }
 
 // Provider is memcloud's controller manager running in-process against an Environment, with its own
@@ -54,15 +60,23 @@ func StartProvider(ctx context.Context, env *testenv.Environment, o Options) (*P
 		o.Logger = logr.Discard()
 	}
 	ctrl.SetLogger(o.Logger)
-	cl, err := cloud.New(o.Cloud...)
-	if err != nil {
-		return nil, err
+	cl := o.Shared
+	if cl == nil {
+		var err error
+		if cl, err = cloud.New(o.Cloud...); err != nil {
+			return nil, err
+		}
+	}
+	copts := []controllers.Option{controllers.WithPollInterval(o.PollInterval)}
+	if o.IdentityNamespace != "" {
+		copts = append(copts, controllers.WithIdentities(o.IdentityNamespace, nil))
 	}
 	p := &Provider{Cloud: cl}
+	var err error
 	p.Manager, err = env.StartManager(ctx, o.Logger, func(mgr ctrl.Manager) error {
 		p.Writes = scopetest.NewCountingClient(mgr.GetClient())
 		if !o.WebhooksOnly {
-			if err := controllers.SetupWithManager(mgr, cl, controllers.WithClient(p.Writes), controllers.WithPollInterval(o.PollInterval)); err != nil {
+			if err := controllers.SetupWithManager(mgr, cl, append(copts, controllers.WithClient(p.Writes))...); err != nil {
 				return err
 			}
 		}

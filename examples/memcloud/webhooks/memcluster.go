@@ -62,6 +62,10 @@ func ValidateMemClusterSpec(spec *v1beta2.MemClusterSpec, path *field.Path) fiel
 		errs = append(errs, field.Invalid(epPath.Child("port"), ep.Port, "must be from 1 to 65535"))
 	}
 
+	if ref := spec.IdentityRef; ref != nil && ref.Kind != v1beta2.MemClusterIdentityKind {
+		errs = append(errs, field.NotSupported(path.Child("identityRef", "kind"), ref.Kind, []string{v1beta2.MemClusterIdentityKind}))
+	}
+
 	seen := map[string]bool{}
 	for i, fd := range spec.FailureDomains {
 		p := path.Child("failureDomains").Index(i)
@@ -148,6 +152,10 @@ func ValidateMemClusterSpecUpdate(oldSpec, newSpec *v1beta2.MemClusterSpec, path
 	}
 	if !oldSpec.ControlPlaneEndpoint.IsZero() && oldSpec.ControlPlaneEndpoint != newSpec.ControlPlaneEndpoint {
 		errs = append(errs, field.Forbidden(path.Child("controlPlaneEndpoint"), immutable+" once set"))
+	}
+	if (oldSpec.IdentityRef == nil) != (newSpec.IdentityRef == nil) || (oldSpec.IdentityRef != nil && *oldSpec.IdentityRef != *newSpec.IdentityRef) {
+		// Another account cannot see the cluster's resources: they would leak, and be created again.
+		errs = append(errs, field.Forbidden(path.Child("identityRef"), immutable+": the resources live in the identity's account"))
 	}
 	return errs
 }

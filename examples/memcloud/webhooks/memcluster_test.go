@@ -13,6 +13,7 @@ import (
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/webhooks"
+	"github.com/capkit/capkit/identity"
 )
 
 // errorStrings returns the errors as "path: Type: detail" strings (values left out) for compact assertions.
@@ -232,6 +233,15 @@ func TestValidateMemClusterSpecUpdate(t *testing.T) {
 			[]string{"spec.network.subnets: FieldValueForbidden: field is immutable"}},
 		{"port", nil, func(s *v1beta2.MemClusterSpec) { s.LoadBalancer.Port = 443 },
 			[]string{"spec.loadBalancer.port: FieldValueForbidden: field is immutable"}},
+		{"identity cannot be set later", nil, func(s *v1beta2.MemClusterSpec) {
+			s.IdentityRef = &identity.Ref{Kind: v1beta2.MemClusterIdentityKind, Name: "team-a"}
+		}, []string{"spec.identityRef: FieldValueForbidden: field is immutable: the resources live in the identity's account"}},
+		{"identity cannot change", func(s *v1beta2.MemClusterSpec) {
+			s.IdentityRef = &identity.Ref{Kind: v1beta2.MemClusterIdentityKind, Name: "team-a"}
+		}, func(s *v1beta2.MemClusterSpec) {
+			s.IdentityRef = &identity.Ref{Kind: v1beta2.MemClusterIdentityKind, Name: "team-b"}
+		},
+			[]string{"spec.identityRef: FieldValueForbidden: field is immutable: the resources live in the identity's account"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			oldSpec := validClusterSpec()

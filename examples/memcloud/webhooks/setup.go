@@ -24,9 +24,10 @@ import (
 // +kubebuilder:webhook:path=/validate-infrastructure-memcloud-capkit-io-v1beta2-memmachinetemplate,mutating=false,failurePolicy=fail,sideEffects=None,groups=infrastructure.memcloud.capkit.io,resources=memmachinetemplates,verbs=create;update,versions=v1beta2,name=validation.memmachinetemplate.infrastructure.memcloud.capkit.io,admissionReviewVersions=v1
 // +kubebuilder:webhook:path=/mutate-infrastructure-memcloud-capkit-io-v1beta2-memmachinepool,mutating=true,failurePolicy=fail,sideEffects=None,groups=infrastructure.memcloud.capkit.io,resources=memmachinepools,verbs=create;update,versions=v1beta2,name=default.memmachinepool.infrastructure.memcloud.capkit.io,admissionReviewVersions=v1
 // +kubebuilder:webhook:path=/validate-infrastructure-memcloud-capkit-io-v1beta2-memmachinepool,mutating=false,failurePolicy=fail,sideEffects=None,groups=infrastructure.memcloud.capkit.io,resources=memmachinepools,verbs=create;update,versions=v1beta2,name=validation.memmachinepool.infrastructure.memcloud.capkit.io,admissionReviewVersions=v1
+// +kubebuilder:webhook:path=/validate-infrastructure-memcloud-capkit-io-v1beta2-memclusteridentity,mutating=false,failurePolicy=fail,sideEffects=None,groups=infrastructure.memcloud.capkit.io,resources=memclusteridentities,verbs=create;update,versions=v1beta2,name=validation.memclusteridentity.infrastructure.memcloud.capkit.io,admissionReviewVersions=v1
 
 // SetupWithManager registers the defaulting and validating webhooks of MemCluster, MemMachine,
-// MemClusterTemplate, MemMachineTemplate and MemMachinePool with the manager's webhook server. The manager's scheme must hold
+// MemClusterTemplate, MemMachineTemplate, MemMachinePool and MemClusterIdentity with the manager's webhook server. The manager's scheme must hold
 // the v1beta2 types (v1beta2.AddToScheme).
 func SetupWithManager(mgr ctrl.Manager) error {
 	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta2.MemCluster{}).
@@ -44,6 +45,10 @@ func SetupWithManager(mgr ctrl.Manager) error {
 	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta2.MemMachineTemplate{}).
 		WithDefaulter(MemMachineTemplate{}).WithValidator(MemMachineTemplate{}).Complete(); err != nil {
 		return fmt.Errorf("cannot set up the MemMachineTemplate webhooks: %w", err)
+	}
+	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta2.MemClusterIdentity{}).
+		WithValidator(MemClusterIdentity{}).Complete(); err != nil {
+		return fmt.Errorf("cannot set up the MemClusterIdentity webhook: %w", err)
 	}
 	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta2.MemMachinePool{}).
 		WithDefaulter(MemMachinePool{}).WithValidator(MemMachinePool{}).Complete(); err != nil {

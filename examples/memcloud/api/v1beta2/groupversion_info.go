@@ -28,6 +28,7 @@ func addKnownTypes(s *runtime.Scheme) error {
 		&MemClusterTemplate{}, &MemClusterTemplateList{},
 		&MemMachineTemplate{}, &MemMachineTemplateList{},
 		&MemMachinePool{}, &MemMachinePoolList{},
+		&MemClusterIdentity{}, &MemClusterIdentityList{},
 	)
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil

@@ -4,6 +4,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/identity"
 )
 
 // MemClusterFinalizer is the finalizer memcloud's cluster controller puts on a MemCluster before it creates
@@ -44,6 +45,12 @@ type MemClusterSpec struct {
 	// +kubebuilder:validation:items:MaxLength=63
 	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
 	FailureDomains []string `json:"failureDomains,omitempty"`
+
+	// identityRef names the MemClusterIdentity whose memcloud account the cluster's resources live in. Unset
+	// means memcloud's default credentials (a cloud without accounts). It cannot change after creation: the
+	// resources of one account are invisible to another.
+	// +optional
+	IdentityRef *identity.Ref `json:"identityRef,omitempty"`
 }
 
 // MemClusterStatus is the observed state of a MemCluster.

@@ -80,10 +80,17 @@ func run(ctx context.Context, out io.Writer, o options) error {
 		return err
 	}
 	defer func() { _ = env.Stop() }()
-	p, err := memcloudtest.StartProvider(ctx, env, memcloudtest.Options{Cloud: []cloud.Option{
-		cloud.WithSeed(o.seed), cloud.WithPendingGets(2),
-		cloud.WithFaults(cloud.FaultConfig{BeforeChange: o.faults / 2, AfterChange: o.faults / 2, SearchLag: o.searchLag}),
-	}})
+	cl, err := cloud.New(cloud.WithSeed(o.seed), cloud.WithPendingGets(2),
+		cloud.WithFaults(cloud.FaultConfig{BeforeChange: o.faults / 2, AfterChange: o.faults / 2, SearchLag: o.searchLag}))
+	if err != nil {
+		return err
+	}
+	// memcloud's own namespace holds the tenants' credentials Secrets.
+	system, err := env.CreateNamespace(ctx, "memcloud-system")
+	if err != nil {
+		return err
+	}
+	p, err := memcloudtest.StartProvider(ctx, env, memcloudtest.Options{Shared: cl, IdentityNamespace: system})
 	if err != nil {
 		return err
 	}
@@ -92,11 +99,18 @@ func run(ctx context.Context, out io.Writer, o options) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "API server and provider ready in %s; namespace %s\n", time.Since(start).Round(time.Millisecond), ns)
+	// The tenant's memcloud account, its credentials Secret and the identity that lets namespace ns use it.
+	// With an account in the cloud, every cloud call must carry credentials: the whole run goes through it.
+	const tenant = "demo-tenant"
+	if err := memcloudtest.CreateIdentity(ctx, env.Client, cl, system, tenant, ns); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "API server and provider ready in %s; namespace %s, MemClusterIdentity %s (memcloud account %s, credentials in Secret %s/%s)\n",
+		time.Since(start).Round(time.Millisecond), ns, tenant, tenant, system, tenant)
 
 	// providertest's lifecycle driver plays Cluster API's part; the watcher prints the table on its polls.
 	spec := memcloudtest.LifecycleSpec(memcloudtest.Cluster{Namespace: ns, Name: "demo", ControlPlane: o.controlPlane,
-		Workers: o.workers, FailureDomains: []string{"fd-a", "fd-b"}}, p.LeakChecker())
+		Workers: o.workers, FailureDomains: []string{"fd-a", "fd-b"}, Identity: tenant}, p.LeakChecker())
 	spec.Timeout = o.timeout
 	w := &lifecycle.Watcher{Out: out, Start: time.Now(), DetailHeader: "CLOUD", Detail: cloudDetail, Status: func() string {
 		c := p.Cloud
@@ -139,7 +153,13 @@ func run(ctx context.Context, out io.Writer, o options) error {
 		"boots; provisioning a machine whose cluster is ready and whose instance runs at once costs 3 (controllers tests).\n")
 	fmt.Fprintf(out, "machines provisioned: %d, cloud resources created: %d, leaked: %d, duplicates: %d, API writes: %d (per machine %.1f), cloud faults injected: %d\n",
 		n, p.Cloud.TotalCreated(), len(leaks), len(dups), p.Writes.Writes(), float64(machineWrites)/float64(machines(o)), p.Cloud.Calls().Faults)
+	st := p.Cloud.Calls()
+	fmt.Fprintf(out, "cloud calls with the credentials of MemClusterIdentity %s: %d of %d; refused as unauthorized: %d\n",
+		tenant, st.ByAccount[tenant], st.Total(), st.Unauthorized)
 	var errs []error
+	if st.Unauthorized > 0 || st.ByAccount[tenant] != st.Total() {
+		errs = append(errs, fmt.Errorf("%d cloud calls were not made with the identity's credentials", st.Total()-st.ByAccount[tenant]))
+	}
 	if !provisioned {
 		errs = append(errs, fmt.Errorf("the cluster was not provisioned within %s", o.timeout))
 	}
