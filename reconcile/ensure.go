@@ -104,6 +104,8 @@ const (
 	ActionCreated Action = "Created"
 	// ActionUpdated means the resource was found or adopted, had drifted, and was updated in place.
 	ActionUpdated Action = "Updated"
+	// ActionDeleted means EnsureDeleted deleted the resource (only in capkit's metrics).
+	ActionDeleted Action = "Deleted"
 )
 
 // EnsureResult is the outcome of Ensure: the resource as observed in this reconcile and what the step
@@ -202,8 +204,9 @@ func IdempotencyToken(ownershipKey, key string) string {
 
 // ensureCall is one Ensure: its inputs, and the spec once computed.
 type ensureCall[S, O any] struct {
-	key      string
-	r        Resource[S, O]
+	key string
+	r   *metered[S, O] // every cloud call goes through it; r.Resource is the provider's
+
 	spec     Spec[S]
 	computed bool
 	opts     ensureOptions
@@ -255,7 +258,8 @@ func Ensure[S, O any](ctx context.Context, t scope.ResourceTracker, key string, 
 	if err := scope.ValidateResourceKey(key); err != nil {
 		return out, Terminal(ReasonInvalidParameters, fmt.Errorf("cannot ensure resource: %w", err))
 	}
-	c := &ensureCall[S, O]{key: key, r: r, spec: spec, opts: newEnsureOptions(opts)}
+	m := meter(r, key)
+	c := &ensureCall[S, O]{key: key, r: m, spec: spec, opts: newEnsureOptions(opts)}
 	if spec.fn == nil {
 		if _, err := c.desired(ctx); err != nil {
 			return out, err
@@ -266,12 +270,12 @@ func Ensure[S, O any](ctx context.Context, t scope.ResourceTracker, key string, 
 		return out, fmt.Errorf("cannot ensure resource %q: %w", key, err)
 	}
 	if id, ok := t.ResourceID(key); ok {
-		obs, found, err := r.Get(ctx, id)
+		obs, found, err := m.Get(ctx, id)
 		if err != nil {
 			return out, fmt.Errorf("cannot get resource %q (id %q): %w", key, id, err)
 		}
 		if found {
-			return c.settle(ctx, EnsureResult[O]{ID: id, Observed: obs, Action: ActionFound})
+			return c.record(c.settle(ctx, EnsureResult[O]{ID: id, Observed: obs, Action: ActionFound}))
 		}
 		if c.opts.createOnce {
 			return out, Terminal(ReasonResourceDeleted,
@@ -293,7 +297,15 @@ func Ensure[S, O any](ctx context.Context, t scope.ResourceTracker, key string, 
 		// before the checkpoint) that a person may want to see.
 		Eventf(ctx, EventNormal, ReasonResourceAdopted, "adopted resource %q (id %q) by its ownership tags", key, out.ID)
 	}
-	return c.settle(ctx, out)
+	return c.record(c.settle(ctx, out))
+}
+
+// record counts what Ensure did in capkit's metrics.
+func (c *ensureCall[S, O]) record(out EnsureResult[O], err error) (EnsureResult[O], error) {
+	if err == nil && out.Action != "" {
+		c.r.action(out.Action)
+	}
+	return out, err
 }
 
 // adoptOrCreate finds the resource by its ownership tags or creates it.
@@ -330,11 +342,11 @@ func (c *ensureCall[S, O]) observed(obs O, action Action) (EnsureResult[O], erro
 
 // settle waits for a pending resource and brings a drifted one up to date; it sets out.Result.
 func (c *ensureCall[S, O]) settle(ctx context.Context, out EnsureResult[O]) (EnsureResult[O], error) {
-	if w, pending := pendingResult(c.r, c.key, out.ID, out.Observed, c.opts.poll); pending {
+	if w, pending := pendingResult(c.r.Resource, c.key, out.ID, out.Observed, c.opts.poll); pending {
 		out.Result = w
 		return out, nil
 	}
-	u, ok := c.r.(Updater[S, O])
+	u, ok := c.r.Resource.(Updater[S, O])
 	if !ok || out.Action == ActionCreated {
 		out.Result = Result{Done: true}
 		return out, nil
@@ -355,7 +367,7 @@ func (c *ensureCall[S, O]) settle(ctx context.Context, out EnsureResult[O]) (Ens
 		out.Result = Result{Reason: ReasonNeedsReplacement, Message: msg, RequeueAfter: c.opts.poll}
 		return out, nil
 	}
-	obs, err := u.Update(ctx, out.ID, spec, out.Observed)
+	obs, err := c.r.update(ctx, u, out.ID, spec, out.Observed)
 	if err != nil {
 		return out, fmt.Errorf("cannot update resource %q (id %q) in %s: %w", c.key, out.ID, strings.Join(fields, ", "), err)
 	}
@@ -395,10 +407,11 @@ func EnsureDeleted[S, O any](ctx context.Context, t scope.ResourceTracker, key s
 		return Result{}, fmt.Errorf("cannot delete resource %q: tracker and resource must not be nil", key)
 	}
 	o := newEnsureOptions(opts)
+	m := meter(r, key)
 	var wait *Result // why the step waits, for the first resource still there
 	tracked, isTracked := t.ResourceID(key)
 	if isTracked {
-		w, gone, err := deleteIfExists(ctx, r, key, tracked, o.poll)
+		w, gone, err := deleteIfExists(ctx, m, key, tracked, o.poll)
 		if err != nil {
 			return Result{}, err
 		}
@@ -413,12 +426,12 @@ func EnsureDeleted[S, O any](ctx context.Context, t scope.ResourceTracker, key s
 	case err != nil:
 		return Result{}, fmt.Errorf("cannot delete resource %q: %w", key, err)
 	default:
-		obs, found, err := r.FindByTags(ctx, OwnershipTags(ownershipKey, key))
+		obs, found, err := m.FindByTags(ctx, OwnershipTags(ownershipKey, key))
 		if err != nil {
 			return Result{}, fmt.Errorf("cannot find resource %q by tags: %w", key, err)
 		}
 		if found && (!isTracked || r.ID(obs) != tracked) { // the tracked one is handled above
-			w, gone, err := deleteIfExists(ctx, r, key, r.ID(obs), o.poll)
+			w, gone, err := deleteIfExists(ctx, m, key, r.ID(obs), o.poll)
 			if err != nil {
 				return Result{}, err
 			}
@@ -438,7 +451,7 @@ func EnsureDeleted[S, O any](ctx context.Context, t scope.ResourceTracker, key s
 
 // deleteIfExists deletes id unless it is gone and reports whether it is gone afterwards; when it is not,
 // the result says why the step waits.
-func deleteIfExists[S, O any](ctx context.Context, r Resource[S, O], key, id string, poll time.Duration) (Result, bool, error) {
+func deleteIfExists[S, O any](ctx context.Context, r *metered[S, O], key, id string, poll time.Duration) (Result, bool, error) {
 	_, found, err := r.Get(ctx, id)
 	if err != nil {
 		return Result{}, false, fmt.Errorf("cannot get resource %q (id %q): %w", key, id, err)
@@ -449,6 +462,7 @@ func deleteIfExists[S, O any](ctx context.Context, r Resource[S, O], key, id str
 	if err := r.Delete(ctx, id); err != nil {
 		return Result{}, false, fmt.Errorf("cannot delete resource %q (id %q): %w", key, id, err)
 	}
+	r.action(ActionDeleted)
 	obs, found, err := r.Get(ctx, id)
 	if err != nil {
 		return Result{}, false, fmt.Errorf("cannot get resource %q (id %q): %w", key, id, err)
@@ -456,7 +470,7 @@ func deleteIfExists[S, O any](ctx context.Context, r Resource[S, O], key, id str
 	if !found {
 		return Result{}, true, nil
 	}
-	if w, pending := pendingResult(r, key, id, obs, poll); pending {
+	if w, pending := pendingResult(r.Resource, key, id, obs, poll); pending {
 		if w.Reason == ReasonResourcePending {
 			w.Reason = ReasonDeleting
 		}

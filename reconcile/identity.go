@@ -19,6 +19,7 @@ import (
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/identity"
+	"github.com/capkit/capkit/ratelimit"
 	"github.com/capkit/capkit/scope"
 )
 
@@ -87,6 +88,9 @@ func (r *base) bindIdentity(ctx context.Context, s conditionsObject, src identit
 		var bound context.Context
 		if bound, err = r.identity.Bind(ctx, namespace, ref); err == nil {
 			r.mark(s, ConditionIdentityReady, "True", ReasonReady, "")
+			if ref != nil {
+				bound = ratelimit.WithKey(bound, ref.Name) // one rate limit per account
+			}
 			return bound, outcome{}, true
 		}
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/identity"
+	"github.com/capkit/capkit/ratelimit"
 	"github.com/capkit/capkit/scope"
 )
 
@@ -45,7 +46,13 @@ type config struct {
 	resync          time.Duration
 	identity        identity.Binder
 	newInfraCluster func() identity.Referencer
+	limiters        *ratelimit.Limiters
 }
+
+// WithRateLimiter makes every cloud call that Ensure and EnsureDeleted make in this reconciler's steps wait
+// on l first (one token bucket per cloud account: the identity's name with WithIdentity, else one for all).
+// Share one Limiters between the reconcilers of a manager, so that they share the cloud's limit.
+func WithRateLimiter(l *ratelimit.Limiters) Option { return func(c *config) { c.limiters = l } }
 
 // WithFinalizer sets the finalizer the reconciler adds; the default is "<group>/<lower-case kind>", e.g.
 // "infrastructure.cluster.x-k8s.io/memcluster" (the API server warns about finalizers without a path).
@@ -94,6 +101,8 @@ type base struct {
 	resync          time.Duration
 	identity        identity.Binder
 	newInfraCluster func() identity.Referencer
+	limiters        *ratelimit.Limiters
+	throttle        throttles
 }
 
 func newBase(c client.Client, prototype client.Object, role string, opts []Option) (*base, error) {
@@ -124,7 +133,7 @@ func newBase(c client.Client, prototype client.Object, role string, opts []Optio
 	}
 	return &base{client: c, kind: gvk, finalizer: cfg.finalizer, recorder: cfg.recorder, defaultRequeue: cfg.defaultRequeue,
 		scopeOpts: cfg.scopeOpts, watchFilter: cfg.watchFilter, coreVersion: cfg.coreVersion, resync: max(cfg.resync, 0),
-		identity: cfg.identity, newInfraCluster: cfg.newInfraCluster}, nil
+		identity: cfg.identity, newInfraCluster: cfg.newInfraCluster, limiters: cfg.limiters}, nil
 }
 
 // Finalizer returns the finalizer the reconciler adds to infra objects.
@@ -170,6 +179,9 @@ func (r *base) run(ctx context.Context, s lifecycle, steps []stepRunner, gate fu
 	log := logFrom(ctx)
 	obj := s.Object()
 	ctx = ContextWithEvents(ctx, r.recorder, obj)
+	if r.limiters != nil {
+		ctx = ratelimit.Into(ctx, r.limiters)
+	}
 	types := make([]string, len(steps))
 	for i, st := range steps {
 		types[i] = st.conditionType
@@ -242,6 +254,9 @@ func (r *base) run(ctx context.Context, s lifecycle, steps []stepRunner, gate fu
 
 // finish closes the scope and turns the outcome into a controller-runtime result.
 func (r *base) finish(ctx context.Context, s lifecycle, out outcome) (ctrl.Result, error) {
+	if !out.throttled {
+		r.throttle.reset(objectKey(s))
+	}
 	if err := s.Close(ctx); err != nil {
 		return ctrl.Result{}, errors.Join(out.err, err)
 	}

@@ -110,6 +110,7 @@ type outcome struct {
 	done         bool
 	requeueAfter time.Duration
 	err          error // returned to controller-runtime (backoff)
+	throttled    bool  // the cloud throttled a step: requeued after its hint, not an error
 }
 
 // runSteps reconciles the steps in order and records each step's condition.
@@ -178,6 +179,9 @@ func (r *base) deleteSteps(ctx context.Context, obj conditionsObject, steps []st
 // stepFailed records err in cond according to its class: terminal (no retry until the object changes) or
 // anything else (returned to controller-runtime, which retries with backoff).
 func (r *base) stepFailed(ctx context.Context, obj conditionsObject, cond string, err error) outcome {
+	if hint, ok := IsThrottled(err); ok {
+		return r.stepThrottled(obj, cond, hint, err)
+	}
 	if IsTerminal(err) {
 		reason, msg := TerminalReason(err), terminalMessage(err)
 		if r.mark(obj, cond, conditionStatusFor(cond), reason, msg) {

@@ -1,0 +1,107 @@
+package reconcile
+
+import (
+	"context"
+	"time"
+
+	"github.com/capkit/capkit/metrics"
+	"github.com/capkit/capkit/ratelimit"
+)
+
+// Kinded is implemented by a Resource that names the kind of cloud resource it manages ("network",
+// "instance"): the resource label of capkit's metrics. Without it the label is the Ensure key.
+type Kinded interface {
+	Kind() string
+}
+
+// Cloud operations, the operation label of capkit's metrics.
+const (
+	opGet    = "get"
+	opFind   = "find"
+	opCreate = "create"
+	opUpdate = "update"
+	opDelete = "delete"
+)
+
+// metered is a Resource whose cloud calls wait for the rate limiter of the context and are recorded in
+// capkit's metrics. Ensure calls through it; type assertions (Updater, PendingReporter) use the original.
+type metered[S, O any] struct {
+	Resource[S, O]
+	kind string
+}
+
+func meter[S, O any](r Resource[S, O], key string) *metered[S, O] {
+	kind := key
+	if k, ok := r.(Kinded); ok && k.Kind() != "" {
+		kind = k.Kind()
+	}
+	return &metered[S, O]{Resource: r, kind: kind}
+}
+
+// call waits for the rate limiter, runs fn and records it; notFound tells a successful call that found
+// nothing.
+func (m *metered[S, O]) call(ctx context.Context, op string, fn func() (notFound bool, err error)) error {
+	waited, err := ratelimit.WaitFrom(ctx)
+	if waited > 0 || ratelimit.From(ctx) != nil {
+		metrics.ObserveWait(waited)
+	}
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	notFound, err := fn()
+	outcome := metrics.OutcomeOK
+	switch {
+	case err != nil:
+		outcome = metrics.OutcomeError
+		if _, ok := IsThrottled(err); ok {
+			outcome = metrics.OutcomeThrottled
+		}
+	case notFound:
+		outcome = metrics.OutcomeNotFound
+	}
+	metrics.ObserveCall(m.kind, op, outcome, time.Since(start))
+	return err
+}
+
+func (m *metered[S, O]) Get(ctx context.Context, id string) (obs O, found bool, err error) {
+	err = m.call(ctx, opGet, func() (bool, error) {
+		obs, found, err = m.Resource.Get(ctx, id)
+		return !found, err
+	})
+	return obs, found, err
+}
+
+func (m *metered[S, O]) FindByTags(ctx context.Context, tags map[string]string) (obs O, found bool, err error) {
+	err = m.call(ctx, opFind, func() (bool, error) {
+		obs, found, err = m.Resource.FindByTags(ctx, tags)
+		return !found, err
+	})
+	return obs, found, err
+}
+
+func (m *metered[S, O]) Create(ctx context.Context, spec S, token string, tags map[string]string) (obs O, err error) {
+	err = m.call(ctx, opCreate, func() (bool, error) {
+		obs, err = m.Resource.Create(ctx, spec, token, tags)
+		return false, err
+	})
+	return obs, err
+}
+
+func (m *metered[S, O]) Delete(ctx context.Context, id string) error {
+	return m.call(ctx, opDelete, func() (bool, error) { return false, m.Resource.Delete(ctx, id) })
+}
+
+// update calls u.Update through the limiter and the metrics.
+func (m *metered[S, O]) update(ctx context.Context, u Updater[S, O], id string, spec S, obs O) (out O, err error) {
+	err = m.call(ctx, opUpdate, func() (bool, error) {
+		out, err = u.Update(ctx, id, spec, obs)
+		return false, err
+	})
+	return out, err
+}
+
+// action records what Ensure or EnsureDeleted did.
+func (m *metered[S, O]) action(a Action) {
+	metrics.EnsureActions.WithLabelValues(m.kind, lower(string(a))).Inc()
+}

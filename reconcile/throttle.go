@@ -1,0 +1,99 @@
+package reconcile
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/capkit/capkit/metrics"
+)
+
+// ReasonThrottled is the reason of a step condition while the cloud throttles the provider's calls.
+const ReasonThrottled = "Throttled"
+
+// Bounds of the wait after a throttled reconcile without a hint from the cloud: it doubles from
+// ThrottleBackoffBase with each throttled reconcile of the same object, up to ThrottleBackoffMax, and starts
+// again after a reconcile that is not throttled.
+const (
+	ThrottleBackoffBase = time.Second
+	ThrottleBackoffMax  = 5 * time.Minute
+)
+
+// ThrottledError is a cloud call the cloud refused for its rate limit (HTTP 429, a cloud's own throttling
+// code). It is not a failure: the reconcile is requeued after RetryAfter, or a bounded backoff without it.
+type ThrottledError struct {
+	// RetryAfter is the cloud's hint (Retry-After); zero when it gave none.
+	RetryAfter time.Duration
+	// Err is the cloud's error.
+	Err error
+}
+
+func (e *ThrottledError) Error() string { return fmt.Sprintf("throttled by the cloud: %v", e.Err) }
+
+// Unwrap returns the cloud's error.
+func (e *ThrottledError) Unwrap() error { return e.Err }
+
+// Throttled marks err, a cloud call refused for its rate limit, as throttling; retryAfter is the cloud's hint
+// (zero without one). A provider's Resource returns it from its calls, as it returns Terminal for a terminal
+// error.
+func Throttled(err error, retryAfter time.Duration) error {
+	if err == nil {
+		return nil
+	}
+	return &ThrottledError{RetryAfter: max(retryAfter, 0), Err: err}
+}
+
+// IsThrottled reports whether err is throttling, and the cloud's hint.
+func IsThrottled(err error) (time.Duration, bool) {
+	var t *ThrottledError
+	if errors.As(err, &t) {
+		return t.RetryAfter, true
+	}
+	return 0, false
+}
+
+// throttles remembers how many reconciles of each object in a row were throttled.
+type throttles struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// next returns the wait after a throttled reconcile of key: the hint, or the bounded backoff, plus up to 20%
+// jitter so that throttled objects do not come back together.
+func (t *throttles) next(key string, hint time.Duration) time.Duration {
+	t.mu.Lock()
+	if t.n == nil {
+		t.n = map[string]int{}
+	}
+	n := t.n[key]
+	t.n[key] = n + 1
+	t.mu.Unlock()
+	d := hint
+	if d <= 0 {
+		d = ThrottleBackoffBase << min(n, 20)
+	}
+	d = min(d, ThrottleBackoffMax)
+	return d + rand.N(d/5+1)
+}
+
+// reset forgets the throttling of key after a reconcile that was not throttled.
+func (t *throttles) reset(key string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.n, key)
+}
+
+// stepThrottled records a throttled step in cond and returns when to come back.
+func (r *base) stepThrottled(obj conditionsObject, cond string, hint time.Duration, err error) outcome {
+	after := r.throttle.next(objectKey(obj), hint)
+	r.mark(obj, cond, conditionStatusFor(cond), ReasonThrottled, fmt.Sprintf("%s; retrying in %s", message(err), after.Round(time.Millisecond)))
+	metrics.ReconcileThrottled.WithLabelValues(r.kind.Kind).Inc()
+	return outcome{requeueAfter: after, throttled: true}
+}
+
+func objectKey(obj conditionsObject) string {
+	o := obj.Object()
+	return o.GetNamespace() + "/" + o.GetName()
+}

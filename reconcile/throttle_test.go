@@ -1,0 +1,131 @@
+package reconcile_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/internal/testtypes"
+	"github.com/capkit/capkit/metrics"
+	"github.com/capkit/capkit/ratelimit"
+	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/scope"
+)
+
+// TestThrottledStepIsRequeuedNotFailed: a step the cloud throttles is not an error (no backoff of
+// controller-runtime, no TransientError): it is requeued after the cloud's hint with jitter, or after a backoff
+// that doubles while the throttling lasts, stays bounded, and starts again after a reconcile that is not
+// throttled.
+func TestThrottledStepIsRequeuedNotFailed(t *testing.T) {
+	ns := newNamespace(t)
+	ctx := context.Background()
+	obj, _ := newFooCluster(t, ns, false, nil)
+	f := newClusterFixture(t)
+	throttled := testutil.ToFloat64(metrics.ReconcileThrottled.WithLabelValues("FooCluster"))
+
+	f.lbErr = reconcile.Throttled(errors.New("429 Too Many Requests"), 2*time.Second)
+	res, err := f.r.Reconcile(ctx, req(obj))
+	require.NoError(t, err, "throttling is not a failure")
+	assert.GreaterOrEqual(t, res.RequeueAfter, 2*time.Second, "the cloud's hint")
+	assert.LessOrEqual(t, res.RequeueAfter, 2400*time.Millisecond, "plus at most 20% jitter")
+	c := meta.FindStatusCondition(get(t, obj).Status.Conditions, "LoadBalancerReady")
+	require.NotNil(t, c)
+	assert.Equal(t, reconcile.ReasonThrottled, c.Reason)
+	assert.Contains(t, c.Message, "429 Too Many Requests")
+
+	f.lbErr = reconcile.Throttled(errors.New("slow down"), 0)
+	var waits []time.Duration
+	for range 3 {
+		res, err = f.r.Reconcile(ctx, req(obj))
+		require.NoError(t, err)
+		waits = append(waits, res.RequeueAfter)
+	}
+	// The hinted reconcile counted as the first: without hints the backoff is 2s, 4s, 8s (+ jitter).
+	for i, base := range []time.Duration{2 * time.Second, 4 * time.Second, 8 * time.Second} {
+		assert.GreaterOrEqual(t, waits[i], base, "wait %d", i)
+		assert.LessOrEqual(t, waits[i], base+base/5, "wait %d", i)
+	}
+	assert.Equal(t, throttled+4, testutil.ToFloat64(metrics.ReconcileThrottled.WithLabelValues("FooCluster")))
+
+	f.lbErr = nil
+	_, err = f.r.Reconcile(ctx, req(obj))
+	require.NoError(t, err)
+	f.lbErr = reconcile.Throttled(errors.New("slow down"), 0)
+	res, err = f.r.Reconcile(ctx, req(obj))
+	require.NoError(t, err)
+	assert.LessOrEqual(t, res.RequeueAfter, reconcile.ThrottleBackoffBase+reconcile.ThrottleBackoffBase/5, "the backoff starts again after a success")
+
+	f.lbErr = reconcile.Throttled(errors.New("slow down"), time.Hour)
+	res, err = f.r.Reconcile(ctx, req(obj))
+	require.NoError(t, err)
+	assert.LessOrEqual(t, res.RequeueAfter, reconcile.ThrottleBackoffMax+reconcile.ThrottleBackoffMax/5, "bounded even with a long hint")
+}
+
+func TestIsThrottled(t *testing.T) {
+	assert.NoError(t, reconcile.Throttled(nil, time.Second))
+	err := reconcile.Throttled(errors.New("429"), 3*time.Second)
+	hint, ok := reconcile.IsThrottled(errors.Join(errors.New("cannot create"), err))
+	assert.True(t, ok)
+	assert.Equal(t, 3*time.Second, hint)
+	_, ok = reconcile.IsThrottled(errors.New("boom"))
+	assert.False(t, ok)
+	assert.EqualError(t, err, "throttled by the cloud: 429")
+}
+
+// TestEnsureRecordsMetricsAndWaitsForTheRateLimiter: the cloud calls of Ensure and EnsureDeleted are
+// counted by resource, operation and outcome, their actions counted, and, with WithRateLimiter, each waits
+// for a token of the shared limiter.
+func TestEnsureRecordsMetricsAndWaitsForTheRateLimiter(t *testing.T) {
+	ns := newNamespace(t)
+	ctx := context.Background()
+	obj, _ := newFooCluster(t, ns, false, nil)
+	cloud := newFakeCloud()
+	limiters, err := ratelimit.New(20, 1) // one call at once, then one every 50ms
+	require.NoError(t, err)
+	var waited []time.Duration
+	limiters.OnWait(func(d time.Duration) { waited = append(waited, d) })
+	network := reconcile.ServiceFuncs[clusterScope]{
+		ReconcileFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
+			_, err := reconcile.Ensure(ctx, s, "metered-vpc", cloud, reconcile.Given(netSpec{CIDR: "10.0.0.0/16"}))
+			return reconcile.Result{Done: err == nil}, err
+		},
+		DeleteFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
+			return reconcile.EnsureDeleted(ctx, s, "metered-vpc", cloud)
+		},
+	}
+	r, err := reconcile.NewClusterReconciler(env.Client, func() *testtypes.FooCluster { return &testtypes.FooCluster{} },
+		[]reconcile.Step[clusterScope]{{Name: "Network", Service: network}},
+		reconcile.WithRateLimiter(limiters), reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)))
+	require.NoError(t, err)
+	calls := func(op, outcome string) float64 {
+		return testutil.ToFloat64(metrics.CloudCalls.WithLabelValues("metered-vpc", op, outcome))
+	}
+	actions := func(a string) float64 {
+		return testutil.ToFloat64(metrics.EnsureActions.WithLabelValues("metered-vpc", a))
+	}
+
+	_, err = r.Reconcile(ctx, req(obj)) // find by tags (nothing), create
+	require.NoError(t, err)
+	_, err = r.Reconcile(ctx, req(obj)) // get (found)
+	require.NoError(t, err)
+	assert.Equal(t, 1.0, calls("find", metrics.OutcomeNotFound))
+	assert.Equal(t, 1.0, calls("create", metrics.OutcomeOK))
+	assert.Equal(t, 1.0, calls("get", metrics.OutcomeOK))
+	assert.Equal(t, 1.0, actions("created"))
+	assert.Equal(t, 1.0, actions("found"))
+	require.Len(t, waited, 3, "every cloud call waited for the limiter")
+	assert.Greater(t, waited[1]+waited[2], 50*time.Millisecond, "the calls after the burst waited for tokens")
+
+	cloud.failNext["Get"] = reconcile.Throttled(errors.New("429"), time.Second)
+	res, err := r.Reconcile(ctx, req(obj))
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, res.RequeueAfter, time.Second)
+	assert.Equal(t, 1.0, calls("get", metrics.OutcomeThrottled))
+}
