@@ -15,6 +15,7 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/identity"
+	"github.com/capkit/capkit/ratelimit"
 	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
 )
@@ -33,6 +34,7 @@ const (
 type Option func(*config)
 
 type config struct {
+	limiters          *ratelimit.Limiters
 	identityNamespace string
 	secretReader      client.Reader
 	client            client.Client
@@ -56,6 +58,10 @@ func WithPollInterval(d time.Duration) Option { return func(o *config) { o.poll 
 func WithEventRecorder(rec reconcile.EventRecorder) Option {
 	return func(o *config) { o.recorder = rec }
 }
+
+// WithRateLimiter makes every reconciler wait on l before each cloud call its services make through
+// reconcile.Ensure (one bucket per memcloud account). Pass the same Limiters to every reconciler.
+func WithRateLimiter(l *ratelimit.Limiters) Option { return func(o *config) { o.limiters = l } }
 
 // withSecretReader sets the reader of credentials Secrets unless WithIdentities set one.
 func withSecretReader(r client.Reader) Option {
@@ -135,6 +141,9 @@ func (cfg config) reconcileOptions() []reconcile.Option {
 	}
 	if cfg.recorder != nil {
 		opts = append(opts, reconcile.WithEventRecorder(cfg.recorder))
+	}
+	if cfg.limiters != nil {
+		opts = append(opts, reconcile.WithRateLimiter(cfg.limiters))
 	}
 	return opts
 }

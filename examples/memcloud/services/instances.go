@@ -18,7 +18,8 @@ var _ reconcile.PendingReporter[*cloud.Instance] = instances{}
 
 func newInstances(c *cloud.Cloud) instances {
 	return instances{&cloudResource[cloud.InstanceSpec, cloud.Instance]{
-		get: c.GetInstance, find: c.FindInstances, del: c.DeleteInstance,
+		kind: "instance",
+		get:  c.GetInstance, find: c.FindInstances, del: c.DeleteInstance,
 		id: func(i *cloud.Instance) string { return i.ID },
 		validate: func(s cloud.InstanceSpec) error {
 			var err error

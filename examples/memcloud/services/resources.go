@@ -36,6 +36,7 @@ const (
 // cloudResource adapts one kind of memcloud resource to reconcile.Resource[S, *R]. S is the create request
 // of the kind (cloud.NetworkSpec, ...), R the resource, which is also what Ensure observes.
 type cloudResource[S, R any] struct {
+	kind     string // the resource label of capkit's metrics
 	validate func(S) error
 	get      func(ctx context.Context, id string) (*R, error)
 	find     func(ctx context.Context, tags map[string]string) ([]R, error)
@@ -45,6 +46,9 @@ type cloudResource[S, R any] struct {
 }
 
 var _ reconcile.Resource[cloud.NetworkSpec, *cloud.Network] = (*cloudResource[cloud.NetworkSpec, cloud.Network])(nil)
+
+// Kind names the kind of resource in capkit's metrics (reconcile.Kinded).
+func (r *cloudResource[S, R]) Kind() string { return r.kind }
 
 // Validate checks the request without calling the cloud.
 func (r *cloudResource[S, R]) Validate(spec S) error { return r.validate(spec) }
@@ -142,7 +146,8 @@ type Resources struct {
 func NewResources(c *cloud.Cloud) Resources {
 	return Resources{
 		Networks: &cloudResource[cloud.NetworkSpec, cloud.Network]{
-			get: c.GetNetwork, find: c.FindNetworks, del: c.DeleteNetwork,
+			kind: "network",
+			get:  c.GetNetwork, find: c.FindNetworks, del: c.DeleteNetwork,
 			id: func(n *cloud.Network) string { return n.ID },
 			validate: func(s cloud.NetworkSpec) error {
 				return errors.Join(required("name", s.Name), cidr("cidr", s.CIDR))
@@ -153,7 +158,8 @@ func NewResources(c *cloud.Cloud) Resources {
 			},
 		},
 		Subnets: &cloudResource[cloud.SubnetSpec, cloud.Subnet]{
-			get: c.GetSubnet, find: c.FindSubnets, del: c.DeleteSubnet,
+			kind: "subnet",
+			get:  c.GetSubnet, find: c.FindSubnets, del: c.DeleteSubnet,
 			id: func(n *cloud.Subnet) string { return n.ID },
 			validate: func(s cloud.SubnetSpec) error {
 				return errors.Join(required("name", s.Name), required("networkID", s.NetworkID), cidr("cidr", s.CIDR))
@@ -165,7 +171,8 @@ func NewResources(c *cloud.Cloud) Resources {
 		},
 		SecurityGroups: newSecurityGroups(c),
 		LoadBalancers: &cloudResource[cloud.LoadBalancerSpec, cloud.LoadBalancer]{
-			get: c.GetLoadBalancer, find: c.FindLoadBalancers, del: c.DeleteLoadBalancer,
+			kind: "load-balancer",
+			get:  c.GetLoadBalancer, find: c.FindLoadBalancers, del: c.DeleteLoadBalancer,
 			id: func(n *cloud.LoadBalancer) string { return n.ID },
 			validate: func(s cloud.LoadBalancerSpec) error {
 				var err error
@@ -181,7 +188,8 @@ func NewResources(c *cloud.Cloud) Resources {
 		},
 		Instances: newInstances(c),
 		InstanceGroups: &cloudResource[cloud.InstanceGroupSpec, cloud.InstanceGroup]{
-			get: c.GetInstanceGroup, find: c.FindInstanceGroups, del: c.DeleteInstanceGroup,
+			kind: "instance-group",
+			get:  c.GetInstanceGroup, find: c.FindInstanceGroups, del: c.DeleteInstanceGroup,
 			id: func(g *cloud.InstanceGroup) string { return g.ID },
 			validate: func(s cloud.InstanceGroupSpec) error {
 				var errs []error

@@ -70,7 +70,8 @@ var _ reconcile.Updater[cloud.SecurityGroupSpec, *cloud.SecurityGroup] = (*secur
 func newSecurityGroups(c *cloud.Cloud) *securityGroups {
 	return &securityGroups{
 		cloudResource: &cloudResource[cloud.SecurityGroupSpec, cloud.SecurityGroup]{
-			get: c.GetSecurityGroup, find: c.FindSecurityGroups, del: c.DeleteSecurityGroup,
+			kind: "security-group",
+			get:  c.GetSecurityGroup, find: c.FindSecurityGroups, del: c.DeleteSecurityGroup,
 			id: func(g *cloud.SecurityGroup) string { return g.ID },
 			validate: func(s cloud.SecurityGroupSpec) error {
 				return errors.Join(required("name", s.Name), required("networkID", s.NetworkID), validRules(s.Ingress))
