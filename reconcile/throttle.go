@@ -13,9 +13,10 @@ import (
 // ReasonThrottled is the reason of a step condition while the cloud throttles the provider's calls.
 const ReasonThrottled = "Throttled"
 
-// Bounds of the wait after a throttled reconcile without a hint from the cloud: it doubles from
-// ThrottleBackoffBase with each throttled reconcile of the same object, up to ThrottleBackoffMax, and starts
-// again after a reconcile that is not throttled.
+// Bounds of the wait after a throttled reconcile: ThrottleBackoffBase doubled with each throttled reconcile
+// of the same object in a row, at least the cloud's hint, at most ThrottleBackoffMax; it starts again after a
+// reconcile that is not throttled. Up to 50% jitter is added, so that a fleet throttled together does not
+// come back together.
 const (
 	ThrottleBackoffBase = time.Second
 	ThrottleBackoffMax  = 5 * time.Minute
@@ -60,8 +61,8 @@ type throttles struct {
 	n  map[string]int
 }
 
-// next returns the wait after a throttled reconcile of key: the hint, or the bounded backoff, plus up to 20%
-// jitter so that throttled objects do not come back together.
+// next returns the wait after a throttled reconcile of key: the backoff or the hint, whichever is longer,
+// bounded, plus up to 50% jitter.
 func (t *throttles) next(key string, hint time.Duration) time.Duration {
 	t.mu.Lock()
 	if t.n == nil {
@@ -70,12 +71,8 @@ func (t *throttles) next(key string, hint time.Duration) time.Duration {
 	n := t.n[key]
 	t.n[key] = n + 1
 	t.mu.Unlock()
-	d := hint
-	if d <= 0 {
-		d = ThrottleBackoffBase << min(n, 20)
-	}
-	d = min(d, ThrottleBackoffMax)
-	return d + rand.N(d/5+1)
+	d := min(max(hint, ThrottleBackoffBase<<min(n, 20)), ThrottleBackoffMax)
+	return d + rand.N(d/2+1)
 }
 
 // reset forgets the throttling of key after a reconcile that was not throttled.
