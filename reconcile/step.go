@@ -180,7 +180,7 @@ func (r *base) deleteSteps(ctx context.Context, obj conditionsObject, steps []st
 // anything else (returned to controller-runtime, which retries with backoff).
 func (r *base) stepFailed(ctx context.Context, obj conditionsObject, cond string, err error) outcome {
 	if hint, ok := IsThrottled(err); ok {
-		return r.stepThrottled(obj, cond, hint, err)
+		return r.stepThrottled(ctx, obj, cond, hint, err)
 	}
 	if IsTerminal(err) {
 		reason, msg := TerminalReason(err), terminalMessage(err)

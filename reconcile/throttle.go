@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -83,10 +84,14 @@ func (t *throttles) reset(key string) {
 }
 
 // stepThrottled records a throttled step in cond and returns when to come back.
-func (r *base) stepThrottled(obj conditionsObject, cond string, hint time.Duration, err error) outcome {
+func (r *base) stepThrottled(ctx context.Context, obj conditionsObject, cond string, hint time.Duration, err error) outcome {
 	after := r.throttle.next(objectKey(obj), hint)
-	r.mark(obj, cond, conditionStatusFor(cond), ReasonThrottled, fmt.Sprintf("%s; retrying in %s", message(err), after.Round(time.Millisecond)))
+	// The message stays the same from one throttled reconcile to the next (no wait, no cloud text, which
+	// often holds its own hint): a changed condition is a status patch, whose watch event would reconcile
+	// the object again at once, a hot loop under throttling.
+	r.mark(obj, cond, conditionStatusFor(cond), ReasonThrottled, "the cloud throttled the provider's calls; retrying with backoff")
 	metrics.ReconcileThrottled.WithLabelValues(r.kind.Kind).Inc()
+	logFrom(ctx).V(1).Info("throttled by the cloud", "condition", cond, "retryAfter", after, "error", message(err))
 	return outcome{requeueAfter: after, throttled: true}
 }
 

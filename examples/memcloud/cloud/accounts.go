@@ -83,8 +83,9 @@ func (c *Cloud) issueLocked(a *account) Credentials {
 	return creds
 }
 
-// DeleteAccount deletes an account with its credentials and its idempotency tokens. It fails
-// with ErrDependencyViolation while the account owns resources (delete them first) and with
+// DeleteAccount deletes an account with its credentials, its idempotency tokens and its rate
+// limit bucket (an account created again with the same name starts afresh). It fails with
+// ErrDependencyViolation while the account owns resources (delete them first) and with
 // ErrNotFound when there is no such account. Deleting the last account does not bring back
 // calls without credentials.
 func (c *Cloud) DeleteAccount(name string) error {
@@ -108,6 +109,7 @@ func (c *Cloud) DeleteAccount(name string) error {
 	delete(c.accessKeys, a.accessKeyID)
 	maps.DeleteFunc(c.tokens, func(k tokenKey, _ *tokenEntry) bool { return k.account == name })
 	maps.DeleteFunc(c.findSeq, func(k scope, _ uint64) bool { return k.account == name })
+	delete(c.buckets, name)
 	return nil
 }
 

@@ -20,9 +20,9 @@ const DefaultSeed uint64 = 1
 //
 // The API methods (Create*, Get*, Delete*, Find*, UpdateSecurityGroupRules,
 // UpdateInstanceGroupUserData, ScaleInstanceGroup, RegisterTarget, DeregisterTarget) behave
-// like a remote cloud API: they are counted (Calls), slowed down and failed by fault injection
-// (FaultConfig, FailNext), honour context cancellation and return copies, never internal
-// pointers. The inspection methods (Count, List, Report, InstanceUserData, AccountOf, ...) and
+// like a remote cloud API: they are counted (Calls), throttled by the rate limit when there is
+// one (WithRateLimit), slowed down and failed by fault injection (FaultConfig, FailNext),
+// honour context cancellation and return copies, never internal pointers. The inspection methods (Count, List, Report, InstanceUserData, AccountOf, ...) and
 // the account methods (CreateAccount, RotateCredentials, ...) are for tests and demos: they
 // are never counted, delayed or failed, need no credentials and see every account.
 //
@@ -41,7 +41,11 @@ const DefaultSeed uint64 = 1
 // call creates belong to its account; calls with another account's credentials see nothing
 // of them: Get, Delete, Update, Scale and Register fail with ErrNotFound, Find leaves them out,
 // a parent ID of another account is "does not exist" and each account has its own
-// idempotency tokens, quotas and search lag. IDs are unique across accounts.
+// idempotency tokens, quotas, search lag and rate limit bucket. IDs are unique across accounts.
+//
+// Rate limit: with WithRateLimit or SetRateLimit, every API call admitted for its credentials
+// takes a token from its account's bucket, or fails with ErrThrottled before doing anything
+// else (no fault, no delay, nothing created, changed or revealed).
 type Cloud struct {
 	mu sync.Mutex
 
@@ -54,6 +58,8 @@ type Cloud struct {
 	pendingGets int
 	maxUserData int
 	quotas      map[Kind]int
+	limit       *rateLimit         // nil: no rate limit
+	buckets     map[string]*bucket // by account name, "" for calls without credentials
 
 	accounts    map[string]*account // by name
 	accessKeys  map[string]*account // by access key ID
@@ -91,7 +97,9 @@ func WithSeed(seed uint64) Option {
 	}
 }
 
-// WithClock sets the clock that stamps CreatedAt. Default: time.Now. A nil clock is ignored.
+// WithClock sets the clock that stamps CreatedAt and refills the buckets of the rate limit
+// (WithRateLimit). It is called with the cloud's lock held. Default: time.Now. A nil clock is
+// ignored.
 func WithClock(now func() time.Time) Option {
 	return func(c *Cloud) {
 		if now != nil {
@@ -136,6 +144,7 @@ func New(opts ...Option) (*Cloud, error) {
 		scripted:    map[Op][]FaultMode{},
 		maxUserData: DefaultMaxUserDataSize,
 		quotas:      map[Kind]int{},
+		buckets:     map[string]*bucket{},
 		accounts:    map[string]*account{},
 		accessKeys:  map[string]*account{},
 		records:     map[string]*record{},
@@ -177,6 +186,9 @@ func (c *Cloud) validateOptions() error {
 		if !k.valid() {
 			return invalid("quota kind", k, "is not a known kind")
 		}
+	}
+	if c.limit != nil {
+		return c.limit.validate()
 	}
 	return nil
 }

@@ -40,7 +40,7 @@
 // `cannot create subnet "demo": invalid parameter: cidr "10.1.0.0/24" is not inside …` that wrap
 // one sentinel: ErrNotFound (Delete of a resource already gone returns it: treat it as
 // success), ErrInvalidParameter, ErrDependencyViolation, ErrTokenReused, ErrTokenMismatch,
-// ErrQuotaExceeded, ErrUnauthorized or ErrInjected.
+// ErrQuotaExceeded, ErrUnauthorized, ErrThrottled or ErrInjected.
 //
 // A create request with an IdempotencyToken is safe to retry: the cloud returns the resource
 // created with that token instead of a second one, even when the first response was lost. A
@@ -71,6 +71,27 @@
 // account; the inspection methods see every account, Resource.Account and AccountOf tell
 // which one owns a resource.
 //
+// # Rate limits
+//
+// Like a real cloud, memcloud can throttle callers that call too fast. WithRateLimit (or
+// SetRateLimit at run time, SetRateLimit(0, 0) to remove it) gives each account a token bucket
+// of burst tokens refilled at perSecond tokens per second (calls without credentials share
+// one). Every API call admitted for its credentials takes a token; a call that finds none fails
+// at once, before any fault, delay or change, with a *ThrottledError matching ErrThrottled. It
+// names the operation and the account, and its RetryAfter is the time until the bucket has a
+// token again (at least MinRetryAfter):
+//
+//	c, err := cloud.New(cloud.WithRateLimit(10, 20))
+//	net, err := c.CreateNetwork(ctx, spec)
+//	if wait, ok := cloud.RetryAfter(err); ok {
+//		// nothing was created: retry with the same idempotency token after wait
+//	}
+//
+// Buckets fill on the clock set with WithClock, so a test with a fake clock is deterministic.
+// A throttled call draws no fault and takes no queued FailNext fault. Stats counts throttled
+// calls in Calls and ByAccount like any call, and in Throttled and ThrottledByAccount. A cloud
+// without a rate limit never throttles.
+//
 // # Fault injection
 //
 // FaultConfig (WithFaults, SetFaults) injects, with seeded probabilities, failures before the
@@ -96,6 +117,7 @@
 // All methods are safe for concurrent use. IDs (of resources and access keys), fault decisions
 // and jitter come from generators seeded by WithSeed (DefaultSeed otherwise) and search lag
 // counts calls rather than time, so a test that makes its calls in a fixed order sees the same
-// IDs and the same faults on every run; WithClock fixes creation times too. Secret access keys
-// are the exception: they come from crypto/rand, so that no one can guess them.
+// IDs and the same faults on every run; WithClock fixes creation times and the refill of rate
+// limit buckets too. Secret access keys are the exception: they come from crypto/rand, so that
+// no one can guess them.
 package cloud

@@ -38,6 +38,11 @@ var (
 	// deleted account) or a wrong secret. The call did nothing, revealed nothing, and retrying
 	// with the same credentials never helps. Errors wrapping it are *UnauthorizedError values.
 	ErrUnauthorized = errors.New("unauthorized")
+	// ErrThrottled means that a call was refused by the rate limit (WithRateLimit): its
+	// account made too many calls too fast. The call did nothing; retry it, with the same
+	// idempotency token, after the wait that RetryAfter returns. Errors wrapping it are
+	// *ThrottledError values.
+	ErrThrottled = errors.New("throttled")
 )
 
 // FaultError is the error of an injected fault. It matches ErrInjected with errors.Is. Applied

@@ -145,9 +145,10 @@ func (k call) owner() string {
 }
 
 // begin is the prologue of every API call: it counts the call, checks its credentials and the
-// context, waits for the injected latency and injects a fault before the change. A call
-// refused for its credentials is neither delayed nor failed by fault injection. The returned
-// call says who makes it and whether it must fail after making its change.
+// context, takes a token from the rate limit, waits for the injected latency and injects a
+// fault before the change. A call refused for its credentials or throttled is neither delayed
+// nor failed by fault injection, and takes no queued fault. The returned call says who makes
+// it and whether it must fail after making its change.
 func (c *Cloud) begin(ctx context.Context, op Op) (call, error) {
 	if ctx == nil {
 		return call{}, invalid("ctx", "<nil>", "must not be nil")
@@ -168,6 +169,15 @@ func (c *Cloud) begin(ctx context.Context, op Op) (call, error) {
 		c.mu.Unlock()
 		return call{}, err
 	}
+	k := call{account: acct, accessKeyID: creds.AccessKeyID}
+	if retryAfter, throttled := c.throttleLocked(k.owner()); throttled {
+		c.stats.Throttled++
+		if acct != nil {
+			c.stats.ThrottledByAccount[acct.name]++
+		}
+		c.mu.Unlock()
+		return call{}, &ThrottledError{Op: op, Account: k.owner(), RetryAfter: retryAfter}
+	}
 	before, after, delay := c.planLocked(op)
 	c.mu.Unlock()
 	if err := sleep(ctx, delay); err != nil {
@@ -179,7 +189,8 @@ func (c *Cloud) begin(ctx context.Context, op Op) (call, error) {
 		c.mu.Unlock()
 		return call{}, &FaultError{Op: op}
 	}
-	return call{account: acct, accessKeyID: creds.AccessKeyID, after: after}, nil
+	k.after = after
+	return k, nil
 }
 
 // admitLocked fails with ErrUnauthorized when the call's account was deleted after begin

@@ -5,7 +5,8 @@ import "maps"
 // Stats counts API calls and their effects since the cloud was created or since the last
 // ResetCounters. Inspection methods (Count, List, Report, ...) are not counted.
 type Stats struct {
-	// Calls counts every API call by operation, failed ones included.
+	// Calls counts every API call by operation, failed ones included (refused for their
+	// credentials or throttled too). Mutations, Reads and Total count them alike.
 	Calls map[Op]int
 	// Mutations is the number of mutating calls (create, delete, update, scale, register,
 	// deregister).
@@ -28,18 +29,24 @@ type Stats struct {
 	// ByAccount counts the API calls admitted with the valid credentials of each account, by
 	// account name, failed ones included: a test asserts that no call was made for an account
 	// with ByAccount[name] == 0. Calls without credentials (a cloud without accounts) are not
-	// counted here.
+	// counted here. Throttled calls are: their credentials were valid.
 	ByAccount map[string]int
 	// Unauthorized is the number of API calls refused for their credentials (ErrUnauthorized)
 	// before doing anything. They are counted in Calls too, and in no account. (A create
 	// admitted before its account was deleted, then refused, is counted in ByAccount only.)
 	Unauthorized int
+	// Throttled is the number of API calls refused by the rate limit (ErrThrottled) before
+	// doing anything. They are counted in Calls and ByAccount too.
+	Throttled int
+	// ThrottledByAccount counts the throttled calls of each account, by account name, as
+	// ByAccount counts calls: calls without credentials are counted in Throttled only.
+	ThrottledByAccount map[string]int
 }
 
 func newStats() Stats {
 	return Stats{
 		Calls: map[Op]int{}, Created: map[Kind]int{}, Deleted: map[Kind]int{}, Updated: map[Kind]int{},
-		ByAccount: map[string]int{},
+		ByAccount: map[string]int{}, ThrottledByAccount: map[string]int{},
 	}
 }
 
@@ -64,6 +71,7 @@ func (s Stats) clone() Stats {
 	s.Deleted = maps.Clone(s.Deleted)
 	s.Updated = maps.Clone(s.Updated)
 	s.ByAccount = maps.Clone(s.ByAccount)
+	s.ThrottledByAccount = maps.Clone(s.ThrottledByAccount)
 	return s
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/webhooks"
 	"github.com/capkit/capkit/providertest/lifecycle"
 	"github.com/capkit/capkit/providertest/testenv"
+	"github.com/capkit/capkit/ratelimit"
 	"github.com/capkit/capkit/scope/scopetest"
 )
 
@@ -30,6 +31,8 @@ type Options struct {
 	// Shared runs the provider on this cloud instead of a new one (Cloud is then ignored): a cloud outlives
 	// a provider, e.g. across a restart or a clusterctl move.
 	Shared *cloud.Cloud
+	// RateLimiter makes every cloud call of the controllers wait on it (controllers.WithRateLimiter).
+	RateLimiter *ratelimit.Limiters
 	// IdentityNamespace turns identities on (controllers.WithIdentities): MemClusterIdentities' credentials
 	// Secrets are read from this namespace.
 	IdentityNamespace string
@@ -68,6 +71,9 @@ func StartProvider(ctx context.Context, env *testenv.Environment, o Options) (*P
 		}
 	}
 	copts := []controllers.Option{controllers.WithPollInterval(o.PollInterval)}
+	if o.RateLimiter != nil {
+		copts = append(copts, controllers.WithRateLimiter(o.RateLimiter))
+	}
 	if o.IdentityNamespace != "" {
 		copts = append(copts, controllers.WithIdentities(o.IdentityNamespace, nil))
 	}

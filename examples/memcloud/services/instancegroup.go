@@ -64,6 +64,9 @@ func (g *InstanceGroup) Reconcile(ctx context.Context, s PoolScope) (reconcile.R
 	}
 	group := res.Observed
 	if group.Size != size || len(group.Instances) != size {
+		if err := wait(ctx); err != nil {
+			return reconcile.Result{}, err
+		}
 		if group, err = g.cloud.ScaleInstanceGroup(ctx, group.ID, size); err != nil {
 			return reconcile.Result{}, classifyPoolError(fmt.Errorf("cannot scale instance group %q to %d: %w", res.ID, size, err))
 		}
@@ -99,7 +102,7 @@ func (g *InstanceGroup) Delete(ctx context.Context, s PoolScope) (reconcile.Resu
 
 // classifyPoolError makes a quota or parameter error of a scale terminal, as the resource does for creates.
 func classifyPoolError(err error) error {
-	return (&cloudResource[cloud.InstanceGroupSpec, cloud.InstanceGroup]{}).classify(err)
+	return classify(err)
 }
 
 // poolImage and poolFlavor are the pool's image and flavor, defaulted as the webhook does.

@@ -115,15 +115,21 @@ func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper[*v1beta2
 // register adds the instance to the load balancer's targets unless it is there: a registered instance
 // costs a read, never a write.
 func (n *Instance) register(ctx context.Context, lbID, instanceID string) error {
+	if err := wait(ctx); err != nil {
+		return err
+	}
 	lb, err := n.cloud.GetLoadBalancer(ctx, lbID)
 	if err != nil {
-		return fmt.Errorf("cannot read load balancer %q: %w", lbID, err)
+		return classify(fmt.Errorf("cannot read load balancer %q: %w", lbID, err))
 	}
 	if slices.Contains(lb.Targets, instanceID) {
 		return nil
 	}
+	if err := wait(ctx); err != nil {
+		return err
+	}
 	if err := n.cloud.RegisterTarget(ctx, lbID, instanceID); err != nil {
-		return fmt.Errorf("cannot register instance %q with load balancer %q: %w", instanceID, lbID, err)
+		return classify(fmt.Errorf("cannot register instance %q with load balancer %q: %w", instanceID, lbID, err))
 	}
 	return nil
 }
@@ -152,18 +158,24 @@ func (n *Instance) deregister(ctx context.Context, s scope.MachineScoper[*v1beta
 	if err != nil {
 		return err
 	}
+	if err := wait(ctx); err != nil {
+		return err
+	}
 	lb, err := n.cloud.GetLoadBalancer(ctx, net.LoadBalancerID)
 	if errors.Is(err, cloud.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("cannot read load balancer %q: %w", net.LoadBalancerID, err)
+		return classify(fmt.Errorf("cannot read load balancer %q: %w", net.LoadBalancerID, err))
 	}
 	if !slices.Contains(lb.Targets, instanceID) {
 		return nil
 	}
+	if err := wait(ctx); err != nil {
+		return err
+	}
 	if err := n.cloud.DeregisterTarget(ctx, lb.ID, instanceID); err != nil && !errors.Is(err, cloud.ErrNotFound) {
-		return fmt.Errorf("cannot deregister instance %q from load balancer %q: %w", instanceID, lb.ID, err)
+		return classify(fmt.Errorf("cannot deregister instance %q from load balancer %q: %w", instanceID, lb.ID, err))
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/ratelimit"
 	"github.com/capkit/capkit/reconcile"
 )
 
@@ -105,10 +106,17 @@ func (r *cloudResource[S, R]) ID(obs *R) string {
 // classify turns memcloud's sentinel errors into the error classes of package reconcile: parameters, quota
 // and tokens are terminal; everything else (an injected fault, a lost response) is returned as it is and
 // retried with backoff.
-func (r *cloudResource[S, R]) classify(err error) error {
+func (r *cloudResource[S, R]) classify(err error) error { return classify(err) }
+
+// classify gives a cloud error its class for capkit's reconcilers: terminal when retrying cannot help,
+// throttled (requeued after the cloud's hint, not a failure) when the rate limit refused the call.
+func classify(err error) error {
 	switch {
 	case err == nil:
 		return nil
+	case errors.Is(err, cloud.ErrThrottled):
+		retryAfter, _ := cloud.RetryAfter(err)
+		return reconcile.Throttled(err, retryAfter)
 	case errors.Is(err, cloud.ErrInvalidParameter):
 		return reconcile.Terminal(reconcile.ReasonInvalidParameters, err)
 	case errors.Is(err, cloud.ErrQuotaExceeded):
@@ -118,6 +126,13 @@ func (r *cloudResource[S, R]) classify(err error) error {
 	case errors.Is(err, cloud.ErrTokenMismatch):
 		return reconcile.Terminal(ReasonTokenMismatch, err)
 	}
+	return err
+}
+
+// wait waits for the rate limiter of ctx (reconcile.WithRateLimiter) before a cloud call that does not go
+// through reconcile.Ensure.
+func wait(ctx context.Context) error {
+	_, err := ratelimit.WaitFrom(ctx)
 	return err
 }
 
