@@ -275,7 +275,7 @@ func Ensure[S, O any](ctx context.Context, t scope.ResourceTracker, key string, 
 			return out, fmt.Errorf("cannot get resource %q (id %q): %w", key, id, err)
 		}
 		if found {
-			return c.record(c.settle(ctx, EnsureResult[O]{ID: id, Observed: obs, Action: ActionFound}))
+			return c.record(ctx)(c.settle(ctx, EnsureResult[O]{ID: id, Observed: obs, Action: ActionFound}))
 		}
 		if c.opts.createOnce {
 			return out, Terminal(ReasonResourceDeleted,
@@ -297,15 +297,17 @@ func Ensure[S, O any](ctx context.Context, t scope.ResourceTracker, key string, 
 		// before the checkpoint) that a person may want to see.
 		Eventf(ctx, EventNormal, ReasonResourceAdopted, "adopted resource %q (id %q) by its ownership tags", key, out.ID)
 	}
-	return c.record(c.settle(ctx, out))
+	return c.record(ctx)(c.settle(ctx, out))
 }
 
-// record counts what Ensure did in capkit's metrics.
-func (c *ensureCall[S, O]) record(out EnsureResult[O], err error) (EnsureResult[O], error) {
-	if err == nil && out.Action != "" {
-		c.r.action(out.Action)
+// record returns a function that counts what Ensure did in capkit's metrics.
+func (c *ensureCall[S, O]) record(ctx context.Context) func(EnsureResult[O], error) (EnsureResult[O], error) {
+	return func(out EnsureResult[O], err error) (EnsureResult[O], error) {
+		if err == nil && out.Action != "" {
+			c.r.action(ctx, out.Action)
+		}
+		return out, err
 	}
-	return out, err
 }
 
 // adoptOrCreate finds the resource by its ownership tags or creates it.
@@ -462,7 +464,7 @@ func deleteIfExists[S, O any](ctx context.Context, r *metered[S, O], key, id str
 	if err := r.Delete(ctx, id); err != nil {
 		return Result{}, false, fmt.Errorf("cannot delete resource %q (id %q): %w", key, id, err)
 	}
-	r.action(ActionDeleted)
+	r.action(ctx, ActionDeleted)
 	obs, found, err := r.Get(ctx, id)
 	if err != nil {
 		return Result{}, false, fmt.Errorf("cannot get resource %q (id %q): %w", key, id, err)

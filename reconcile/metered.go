@@ -101,7 +101,10 @@ func (m *metered[S, O]) update(ctx context.Context, u Updater[S, O], id string, 
 	return out, err
 }
 
-// action records what Ensure or EnsureDeleted did.
-func (m *metered[S, O]) action(a Action) {
+// action records what Ensure or EnsureDeleted did; a change in the cloud is progress of the reconcile.
+func (m *metered[S, O]) action(ctx context.Context, a Action) {
 	metrics.EnsureActions.WithLabelValues(m.kind, lower(string(a))).Inc()
+	if a != ActionFound {
+		madeProgress(ctx)
+	}
 }

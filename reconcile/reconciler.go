@@ -182,6 +182,7 @@ func (r *base) run(ctx context.Context, s lifecycle, steps []stepRunner, gate fu
 	if r.limiters != nil {
 		ctx = ratelimit.Into(ctx, r.limiters)
 	}
+	ctx = withProgress(ctx)
 	types := make([]string, len(steps))
 	for i, st := range steps {
 		types[i] = st.conditionType

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/capkit/capkit/metrics"
@@ -19,8 +20,8 @@ const ReasonThrottled = "Throttled"
 // reconcile that is not throttled. Up to 50% jitter is added, so that a fleet throttled together does not
 // come back together.
 const (
-	ThrottleBackoffBase = time.Second
-	ThrottleBackoffMax  = 5 * time.Minute
+	ThrottleBackoffBase = 500 * time.Millisecond
+	ThrottleBackoffMax  = time.Minute
 )
 
 // ThrottledError is a cloud call the cloud refused for its rate limit (HTTP 429, a cloud's own throttling
@@ -83,8 +84,36 @@ func (t *throttles) reset(key string) {
 	delete(t.n, key)
 }
 
-// stepThrottled records a throttled step in cond and returns when to come back.
+// progressKey holds, in a reconcile's context, how many changes Ensure and EnsureDeleted made in the cloud.
+type progressKey struct{}
+
+// withProgress returns ctx counting the changes made in the cloud during one reconcile.
+func withProgress(ctx context.Context) context.Context {
+	return context.WithValue(ctx, progressKey{}, new(atomic.Int64))
+}
+
+// madeProgress records a change in the cloud (a create, adoption, update or delete).
+func madeProgress(ctx context.Context) {
+	if n, ok := ctx.Value(progressKey{}).(*atomic.Int64); ok {
+		n.Add(1)
+	}
+}
+
+func progressOf(ctx context.Context) int64 {
+	if n, ok := ctx.Value(progressKey{}).(*atomic.Int64); ok {
+		return n.Load()
+	}
+	return 0
+}
+
+// stepThrottled records a throttled step in cond and returns when to come back. The backoff grows only
+// while throttled reconciles change nothing in the cloud: one that made progress before it was throttled
+// starts the backoff again, so that an object that needs more calls than a burst still moves at the
+// cloud's pace.
 func (r *base) stepThrottled(ctx context.Context, obj conditionsObject, cond string, hint time.Duration, err error) outcome {
+	if progressOf(ctx) > 0 {
+		r.throttle.reset(objectKey(obj))
+	}
 	after := r.throttle.next(objectKey(obj), hint)
 	// The message stays the same from one throttled reconcile to the next (no wait, no cloud text, which
 	// often holds its own hint): a changed condition is a status patch, whose watch event would reconcile

@@ -33,7 +33,7 @@ func TestThrottledStepIsRequeuedNotFailed(t *testing.T) {
 	f.lbErr = reconcile.Throttled(errors.New("429 Too Many Requests"), 2*time.Second)
 	res, err := f.r.Reconcile(ctx, req(obj))
 	require.NoError(t, err, "throttling is not a failure")
-	assert.GreaterOrEqual(t, res.RequeueAfter, 2*time.Second, "the cloud's hint, longer than the first backoff (1s)")
+	assert.GreaterOrEqual(t, res.RequeueAfter, 2*time.Second, "the cloud's hint, longer than the first backoff")
 	assert.LessOrEqual(t, res.RequeueAfter, 3*time.Second, "plus at most 50% jitter")
 	c := meta.FindStatusCondition(get(t, obj).Status.Conditions, "LoadBalancerReady")
 	require.NotNil(t, c)
@@ -48,8 +48,8 @@ func TestThrottledStepIsRequeuedNotFailed(t *testing.T) {
 		require.NoError(t, err)
 		waits = append(waits, res.RequeueAfter)
 	}
-	// The hinted reconcile counted as the first: without hints the backoff is 2s, 4s, 8s (+ jitter).
-	for i, base := range []time.Duration{2 * time.Second, 4 * time.Second, 8 * time.Second} {
+	// The hinted reconcile counted as the first: without hints the backoff doubles from ThrottleBackoffBase.
+	for i, base := range []time.Duration{2 * reconcile.ThrottleBackoffBase, 4 * reconcile.ThrottleBackoffBase, 8 * reconcile.ThrottleBackoffBase} {
 		assert.GreaterOrEqual(t, waits[i], base, "wait %d", i)
 		assert.LessOrEqual(t, waits[i], base+base/2, "wait %d", i)
 	}
@@ -129,4 +129,23 @@ func TestEnsureRecordsMetricsAndWaitsForTheRateLimiter(t *testing.T) {
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, res.RequeueAfter, time.Second)
 	assert.Equal(t, 1.0, calls("get", metrics.OutcomeThrottled))
+}
+
+// TestThrottledBackoffStartsAgainAfterProgress: a reconcile that changed something in the cloud before it was
+// throttled does not grow the backoff, so an object that needs more calls than a burst moves at the cloud's
+// pace instead of sleeping longer and longer.
+func TestThrottledBackoffStartsAgainAfterProgress(t *testing.T) {
+	ns := newNamespace(t)
+	ctx := context.Background()
+	obj, _ := newFooCluster(t, ns, false, nil)
+	f := newClusterFixture(t)
+	f.lbErr = reconcile.Throttled(errors.New("slow down"), 0)
+	for i := range 4 {
+		f.cloud.mu.Lock()
+		clear(f.cloud.nets) // the network is gone each time: Ensure creates it again, a change in the cloud
+		f.cloud.mu.Unlock()
+		res, err := f.r.Reconcile(ctx, req(obj))
+		require.NoError(t, err)
+		assert.LessOrEqual(t, res.RequeueAfter, reconcile.ThrottleBackoffBase+reconcile.ThrottleBackoffBase/2, "reconcile %d", i)
+	}
 }

@@ -6,12 +6,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
@@ -26,6 +29,7 @@ type options struct {
 	searchLag             int
 	seed                  uint64
 	timeout               time.Duration
+	cloudRate             float64
 }
 
 func parseFlags(args []string) (options, error) {
@@ -36,6 +40,7 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.searchLag, "search-lag", 2, "tag search misses a new resource for this many calls")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the cloud's IDs and faults")
 	fs.DurationVar(&o.timeout, "timeout", 45*time.Second, "how long provisioning, then deletion, may take")
+	fs.Float64Var(&o.cloudRate, "cloud-rate", 40, "the cloud's rate limit per account, in calls per second (burst 10); 0 for none")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -52,6 +57,8 @@ func parseFlags(args []string) (options, error) {
 		return o, fmt.Errorf("invalid --search-lag %d: must not be negative", o.searchLag)
 	case o.timeout <= 0:
 		return o, fmt.Errorf("invalid --timeout %s: must be positive", o.timeout)
+	case o.cloudRate < 0:
+		return o, fmt.Errorf("invalid --cloud-rate %v: must not be negative", o.cloudRate)
 	}
 	return o, nil
 }
@@ -73,8 +80,8 @@ func main() {
 
 func run(ctx context.Context, out io.Writer, o options) error {
 	start := time.Now()
-	fmt.Fprintf(out, "memcloud demo: %d control plane + %d worker machines, faults %.0f%% of mutating cloud calls (half after the change), search lag %d, seed %d\n",
-		o.controlPlane, o.workers, o.faults*100, o.searchLag, o.seed)
+	fmt.Fprintf(out, "memcloud demo: %d control plane + %d worker machines, faults %.0f%% of mutating cloud calls (half after the change), search lag %d, rate limit %g calls/s, seed %d\n",
+		o.controlPlane, o.workers, o.faults*100, o.searchLag, o.cloudRate, o.seed)
 	env, err := memcloudtest.TestEnv().NewEnvironment()
 	if err != nil {
 		return err
@@ -84,6 +91,11 @@ func run(ctx context.Context, out io.Writer, o options) error {
 		cloud.WithFaults(cloud.FaultConfig{BeforeChange: o.faults / 2, AfterChange: o.faults / 2, SearchLag: o.searchLag}))
 	if err != nil {
 		return err
+	}
+	if o.cloudRate > 0 {
+		if err := cl.SetRateLimit(o.cloudRate, 10); err != nil {
+			return err
+		}
 	}
 	// memcloud's own namespace holds the tenants' credentials Secrets.
 	system, err := env.CreateNamespace(ctx, "memcloud-system")
@@ -154,8 +166,11 @@ func run(ctx context.Context, out io.Writer, o options) error {
 	fmt.Fprintf(out, "machines provisioned: %d, cloud resources created: %d, leaked: %d, duplicates: %d, API writes: %d (per machine %.1f), cloud faults injected: %d\n",
 		n, p.Cloud.TotalCreated(), len(leaks), len(dups), p.Writes.Writes(), float64(machineWrites)/float64(machines(o)), p.Cloud.Calls().Faults)
 	st := p.Cloud.Calls()
-	fmt.Fprintf(out, "cloud calls with the credentials of MemClusterIdentity %s: %d of %d; refused as unauthorized: %d\n",
-		tenant, st.ByAccount[tenant], st.Total(), st.Unauthorized)
+	fmt.Fprintf(out, "cloud calls with the credentials of MemClusterIdentity %s: %d of %d; refused as unauthorized: %d; throttled by the rate limit: %d\n",
+		tenant, st.ByAccount[tenant], st.Total(), st.Unauthorized, st.Throttled)
+	if err := printMetrics(out); err != nil {
+		return err
+	}
 	var errs []error
 	if st.Unauthorized > 0 || st.ByAccount[tenant] != st.Total() {
 		errs = append(errs, fmt.Errorf("%d cloud calls were not made with the identity's credentials", st.Total()-st.ByAccount[tenant]))
@@ -188,4 +203,35 @@ func cloudDetail(u *unstructured.Unstructured) string {
 	}
 	ids, _, _ := unstructured.NestedStringMap(u.Object, "status", "resources")
 	return fmt.Sprintf("%d resources", len(ids))
+}
+
+// printMetrics prints capkit's metrics of the run, as the manager's metrics endpoint serves them, summed
+// over resource kinds.
+func printMetrics(out io.Writer) error {
+	families, err := crmetrics.Registry.Gather()
+	if err != nil {
+		return fmt.Errorf("cannot gather metrics: %w", err)
+	}
+	fmt.Fprintln(out, "capkit metrics (from the manager's registry):")
+	for _, fam := range families {
+		name := fam.GetName()
+		by := map[string]string{"capkit_cloud_calls_total": "outcome", "capkit_ensure_actions_total": "action", "capkit_reconcile_throttled_total": "kind"}[name]
+		if by == "" {
+			continue
+		}
+		sums := map[string]float64{}
+		for _, m := range fam.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == by {
+					sums[l.GetValue()] += m.GetCounter().GetValue()
+				}
+			}
+		}
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(sums)) {
+			parts = append(parts, fmt.Sprintf("%s=%.0f", k, sums[k]))
+		}
+		fmt.Fprintf(out, "  %s by %s: %s\n", name, by, strings.Join(parts, " "))
+	}
+	return nil
 }
