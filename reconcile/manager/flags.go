@@ -14,6 +14,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/capkit/capkit/ratelimit"
 )
 
 // Flags are the standard flags of a provider's controller manager.
@@ -35,6 +37,11 @@ type Flags struct {
 	// ResyncPeriod is how often a reconcile whose steps are done comes back (reconcile.WithResyncPeriod);
 	// zero turns it off.
 	ResyncPeriod time.Duration
+	// CloudQPS and CloudBurst are the rate limit of the provider's cloud calls per account (--cloud-qps,
+	// --cloud-burst): a token bucket that every reconciler of the manager shares (RateLimiter). Zero QPS: no
+	// limit.
+	CloudQPS   float64
+	CloudBurst int
 	// Zap holds the logging flags (--zap-log-level, ...).
 	Zap zap.Options
 }
@@ -64,7 +71,18 @@ func (f *Flags) Bind(fs *flag.FlagSet, d Defaults) {
 	fs.StringVar(&f.WebhookCertDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "folder holding tls.crt and tls.key of the webhook server")
 	fs.DurationVar(&f.PollInterval, "poll-interval", d.PollInterval, "how long a step that is not done waits before it looks again")
 	fs.DurationVar(&f.ResyncPeriod, "resync-period", d.ResyncPeriod, "how often a reconciled object looks at its cloud resources again (0: only on events)")
+	fs.Float64Var(&f.CloudQPS, "cloud-qps", 0, "cloud calls per second per cloud account, shared by every controller (0: no limit)")
+	fs.IntVar(&f.CloudBurst, "cloud-burst", 10, "cloud calls that may go at once above --cloud-qps")
 	f.Zap.BindFlags(fs)
+}
+
+// RateLimiter returns the token buckets of --cloud-qps and --cloud-burst, to pass to every reconciler with
+// reconcile.WithRateLimiter; nil without --cloud-qps.
+func (f *Flags) RateLimiter() (*ratelimit.Limiters, error) {
+	if f.CloudQPS == 0 {
+		return nil, nil
+	}
+	return ratelimit.New(f.CloudQPS, f.CloudBurst)
 }
 
 // Validate checks the flags' values; errors name the flag and the value.
@@ -78,6 +96,12 @@ func (f *Flags) Validate() error {
 	}
 	if f.ResyncPeriod < 0 {
 		errs = append(errs, fmt.Errorf("invalid --resync-period %s: must not be negative", f.ResyncPeriod))
+	}
+	if f.CloudQPS < 0 {
+		errs = append(errs, fmt.Errorf("invalid --cloud-qps %v: must not be negative", f.CloudQPS))
+	}
+	if f.CloudQPS > 0 && f.CloudBurst < 1 {
+		errs = append(errs, fmt.Errorf("invalid --cloud-burst %d: must be at least 1 with --cloud-qps", f.CloudBurst))
 	}
 	if f.LeaderElect && f.LeaderElectionID == "" {
 		errs = append(errs, errors.New("invalid --leader-election-id \"\": required with --leader-elect"))

@@ -37,7 +37,17 @@ func TestFlags(t *testing.T) {
 			assert.Equal(t, 5*time.Second, f.PollInterval)
 			assert.Equal(t, time.Minute, f.ResyncPeriod, "the provider's default")
 			assert.Equal(t, "x-controller-manager.x.example.com", f.LeaderElectionID)
+			l, err := f.RateLimiter()
+			require.NoError(t, err)
+			assert.Nil(t, l, "no cloud rate limit unless asked for")
 		}},
+		{name: "cloud rate limit", args: []string{"--cloud-qps=20", "--cloud-burst=5"}, check: func(t *testing.T, f manager.Flags) {
+			l, err := f.RateLimiter()
+			require.NoError(t, err)
+			assert.NotNil(t, l)
+		}},
+		{name: "bad qps", args: []string{"--cloud-qps=-1"}, wantErr: "invalid --cloud-qps -1"},
+		{name: "bad burst", args: []string{"--cloud-qps=5", "--cloud-burst=0"}, wantErr: "invalid --cloud-burst 0"},
 		{name: "resync off", args: []string{"--resync-period=0"}, check: func(t *testing.T, f manager.Flags) { assert.Zero(t, f.ResyncPeriod) }},
 		{name: "bad port", args: []string{"--webhook-port=0"}, wantErr: "invalid --webhook-port 0"},
 		{name: "bad poll", args: []string{"--poll-interval=-1s"}, wantErr: "invalid --poll-interval -1s"},

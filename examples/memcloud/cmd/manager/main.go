@@ -18,10 +18,12 @@ import (
 	"github.com/capkit/capkit/reconcile/manager"
 )
 
-// flags are the manager's command-line flags: capkit's standard ones and the in-memory cloud's seed.
+// flags are the manager's command-line flags: capkit's standard ones, the in-memory cloud's seed and the
+// namespace of the MemClusterIdentities' credentials Secrets.
 type flags struct {
 	manager.Flags
-	cloudSeed uint64
+	cloudSeed         uint64
+	identityNamespace string
 }
 
 func parseFlags(args []string) (flags, error) {
@@ -29,6 +31,7 @@ func parseFlags(args []string) (flags, error) {
 	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
 	f.Bind(fs, manager.Defaults{LeaderElectionID: "memcloud-controller-manager.memcloud.capkit.io"})
 	fs.Uint64Var(&f.cloudSeed, "cloud-seed", cloud.DefaultSeed, "seed of the in-memory cloud's IDs")
+	fs.StringVar(&f.identityNamespace, "identity-namespace", "", "namespace of the MemClusterIdentities' credentials Secrets, usually memcloud's own (empty: no identities)")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
@@ -72,8 +75,18 @@ func run(f flags) error {
 	if err != nil {
 		return err
 	}
-	if err := controllers.SetupWithManager(mgr, c, controllers.WithWatchFilter(f.WatchFilter),
-		controllers.WithPollInterval(f.PollInterval)); err != nil {
+	limiter, err := f.RateLimiter()
+	if err != nil {
+		return err
+	}
+	opts := []controllers.Option{controllers.WithWatchFilter(f.WatchFilter), controllers.WithPollInterval(f.PollInterval)}
+	if limiter != nil {
+		opts = append(opts, controllers.WithRateLimiter(limiter))
+	}
+	if f.identityNamespace != "" {
+		opts = append(opts, controllers.WithIdentities(f.identityNamespace, mgr.GetAPIReader()))
+	}
+	if err := controllers.SetupWithManager(mgr, c, opts...); err != nil {
 		return err
 	}
 	if err := webhooks.SetupWithManager(mgr); err != nil {

@@ -16,7 +16,9 @@ func TestParseFlags(t *testing.T) {
 		wantErr string
 	}{
 		{name: "the Deployment's arguments", args: []string{"--leader-elect", "--health-probe-bind-address=:9440",
-			"--webhook-port=9443", "--webhook-cert-dir=/certs", "--cloud-seed=7"}, check: func(t *testing.T, f flags) {
+			"--webhook-port=9443", "--webhook-cert-dir=/certs", "--cloud-seed=7", "--identity-namespace=memcloud-system", "--cloud-qps=50"}, check: func(t *testing.T, f flags) {
+			assert.Equal(t, "memcloud-system", f.identityNamespace)
+			assert.InDelta(t, 50, f.CloudQPS, 0)
 			assert.True(t, f.LeaderElect)
 			assert.Equal(t, "memcloud-controller-manager.memcloud.capkit.io", f.LeaderElectionID)
 			assert.Equal(t, "/certs", f.WebhookCertDir)
