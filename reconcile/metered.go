@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"math/rand/v2"
 	"time"
 
 	"github.com/capkit/capkit/metrics"
@@ -38,30 +39,48 @@ func meter[S, O any](r Resource[S, O], key string) *metered[S, O] {
 	return &metered[S, O]{Resource: r, kind: kind}
 }
 
+// Inline retries of a throttled call: a call the cloud throttled with a hint of at most MaxInlineThrottleWait
+// is retried in place after the hint, up to MaxInlineThrottleRetries times, before the reconcile gives up and
+// is requeued. A throttled call did nothing in the cloud, so retrying it is always safe; and a reconcile that
+// needs more calls than the cloud's burst could otherwise never finish.
+const (
+	MaxInlineThrottleWait    = time.Second
+	MaxInlineThrottleRetries = 3
+)
+
 // call waits for the rate limiter, runs fn and records it; notFound tells a successful call that found
-// nothing.
+// nothing. A call throttled with a short hint is retried in place (MaxInlineThrottleRetries).
 func (m *metered[S, O]) call(ctx context.Context, op string, fn func() (notFound bool, err error)) error {
-	waited, err := ratelimit.WaitFrom(ctx)
-	if waited > 0 || ratelimit.From(ctx) != nil {
-		metrics.ObserveWait(waited)
-	}
-	if err != nil {
-		return err
-	}
-	start := time.Now()
-	notFound, err := fn()
-	outcome := metrics.OutcomeOK
-	switch {
-	case err != nil:
-		outcome = metrics.OutcomeError
-		if _, ok := IsThrottled(err); ok {
-			outcome = metrics.OutcomeThrottled
+	for attempt := 0; ; attempt++ {
+		waited, err := ratelimit.WaitFrom(ctx)
+		if waited > 0 || ratelimit.From(ctx) != nil {
+			metrics.ObserveWait(waited)
 		}
-	case notFound:
-		outcome = metrics.OutcomeNotFound
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		notFound, err := fn()
+		outcome := metrics.OutcomeOK
+		hint, throttled := IsThrottled(err)
+		switch {
+		case throttled:
+			outcome = metrics.OutcomeThrottled
+		case err != nil:
+			outcome = metrics.OutcomeError
+		case notFound:
+			outcome = metrics.OutcomeNotFound
+		}
+		metrics.ObserveCall(m.kind, op, outcome, time.Since(start))
+		if !throttled || hint <= 0 || hint > MaxInlineThrottleWait || attempt >= MaxInlineThrottleRetries {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(hint + rand.N(hint/2+1)):
+		}
 	}
-	metrics.ObserveCall(m.kind, op, outcome, time.Since(start))
-	return err
 }
 
 func (m *metered[S, O]) Get(ctx context.Context, id string) (obs O, found bool, err error) {

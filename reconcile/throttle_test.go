@@ -124,11 +124,19 @@ func TestEnsureRecordsMetricsAndWaitsForTheRateLimiter(t *testing.T) {
 	require.Len(t, waited, 3, "every cloud call waited for the limiter")
 	assert.Greater(t, waited[1]+waited[2], 50*time.Millisecond, "the calls after the burst waited for tokens")
 
-	cloud.failNext["Get"] = reconcile.Throttled(errors.New("429"), time.Second)
+	// A short hint: the call is retried in place, and the reconcile finishes.
+	cloud.failNext["Get"] = reconcile.Throttled(errors.New("429"), 10*time.Millisecond)
 	res, err := r.Reconcile(ctx, req(obj))
 	require.NoError(t, err)
-	assert.GreaterOrEqual(t, res.RequeueAfter, time.Second)
+	assert.Zero(t, res.RequeueAfter, "retried in place after the hint")
 	assert.Equal(t, 1.0, calls("get", metrics.OutcomeThrottled))
+	assert.Equal(t, 2.0, calls("get", metrics.OutcomeOK))
+	// A hint longer than MaxInlineThrottleWait: the reconcile is requeued instead of holding its worker.
+	cloud.failNext["Get"] = reconcile.Throttled(errors.New("429"), 5*time.Second)
+	res, err = r.Reconcile(ctx, req(obj))
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, res.RequeueAfter, 5*time.Second)
+	assert.Equal(t, 2.0, calls("get", metrics.OutcomeThrottled))
 }
 
 // TestThrottledBackoffStartsAgainAfterProgress: a reconcile that changed something in the cloud before it was

@@ -27,12 +27,13 @@ import (
 )
 
 // TestManagerServesCloudMetrics runs memcloud's controllers in a manager with its metrics endpoint on, lets
-// them provision a cluster through a shared rate limiter, and scrapes the endpoint as Prometheus would: the
-// metrics every capkit provider gets are there, by resource kind, operation and outcome.
+// them provision a cluster through a shared rate limiter on a cloud whose own limit is tighter (so it
+// throttles), and scrapes the endpoint as Prometheus would: the metrics every capkit provider gets are there,
+// by resource kind, operation and outcome, throttled calls included.
 func TestManagerServesCloudMetrics(t *testing.T) {
 	ctx := context.Background()
 	addr := freeAddr(t)
-	cl, err := cloud.New(cloud.WithSeed(5))
+	cl, err := cloud.New(cloud.WithSeed(5), cloud.WithRateLimit(30, 5)) // tighter than the limiter: the cloud throttles
 	require.NoError(t, err)
 	limiters, err := ratelimit.New(200, 20)
 	require.NoError(t, err)
@@ -63,6 +64,8 @@ func TestManagerServesCloudMetrics(t *testing.T) {
 		`capkit_cloud_call_duration_seconds_bucket{operation="get",resource="instance",le=`,
 		`capkit_ensure_actions_total{action="created",resource="security-group"}`,
 		`capkit_ratelimit_wait_seconds_count`,
+		`outcome="throttled"`,
+		`capkit_reconcile_throttled_total{kind="MemMachine"}`,
 	} {
 		assert.True(t, strings.Contains(body, want), "the endpoint serves %s", want)
 	}
