@@ -16,7 +16,7 @@ type Limiters struct {
 
 	mu      sync.Mutex
 	buckets map[string]*rate.Limiter
-	// OnWait, when set, is called after every Wait with the time it waited (a metrics hook).
+	// onWait, when set, is called after every Wait with the time it waited (OnWait).
 	onWait func(time.Duration)
 }
 
