@@ -106,8 +106,8 @@ func (r *base) bindIdentity(ctx context.Context, s conditionsObject, src identit
 }
 
 // watchIdentities makes the controller reconcile what uses an identity when the identity or its credentials
-// Secret changes (Secrets are watched as metadata, in the Secrets' namespace only): the InfraClusters that
-// name it, mapped to requests by toRequests.
+// Secret changes: the InfraClusters that name it, mapped to requests by toRequests. Secrets are watched as
+// metadata only, and changes outside the Secrets' namespace are dropped.
 func (r *base) watchIdentities(b *builder.Builder, c client.Reader, toRequests func(context.Context, []identity.Referencer) []ctrl.Request) (*builder.Builder, error) {
 	if r.identity == nil {
 		return b, nil

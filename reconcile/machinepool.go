@@ -4,9 +4,7 @@ import (
 	"context"
 
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	"github.com/capkit/capkit/scope"
 )
@@ -63,17 +61,5 @@ func (r *MachinePoolReconciler[T]) Reconcile(ctx context.Context, req ctrl.Reque
 // watch filter), core MachinePools mapped to the InfraMachinePool they reference, and core Clusters mapped
 // to their InfraMachinePools. Bootstrap data is read through mgr.GetAPIReader(), as for machines.
 func (r *MachinePoolReconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
-	r.scopeOpts = append([]scope.Option{scope.WithSecretReader(mgr.GetAPIReader())}, r.scopeOpts...)
-	b := ctrl.NewControllerManagedBy(mgr).
-		Named(lower(r.kind.Kind)).
-		For(r.newObject(), builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter))).
-		Watches(r.core("MachinePool"), handler.EnqueueRequestsFromMapFunc(MachinePoolToInfraMachinePool(r.kind.GroupKind())),
-			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter))).
-		Watches(r.core("Cluster"), handler.EnqueueRequestsFromMapFunc(ClusterToInfraMachines(mgr.GetClient(), r.kind)),
-			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter)))
-	b, err := r.watchIdentities(b, mgr.GetClient(), machineRequests(mgr.GetClient(), r.kind))
-	if err != nil {
-		return err
-	}
-	return b.Complete(r)
+	return r.setupOwned(mgr, r, r.newObject(), "MachinePool", MachinePoolToInfraMachinePool(r.kind.GroupKind()))
 }

@@ -89,20 +89,11 @@ func WithCoreVersion(v contract.Version) Option { return func(c *config) { c.cor
 type base struct {
 	// version is the contract version of the first scope built, reused for every later scope so that
 	// contract discovery (a CRD read) happens once per process, not once per reconcile.
-	version         atomic.Value
-	client          client.Client
-	kind            schema.GroupVersionKind
-	finalizer       string
-	recorder        EventRecorder
-	defaultRequeue  time.Duration
-	scopeOpts       []scope.Option
-	watchFilter     string
-	coreVersion     contract.Version
-	resync          time.Duration
-	identity        identity.Binder
-	newInfraCluster func() identity.Referencer
-	limiters        *ratelimit.Limiters
-	throttle        throttles
+	version atomic.Value
+	client  client.Client
+	kind    schema.GroupVersionKind
+	config
+	throttle throttles
 }
 
 func newBase(c client.Client, prototype client.Object, role string, opts []Option) (*base, error) {
@@ -131,9 +122,8 @@ func newBase(c client.Client, prototype client.Object, role string, opts []Optio
 	if cfg.defaultRequeue <= 0 {
 		return nil, fmt.Errorf("cannot create %s reconciler: default requeue %s must be positive", role, cfg.defaultRequeue)
 	}
-	return &base{client: c, kind: gvk, finalizer: cfg.finalizer, recorder: cfg.recorder, defaultRequeue: cfg.defaultRequeue,
-		scopeOpts: cfg.scopeOpts, watchFilter: cfg.watchFilter, coreVersion: cfg.coreVersion, resync: max(cfg.resync, 0),
-		identity: cfg.identity, newInfraCluster: cfg.newInfraCluster, limiters: cfg.limiters}, nil
+	cfg.resync = max(cfg.resync, 0)
+	return &base{client: c, kind: gvk, config: cfg}, nil
 }
 
 // Finalizer returns the finalizer the reconciler adds to infra objects.

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/scope"
@@ -144,14 +145,20 @@ func (r *ClusterReconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 // InfraMachines. Its scopes read bootstrap data Secrets through mgr.GetAPIReader() unless the provider's
 // scope options say otherwise (scope.WithSecretReader).
 func (r *MachineReconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
-	// Bootstrap data Secrets are read through the manager's uncached reader, and only when an instance
-	// must be created: a cached read would start an informer on every Secret of the cluster. A provider's
-	// own scope.WithSecretReader comes later and wins.
+	return r.setupOwned(mgr, r, r.newObject(), "Machine", MachineToInfraMachine(r.kind.GroupKind()))
+}
+
+// setupOwned registers rec, the reconciler of infra objects like forObj owned by core objects of ownerKind
+// (a Machine, a MachinePool): it watches forObj's kind, the owners mapped by ownerMapper, the Clusters mapped
+// to their infra objects, and with identities the identities and their Secrets. Bootstrap data Secrets are
+// read through mgr.GetAPIReader(), and only when an instance must be created: a cached read would start an
+// informer on every Secret of the cluster. A provider's own scope.WithSecretReader comes later and wins.
+func (r *base) setupOwned(mgr ctrl.Manager, rec crreconcile.Reconciler, forObj client.Object, ownerKind string, ownerMapper handler.MapFunc) error {
 	r.scopeOpts = append([]scope.Option{scope.WithSecretReader(mgr.GetAPIReader())}, r.scopeOpts...)
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(lower(r.kind.Kind)).
-		For(r.newObject(), builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter))).
-		Watches(r.core("Machine"), handler.EnqueueRequestsFromMapFunc(MachineToInfraMachine(r.kind.GroupKind())),
+		For(forObj, builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter))).
+		Watches(r.core(ownerKind), handler.EnqueueRequestsFromMapFunc(ownerMapper),
 			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter))).
 		Watches(r.core("Cluster"), handler.EnqueueRequestsFromMapFunc(ClusterToInfraMachines(mgr.GetClient(), r.kind)),
 			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter)))
@@ -159,5 +166,5 @@ func (r *MachineReconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	if err != nil {
 		return err
 	}
-	return b.Complete(r)
+	return b.Complete(rec)
 }

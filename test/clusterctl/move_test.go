@@ -93,7 +93,7 @@ func TestMoveMemcloudClusterWithClusterctl(t *testing.T) {
 	dumpOnFailure(t, target.Client, "target", ns)
 	const name, workers = "wl", 2
 	nodes := provision(ctx, t, ns, name, workers)
-	t.Cleanup(func() { assert.NoError(t, deleteNodes(context.Background(), env.Client, nodes...)) })
+	t.Cleanup(func() { assert.NoError(t, capienv.DeleteNodes(context.Background(), env.Client, nodes...)) })
 	step("source cluster provisioned: control plane and workers Running")
 	provisioning := cl.Calls()
 	t.Logf("cloud calls to provision: %d (%d mutations, %d reads); resources: %d", provisioning.Total(), provisioning.Mutations,
@@ -198,7 +198,7 @@ func provision(ctx context.Context, t *testing.T, ns, name string, workers int32
 	require.NoError(t, err)
 	cluster := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 	cluster.Spec.InfrastructureRef = memRef("MemCluster", name)
-	require.NoError(t, createAll(ctx, env.Client, kubeconfig, &v1beta2.MemCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}, cluster))
+	require.NoError(t, capienv.CreateAll(ctx, env.Client, kubeconfig, &v1beta2.MemCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}, cluster))
 
 	// The node names are unique to the namespace: Nodes are cluster-wide and a failed run may leave some.
 	cp := ns + "-cp"
@@ -210,12 +210,12 @@ func provision(ctx context.Context, t *testing.T, ns, name string, workers int32
 		InfrastructureRef: memRef("MemMachine", cp)}
 	config := &bootstrapv1.KubeadmConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: cp}}
 	config.Spec.InitConfiguration.NodeRegistration.Name = "{{ ds.meta_data.local_hostname }}"
-	require.NoError(t, createAll(ctx, env.Client, config, &v1beta2.MemMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: cp}}, m))
+	require.NoError(t, capienv.CreateAll(ctx, env.Client, config, &v1beta2.MemMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: cp}}, m))
 	require.Eventually(t, func() bool {
 		if env.Client.Get(ctx, client.ObjectKeyFromObject(m), m) != nil || m.Spec.ProviderID == "" {
 			return false
 		}
-		return joinNode(ctx, env.Client, cp, m.Spec.ProviderID) == nil
+		return capienv.JoinNode(ctx, env.Client, cp, m.Spec.ProviderID) == nil
 	}, moveWait, tick, "memcloud must boot the control plane Machine with CABPK's init data")
 	require.Eventually(t, func() bool {
 		return env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), cluster) == nil &&
@@ -231,7 +231,7 @@ func provision(ctx context.Context, t *testing.T, ns, name string, workers int32
 	md.Spec.Template.Spec = clusterv1.MachineSpec{ClusterName: name, Version: kubernetesVersion,
 		Bootstrap:         clusterv1.Bootstrap{ConfigRef: kubeadmRef("KubeadmConfigTemplate", "workers")},
 		InfrastructureRef: memRef("MemMachineTemplate", "workers")}
-	require.NoError(t, createAll(ctx, env.Client, kct, mmt, md))
+	require.NoError(t, capienv.CreateAll(ctx, env.Client, kct, mmt, md))
 	joined := map[string]bool{}
 	require.Eventually(t, func() bool {
 		list := &clusterv1.MachineList{}
@@ -242,7 +242,7 @@ func provision(ctx context.Context, t *testing.T, ns, name string, workers int32
 			if w.Spec.ProviderID == "" || joined[w.Name] {
 				continue
 			}
-			if joinNode(ctx, env.Client, w.Name, w.Spec.ProviderID) != nil {
+			if capienv.JoinNode(ctx, env.Client, w.Name, w.Spec.ProviderID) != nil {
 				return false
 			}
 			joined[w.Name] = true

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -70,48 +68,17 @@ func newMachine(ns, cluster, name string, controlPlane bool, config bootstrapv1.
 
 // createAll creates objs in order.
 func createAll(ctx context.Context, objs ...client.Object) error {
-	for _, o := range objs {
-		if err := env.Client.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
-			return err
-		}
-	}
-	return nil
+	return capienv.CreateAll(ctx, env.Client, objs...)
 }
 
-// joinNode plays the kubelet of a booted instance: it creates a Node with providerID in the workload cluster
-// (envtest) and reports it Ready without memory, disk or PID pressure, which Cluster API's NodeHealthy needs.
-// A Node that exists already is left as it is.
+// joinNode plays the kubelet of a booted instance in the workload cluster (envtest); see capienv.JoinNode.
 func joinNode(ctx context.Context, name, providerID string) error {
-	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.NodeSpec{ProviderID: providerID}}
-	if err := env.Client.Create(ctx, node); err != nil {
-		if apierrors.IsAlreadyExists(err) {
-			return nil
-		}
-		return err
-	}
-	now := metav1.Now()
-	for _, c := range []struct {
-		typ    corev1.NodeConditionType
-		status corev1.ConditionStatus
-	}{
-		{corev1.NodeReady, corev1.ConditionTrue}, {corev1.NodeMemoryPressure, corev1.ConditionFalse},
-		{corev1.NodeDiskPressure, corev1.ConditionFalse}, {corev1.NodePIDPressure, corev1.ConditionFalse},
-	} {
-		node.Status.Conditions = append(node.Status.Conditions, corev1.NodeCondition{Type: c.typ, Status: c.status,
-			Reason: "CapkitE2E", LastHeartbeatTime: now, LastTransitionTime: now})
-	}
-	return env.Client.Status().Update(ctx, node)
+	return capienv.JoinNode(ctx, env.Client, name, providerID)
 }
 
-// deleteNodes deletes the Nodes named names that are left (Cluster API keeps the last control plane Node of
-// a deleted cluster).
+// deleteNodes deletes the Nodes that are left.
 func deleteNodes(ctx context.Context, names ...string) error {
-	for _, n := range names {
-		if err := env.Client.Delete(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n}}); client.IgnoreNotFound(err) != nil {
-			return err
-		}
-	}
-	return nil
+	return capienv.DeleteNodes(ctx, env.Client, names...)
 }
 
 // dumpOnFailure prints the Cluster API objects and memcloud's of namespace ns when the test fails.

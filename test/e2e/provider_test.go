@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -26,6 +25,7 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/controllers"
 	"github.com/capkit/capkit/examples/memcloud/webhooks"
+	"github.com/capkit/capkit/test/internal/capienv"
 )
 
 // provider is memcloud's controller manager running in-process on env, on a cloud that outlives it: Restart
@@ -61,14 +61,14 @@ func startProvider(t *testing.T, cl *cloud.Cloud, poll time.Duration) *provider 
 			t.Errorf("memcloud's manager: %v", err)
 		}
 		if t.Failed() {
-			t.Logf("memcloud manager log, last %d lines (%s):\n%s", logLines, p.logPath, tailFile(p.logPath, logLines))
+			t.Logf("memcloud manager log, last %d lines (%s):\n%s", logLines, p.logPath, capienv.TailFile(p.logPath, logLines))
 		}
 		_ = f.Close()
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := p.start(ctx); err != nil {
-		t.Fatalf("%v\n%s", err, tailFile(p.logPath, logLines))
+		t.Fatalf("%v\n%s", err, capienv.TailFile(p.logPath, logLines))
 	}
 	return p
 }
@@ -233,17 +233,4 @@ func (s *recordingSub) Patch(ctx context.Context, obj client.Object, patch clien
 
 func (s *recordingSub) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error {
 	return s.c.record(s.SubResourceClient.Apply(ctx, obj, opts...))
-}
-
-// tailFile returns the last n lines of the file at path.
-func tailFile(path string, n int) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Sprintf("cannot read %q: %v", path, err)
-	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

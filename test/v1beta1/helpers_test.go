@@ -7,8 +7,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -18,12 +16,7 @@ import (
 
 // createAll creates objs in order.
 func createAll(ctx context.Context, objs ...client.Object) error {
-	for _, o := range objs {
-		if err := env.Client.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
-			return err
-		}
-	}
-	return nil
+	return capienv.CreateAll(ctx, env.Client, objs...)
 }
 
 // waitMachinePhase waits until m reaches phase, reading it into m.
@@ -43,27 +36,14 @@ func bootstrapSecret(ctx context.Context, t *testing.T, m *clusterv1.Machine) []
 	return s.Data["value"]
 }
 
-// joinNode plays the kubelet of a booted instance: a Node with providerID, Ready and without memory, disk or
-// PID pressure, which Cluster API's NodeHealthy needs.
+// joinNode plays the kubelet of a booted instance; see capienv.JoinNode.
 func joinNode(ctx context.Context, name, providerID string) error {
-	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.NodeSpec{ProviderID: providerID}}
-	if err := env.Client.Create(ctx, node); err != nil {
-		return err
-	}
-	now := metav1.Now()
-	for typ, status := range map[corev1.NodeConditionType]corev1.ConditionStatus{
-		corev1.NodeReady: corev1.ConditionTrue, corev1.NodeMemoryPressure: corev1.ConditionFalse,
-		corev1.NodeDiskPressure: corev1.ConditionFalse, corev1.NodePIDPressure: corev1.ConditionFalse,
-	} {
-		node.Status.Conditions = append(node.Status.Conditions, corev1.NodeCondition{Type: typ, Status: status,
-			Reason: "CapkitV1Beta1", LastHeartbeatTime: now, LastTransitionTime: now})
-	}
-	return env.Client.Status().Update(ctx, node)
+	return capienv.JoinNode(ctx, env.Client, name, providerID)
 }
 
 // deleteNode deletes the Node name if it is left (Cluster API keeps the last control plane Node).
 func deleteNode(ctx context.Context, name string) error {
-	return client.IgnoreNotFound(env.Client.Delete(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}))
+	return capienv.DeleteNodes(ctx, env.Client, name)
 }
 
 // dumpOnFailure prints the Cluster API objects and the provider's of namespace ns when the test fails.

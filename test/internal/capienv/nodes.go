@@ -1,0 +1,72 @@
+package capienv
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// JoinNode plays the kubelet of a booted machine: it creates the Node name with providerID in the workload
+// cluster (the API server of c) and reports it Ready without memory, disk or PID pressure, which Cluster API's
+// NodeHealthy needs. A Node that exists already is left as it is.
+func JoinNode(ctx context.Context, c client.Client, name, providerID string) error {
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.NodeSpec{ProviderID: providerID}}
+	if err := c.Create(ctx, node); err != nil {
+		if apierrors.IsAlreadyExists(err) {
+			return nil
+		}
+		return fmt.Errorf("cannot create Node %q: %w", name, err)
+	}
+	now := metav1.Now()
+	for _, cond := range []struct {
+		typ    corev1.NodeConditionType
+		status corev1.ConditionStatus
+	}{
+		{corev1.NodeReady, corev1.ConditionTrue}, {corev1.NodeMemoryPressure, corev1.ConditionFalse},
+		{corev1.NodeDiskPressure, corev1.ConditionFalse}, {corev1.NodePIDPressure, corev1.ConditionFalse},
+	} {
+		node.Status.Conditions = append(node.Status.Conditions, corev1.NodeCondition{Type: cond.typ, Status: cond.status,
+			Reason: "CapkitTest", LastHeartbeatTime: now, LastTransitionTime: now})
+	}
+	if err := c.Status().Update(ctx, node); err != nil {
+		return fmt.Errorf("cannot report Node %q ready: %w", name, err)
+	}
+	return nil
+}
+
+// DeleteNodes deletes the Nodes named names that are left (Cluster API keeps the last control plane Node of a
+// deleted cluster).
+func DeleteNodes(ctx context.Context, c client.Client, names ...string) error {
+	for _, n := range names {
+		if err := c.Delete(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n}}); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("cannot delete Node %q: %w", n, err)
+		}
+	}
+	return nil
+}
+
+// CreateAll creates objs in order through c; an object that exists already is left as it is.
+func CreateAll(ctx context.Context, c client.Client, objs ...client.Object) error {
+	for _, o := range objs {
+		if err := c.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("cannot create %T %q: %w", o, o.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// TailFile returns the last n lines of the file at path, or why it cannot be read.
+func TailFile(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Sprintf("cannot read %q: %v", path, err)
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
