@@ -36,9 +36,23 @@ test: envtest kwok test-tools ## Run every test: unit, envtest (real kube-apiser
 	fi
 
 .PHONY: test-e2e
-test-e2e: envtest ## Run the test/ module: memcloud with the real Cluster API controllers and CRDs.
+test-e2e: envtest kwok ## Run the test/ module: memcloud and podcloud with the real Cluster API controllers and CRDs.
 	@KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" CAPKIT_CAPI_BIN="$$(hack/capi-managers.sh)" \
+	  CAPKIT_KWOK_ASSETS="$$(hack/kwok-binaries.sh)" \
 	  bash -c 'cd test && go test $(GO_TEST_FLAGS) -timeout 40m ./...'
+
+# The fuzz targets of what parses hostile input, each run for FUZZTIME (CI: 30 s each); a crasher fails the run and is
+# written to the package's testdata/fuzz/<target>/ (commit it: it then runs in every make test).
+FUZZTIME ?= 30s
+FUZZ_TARGETS := ./cloudinit:FuzzParse ./cloudinit:FuzzRender ./contract/lint:FuzzReadYAML ./contract/lint:FuzzCheckFiles
+
+.PHONY: fuzz
+fuzz: ## Fuzz cloudinit (Parse, Render) and contract/lint (ReadYAML, CheckFiles) for FUZZTIME each (default 30s).
+	@for t in $(FUZZ_TARGETS); do \
+	  pkg="$${t%%:*}"; fn="$${t##*:}"; \
+	  echo "capkit: fuzzing $$fn in $$pkg for $(FUZZTIME)"; \
+	  go test -run='^$$' -fuzz="^$$fn\$$" -fuzztime=$(FUZZTIME) "$$pkg" || exit 1; \
+	done
 
 .PHONY: cover
 cover: envtest ## Print test coverage per package.

@@ -3,6 +3,8 @@
 # other download, into a cache folder outside the repository, and prints that folder (use it as
 # CAPKIT_CAPI_BIN for the tests in test/). A second run with the same version reuses the cache at once.
 set -euo pipefail
+# shellcheck source=hack/lib/lock.sh
+source "$(dirname "$0")/lib/lock.sh"
 
 CAPI_VERSION="${CAPI_VERSION:-v1.14.2}"
 CACHE_ROOT="${CAPKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capkit}"
@@ -23,7 +25,16 @@ if [[ ${#missing[@]} -eq 0 ]]; then
   exit 0
 fi
 
-mkdir -p "$DEST"
+cache_lock "$DEST"
+# Another run may have built them while this one waited for the lock.
+missing=()
+for bin in "${!PACKAGES[@]}"; do
+  [[ -x "$DEST/$bin" ]] || missing+=("$bin")
+done
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "$DEST"
+  exit 0
+fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 export GOFLAGS="${GOFLAGS:--buildvcs=false}" CGO_ENABLED=0
@@ -48,8 +59,10 @@ ldflags="-s -w -X sigs.k8s.io/cluster-api/version.gitVersion=${CAPI_VERSION} -X 
   for bin in "${missing[@]}"; do pkgs+=("${PACKAGES[$bin]}@${CAPI_VERSION}"); done
   go get "${pkgs[@]}" >/dev/null 2>&1 || go get "${pkgs[@]}" >&2
   for bin in "${missing[@]}"; do
-    go build -trimpath -ldflags "$ldflags" -o "$DEST/$bin.tmp" "${PACKAGES[$bin]}"
-    mv "$DEST/$bin.tmp" "$DEST/$bin"
+    go build -trimpath -ldflags "$ldflags" -o "$work/$bin.bin" "${PACKAGES[$bin]}"
+    tmp="$(tmp_beside "$DEST/$bin")"
+    mv "$work/$bin.bin" "$tmp"
+    mv "$tmp" "$DEST/$bin"
   done
 )
 

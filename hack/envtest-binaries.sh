@@ -5,6 +5,8 @@
 set -euo pipefail
 # shellcheck source=hack/lib/k8s-cmd.sh
 source "$(dirname "$0")/lib/k8s-cmd.sh"
+# shellcheck source=hack/lib/lock.sh
+source "$(dirname "$0")/lib/lock.sh"
 
 K8S_VERSION="${K8S_VERSION:-v1.36.3}"
 ETCD_VERSION="${ETCD_VERSION:-v3.6.8}"
@@ -16,7 +18,12 @@ if [[ -x "$DEST/kube-apiserver" && -x "$DEST/etcd" ]]; then
   exit 0
 fi
 
-mkdir -p "$DEST"
+cache_lock "$DEST"
+# Another run may have built them while this one waited for the lock.
+if [[ -x "$DEST/kube-apiserver" && -x "$DEST/etcd" ]]; then
+  echo "$DEST"
+  exit 0
+fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 export GOFLAGS="${GOFLAGS:--buildvcs=false}" CGO_ENABLED=0
@@ -35,9 +42,11 @@ if [[ ! -x "$DEST/etcd" ]]; then
     cd "$work/etcd"
     go get "go.etcd.io/etcd/server/v3@${ETCD_VERSION}" >/dev/null 2>&1
     go mod tidy >/dev/null 2>&1
-    go build -trimpath -ldflags "-s -w" -o "$DEST/etcd.tmp" .
+    go build -trimpath -ldflags "-s -w" -o "$work/etcd.bin" .
   )
-  mv "$DEST/etcd.tmp" "$DEST/etcd"
+  tmp="$(tmp_beside "$DEST/etcd")"
+  mv "$work/etcd.bin" "$tmp"
+  mv "$tmp" "$DEST/etcd"
 fi
 
 echo "$DEST"

@@ -7,6 +7,8 @@
 set -euo pipefail
 # shellcheck source=hack/lib/k8s-cmd.sh
 source "$(dirname "$0")/lib/k8s-cmd.sh"
+# shellcheck source=hack/lib/lock.sh
+source "$(dirname "$0")/lib/lock.sh"
 
 K8S_VERSION="${K8S_VERSION:-v1.36.3}"
 KWOK_VERSION="${KWOK_VERSION:-v0.8.0}"
@@ -18,7 +20,12 @@ if [[ -x "$DEST/kube-scheduler" && -x "$DEST/kwok" && -s "$DEST/stages.yaml" ]];
   exit 0
 fi
 
-mkdir -p "$DEST"
+cache_lock "$DEST"
+# Another run may have built them while this one waited for the lock.
+if [[ -x "$DEST/kube-scheduler" && -x "$DEST/kwok" && -s "$DEST/stages.yaml" ]]; then
+  echo "$DEST"
+  exit 0
+fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 export GOFLAGS="${GOFLAGS:--buildvcs=false}" CGO_ENABLED=0
@@ -26,7 +33,9 @@ export GOFLAGS="${GOFLAGS:--buildvcs=false}" CGO_ENABLED=0
 if [[ ! -x "$DEST/kwok" ]]; then
   echo "capkit: building kwok ${KWOK_VERSION} from the Go module proxy (first run only, about a minute)..." >&2
   GOBIN="$work/kwok" go install "sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}"
-  mv "$work/kwok/kwok" "$DEST/kwok"
+  tmp="$(tmp_beside "$DEST/kwok")"
+  mv "$work/kwok/kwok" "$tmp"
+  mv "$tmp" "$DEST/kwok"
 fi
 
 if [[ ! -s "$DEST/stages.yaml" ]]; then
@@ -38,8 +47,10 @@ if [[ ! -s "$DEST/stages.yaml" ]]; then
     pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do
     cat "$stages/$f"
     echo "---"
-  done >"$DEST/stages.yaml.tmp"
-  mv "$DEST/stages.yaml.tmp" "$DEST/stages.yaml"
+  done >"$work/stages.yaml"
+  tmp="$(tmp_beside "$DEST/stages.yaml")"
+  mv "$work/stages.yaml" "$tmp"
+  mv "$tmp" "$DEST/stages.yaml"
 fi
 
 if [[ ! -x "$DEST/kube-scheduler" ]]; then

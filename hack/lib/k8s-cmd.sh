@@ -24,10 +24,13 @@ build_k8s_cmd() {
     go mod download k8s.io/kubernetes >/dev/null
     go get "k8s.io/kubernetes@${version}" >/dev/null 2>&1 || true
     go mod tidy -e >/dev/null 2>&1 || true
-    go build -trimpath -o "$dest.tmp" \
+    go build -trimpath -o "$dir/$cmd.bin" \
       -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=${version} -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor} -X k8s.io/client-go/pkg/version.gitVersion=${version}" \
       "k8s.io/kubernetes/cmd/${cmd}"
   )
+  local tmp
+  tmp="$(mktemp "$dest.tmp.XXXXXX")"
+  mv "$dir/$cmd.bin" "$tmp"
   rm -rf "$dir"
-  mv "$dest.tmp" "$dest"
+  mv "$tmp" "$dest"
 }

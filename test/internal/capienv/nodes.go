@@ -13,16 +13,23 @@ import (
 )
 
 // JoinNode plays the kubelet of a booted machine: it creates the Node name with providerID in the workload
-// cluster (the API server of c) and reports it Ready without memory, disk or PID pressure, which Cluster API's
-// NodeHealthy needs. A Node that exists already is left as it is.
+// cluster (the API server of c), unless it exists already, and reports it Ready without memory, disk or PID
+// pressure, which Cluster API's NodeHealthy needs. Other writers of the same Node (KWOK's fake kubelet, a node
+// lifecycle controller) are tolerated: the conditions go in a strategic merge patch of the status, merged by
+// condition type and sent without a resourceVersion, so a concurrent write can never make it conflict.
 func JoinNode(ctx context.Context, c client.Client, name, providerID string) error {
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.NodeSpec{ProviderID: providerID}}
 	if err := c.Create(ctx, node); err != nil {
-		if apierrors.IsAlreadyExists(err) {
-			return nil
+		if !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("cannot create Node %q: %w", name, err)
 		}
-		return fmt.Errorf("cannot create Node %q: %w", name, err)
+		if err := c.Get(ctx, client.ObjectKeyFromObject(node), node); err != nil {
+			return fmt.Errorf("cannot read Node %q: %w", name, err)
+		}
 	}
+	base := node.DeepCopy()
+	base.Status.Conditions = nil
+	patched := base.DeepCopy()
 	now := metav1.Now()
 	for _, cond := range []struct {
 		typ    corev1.NodeConditionType
@@ -31,10 +38,10 @@ func JoinNode(ctx context.Context, c client.Client, name, providerID string) err
 		{corev1.NodeReady, corev1.ConditionTrue}, {corev1.NodeMemoryPressure, corev1.ConditionFalse},
 		{corev1.NodeDiskPressure, corev1.ConditionFalse}, {corev1.NodePIDPressure, corev1.ConditionFalse},
 	} {
-		node.Status.Conditions = append(node.Status.Conditions, corev1.NodeCondition{Type: cond.typ, Status: cond.status,
+		patched.Status.Conditions = append(patched.Status.Conditions, corev1.NodeCondition{Type: cond.typ, Status: cond.status,
 			Reason: "CapkitTest", LastHeartbeatTime: now, LastTransitionTime: now})
 	}
-	if err := c.Status().Update(ctx, node); err != nil {
+	if err := c.Status().Patch(ctx, patched, client.StrategicMergeFrom(base)); err != nil {
 		return fmt.Errorf("cannot report Node %q ready: %w", name, err)
 	}
 	return nil
