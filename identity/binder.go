@@ -7,13 +7,16 @@ import (
 	"sync"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/capkit/capkit/redact"
 )
 
 // Binder puts into a reconcile's context what the provider needs to call its cloud for one cluster;
 // reconcile.WithIdentity calls it before any step.
 type Binder interface {
 	// Bind resolves ref for a cluster in namespace and returns ctx carrying the provider's client for the
-	// credentials. A refusal is a *RefusedError. With a nil ref and identities optional it returns ctx as is.
+	// credentials, after registering their values with the Redactor of ctx (redact.FromContext). A refusal
+	// is a *RefusedError. With a nil ref and identities optional it returns ctx as is.
 	Bind(ctx context.Context, namespace string, ref *Ref) (context.Context, error)
 	// NewIdentity returns an empty identity object, for watches.
 	NewIdentity() client.Object
@@ -40,6 +43,7 @@ type ClientBinder[I Object, C any] struct {
 type cached[C any] struct {
 	version string
 	client  C
+	creds   Credentials // registered with each reconcile's Redactor
 }
 
 // NewBinder returns a Binder that resolves identities with r, builds the client of each identity's
@@ -67,7 +71,8 @@ func (b *ClientBinder[I, C]) Bind(ctx context.Context, namespace string, ref *Re
 }
 
 // Client returns the client for a cluster in namespace with identity ref; ok is false, without error, when
-// ref is nil and identities are optional.
+// ref is nil and identities are optional. The credentials of the client, built now or earlier, are registered
+// with the Redactor of ctx (redact.FromContext), so that the reconcile never shows them.
 func (b *ClientBinder[I, C]) Client(ctx context.Context, namespace string, ref *Ref) (C, bool, error) {
 	var zero C
 	id, ok, err := b.resolver.Allowed(ctx, namespace, ref)
@@ -82,6 +87,7 @@ func (b *ClientBinder[I, C]) Client(ctx context.Context, namespace string, ref *
 	entry, found := b.clients[id.GetName()]
 	b.mu.Unlock()
 	if found && entry.version == version {
+		entry.creds.register(redact.FromContext(ctx))
 		return entry.client, true, nil
 	}
 	// The version stored is the one of the Secret read, which may lag behind the metadata just read when
@@ -95,7 +101,7 @@ func (b *ClientBinder[I, C]) Client(ctx context.Context, namespace string, ref *
 		return zero, false, fmt.Errorf("cannot build the client of %s %q: %w", b.resolver.Kind(), id.GetName(), err)
 	}
 	b.mu.Lock()
-	b.clients[id.GetName()] = cached[C]{version: version, client: c}
+	b.clients[id.GetName()] = cached[C]{version: version, client: c, creds: creds}
 	b.builds++
 	b.mu.Unlock()
 	return c, true, nil

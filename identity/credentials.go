@@ -8,37 +8,61 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/capkit/capkit/redact"
 )
 
 // Credentials are the data of a credentials Secret. They never print their values: fmt, %#v, JSON and text
-// marshalling show the keys only, so an accidental log line or error message leaks nothing.
+// marshalling show the keys only, so an accidental log line or error message leaks nothing. The bytes are
+// held inside a function value, where printers that walk struct fields by reflection (go-spew, testify's
+// diffs, k8s.io/apimachinery/pkg/util/dump) cannot reach them either.
 type Credentials struct {
+	held func() *credentialsData
+}
+
+type credentialsData struct {
 	data        map[string][]byte
+	keys        []string
 	fingerprint string
 }
 
 // NewCredentials returns Credentials holding a copy of data.
 func NewCredentials(data map[string][]byte) Credentials {
-	c := Credentials{data: make(map[string][]byte, len(data))}
+	d := &credentialsData{data: make(map[string][]byte, len(data)), keys: slices.Sorted(maps.Keys(data))}
 	h := sha256.New()
-	for _, k := range slices.Sorted(maps.Keys(data)) {
-		c.data[k] = slices.Clone(data[k])
+	for _, k := range d.keys {
+		d.data[k] = slices.Clone(data[k])
 		fmt.Fprintf(h, "%d:%s=%d:", len(k), k, len(data[k]))
 		h.Write(data[k])
 	}
-	c.fingerprint = hex.EncodeToString(h.Sum(nil))
-	return c
+	d.fingerprint = hex.EncodeToString(h.Sum(nil))
+	return Credentials{held: func() *credentialsData { return d }}
+}
+
+// get returns the data; empty for the zero Credentials.
+func (c Credentials) get() *credentialsData {
+	if c.held == nil {
+		return &credentialsData{}
+	}
+	return c.held()
+}
+
+// register registers every value with r, so that what leaves the reconcile never shows them.
+func (c Credentials) register(r *redact.Redactor) {
+	for _, v := range c.get().data {
+		r.Add(v)
+	}
 }
 
 // Get returns a copy of the value of key, nil when it is missing.
-func (c Credentials) Get(key string) []byte { return slices.Clone(c.data[key]) }
+func (c Credentials) Get(key string) []byte { return slices.Clone(c.get().data[key]) }
 
 // Keys returns the keys, sorted.
-func (c Credentials) Keys() []string { return slices.Sorted(maps.Keys(c.data)) }
+func (c Credentials) Keys() []string { return slices.Clone(c.get().keys) }
 
 // Equal reports whether c and o hold the same data (by a SHA-256 fingerprint; the fingerprint itself is
 // not exposed).
-func (c Credentials) Equal(o Credentials) bool { return c.fingerprint == o.fingerprint }
+func (c Credentials) Equal(o Credentials) bool { return c.get().fingerprint == o.get().fingerprint }
 
 // String shows the keys only.
 func (c Credentials) String() string {

@@ -7,11 +7,17 @@
 // and name (Ref). A Resolver checks, for a cluster in a namespace, that the identity exists, that the namespace
 // is allowed, and that the Secret exists and holds the required keys; it refuses otherwise with a RefusedError
 // whose Reason is a condition reason and whose message names the identity, the namespace, the Secret and the
-// missing keys, never a value. Credentials never print their data.
+// missing keys, never a value. Credentials never print their data, and hold it inside a function value where
+// reflection-based printers (go-spew, testify's diffs, k8s.io/utils/dump) cannot reach it. The Secret is read
+// with a context whose logger discards everything (redact.QuietContext): client-go logs response bodies
+// through the context's logger, which would show the Secret's data (base64) at verbosity 8, even through an
+// uncached API reader (WithSecretReader).
 //
 // A Binder puts the provider's cloud client for a cluster's credentials into the context of a reconcile. It
 // builds the client once and reuses it while the Secret is unchanged; a rotated Secret, a changed
-// allowedNamespaces or a deleted identity takes effect at the next reconcile. reconcile.WithIdentity makes it
+// allowedNamespaces or a deleted identity takes effect at the next reconcile. At every bind it registers the
+// credentials' values with the Redactor of the reconcile (redact.FromContext), so that a cloud error that
+// echoes them is masked in conditions, events, logs and the returned error. reconcile.WithIdentity makes it
 // a one-line option of capkit's reconcilers, which then refuse with the IdentityReady condition before any
 // cloud call, and reconcile the InfraClusters that use an identity when it or its Secret changes.
 //

@@ -11,6 +11,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/capkit/capkit/redact"
 )
 
 // Ref is an InfraCluster's reference to a cluster-scoped identity. Embed it in the InfraCluster's spec as
@@ -206,11 +208,13 @@ func (r *Resolver[I]) SecretVersion(ctx context.Context, id I) (string, error) {
 }
 
 // Credentials reads identity id's credentials Secret and checks the required keys. It returns the version
-// (UID and resourceVersion) of the Secret it read, comparable with SecretVersion's.
+// (UID and resourceVersion) of the Secret it read, comparable with SecretVersion's. The Secret is read with a
+// context whose logger discards everything (redact.QuietContext): client-go logs response bodies through
+// the context's logger. The values are registered with the Redactor of ctx (redact.FromContext).
 func (r *Resolver[I]) Credentials(ctx context.Context, id I) (Credentials, string, error) {
 	name := id.GetSecretName()
 	secret := &corev1.Secret{}
-	if err := r.secrets.Get(ctx, client.ObjectKey{Namespace: r.namespace, Name: name}, secret); err != nil {
+	if err := r.secrets.Get(redact.QuietContext(ctx), client.ObjectKey{Namespace: r.namespace, Name: name}, secret); err != nil {
 		if apierrors.IsNotFound(err) {
 			return Credentials{}, "", refuse(ReasonSecretNotFound, "credentials Secret %s/%s of %s %q does not exist", r.namespace, name, r.kind, id.GetName())
 		}
@@ -226,7 +230,9 @@ func (r *Resolver[I]) Credentials(ctx context.Context, id I) (Credentials, strin
 		return Credentials{}, "", refuse(ReasonSecretInvalid, "credentials Secret %s/%s of %s %q lacks keys %s (or they are empty)",
 			r.namespace, name, r.kind, id.GetName(), strings.Join(missing, ", "))
 	}
-	return NewCredentials(secret.Data), string(secret.UID) + "/" + secret.ResourceVersion, nil
+	creds := NewCredentials(secret.Data)
+	creds.register(redact.FromContext(ctx))
+	return creds, string(secret.UID) + "/" + secret.ResourceVersion, nil
 }
 
 // SecretNameOf returns the name of the credentials Secret of the identity named name, "" when it does not

@@ -40,7 +40,11 @@ func NewClusterReconciler[T client.Object](c client.Client, newObject func() T, 
 
 // Reconcile implements controller-runtime's reconcile.Reconciler.
 func (r *ClusterReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	ctx, log := r.requestLogger(ctx, req)
+	return r.redacted(ctx, req, r.reconcile)
+}
+
+func (r *ClusterReconciler[T]) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	log := logFrom(ctx)
 	obj, found, err := fetch(ctx, r.base, r.newObject, req)
 	if err != nil || !found {
 		return ctrl.Result{}, err
@@ -64,7 +68,7 @@ func (r *ClusterReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) 
 		log.Info("externally managed, skipping")
 		return ctrl.Result{}, nil
 	}
-	s, err := scope.NewClusterScope(ctx, r.client, obj, cluster, r.scopeOptions()...)
+	s, err := scope.NewClusterScope(ctx, r.client, obj, cluster, r.scopeOptions(ctx)...)
 	if err != nil {
 		return ctrl.Result{}, err
 	}

@@ -29,6 +29,26 @@
 //
 // Events are emitted for state changes when WithEventRecorder is given. Only the reconcilers log.
 //
+// # Secrets
+//
+// Each reconcile has its own redact.Redactor, in its context (redact.FromContext). The scope registers the
+// bootstrap data it reads with it, and the identity binder (WithIdentity) the credentials of the cluster's
+// identity. Everything that leaves the reconcile passes through it, so that a cloud error that echoes the
+// user data (whole, in base64, truncated, or one line of it) or a credential shows redact.Placeholder
+// instead:
+//
+//   - condition messages: the ones the reconciler writes (masked before they are cut to 1024 bytes), and
+//     every condition the scope persists (PatchNow, Close), a service's own and the Ready summary included;
+//   - events: the reconciler's and those of Eventf (ContextWithEvents masks every note);
+//   - log lines: the logger in the context, which steps and Ensure use, masks messages and values;
+//   - the error Reconcile returns, which controller-runtime logs (its chain is kept, so terminal and
+//     throttled errors keep their class).
+//
+// What the Redactor masks and what it cannot is listed in package redact. A secret the provider reads itself
+// is masked only once the provider registers it (redact.FromContext(ctx).Add). Secrets are read with a
+// context whose logger discards everything (redact.QuietContext): client-go logs response bodies through the
+// context's logger.
+//
 // # Ensure
 //
 // A Resource[S, O] is one kind of cloud resource: S the spec the provider wants, O what the cloud reports of
@@ -41,9 +61,23 @@
 // (PendingReporter), after an in-place update of drift (Updater, ReasonDriftCorrected), or when the drift
 // cannot be updated in place (ReasonNeedsReplacement, reported and never repaired). The spec is Given, or
 // Lazy: computed only when a create or an update needs it, so a steady-state reconcile reads no bootstrap
-// data. EnsureDeleted deletes the tracked resource and any tagged orphan, and waits for slow deletes.
+// data. EnsureDeleted deletes the tracked resource and every resource still carrying the ownership tags (an
+// orphan of a lost checkpoint, duplicates of a cloud without idempotency tokens), searching again after
+// each delete; it is Done only when a search finds none, waits for slow deletes, and deletes at most
+// MaxTaggedDeletes tagged resources per call.
+//
+// # Identities
+//
+// With WithIdentity a delete needs the identity as much as a create, except for an object that provably never
+// ran a step: StepsStartedAnnotation, written in the finalizer's patch once the identity is bound, and what
+// the object records (resource IDs, provider ID, provisioned, step conditions) prove that a step may have run.
 //
 // # Wiring
+//
+// SetupWithManager names each controller after its infra kind in lower case ("foomachine"). controller-runtime
+// refuses a second controller of the same name in one process: a process that starts two managers (a test
+// suite, most often) creates them with ctrl.Options{Controller: config.Controller{SkipNameValidation:
+// ptr.To(true)}}. capkit's metrics are registered once per process, and shared by every manager in it.
 //
 // SetupWithManager watches the infra kind, core Clusters and Machines (unstructured, no Cluster API import)
 // with the owner mappers ClusterToInfraCluster, MachineToInfraMachine and ClusterToInfraMachines, and the

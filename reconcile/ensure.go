@@ -399,20 +399,27 @@ func pendingResult[S, O any](r Resource[S, O], key, id string, obs O, poll time.
 	return Result{Reason: reason, Message: fmt.Sprintf("resource %q (id %q): %s", key, id, msg), RequeueAfter: poll}, true
 }
 
+// MaxTaggedDeletes bounds how many resources carrying the ownership tags EnsureDeleted deletes in one call,
+// besides the tracked one. A cloud without idempotency tokens can hold duplicates (Create may have run more
+// than once); more than this many are deleted over several reconciles, each reporting not done.
+const MaxTaggedDeletes = 10
+
 // EnsureDeleted deletes the cloud resource key of the tracker's owner: the tracked ID and every resource
-// still carrying its ownership tags (one created by an attempt whose ID was never recorded). It returns a
-// Done result once none exists, and then forgets the ID (persisted by the next PatchNow or Close). While a
+// still carrying its ownership tags (one created by an attempt whose ID was never recorded, or duplicates of
+// a cloud without idempotency tokens). It searches by tags again after each delete, and returns a Done result
+// only when a search finds nothing; then it forgets the ID (persisted by the next PatchNow or Close). While a
 // resource is still there after its delete (cloud deletes are often asynchronous) it returns a result that
-// is not done, with ReasonDeleting (or the PendingReporter's reason) and the poll interval.
+// is not done, with ReasonDeleting (or the PendingReporter's reason) and the poll interval; so it does after
+// MaxTaggedDeletes deletes in one call.
 func EnsureDeleted[S, O any](ctx context.Context, t scope.ResourceTracker, key string, r Resource[S, O], opts ...EnsureOption) (Result, error) {
 	if t == nil || r == nil {
 		return Result{}, fmt.Errorf("cannot delete resource %q: tracker and resource must not be nil", key)
 	}
 	o := newEnsureOptions(opts)
 	m := meter(r, key)
-	var wait *Result // why the step waits, for the first resource still there
-	tracked, isTracked := t.ResourceID(key)
-	if isTracked {
+	deleted := map[string]bool{} // deleted in this call
+	var wait *Result             // why the step waits, for the first resource still there
+	if tracked, isTracked := t.ResourceID(key); isTracked {
 		w, gone, err := deleteIfExists(ctx, m, key, tracked, o.poll)
 		if err != nil {
 			return Result{}, err
@@ -420,6 +427,7 @@ func EnsureDeleted[S, O any](ctx context.Context, t scope.ResourceTracker, key s
 		if !gone {
 			wait = &w
 		}
+		deleted[tracked] = true
 	}
 	ownershipKey, err := t.OwnershipKey()
 	switch {
@@ -428,18 +436,12 @@ func EnsureDeleted[S, O any](ctx context.Context, t scope.ResourceTracker, key s
 	case err != nil:
 		return Result{}, fmt.Errorf("cannot delete resource %q: %w", key, err)
 	default:
-		obs, found, err := m.FindByTags(ctx, OwnershipTags(ownershipKey, key))
+		w, done, err := deleteTagged(ctx, m, key, OwnershipTags(ownershipKey, key), deleted, o.poll)
 		if err != nil {
-			return Result{}, fmt.Errorf("cannot find resource %q by tags: %w", key, err)
+			return Result{}, err
 		}
-		if found && (!isTracked || r.ID(obs) != tracked) { // the tracked one is handled above
-			w, gone, err := deleteIfExists(ctx, m, key, r.ID(obs), o.poll)
-			if err != nil {
-				return Result{}, err
-			}
-			if !gone && wait == nil {
-				wait = &w
-			}
+		if !done && wait == nil {
+			wait = &w
 		}
 	}
 	if wait != nil {
@@ -449,6 +451,36 @@ func EnsureDeleted[S, O any](ctx context.Context, t scope.ResourceTracker, key s
 		return Result{}, err
 	}
 	return Result{Done: true}, nil
+}
+
+// deleteTagged deletes the resources that carry tags, one search at a time, until a search finds none (done)
+// or one is still there after its delete, or MaxTaggedDeletes were deleted; then the result says why the
+// step waits. deleted holds the IDs deleted so far in this call.
+func deleteTagged[S, O any](ctx context.Context, m *metered[S, O], key string, tags map[string]string, deleted map[string]bool, poll time.Duration) (Result, bool, error) {
+	for n := 0; ; n++ {
+		obs, found, err := m.FindByTags(ctx, tags)
+		if err != nil {
+			return Result{}, false, fmt.Errorf("cannot find resource %q by tags: %w", key, err)
+		}
+		if !found {
+			return Result{}, true, nil
+		}
+		id := m.ID(obs)
+		switch {
+		case id == "":
+			return Result{}, false, fmt.Errorf("cannot delete resource %q: the cloud returned a resource without an id (find by tags)", key)
+		case deleted[id]:
+			// Deleted in this call and still listed: the cloud's search lags behind, or the delete is slow.
+			return Result{Reason: ReasonDeleting, Message: fmt.Sprintf("resource %q (id %q) is still listed after its delete", key, id), RequeueAfter: poll}, false, nil
+		case n >= MaxTaggedDeletes:
+			return Result{Reason: ReasonDeleting, Message: fmt.Sprintf("more than %d resources %q carry the ownership tags; deleting the rest at the next reconcile", MaxTaggedDeletes, key), RequeueAfter: poll}, false, nil
+		}
+		w, gone, err := deleteIfExists(ctx, m, key, id, poll)
+		if err != nil || !gone {
+			return w, false, err
+		}
+		deleted[id] = true
+	}
 }
 
 // deleteIfExists deletes id unless it is gone and reports whether it is gone afterwards; when it is not,

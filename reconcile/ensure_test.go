@@ -465,3 +465,78 @@ func TestEnsureCreateOnce(t *testing.T) {
 	id, _ := tr.ResourceID("server")
 	assert.Equal(t, created.ID, id, "the gone ID stays recorded for the user to see")
 }
+
+// staleSearch is the fake cloud whose search still lists a deleted network once, as an eventually consistent
+// list API does.
+type staleSearch struct {
+	*fakeCloud
+	ghost *fakeNet
+}
+
+func (s *staleSearch) Delete(ctx context.Context, id string) error {
+	s.mu.Lock()
+	s.ghost = clone(s.nets[id])
+	s.mu.Unlock()
+	return s.fakeCloud.Delete(ctx, id)
+}
+
+func (s *staleSearch) FindByTags(ctx context.Context, tags map[string]string) (*fakeNet, bool, error) {
+	if g := s.ghost; g != nil {
+		s.ghost = nil
+		return g, true, nil
+	}
+	return s.fakeCloud.FindByTags(ctx, tags)
+}
+
+// TestEnsureDeletedRemovesEveryTaggedDuplicate: a cloud without idempotency tokens can hold several resources
+// with the ownership tags; EnsureDeleted is done only once a search finds none, deleting at most
+// MaxTaggedDeletes of them per call.
+func TestEnsureDeletedRemovesEveryTaggedDuplicate(t *testing.T) {
+	tests := []struct {
+		name       string
+		duplicates int
+		tracked    bool
+		stale      bool
+		wantCalls  []bool // Done of each call until the last
+	}{
+		{name: "3 untracked duplicates", duplicates: 3, wantCalls: []bool{true}},
+		{name: "3 duplicates, one tracked", duplicates: 3, tracked: true, wantCalls: []bool{true}},
+		{name: "more than the bound", duplicates: reconcile.MaxTaggedDeletes + 2, wantCalls: []bool{false, true}},
+		{name: "a search that lags behind each delete", duplicates: 2, stale: true, wantCalls: []bool{false, false, true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			c, tr := newFakeCloud(), newFakeTracker()
+			for i := range tt.duplicates {
+				c.put(fmt.Sprintf("net-%d", i), reconcile.OwnershipTags("owner1", "vpc"))
+			}
+			c.put("other", reconcile.OwnershipTags("owner2", "vpc"))
+			if tt.tracked {
+				tr.ids["vpc"] = "net-1"
+			}
+			var r reconcile.Resource[netSpec, *fakeNet] = c
+			if tt.stale {
+				r = &staleSearch{fakeCloud: c}
+			}
+			for i, wantDone := range tt.wantCalls {
+				res, err := reconcile.EnsureDeleted(ctx, tr, "vpc", r, reconcile.WithPollInterval(time.Second))
+				require.NoError(t, err)
+				require.Equal(t, wantDone, res.Done, "call %d: %+v", i, res)
+				if !wantDone {
+					assert.Equal(t, reconcile.ReasonDeleting, res.Reason)
+					assert.Equal(t, time.Second, res.RequeueAfter)
+					if !tt.stale {
+						assert.Positive(t, c.count()-1, "call %d: not done while a tagged network exists", i)
+					}
+				}
+				if tt.duplicates > reconcile.MaxTaggedDeletes && i == 0 {
+					assert.Equal(t, tt.duplicates-reconcile.MaxTaggedDeletes, c.count()-1, "at most MaxTaggedDeletes deletes per call")
+				}
+			}
+			assert.Equal(t, 1, c.count(), "only the other owner's network is left")
+			_, ok := tr.ResourceID("vpc")
+			assert.False(t, ok)
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -94,10 +95,10 @@ func TerminalReason(err error) string {
 
 // terminalMessage returns the message of a terminal error for its condition: the cause of one made by
 // Terminal, the whole message of any other (controller-runtime's reads "terminal error: <cause>").
-func terminalMessage(err error) string {
+func terminalMessage(ctx context.Context, err error) string {
 	var t *TerminalError
 	if errors.As(err, &t) {
-		return message(t.cause())
+		return message(ctx, t.cause())
 	}
-	return message(err)
+	return message(ctx, err)
 }

@@ -38,7 +38,13 @@ const DefaultIdentityRecheck = time.Minute
 // identity or its Secret changes, or after DefaultIdentityRecheck. A delete waits too: deleting needs the
 // credentials as much as creating, and the objects keep their finalizer until the identity allows them again.
 // The exception is an object refused from the start: no step ever ran for it, so nothing of it is in the
-// cloud, and its finalizer goes at once.
+// cloud, and its finalizer goes at once. "Never ran" is proven by what the object records: no
+// StepsStartedAnnotation (written before the first step can run), IdentityReady never True, no resource ID,
+// no provider ID, not provisioned, and no step condition but the provisioning gate's; a crash between a
+// step's cloud call and the end of its reconcile leaves at least the annotation.
+//
+// The identity is resolved before the provisioning gate of machines and machine pools: a machine of a
+// cluster whose identity is refused says so in its own IdentityReady condition.
 //
 // newInfraCluster returns an empty InfraCluster of the provider: the machine and machine pool reconcilers
 // read the identity reference from their cluster's InfraCluster. The cluster reconciler uses its own object,
@@ -87,7 +93,7 @@ func (r *base) bindIdentity(ctx context.Context, s conditionsObject, src identit
 	if err == nil {
 		var bound context.Context
 		if bound, err = r.identity.Bind(ctx, namespace, ref); err == nil {
-			r.mark(s, ConditionIdentityReady, "True", ReasonReady, "")
+			r.mark(ctx, s, ConditionIdentityReady, "True", ReasonReady, "")
 			if ref != nil {
 				bound = ratelimit.WithKey(bound, ref.Name) // one rate limit per account
 			}
@@ -98,8 +104,8 @@ func (r *base) bindIdentity(ctx context.Context, s conditionsObject, src identit
 	if !ok {
 		return ctx, outcome{err: err}, false
 	}
-	if r.mark(s, ConditionIdentityReady, "False", refused.Reason, refused.Message) {
-		r.event(s.Object(), corev1.EventTypeWarning, refused.Reason, "Reconcile", "%s", refused.Message)
+	if r.mark(ctx, s, ConditionIdentityReady, "False", refused.Reason, refused.Message) {
+		r.event(ctx, corev1.EventTypeWarning, refused.Reason, "Reconcile", "%s", refused.Message)
 	}
 	logFrom(ctx).Info("identity refused, no cloud call", "reason", refused.Reason, "message", refused.Message)
 	return ctx, outcome{requeueAfter: DefaultIdentityRecheck}, false
@@ -204,10 +210,29 @@ func (r *base) clustersUsing(ctx context.Context, c client.Reader, gvk schema.Gr
 	return out
 }
 
-// neverRan reports whether no step has ever run for s: no step condition exists, except the first step's
-// condition written by the provisioning gate (a wait, not a run). Steps run only after the identity was
-// bound, so an object refused from the start has nothing in the cloud.
-func neverRan(s conditionsObject, steps []stepRunner) bool {
+// StepsStartedAnnotation is set on an infra object, with WithIdentity, in the patch that persists its finalizer
+// once its identity is bound, before any step runs: from then on a step may have called the cloud, and a
+// delete waits for an allowed identity instead of removing the finalizer at once. It is metadata, so it
+// survives clusterctl move, unlike status.
+const StepsStartedAnnotation = "capkit.io/steps-started"
+
+// neverRan reports whether no step can have run for s, so that nothing of it is in the cloud. Steps run only
+// after the identity was bound, which persists StepsStartedAnnotation first; an object reconciled before the
+// annotation existed proves it by what it recorded: a resource ID (Ensure's checkpoint), a provider ID, the
+// provisioned flag, or a step condition other than the provisioning gate's (a wait, not a run).
+func neverRan(s lifecycle, steps []stepRunner) bool {
+	if _, started := s.Object().GetAnnotations()[StepsStartedAnnotation]; started {
+		return false
+	}
+	if len(s.ResourceIDs()) > 0 || s.Provisioned() {
+		return false
+	}
+	if p, ok := s.(interface{ ProviderID() string }); ok && p.ProviderID() != "" {
+		return false
+	}
+	if p, ok := s.(interface{ ProviderIDList() []string }); ok && len(p.ProviderIDList()) > 0 {
+		return false
+	}
 	for i, st := range steps {
 		c := conditions.Get(s.Conditions(), st.conditionType)
 		if c == nil {

@@ -41,13 +41,15 @@ type identityFixture struct {
 	logs     strings.Builder
 }
 
-func newIdentityFixture(t *testing.T, tenant string) *identityFixture {
+// newTestBinder creates the FooClusterIdentity idName (allowing no namespace but "not-"+tenant) with its
+// credentials Secret in a new provider namespace, and returns a Binder that puts the Secret's token into the
+// context under accountKey, and the provider namespace.
+func newTestBinder(t *testing.T, tenant, idName string) (identity.Binder, string) {
 	t.Helper()
 	ctx := context.Background()
 	provider, err := env.CreateNamespace(ctx, "provider")
 	require.NoError(t, err)
-	f := &identityFixture{rec: &recorder{}, provider: provider, idName: tenant + "-identity"}
-	require.NoError(t, env.Client.Create(ctx, &testtypes.FooClusterIdentity{ObjectMeta: metav1.ObjectMeta{Name: f.idName},
+	require.NoError(t, env.Client.Create(ctx, &testtypes.FooClusterIdentity{ObjectMeta: metav1.ObjectMeta{Name: idName},
 		Spec: testtypes.FooClusterIdentitySpec{AllowedNamespaces: &identity.AllowedNamespaces{NamespaceList: []string{"not-" + tenant}}, SecretName: "creds"}}))
 	require.NoError(t, env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: provider, Name: "creds"},
 		Data: map[string][]byte{"token": []byte(tenantSecret)}}))
@@ -59,6 +61,15 @@ func newIdentityFixture(t *testing.T, tenant string) *identityFixture {
 			return context.WithValue(ctx, accountKey{}, token)
 		})
 	require.NoError(t, err)
+	return b, provider
+}
+
+func newIdentityFixture(t *testing.T, tenant string) *identityFixture {
+	t.Helper()
+	f := &identityFixture{rec: &recorder{}, idName: tenant + "-identity"}
+	b, provider := newTestBinder(t, tenant, f.idName)
+	f.provider = provider
+	var err error
 	step := func(what string) func(ctx context.Context, _ clusterScope) (reconcile.Result, error) {
 		return func(ctx context.Context, _ clusterScope) (reconcile.Result, error) {
 			token, _ := ctx.Value(accountKey{}).(string)
@@ -92,7 +103,13 @@ func (f *identityFixture) calls() []string {
 
 func (f *identityFixture) setAllowed(t *testing.T, namespaces ...string) {
 	t.Helper()
-	id := &testtypes.FooClusterIdentity{ObjectMeta: metav1.ObjectMeta{Name: f.idName}}
+	setAllowed(t, f.idName, namespaces...)
+}
+
+// setAllowed makes the FooClusterIdentity name allow namespaces only.
+func setAllowed(t *testing.T, name string, namespaces ...string) {
+	t.Helper()
+	id := &testtypes.FooClusterIdentity{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	id = get(t, id)
 	id.Spec.AllowedNamespaces.NamespaceList = namespaces
 	require.NoError(t, env.Client.Update(context.Background(), id))

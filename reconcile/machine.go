@@ -34,7 +34,10 @@ func NewMachineReconciler[T client.Object](c client.Client, newObject func() T, 
 
 // Reconcile implements controller-runtime's reconcile.Reconciler.
 func (r *MachineReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	ctx, _ = r.requestLogger(ctx, req)
+	return r.redacted(ctx, req, r.reconcile)
+}
+
+func (r *MachineReconciler[T]) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	obj, found, err := fetch(ctx, r.base, r.newObject, req)
 	if err != nil || !found {
 		return ctrl.Result{}, err
@@ -44,7 +47,7 @@ func (r *MachineReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) 
 		return ctrl.Result{}, err
 	}
 	ctx = withOwners(ctx, "Machine", o)
-	s, err := scope.NewMachineScope(ctx, r.client, obj, o.owner, o.cluster, r.scopeOptions()...)
+	s, err := scope.NewMachineScope(ctx, r.client, obj, o.owner, o.cluster, r.scopeOptions(ctx)...)
 	if err != nil {
 		return ctrl.Result{}, err
 	}

@@ -38,7 +38,10 @@ func NewMachinePoolReconciler[T client.Object](c client.Client, newObject func()
 
 // Reconcile implements controller-runtime's reconcile.Reconciler.
 func (r *MachinePoolReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	ctx, _ = r.requestLogger(ctx, req)
+	return r.redacted(ctx, req, r.reconcile)
+}
+
+func (r *MachinePoolReconciler[T]) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	obj, found, err := fetch(ctx, r.base, r.newObject, req)
 	if err != nil || !found {
 		return ctrl.Result{}, err
@@ -48,7 +51,7 @@ func (r *MachinePoolReconciler[T]) Reconcile(ctx context.Context, req ctrl.Reque
 		return ctrl.Result{}, err
 	}
 	ctx = withOwners(ctx, "MachinePool", o)
-	s, err := scope.NewMachinePoolScope(ctx, r.client, obj, o.owner, o.cluster, r.scopeOptions()...)
+	s, err := scope.NewMachinePoolScope(ctx, r.client, obj, o.owner, o.cluster, r.scopeOptions(ctx)...)
 	if err != nil {
 		return ctrl.Result{}, err
 	}

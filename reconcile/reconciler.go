@@ -23,6 +23,7 @@ import (
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/identity"
 	"github.com/capkit/capkit/ratelimit"
+	"github.com/capkit/capkit/redact"
 	"github.com/capkit/capkit/scope"
 )
 
@@ -139,7 +140,10 @@ type conditionsObject interface {
 type lifecycle interface {
 	conditionsObject
 	scope.Patcher
+	scope.SpecPatcher
 	Paused() bool
+	Provisioned() bool
+	ResourceIDs() map[string]string
 	SetSummaryConditions(types ...string)
 	Close(ctx context.Context) error
 }
@@ -183,8 +187,8 @@ func (r *base) run(ctx context.Context, s lifecycle, steps []stepRunner, gate fu
 	s.SetSummaryConditions(types...)
 
 	if s.Paused() {
-		if r.mark(s, conditions.Paused, "True", conditions.ReasonPaused, "reconciliation is paused") {
-			r.event(obj, "Normal", conditions.ReasonPaused, "Pause", "reconciliation is paused")
+		if r.mark(ctx, s, conditions.Paused, "True", conditions.ReasonPaused, "reconciliation is paused") {
+			r.event(ctx, "Normal", conditions.ReasonPaused, "Pause", "reconciliation is paused")
 		}
 		log.Info("reconciliation is paused")
 		return ctrl.Result{}, s.PatchNow(ctx)
@@ -200,10 +204,11 @@ func (r *base) run(ctx context.Context, s lifecycle, steps []stepRunner, gate fu
 			log.Info("deleted by clusterctl move, keeping the cloud resources")
 			return ctrl.Result{}, nil
 		}
-		r.mark(s, conditions.Paused, "False", conditions.ReasonNotPaused, "")
-		r.mark(s, conditions.Deleting, "True", ReasonDeleting, "")
+		r.mark(ctx, s, conditions.Paused, "False", conditions.ReasonNotPaused, "")
+		r.mark(ctx, s, conditions.Deleting, "True", ReasonDeleting, "")
+		wasBound := conditions.IsTrue(s.Conditions(), ConditionIdentityReady)
 		ctx, out, ok := r.bindIdentity(ctx, s, src)
-		if !ok && out.err == nil && neverRan(s, steps) {
+		if !ok && out.err == nil && !wasBound && neverRan(s, steps) {
 			// Refused from the start: no step ever ran, so nothing is in the cloud.
 			controllerutil.RemoveFinalizer(obj, r.finalizer)
 			log.Info("identity refused and no step ever ran: nothing to delete in the cloud, finalizer removed")
@@ -215,32 +220,50 @@ func (r *base) run(ctx context.Context, s lifecycle, steps []stepRunner, gate fu
 		out = r.deleteSteps(ctx, s, steps)
 		if out.done {
 			controllerutil.RemoveFinalizer(obj, r.finalizer)
-			r.event(obj, "Normal", "Deleted", "Delete", "cloud resources deleted")
+			r.event(ctx, "Normal", "Deleted", "Delete", "cloud resources deleted")
 			log.Info("cloud resources deleted, finalizer removed")
 		}
 		return r.finish(ctx, s, out)
 	}
 
-	// The finalizer and the ownership key are persisted before any cloud call, in one patch.
+	// The identity is resolved first (no cloud call), so that the one patch that persists the finalizer and
+	// the ownership key before any cloud call also records, once the identity is bound, that steps may run:
+	// StepsStartedAnnotation, which a delete with a refused identity needs to see.
+	ctx, out, bound := r.bindIdentity(ctx, s, src)
 	controllerutil.AddFinalizer(obj, r.finalizer)
-	if err := s.PatchNow(ctx); err != nil {
+	if bound && r.identity != nil {
+		setAnnotation(obj, StepsStartedAnnotation, "true")
+	}
+	if err := s.PatchSpecNow(ctx); err != nil {
 		return ctrl.Result{}, fmt.Errorf("cannot add finalizer %q: %w", r.finalizer, err)
 	}
-	if r.mark(s, conditions.Paused, "False", conditions.ReasonNotPaused, "") && conditions.Has(s.Conditions(), conditions.Ready) {
-		r.event(obj, "Normal", "Resumed", "Resume", "reconciliation resumed")
+	if r.mark(ctx, s, conditions.Paused, "False", conditions.ReasonNotPaused, "") && conditions.Has(s.Conditions(), conditions.Ready) {
+		r.event(ctx, "Normal", "Resumed", "Resume", "reconciliation resumed")
+	}
+	if !bound {
+		return r.finish(ctx, s, out)
 	}
 	if gate != nil {
 		if reason := gate(); reason != "" && len(steps) > 0 {
-			r.mark(s, steps[0].conditionType, "False", reason, "")
+			r.mark(ctx, s, steps[0].conditionType, "False", reason, "")
 			log.Info("waiting", "reason", reason)
 			return r.finish(ctx, s, outcome{})
 		}
 	}
-	ctx, out, ok := r.bindIdentity(ctx, s, src)
-	if !ok {
-		return r.finish(ctx, s, out)
-	}
 	return r.finish(ctx, s, r.runSteps(ctx, s, steps))
+}
+
+// setAnnotation sets annotation key of obj to value.
+func setAnnotation(obj client.Object, key, value string) {
+	a := obj.GetAnnotations()
+	if a[key] == value {
+		return
+	}
+	if a == nil {
+		a = map[string]string{}
+	}
+	a[key] = value
+	obj.SetAnnotations(a)
 }
 
 // finish closes the scope and turns the outcome into a controller-runtime result.
@@ -260,18 +283,20 @@ func (r *base) finish(ctx context.Context, s lifecycle, out outcome) (ctrl.Resul
 	return ctrl.Result{RequeueAfter: out.requeueAfter}, nil
 }
 
-// mark sets a condition and reports whether its status changed (a state change worth an event).
-func (r *base) mark(obj conditionsObject, t, status, reason, msg string) bool {
+// mark sets a condition, its message masked by the reconcile's Redactor, and reports whether its status
+// changed (a state change worth an event).
+func (r *base) mark(ctx context.Context, obj conditionsObject, t, status, reason, msg string) bool {
 	setter := obj.Conditions()
 	old := conditions.Get(setter, t)
+	msg = redact.FromContext(ctx).String(msg)
 	_, _ = conditions.Set(setter, metav1.Condition{Type: t, Status: metav1.ConditionStatus(status), Reason: reason, Message: msg})
 	return old == nil || string(old.Status) != status
 }
 
-func (r *base) event(obj client.Object, eventType, reason, action, note string, args ...any) {
-	if r.recorder != nil {
-		r.recorder.Eventf(obj, nil, eventType, reason, action, note, args...)
-	}
+// event records an event about the object being reconciled through the event sink of ctx (ContextWithEvents),
+// which masks what the reconcile's Redactor knows.
+func (r *base) event(ctx context.Context, eventType, reason, action, note string, args ...any) {
+	eventf(ctx, eventType, reason, action, note, args...)
 }
 
 // ownerCore returns the owner of obj of the given core kind, read as unstructured at the owner reference's
@@ -311,12 +336,14 @@ func lower(s string) string {
 	return string(b)
 }
 
-// scopeOptions returns the scope options, with the contract version once it is known.
-func (r *base) scopeOptions() []scope.Option {
+// scopeOptions returns the scope options, with the contract version once it is known and the reconcile's
+// Redactor.
+func (r *base) scopeOptions(ctx context.Context) []scope.Option {
+	opts := append(slices.Clip(r.scopeOpts), scope.WithRedactor(redact.FromContext(ctx)))
 	if v, ok := r.version.Load().(contract.Version); ok {
-		return append(slices.Clip(r.scopeOpts), scope.WithContractVersion(v))
+		opts = append(opts, scope.WithContractVersion(v))
 	}
-	return r.scopeOpts
+	return opts
 }
 
 // rememberVersion keeps the contract version a scope resolved, for scopeOptions.
@@ -337,10 +364,15 @@ func newStepsBase[T client.Object, S any](c client.Client, newObject func() T, s
 	return newBase(c, newObject(), role, opts)
 }
 
-// requestLogger returns ctx with a logger for the request, and that logger.
-func (r *base) requestLogger(ctx context.Context, req ctrl.Request) (context.Context, logr.Logger) {
-	log := logFrom(ctx).WithValues(r.kind.Kind, req.String())
-	return ctrl.LoggerInto(ctx, log), log
+// redacted runs one reconcile of req with its own Redactor: in ctx (redact.NewContext) for the scope and the
+// identity binder to register their secrets with, around the logger (with the request as a value), and over
+// the returned error.
+func (r *base) redacted(ctx context.Context, req ctrl.Request, reconcile func(context.Context, ctrl.Request) (ctrl.Result, error)) (ctrl.Result, error) {
+	red := redact.New()
+	ctx = redact.NewContext(ctx, red)
+	ctx = ctrl.LoggerInto(ctx, red.Logger(logFrom(ctx)).WithValues(r.kind.Kind, req.String()))
+	res, err := reconcile(ctx, req)
+	return res, red.Error(err)
 }
 
 // fetch reads the object of the request; found is false, without error, when it no longer exists.

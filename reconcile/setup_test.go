@@ -9,8 +9,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -92,7 +94,10 @@ func TestClusterToInfraMachines(t *testing.T) {
 }
 
 func TestSetupWithManager(t *testing.T) {
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	// controller-runtime refuses a second controller of the same name in one process unless told otherwise:
+	// this test's managers (go test -count=2) are such a second one.
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"},
+		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)}})
 	require.NoError(t, err)
 	cr, err := reconcile.NewClusterReconciler(mgr.GetClient(), func() *testtypes.FooCluster { return &testtypes.FooCluster{} },
 		[]reconcile.Step[clusterScope]{{Name: "A", Service: reconcile.ServiceFuncs[clusterScope]{}}}, reconcile.WithWatchFilter("x"))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/capkit/capkit/conditions"
+	"github.com/capkit/capkit/redact"
 )
 
 // Result is what a service reports after one attempt to reconcile or delete its part of the infrastructure.
@@ -133,7 +134,7 @@ func (r *base) runSteps(ctx context.Context, obj conditionsObject, steps []stepR
 			if reason == "" {
 				reason = ReasonInProgress
 			}
-			r.mark(obj, cond, "False", reason, res.Message)
+			r.mark(ctx, obj, cond, "False", reason, res.Message)
 			after := res.RequeueAfter
 			if after <= 0 {
 				after = r.defaultRequeue
@@ -143,7 +144,7 @@ func (r *base) runSteps(ctx context.Context, obj conditionsObject, steps []stepR
 		// A step that becomes ready is visible in its condition; no event repeats it (one API request per
 		// object at scale). Events are for what conditions do not say: what Ensure created, adopted or
 		// updated, and errors.
-		r.mark(obj, cond, "True", ReasonReady, "")
+		r.mark(ctx, obj, cond, "True", ReasonReady, "")
 		if res.RequeueAfter > 0 && (periodic == 0 || res.RequeueAfter < periodic) {
 			periodic = res.RequeueAfter
 		}
@@ -164,14 +165,14 @@ func (r *base) deleteSteps(ctx context.Context, obj conditionsObject, steps []st
 			if res.Message != "" {
 				msg = st.name + ": " + res.Message
 			}
-			r.mark(obj, conditions.Deleting, "True", ReasonDeleting, msg)
+			r.mark(ctx, obj, conditions.Deleting, "True", ReasonDeleting, msg)
 			after := res.RequeueAfter
 			if after <= 0 {
 				after = r.defaultRequeue
 			}
 			return outcome{requeueAfter: after}
 		}
-		r.mark(obj, st.conditionType, "False", ReasonDeleting, "")
+		r.mark(ctx, obj, st.conditionType, "False", ReasonDeleting, "")
 	}
 	return outcome{done: true}
 }
@@ -183,15 +184,16 @@ func (r *base) stepFailed(ctx context.Context, obj conditionsObject, cond string
 		return r.stepThrottled(ctx, obj, cond, hint, err)
 	}
 	if IsTerminal(err) {
-		reason, msg := TerminalReason(err), terminalMessage(err)
-		if r.mark(obj, cond, conditionStatusFor(cond), reason, msg) {
-			r.event(obj.Object(), "Warning", reason, "Reconcile", "%s: %s", cond, msg)
+		reason, msg := TerminalReason(err), terminalMessage(ctx, err)
+		if r.mark(ctx, obj, cond, conditionStatusFor(cond), reason, msg) {
+			r.event(ctx, "Warning", reason, "Reconcile", "%s: %s", cond, msg)
 		}
 		logFrom(ctx).Info("terminal error, not retrying until the object changes", "condition", cond, "reason", reason, "error", msg)
 		return outcome{}
 	}
-	if r.mark(obj, cond, conditionStatusFor(cond), ReasonTransientError, message(err)) {
-		r.event(obj.Object(), "Warning", ReasonTransientError, "Reconcile", "%s: %s", cond, message(err))
+	msg := message(ctx, err)
+	if r.mark(ctx, obj, cond, conditionStatusFor(cond), ReasonTransientError, msg) {
+		r.event(ctx, "Warning", ReasonTransientError, "Reconcile", "%s: %s", cond, msg)
 	}
 	return outcome{err: err}
 }
@@ -207,8 +209,10 @@ func conditionStatusFor(cond string) string {
 // maxMessage bounds the condition messages written from errors.
 const maxMessage = 1024
 
-func message(err error) string {
-	m := err.Error()
+// message returns the message of err for a condition: masked by the reconcile's Redactor first, so that
+// no part of a secret is left where the message is cut, then cut to maxMessage.
+func message(ctx context.Context, err error) string {
+	m := redact.FromContext(ctx).String(err.Error())
 	if len(m) > maxMessage {
 		m = m[:maxMessage] + "..."
 	}

@@ -118,9 +118,9 @@ func (r *base) stepThrottled(ctx context.Context, obj conditionsObject, cond str
 	// The message stays the same from one throttled reconcile to the next (no wait, no cloud text, which
 	// often holds its own hint): a changed condition is a status patch, whose watch event would reconcile
 	// the object again at once, a hot loop under throttling.
-	r.mark(obj, cond, conditionStatusFor(cond), ReasonThrottled, "the cloud throttled the provider's calls; retrying with backoff")
+	r.mark(ctx, obj, cond, conditionStatusFor(cond), ReasonThrottled, "the cloud throttled the provider's calls; retrying with backoff")
 	metrics.ReconcileThrottled.WithLabelValues(r.kind.Kind).Inc()
-	logFrom(ctx).V(1).Info("throttled by the cloud", "condition", cond, "retryAfter", after, "error", message(err))
+	logFrom(ctx).V(1).Info("throttled by the cloud", "condition", cond, "retryAfter", after, "error", message(ctx, err))
 	return outcome{requeueAfter: after, throttled: true}
 }
 

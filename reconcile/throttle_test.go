@@ -105,11 +105,21 @@ func TestEnsureRecordsMetricsAndWaitsForTheRateLimiter(t *testing.T) {
 		[]reconcile.Step[clusterScope]{{Name: "Network", Service: network}},
 		reconcile.WithRateLimiter(limiters), reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)))
 	require.NoError(t, err)
+	// The metrics are the process's: count from what earlier runs of the test (go test -count=2) left.
+	callsBefore, actionsBefore := map[string]float64{}, map[string]float64{}
+	for _, op := range []string{"get", "find", "create"} {
+		for _, outcome := range []string{metrics.OutcomeOK, metrics.OutcomeNotFound, metrics.OutcomeThrottled} {
+			callsBefore[op+outcome] = testutil.ToFloat64(metrics.CloudCalls.WithLabelValues("metered-vpc", op, outcome))
+		}
+	}
+	for _, a := range []string{"created", "found"} {
+		actionsBefore[a] = testutil.ToFloat64(metrics.EnsureActions.WithLabelValues("metered-vpc", a))
+	}
 	calls := func(op, outcome string) float64 {
-		return testutil.ToFloat64(metrics.CloudCalls.WithLabelValues("metered-vpc", op, outcome))
+		return testutil.ToFloat64(metrics.CloudCalls.WithLabelValues("metered-vpc", op, outcome)) - callsBefore[op+outcome]
 	}
 	actions := func(a string) float64 {
-		return testutil.ToFloat64(metrics.EnsureActions.WithLabelValues("metered-vpc", a))
+		return testutil.ToFloat64(metrics.EnsureActions.WithLabelValues("metered-vpc", a)) - actionsBefore[a]
 	}
 
 	_, err = r.Reconcile(ctx, req(obj)) // find by tags (nothing), create

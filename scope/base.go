@@ -209,9 +209,10 @@ func (s *objectScope[T]) ContractVersion() contract.Version { return s.version }
 // Kind returns the infra object's kind, as used in error messages.
 func (s *objectScope[T]) Kind() string { return s.desc.kind }
 
-// Logger returns the logger given with WithLogger, with the object's and cluster's names as values.
+// Logger returns the logger given with WithLogger, with the object's and cluster's names as values; with
+// WithRedactor it masks what the Redactor knows.
 func (s *objectScope[T]) Logger() logr.Logger {
-	return s.opts.logger.WithValues(s.desc.kind, client.ObjectKeyFromObject(s.obj).String(), "cluster", s.cluster.Name)
+	return s.opts.redactor.Logger(s.opts.logger).WithValues(s.desc.kind, client.ObjectKeyFromObject(s.obj).String(), "cluster", s.cluster.Name)
 }
 
 // Paused reports whether reconciliation is paused: the Cluster's spec.paused is true or the infra object
@@ -244,12 +245,31 @@ func (s *objectScope[T]) HasChanges() (bool, error) { return s.patcher.HasChange
 
 // PatchNow persists every change made to the infra object so far: a merge patch of metadata and spec, then
 // one of status (package patch). It sends nothing when nothing changed. Call it right after a cloud create,
-// so that the new ID survives a crash.
+// so that the new ID survives a crash. Condition messages are masked first (WithRedactor).
 func (s *objectScope[T]) PatchNow(ctx context.Context) error {
 	if err := s.writeError(); err != nil {
 		return err
 	}
+	s.redactConditions()
 	return s.patcher.Patch(ctx, s.obj)
+}
+
+// redactConditions masks the secrets of the scope's Redactor (WithRedactor) in every condition message.
+func (s *objectScope[T]) redactConditions() {
+	r := s.opts.redactor
+	if r.Empty() || s.Conditions() == nil {
+		return
+	}
+	conds := s.Conditions().GetConditions()
+	changed := false
+	for i := range conds {
+		if m := r.String(conds[i].Message); m != conds[i].Message {
+			conds[i].Message, changed = m, true
+		}
+	}
+	if changed {
+		s.Conditions().SetConditions(conds)
+	}
 }
 
 // PatchSpecNow persists the changes made to the infra object's metadata and spec so far, in one merge patch,

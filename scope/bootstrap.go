@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/redact"
 )
 
 // BootstrapFormat is the format of bootstrap data, from the "format" key of the bootstrap Secret.
@@ -36,7 +36,9 @@ var (
 
 // BootstrapData reads the bootstrap data of the Machine from the Secret named by spec.bootstrap.dataSecretName
 // and returns its "value" and "format" (BootstrapFormatCloudConfig when absent). The data is secret: the
-// scope never logs it, and no error it returns contains it; callers must not log it either.
+// scope never logs it, and no error it returns contains it. It is read with a context whose logger discards
+// everything (redact.QuietContext), and registered with the scope's Redactor (WithRedactor) and the one of
+// ctx (redact.FromContext), so that a cloud error that echoes it is masked wherever the reconcile reports it.
 func (s *MachineScope[T]) BootstrapData(ctx context.Context) ([]byte, BootstrapFormat, error) {
 	return s.bootstrapData(ctx, "Machine "+s.Namespace()+"/"+s.machine.Name, "spec.bootstrap.dataSecretName", s.machine.BootstrapDataSecretName)
 }
@@ -53,13 +55,17 @@ func (s *objectScope[T]) bootstrapData(ctx context.Context, owner, field, name s
 	secret := &corev1.Secret{}
 	key := client.ObjectKey{Namespace: s.Namespace(), Name: name}
 	// client-go logs response bodies at high verbosity through the context's logger: not for this Secret.
-	if err := reader.Get(logr.NewContext(ctx, logr.Discard()), key, secret); err != nil {
+	if err := reader.Get(redact.QuietContext(ctx), key, secret); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, "", fmt.Errorf("cannot read the bootstrap data of %s: Secret %q: %w", owner, name, ErrBootstrapDataNotFound)
 		}
 		return nil, "", fmt.Errorf("cannot get bootstrap data Secret %s: %w", key, err)
 	}
 	value := secret.Data[contract.BootstrapDataKey]
+	s.opts.redactor.Add(value)
+	if r := redact.FromContext(ctx); r != s.opts.redactor {
+		r.Add(value)
+	}
 	if len(value) == 0 {
 		return nil, "", fmt.Errorf("cannot read the bootstrap data in Secret %s: key %q is missing or empty: %w", key, contract.BootstrapDataKey, ErrBootstrapDataMalformed)
 	}

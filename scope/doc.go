@@ -63,5 +63,13 @@
 //
 // BootstrapData returns the value and format of the Machine's bootstrap Secret, with
 // ErrBootstrapDataNotReady, ErrBootstrapDataNotFound or ErrBootstrapDataMalformed; the data never appears
-// in an error, and the scope never logs.
+// in an error, and the scope never logs. The Secret is read with a context whose logger discards everything
+// (redact.QuietContext), since client-go logs response bodies through the context's logger.
+//
+// # Secrets in messages
+//
+// With WithRedactor (capkit's reconcilers pass the Redactor of each reconcile), the bootstrap data the scope
+// reads is registered with that Redactor (and with the one of the context, redact.FromContext), and every
+// condition message is masked before each patch (PatchNow, Close), the Ready summary included: a cloud error
+// that echoes the user data never reaches status. See package redact for what is masked.
 package scope

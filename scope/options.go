@@ -10,6 +10,7 @@ import (
 
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/patch"
+	"github.com/capkit/capkit/redact"
 )
 
 // Option configures NewClusterScope and NewMachineScope.
@@ -24,6 +25,7 @@ type options struct {
 	keyGen           func() (string, error)
 	retries          int
 	secretReader     client.Reader
+	redactor         *redact.Redactor
 }
 
 // defaultResourcesPath is where an unstructured object keeps its resource IDs unless WithResourcesPath says
@@ -82,6 +84,11 @@ func WithConflictRetries(n int) Option { return func(o *options) { o.retries = n
 // SetupWithManager passes the manager's uncached API reader, so that no controller caches (and watches) every
 // Secret of the cluster by accident; pass the manager's client to read Secrets from its cache instead.
 func WithSecretReader(r client.Reader) Option { return func(o *options) { o.secretReader = r } }
+
+// WithRedactor registers the bootstrap data the scope reads with r, and masks what r knows in every condition
+// message before each patch (PatchNow, Close), the Ready summary included. capkit's reconcilers pass the
+// Redactor of each reconcile; without it the scope masks nothing.
+func WithRedactor(r *redact.Redactor) Option { return func(o *options) { o.redactor = r } }
 
 // NewOwnershipKey returns a new random ownership key: 26 lower-case base32 characters (130 bits), a valid
 // label value and a valid cloud tag value.

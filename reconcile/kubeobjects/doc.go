@@ -16,4 +16,6 @@
 //     pending, so EnsureDeleted waits until it is gone.
 //   - With Mutate, the Resource is a reconcile.Updater: Mutate applies the spec to a copy of the object,
 //     Diff reports what it changed, Update sends it with the resourceVersion it was read at.
+//   - Secrets are read and written with a context whose logger discards everything (redact.QuietContext):
+//     client-go logs request and response bodies through the context's logger at verbosity 8 and above.
 package kubeobjects

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/redact"
 )
 
 // ReasonNameTaken is the reason of the terminal error Create returns when an object of the name it must
@@ -51,6 +53,8 @@ type Kind[S any, O client.Object] struct {
 type Objects[S any, O client.Object] struct {
 	c    client.Client
 	kind Kind[S, O]
+	// secret: the objects are Secrets, read and written with a context whose logger discards everything.
+	secret bool
 }
 
 // updatable is Objects with Mutate: a reconcile.Updater as well.
@@ -72,11 +76,29 @@ func New[S any, O client.Object](c client.Client, kind Kind[S, O]) (reconcile.Re
 	case kind.New == nil || kind.NewList == nil || kind.Build == nil:
 		return nil, errors.New("cannot create the objects resource: Kind.New, Kind.NewList and Kind.Build are required")
 	}
-	o := &Objects[S, O]{c: c, kind: kind}
+	o := &Objects[S, O]{c: c, kind: kind, secret: isSecret(kind.New())}
 	if kind.Mutate != nil {
 		return updatable[S, O]{o}, nil
 	}
 	return o, nil
+}
+
+// isSecret reports whether obj is a Secret, typed or not.
+func isSecret(obj client.Object) bool {
+	if _, ok := any(obj).(*corev1.Secret); ok {
+		return true
+	}
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	return gvk.Group == "" && gvk.Kind == "Secret"
+}
+
+// quiet returns the context of the API calls: for Secrets, one whose logger discards everything, because
+// client-go logs request and response bodies (the Secret's data) through the context's logger.
+func (o *Objects[S, O]) quiet(ctx context.Context) context.Context {
+	if o.secret {
+		return redact.QuietContext(ctx)
+	}
+	return ctx
 }
 
 // ID returns "namespace/name/uid".
@@ -111,7 +133,7 @@ func (o *Objects[S, O]) Get(ctx context.Context, id string) (O, bool, error) {
 		return zero, false, reconcile.Terminal(reconcile.ReasonInvalidParameters, err)
 	}
 	obj := o.kind.New()
-	if err := o.c.Get(ctx, key, obj); err != nil {
+	if err := o.c.Get(o.quiet(ctx), key, obj); err != nil {
 		if apierrors.IsNotFound(err) {
 			return zero, false, nil
 		}
@@ -133,7 +155,7 @@ func (o *Objects[S, O]) FindByTags(ctx context.Context, tags map[string]string) 
 	if o.kind.Namespace != "" {
 		opts = append(opts, client.InNamespace(o.kind.Namespace))
 	}
-	if err := o.c.List(ctx, list, opts...); err != nil {
+	if err := o.c.List(o.quiet(ctx), list, opts...); err != nil {
 		return zero, false, fmt.Errorf("cannot list objects by labels %v: %w", lbls, err)
 	}
 	items, err := meta.ExtractList(list)
@@ -167,7 +189,7 @@ func (o *Objects[S, O]) Create(ctx context.Context, spec S, _ string, tags map[s
 	obj.SetLabels(merged(obj.GetLabels(), lbls))
 	obj.SetAnnotations(merged(obj.GetAnnotations(), annotations))
 	key := client.ObjectKeyFromObject(obj)
-	err = o.c.Create(ctx, obj)
+	err = o.c.Create(o.quiet(ctx), obj)
 	if err == nil {
 		return obj, nil
 	}
@@ -175,7 +197,7 @@ func (o *Objects[S, O]) Create(ctx context.Context, spec S, _ string, tags map[s
 		return zero, fmt.Errorf("cannot create %s: %w", key, err)
 	}
 	existing := o.kind.New()
-	if err := o.c.Get(ctx, key, existing); err != nil {
+	if err := o.c.Get(o.quiet(ctx), key, existing); err != nil {
 		return zero, fmt.Errorf("cannot get %s, which exists: %w", key, err)
 	}
 	if !hasAll(existing.GetLabels(), lbls) || !hasAll(existing.GetAnnotations(), annotations) {
@@ -198,7 +220,7 @@ func (o *Objects[S, O]) Delete(ctx context.Context, id string) error {
 	if uid != "" {
 		opts = append(opts, client.Preconditions{UID: &uid})
 	}
-	err = o.c.Delete(ctx, obj, opts...)
+	err = o.c.Delete(o.quiet(ctx), obj, opts...)
 	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) { // gone, or another incarnation (UID precondition)
 		return nil
 	}
@@ -236,7 +258,7 @@ func (u updatable[S, O]) Update(ctx context.Context, _ string, spec S, obj O) (O
 		return zero, fmt.Errorf("cannot copy %T", obj)
 	}
 	u.kind.Mutate(spec, c)
-	if err := u.c.Update(ctx, c); err != nil {
+	if err := u.c.Update(u.quiet(ctx), c); err != nil {
 		return zero, fmt.Errorf("cannot update %s: %w", client.ObjectKeyFromObject(c), err)
 	}
 	return c, nil
