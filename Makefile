@@ -51,7 +51,7 @@ fuzz: ## Fuzz cloudinit (Parse, Render) and contract/lint (ReadYAML, CheckFiles)
 	@for t in $(FUZZ_TARGETS); do \
 	  pkg="$${t%%:*}"; fn="$${t##*:}"; \
 	  echo "capkit: fuzzing $$fn in $$pkg for $(FUZZTIME)"; \
-	  go test -run='^$$' -fuzz="^$$fn\$$" -fuzztime=$(FUZZTIME) "$$pkg" || exit 1; \
+	  go test -run='^$$' -fuzz="^$$fn\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s "$$pkg" || exit 1; \
 	done
 
 .PHONY: cover

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
+	"regexp"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -33,9 +35,12 @@ var moduleFuncs = map[string]moduleFunc{
 	"final_message":             (*decoder).finalMessage,
 }
 
-// parseCloudConfig decodes a #cloud-config YAML document into cfg. A cloud-config of a MIME
-// part is decoded with the part's path prefix.
-func (d *decoder) parseCloudConfig(body []byte, cfg *Config) (err error) {
+// parseCloudConfig decodes a #cloud-config YAML document into cfg, with the values of the jinja
+// variables vars (nil for none) in place of their tokens. A cloud-config of a MIME part is decoded
+// with the part's path prefix.
+func (d *decoder) parseCloudConfig(body []byte, cfg *Config, vars *jinjaVars) (err error) {
+	d.vars = vars
+	defer func() { d.vars = nil }()
 	defer func() {
 		// The YAML parser is not expected to panic; if it ever does on hostile input, the
 		// caller gets an error rather than a crash.
@@ -98,6 +103,36 @@ func (d *decoder) parseCloudConfig(body []byte, cfg *Config) (err error) {
 	return d.check(validHostname(cfg.Hostname))
 }
 
+// shells are the programs whose -c option takes a command line.
+var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "ash": true, "ksh": true, "zsh": true}
+
+// shellOptionRE matches the options of a shell that end with -c: -c, -ec, -xec.
+var shellOptionRE = regexp.MustCompile(`^-[A-Za-z]*c$`)
+
+// argv decodes the argv of a command. An argument that follows a shell (sh, bash, ...) and its -c
+// option is a command line, in which jinja values must be plain words, as in a string command.
+func (d *decoder) argv(n *yaml.Node, at string) ([]string, error) {
+	items, err := d.sequence(n, at)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(items))
+	shell := false
+	for i, item := range items {
+		commandLine := shell && i > 0 && shellOptionRE.MatchString(out[i-1])
+		s, ok, err := d.scalar(item, index(at, i), commandLine)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, d.invalidf(index(at, i), "must be a string, not null")
+		}
+		shell = shell || shells[path.Base(s)]
+		out = append(out, s)
+	}
+	return out, nil
+}
+
 // cmds decodes a runcmd or bootcmd list: a string entry is a shell command line, a list
 // entry is an argv.
 func (d *decoder) cmds(n *yaml.Node, at string) ([]Cmd, error) {
@@ -114,11 +149,11 @@ func (d *decoder) cmds(n *yaml.Node, at string) ([]Cmd, error) {
 		}
 		var c Cmd
 		if r.Kind == yaml.SequenceNode {
-			if c.Argv, err = d.strings(r, iat, false); err != nil {
+			if c.Argv, err = d.argv(r, iat); err != nil {
 				return nil, err
 			}
 		} else {
-			s, ok, err := d.str(r, iat)
+			s, ok, err := d.scalar(r, iat, true)
 			if err != nil {
 				return nil, err
 			}

@@ -8,8 +8,8 @@ type Command struct {
 	// Module names what the command comes from, for example "write_files[2]" or "runcmd[0]".
 	Module string
 	// Argv is the program and its arguments, run without a shell. Steps that need one (file
-	// writes, idempotent user creation) are "sh", "-c", a constant script, then the values
-	// as positional parameters: data never becomes code.
+	// writes, idempotent user creation) are "sh", "-c", a constant script (set -e, then the
+	// helper functions), then the values as positional parameters: data never becomes code.
 	Argv []string
 	// Stdin is the data to give on standard input (the raw content of a file); when nil,
 	// give an empty standard input.
@@ -36,7 +36,7 @@ func Commands(cfg *Config, opts ...RenderOption) ([]Command, error) {
 			c.Argv = append([]string(nil), s.args...)
 		} else {
 			defs := definitions(map[string]bool{s.fn: true}, helperDefs)
-			script := strings.Join(append(defs, s.fn+` "$@"`), "\n")
+			script := strings.Join(append(append([]string{"set -e"}, defs...), s.fn+` "$@"`), "\n")
 			c.Argv = append([]string{"sh", "-c", script, s.fn}, s.args...)
 		}
 		out = append(out, c)

@@ -8,7 +8,16 @@
 // document, a #! shell script or a MIME multipart archive of those; gzip-compressed data is
 // decompressed first. A first line "## template: jinja" makes the data a template: every
 // {{ variable }} is replaced by a value declared with WithVariables, an undeclared one is an
-// error (ErrUndeclaredVariable), and no other template logic runs.
+// error (ErrUndeclaredVariable), and no other template logic runs. A value cannot change the
+// structure of the document: the template is parsed with the variables in place, and each value
+// is put into the YAML scalar where its variable stands, as data of that scalar, whatever
+// characters it holds (quotes, ": ", "- ", "#", "&", "*", "!", "{{"). Where the scalar is a shell
+// command line (a runcmd or bootcmd string) or the template is a shell script, the value must be
+// one word of letters, digits and ._:@%+,=/- (an error names the variable otherwise). A value is
+// one line of at most 4096 bytes; a variable in a mapping key is not supported, nor is a template
+// around a MIME archive (templates go in its parts, as in cloud-init). Jinja errors name the line
+// and the variable, never text from inside {{ }}. A value written into a file's content is written
+// as it is: a template that puts a variable into a script or configuration file quotes it there.
 //
 //	cfg, err := cloudinit.Parse(data, cloudinit.WithVariables(map[string]string{
 //		"local_hostname": machine.Name, // serves {{ ds.meta_data.local_hostname }} and {{ v1.local_hostname }}
@@ -29,6 +38,26 @@
 //
 // Errors never include file contents or commands, which hold certificates and tokens.
 //
+// # Bounds
+//
+// Parse bounds every input before it grows, and fails with an error wrapping ErrTooLarge that
+// names the bound, its value and the input that exceeded it. The defaults fit real bootstrap data
+// many times over: the largest real one, a kubeadm control-plane cloud-config with every
+// certificate, is 20 to 60 KB and visits fewer than 300 YAML nodes.
+//
+//   - User data: WithMaxSize bytes, DefaultMaxSize (1 MiB, what a Kubernetes Secret holds) by default.
+//   - Each document decoded from it: WithMaxSize bytes for the decompressed user data, a MIME part
+//     after its transfer encoding and gzip are undone, a rendered jinja shell script.
+//   - Decoded values: 4 × WithMaxSize bytes (4 MiB) for the YAML values read, each time an alias
+//     repeats one, and the decompressed write_files contents, together.
+//   - YAML nodes visited: 100,000, aliases counted each time they are followed.
+//   - MIME parts: 100. YAML documents: one per cloud-config.
+//   - Jinja variable values: 4096 bytes each, one line.
+//
+// A rendered script is then bounded too: its steps by the nodes visited, its data by the decoded
+// values. capkit render reads a regular file only (a folder, named pipe or device is
+// refused before it is read), and at most --max-size bytes, WithMaxSize's default unless given.
+//
 // # Render
 //
 // Render returns one bash script: set -euo pipefail and umask 022, the modules in
@@ -42,12 +71,17 @@
 // parameters; paths must be absolute and clean, owners user[:group] names, modes octal.
 // The same input renders to the same bytes.
 //
-// Options: WithRoot writes every file under a folder (a sandbox, a mounted image);
+// Options: WithRoot writes every file under a folder (a sandbox, a mounted image), resolving
+// each path as a chroot into that folder would: symbolic links are followed inside it (an absolute
+// target starts at the folder, ".." stops there, 40 links at most), so that a link in an image
+// (var/run -> /run) never leads out of it;
 // WithDryRun records the commands that change the system (bootcmd, runcmd, users, disks,
 // mounts, host name, services) instead of running them; WithSentinel moves or removes the
 // sentinel; WithChown controls owners, which are not applied under a root prefix by default
 // because user names resolve against the running system. Files are written through a
-// temporary file in the same folder and renamed, with owner and mode set before the rename.
+// temporary file in the same folder and renamed, with owner and mode set before the rename; a
+// target that is a symbolic link is written through (as cloud-init does), and a target that is a
+// folder or another file that is not regular stops the script with a message naming the path.
 //
 // Differences from cloud-init: each runcmd entry runs on its own (cd does not carry over)
 // and the first failure stops the script; an unknown write_files encoding is an error

@@ -23,8 +23,9 @@ var (
 	// did not declare with WithVariables.
 	ErrUndeclaredVariable = errors.New("undeclared jinja variable")
 
-	// ErrTooLarge is wrapped when data exceeds a size limit: the input of Parse (WithMaxSize),
-	// the decompressed content of a file, or the result of EncodeUserData.
+	// ErrTooLarge is wrapped when data exceeds a bound: the user data given to Parse, a document
+	// decoded from it, the decoded values (WithMaxSize), the YAML nodes, the MIME parts, a jinja
+	// variable value (see the package documentation), or the result of EncodeUserData.
 	ErrTooLarge = errors.New("too large")
 )
 

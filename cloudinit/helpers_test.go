@@ -52,8 +52,9 @@ func bashN(t testing.TB, script []byte) {
 
 // stepCommands are the only commands a rendered script calls outside its functions.
 var stepCommands = map[string]bool{
-	"set": true, "umask": true, "mkdir": true, "printf": true, "capkit_run": true,
+	"set": true, "umask": true, "printf": true, "capkit_run": true,
 	"capkit_write": true, "capkit_mkdir": true, "capkit_fstab": true, "capkit_hosts_line": true, "capkit_ntp": true,
+	"capkit_mountpoint": true,
 }
 
 // checkQuoted parses a script with mvdan.cc/sh and checks that outside the function

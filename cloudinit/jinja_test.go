@@ -1,11 +1,22 @@
 package cloudinit
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// renderJinja tokenizes a template and puts the values back in its text, as a template without YAML
+// would read.
+func renderJinja(src string, vars map[string]string) (string, error) {
+	out, jv, err := tokenizeJinja(src, vars)
+	if err != nil {
+		return "", err
+	}
+	return jv.expand(out, false, math.MaxInt)
+}
 
 func TestRenderJinja(t *testing.T) {
 	vars := map[string]string{"local_hostname": "node-0", "ds.meta_data.hostname": "node-0.example.com", "v1.instance_id": "i-1"}
@@ -16,6 +27,8 @@ func TestRenderJinja(t *testing.T) {
 		{"no tags", "a: b\n\n", "a: b\n"},
 		{"comment", "a{# note #}b", "ab"},
 		{"whitespace control", "a  \n {{- local_hostname -}} \n b", "anode-0b"},
+		{"whitespace control keeps values", "{{ local_hostname }} \n {{- local_hostname }}", "node-0node-0"},
+		{"prefix in the template", "capkitjinja capkitjinjaxx{{ local_hostname }}capkit{# #}jinjax", "capkitjinja capkitjinjaxxnode-0capkitjinjax"},
 		{"crlf", "a\r\nb\r\n", "a\nb"},
 		{"braces that are not tags", "x: ${a} { b } }}", "x: ${a} { b } }}"},
 	}
@@ -35,7 +48,7 @@ func TestRenderJinjaErrors(t *testing.T) {
 	}{
 		{"undeclared", "a\nb: {{ ds.meta_data.region }}", `jinja line 2: undeclared jinja variable "ds.meta_data.region"`, ErrUndeclaredVariable},
 		{"statement", "{% if x %}a{% endif %}", `jinja line 1: statements ({% ... %}) are not supported`, ErrUnsupported},
-		{"filter", "{{ local_hostname | upper }}", `jinja line 1: expression "local_hostname | upper" is not a variable name`, ErrUnsupported},
+		{"filter", "{{ local_hostname | upper }}", `jinja line 1: an expression that is not a variable name`, ErrUnsupported},
 		{"subscript", `{{ ds.meta_data["local-hostname"] }}`, `is not a variable name`, ErrUnsupported},
 		{"unclosed", "a {{ local_hostname", `jinja line 1: {{ is not closed by }}`, ErrInvalid},
 		{"unclosed comment", "{# a", `jinja line 1: {# is not closed by #}`, ErrInvalid},

@@ -15,8 +15,11 @@ import (
 
 var scriptNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
+// maxMIMEParts bounds the parts of a MIME multipart user data; real ones have a few.
+const maxMIMEParts = 100
+
 // parseMIME decodes a MIME multipart user data: at most one cloud-config part (cloud-init's
-// merging of several is not supported) and any number of shell-script parts. Other part
+// merging of several is not supported) and at most maxMIMEParts parts in all. Other part
 // types are unsupported and named by index and content type.
 func (d *decoder) parseMIME(body []byte, cfg *Config, o *parseOptions) error {
 	msg, err := mail.ReadMessage(bytes.NewReader(body))
@@ -44,6 +47,9 @@ func (d *decoder) parseMIME(body []byte, cfg *Config, o *parseOptions) error {
 			return nil
 		}
 		at := index("part", i)
+		if i == maxMIMEParts && err == nil {
+			return fmt.Errorf("MIME multipart has more than %d parts: %w", maxMIMEParts, ErrTooLarge)
+		}
 		if err != nil {
 			return fmt.Errorf("%s: MIME part is malformed: %w", at, ErrInvalid)
 		}
@@ -63,15 +69,15 @@ func (d *decoder) parseMIME(body []byte, cfg *Config, o *parseOptions) error {
 	}
 }
 
-// readPart reads a part body within the budget, undoing base64 transfer encoding
-// (quoted-printable is undone by mime/multipart).
+// readPart reads a part body within the document limit, undoing base64 transfer encoding
+// (quoted-printable is undone by mime/multipart) and gzip compression.
 func (d *decoder) readPart(r io.Reader, cte, at string) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, int64(d.budget)+1))
+	data, err := io.ReadAll(io.LimitReader(r, readLimit(d.maxDoc)))
 	if err != nil {
 		return nil, fmt.Errorf("%s: MIME part is malformed: %w", at, ErrInvalid)
 	}
-	if len(data) > d.budget {
-		return nil, fmt.Errorf("%s: MIME part exceeds the limit of WithMaxSize: %w", at, ErrTooLarge)
+	if len(data) > d.maxDoc {
+		return nil, fmt.Errorf("%s: MIME part is more than %d bytes (WithMaxSize): %w", at, d.maxDoc, ErrTooLarge)
 	}
 	if strings.EqualFold(strings.TrimSpace(cte), "base64") {
 		if data, err = base64.StdEncoding.DecodeString(strings.Join(strings.Fields(string(data)), "")); err != nil {
@@ -79,7 +85,7 @@ func (d *decoder) readPart(r io.Reader, cte, at string) ([]byte, error) {
 		}
 	}
 	if isGzip(data) {
-		if data, err = d.gunzip(data); err != nil {
+		if data, err = d.gunzip(data, d.maxDoc, "(WithMaxSize)"); err != nil {
 			return nil, fmt.Errorf("%s: %w", at, err)
 		}
 	}
@@ -88,11 +94,11 @@ func (d *decoder) readPart(r io.Reader, cte, at string) ([]byte, error) {
 
 // part decodes one MIME part by its content type, or by its first line for text/plain.
 func (d *decoder) part(cfg *Config, o *parseOptions, at, ctype, filename string, data []byte) error {
-	body, jinja, err := d.applyTemplate(data, o)
+	body, vars, err := d.applyTemplate(data, o)
 	if err != nil {
 		return fmt.Errorf("%s: %w", at, err)
 	}
-	cfg.Jinja = cfg.Jinja || jinja
+	cfg.Jinja = cfg.Jinja || vars != nil
 	kind := detect(body)
 	switch ctype {
 	case "text/cloud-config":
@@ -111,11 +117,14 @@ func (d *decoder) part(cfg *Config, o *parseOptions, at, ctype, filename string,
 		d.sawCloudConfig = true
 		d.prefix = at + "."
 		defer func() { d.prefix = "" }()
-		return d.parseCloudConfig(body, cfg)
+		return d.parseCloudConfig(body, cfg, vars)
 	case KindShellScript:
 		body = bytes.TrimPrefix(body, utf8BOM)
 		if !bytes.HasPrefix(body, []byte("#!")) {
 			return fmt.Errorf("%s: shell script does not start with #!: %w", at, ErrInvalid)
+		}
+		if body, err = d.expandScript(body, vars); err != nil {
+			return fmt.Errorf("%s: %w", at, err)
 		}
 		name := fmt.Sprintf("part-%03d", len(cfg.Scripts)+1)
 		if scriptNameRE.MatchString(filename) {

@@ -82,7 +82,11 @@ func (d *decoder) mode(n *yaml.Node, at string) (uint32, bool, error) {
 		return 0, false, d.invalidf(at, "must be an octal string, not %s", kindName(r))
 	}
 	quoted := r.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0
-	m, err := parseMode(r.Value, quoted, at)
+	v, err := d.value(r, at, false)
+	if err != nil {
+		return 0, false, err
+	}
+	m, err := parseMode(v, quoted, at)
 	return m, true, d.check(err)
 }
 
@@ -110,11 +114,14 @@ func (d *decoder) decodeContent(encoding string, content []byte, at string) ([]b
 				return nil, d.invalidf(join(at, "content"), "is not valid base64")
 			}
 		case "gzip":
-			if content, err = d.gunzip(content); err != nil {
+			if content, err = d.gunzip(content, d.budget, ""); err != nil {
 				if errors.Is(err, ErrTooLarge) {
-					return nil, &FieldError{Path: d.prefix + join(at, "content"), Msg: "decompressed content exceeds the limit of WithMaxSize", Err: ErrTooLarge}
+					return nil, d.tooManyValues(join(at, "content"))
 				}
 				return nil, d.invalidf(join(at, "content"), "is not valid gzip data")
+			}
+			if err := d.spend(len(content), join(at, "content")); err != nil {
+				return nil, err
 			}
 		}
 	}

@@ -154,7 +154,11 @@ func (d *decoder) sudo(n *yaml.Node, at string) ([]string, error) {
 		return nil, err
 	}
 	if r.Kind == yaml.ScalarNode && r.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) == 0 {
-		switch strings.ToLower(r.Value) {
+		v, err := d.value(r, at, false)
+		if err != nil {
+			return nil, err
+		}
+		switch strings.ToLower(v) {
 		case "false", "no", "off":
 			return nil, nil
 		case "true", "yes", "on":

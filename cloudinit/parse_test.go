@@ -217,7 +217,7 @@ func TestParseSizeLimits(t *testing.T) {
 	bomb := base64.StdEncoding.EncodeToString(gz(t, strings.Repeat("A", 1<<20)))
 	_, err = Parse([]byte("#cloud-config\nwrite_files:\n- {path: /a, encoding: gz+b64, content: "+bomb+"}\n"), WithMaxSize(64<<10))
 	assert.ErrorIs(t, err, ErrTooLarge)
-	assert.ErrorContains(t, err, "write_files[0].content: decompressed content exceeds the limit of WithMaxSize")
+	assert.ErrorContains(t, err, "write_files[0].content: decoded values exceed the limit of 262144 bytes (4 × WithMaxSize; values repeated by aliases count each time)")
 
 	_, err = Parse(gz(t, "#cloud-config\nruncmd: ["+strings.Repeat("a,", 1<<16)+"a]\n"), WithMaxSize(64<<10))
 	assert.ErrorIs(t, err, ErrTooLarge)

@@ -23,12 +23,14 @@ type planner struct {
 
 func (p *planner) add(s step) { p.steps = append(p.steps, s) }
 
-// path returns p under the root prefix.
-func (p *planner) path(abs string) string {
+// rooted appends the root prefix to the arguments of a helper that takes it last: the helper
+// resolves its path under the root as a chroot would (capkit_resolve). Without a root prefix the
+// arguments stay as they are.
+func (p *planner) rooted(args ...string) []string {
 	if p.o.root == "" {
-		return abs
+		return args
 	}
-	return strings.TrimRight(p.o.root, "/") + abs
+	return append(args, p.o.root)
 }
 
 func (p *planner) run(module string, argv ...string) {
@@ -40,7 +42,7 @@ func (p *planner) write(module, path string, mode uint32, owner string, appendTo
 	if appendTo {
 		how = "append"
 	}
-	p.add(step{module: module, fn: "capkit_write", args: []string{p.path(path), fmt.Sprintf("%04o", mode), owner, how}, stdin: content})
+	p.add(step{module: module, fn: "capkit_write", args: p.rooted(path, fmt.Sprintf("%04o", mode), owner, how), stdin: content})
 }
 
 func cmdArgv(c Cmd) []string {
@@ -70,7 +72,11 @@ func plan(cfg *Config, o *renderOptions) []step {
 	for i, s := range cfg.Scripts {
 		path := "/var/lib/capkit/scripts/" + s.Name
 		p.write(index("scripts", i), path, 0o700, "root:root", false, s.Content)
-		p.run(index("scripts", i), p.path(path))
+		if p.o.root == "" {
+			p.run(index("scripts", i), path)
+		} else {
+			p.add(step{module: index("scripts", i), fn: "capkit_exec", args: []string{path, p.o.root}, system: true})
+		}
 	}
 	for i, c := range cfg.RunCmd {
 		p.run(index("runcmd", i), cmdArgv(c)...)
@@ -170,10 +176,10 @@ func (p *planner) mounts(mounts []Mount) {
 		fmt.Fprintf(&b, "%s\t%s\t%s\t%s,comment=cloudconfig\t%s\t%s\n", m.Spec, m.File, m.Type, m.Options, m.Freq, m.Passno)
 		swap = swap || m.Type == "swap"
 	}
-	p.add(step{module: "mounts", fn: "capkit_fstab", args: []string{p.path("/etc/fstab")}, stdin: []byte(b.String())})
+	p.add(step{module: "mounts", fn: "capkit_fstab", args: p.rooted("/etc/fstab"), stdin: []byte(b.String())})
 	for _, m := range mounts {
 		if strings.HasPrefix(m.File, "/") {
-			p.add(step{module: "mounts", args: []string{"mkdir", "-p", "--", p.path(m.File)}})
+			p.add(step{module: "mounts", fn: "capkit_mountpoint", args: p.rooted(m.File)})
 		}
 	}
 	if swap {
@@ -212,7 +218,7 @@ func (p *planner) hostname(h Hostname) {
 			entry + "\n127.0.0.1 localhost\n::1 localhost ip6-localhost ip6-loopback\nff02::1 ip6-allnodes\nff02::2 ip6-allrouters\n"
 		p.write("manage_etc_hosts", "/etc/hosts", 0o644, "root:root", false, []byte(hosts))
 	case "localhost":
-		p.add(step{module: "manage_etc_hosts", fn: "capkit_hosts_line", args: []string{p.path("/etc/hosts"), entry}})
+		p.add(step{module: "manage_etc_hosts", fn: "capkit_hosts_line", args: p.rooted("/etc/hosts", entry)})
 	}
 }
 
@@ -239,7 +245,7 @@ func (p *planner) users(users []User) {
 					home = "/root"
 				}
 			}
-			p.add(step{module: at, fn: "capkit_mkdir", args: []string{p.path(home + "/.ssh"), "0700", u.Name}})
+			p.add(step{module: at, fn: "capkit_mkdir", args: p.rooted(home+"/.ssh", "0700", u.Name)})
 			keys := strings.Join(u.SSHAuthorizedKeys, "\n") + "\n"
 			p.write(at, home+"/.ssh/authorized_keys", 0o600, u.Name, true, []byte(keys))
 		}

@@ -37,8 +37,11 @@ func (o *renderOptions) chownEnabled() bool {
 }
 
 // WithRoot writes every file (write_files, fstab, hosts, sudoers, authorized_keys, NTP
-// configuration, the sentinel) under dir instead of /, so that a script can run in a
-// sandbox or prepare a mounted image. Devices, users and services are not affected: pair it
+// configuration, mount points, shell scripts, the sentinel) under dir instead of /, so that a
+// script can run in a sandbox or prepare a mounted image. Paths are resolved under dir as a
+// chroot into it would resolve them: a symbolic link is followed inside dir (an absolute target
+// starts at dir, ".." stops at dir, at most 40 links), so nothing is written outside dir. Devices,
+// users and services are not affected: pair it
 // with WithDryRun unless they should change on the running system. Under a root prefix owners
 // are not applied (user names resolve against the running system, not the prefix) unless
 // WithChown(true) is given. dir must be an absolute path.

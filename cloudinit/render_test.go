@@ -46,6 +46,19 @@ func TestRenderModuleOrder(t *testing.T) {
 	assert.Contains(t, string(script), "\nset -euo pipefail\numask 022\n")
 	assert.True(t, strings.HasSuffix(string(script), "# sentinel\ncapkit_write '"+DefaultSentinel+"' '0644' 'root:root' 'replace' <<'CAPKIT_EOF'\nc3VjY2Vzcwo=\nCAPKIT_EOF\n"))
 	checkScript(t, script)
+
+	// Under a root prefix every helper takes the root last and resolves its path in it.
+	script, err = Render(allModules(), WithRoot("/mnt/image"), WithDryRun("/var/log/capkit.log"))
+	require.NoError(t, err)
+	for _, step := range []string{
+		"capkit_fstab '/etc/fstab' '/mnt/image' <<",
+		"capkit_mountpoint '/data' '/mnt/image'\n",
+		"capkit_run capkit_exec '/var/lib/capkit/scripts/part-001' '/mnt/image'\n",
+		"capkit_write '/run/cluster-api/bootstrap-success.complete' '0644' 'root:root' 'replace' '/mnt/image' <<",
+	} {
+		assert.Contains(t, string(script), step)
+	}
+	checkScript(t, script)
 }
 
 func TestRenderSentinelOption(t *testing.T) {
@@ -80,7 +93,7 @@ func TestRenderChownDefaults(t *testing.T) {
 	}
 	script, err := Render(cfg, WithRoot("/mnt/image/"))
 	require.NoError(t, err)
-	assert.Contains(t, string(script), "capkit_write '/mnt/image/a'")
+	assert.Contains(t, string(script), "capkit_write '/a' '0600' 'capi:capi' 'replace' '/mnt/image'")
 }
 
 func TestRenderDryRunToStandardOutput(t *testing.T) {
@@ -127,7 +140,8 @@ func TestCommands(t *testing.T) {
 	assert.Equal(t, Command{Module: "bootcmd[0]", Argv: []string{"sh", "-c", "echo boot"}, System: true}, cmds[0])
 	last := cmds[len(cmds)-1]
 	assert.Equal(t, []string{"sh", "-c"}, last.Argv[:2])
-	assert.Equal(t, []string{"capkit_write", "/sandbox/done", "0644", "root:root", "replace"}, last.Argv[3:])
+	assert.Equal(t, []string{"capkit_write", "/done", "0644", "root:root", "replace", "/sandbox"}, last.Argv[3:])
+	assert.True(t, strings.HasPrefix(last.Argv[2], "set -e\n"), "a failing command stops the helper")
 	assert.Equal(t, "success\n", string(last.Stdin))
 	assert.False(t, last.System)
 	assert.Contains(t, last.Argv[2], "capkit_decode() { cat; }", "Commands take raw content on standard input")

@@ -2,6 +2,7 @@ package cloudinit
 
 import (
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -9,16 +10,20 @@ import (
 )
 
 // maxNodes bounds the YAML nodes visited, aliases included, so that an alias bomb fails
-// fast instead of exhausting memory.
-const maxNodes = 1_000_000
+// fast instead of exhausting memory. The largest real cloud-config (kubeadm init) visits
+// fewer than 300.
+const maxNodes = 100_000
 
 // decoder turns YAML nodes into typed values and records what lenient mode skips.
 type decoder struct {
-	lenient bool
-	skipped []Skip
-	visited int
-	budget  int    // bytes that decompression may still produce
-	prefix  string // "part[1]." for MIME parts
+	lenient   bool
+	skipped   []Skip
+	visited   int
+	maxDoc    int        // the largest document: user data, decompressed data, MIME part, script
+	maxValues int        // the most bytes of decoded values (aliases count each time)
+	budget    int        // bytes of decoded values left
+	prefix    string     // "part[1]." for MIME parts
+	vars      *jinjaVars // the variables of the document being decoded, or nil
 
 	sawCloudConfig bool // a MIME cloud-config part was decoded
 }
@@ -96,6 +101,14 @@ func (d *decoder) mapping(n *yaml.Node, path string) ([]field, error) {
 		if k.Kind != yaml.ScalarNode {
 			return nil, d.invalidf(path, "keys must be scalars, not %s", kindName(k))
 		}
+		if d.vars.has(k.Value) {
+			name := d.vars.firstName(k.Value)
+			msg := "jinja variable " + show(name) + " is in a mapping key: variables are substituted into values only"
+			if err := d.unsupported(join(path, "{{ "+name+" }}"), msg); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if len(k.Value) > 256 || hasControl(k.Value) {
 			return nil, d.invalidf(path, "key %s is not a valid name", show(k.Value))
 		}
@@ -126,6 +139,12 @@ func (d *decoder) sequence(n *yaml.Node, path string) ([]*yaml.Node, error) {
 // str returns a scalar as a string; ok is false for null. Numbers and booleans are taken
 // as written, as cloud-init does when it needs a string.
 func (d *decoder) str(n *yaml.Node, path string) (s string, ok bool, err error) {
+	return d.scalar(n, path, false)
+}
+
+// scalar is str; with shell set the scalar is a shell command line, in which the value of a jinja
+// variable must be one plain word.
+func (d *decoder) scalar(n *yaml.Node, path string, shell bool) (s string, ok bool, err error) {
 	n, err = d.resolve(n)
 	if err != nil {
 		return "", false, err
@@ -136,19 +155,37 @@ func (d *decoder) str(n *yaml.Node, path string) (s string, ok bool, err error) 
 	if n.Kind != yaml.ScalarNode {
 		return "", false, d.invalidf(path, "must be a string, not %s", kindName(n))
 	}
+	v, err := d.value(n, path, shell)
+	if err != nil {
+		return "", false, err
+	}
 	// Aliases can repeat a long value many times: every value read counts against the size
 	// limit, like decompressed data.
-	if err := d.spend(len(n.Value)); err != nil {
+	if err := d.spend(len(v), path); err != nil {
 		return "", false, err
 	}
 	if n.Tag == "!!binary" {
-		b, err := decodeBinary(n.Value)
+		b, err := decodeBinary(v)
 		if err != nil {
 			return "", false, d.invalidf(path, "!!binary value is not base64")
 		}
 		return string(b), true, nil
 	}
-	return n.Value, true, nil
+	return v, true, nil
+}
+
+// value returns the value of a scalar node with the values of jinja variables in place of their
+// tokens: a value is data of the scalar it stands in, whatever characters it holds.
+func (d *decoder) value(n *yaml.Node, path string, shell bool) (string, error) {
+	v, err := d.vars.expand(n.Value, shell, d.budget)
+	var fe *FieldError
+	switch {
+	case errors.Is(err, errExpandLimit):
+		return "", d.tooManyValues(path)
+	case errors.As(err, &fe):
+		return "", &FieldError{Path: d.prefix + path, Msg: fe.Msg, Err: fe.Err}
+	}
+	return v, err
 }
 
 // bytes returns a scalar as bytes, decoding !!binary values.

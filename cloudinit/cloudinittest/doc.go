@@ -8,4 +8,12 @@
 //	sb := cloudinittest.RunInBubblewrap(t, script)
 //	data := sb.ReadFile(t, "/run/kubeadm/kubeadm-join-config.yaml")
 //	calls := sb.Calls(t) // e.g. "kubeadm join --config /run/kubeadm/kubeadm-join-config.yaml"
+//
+// To prepare the sandbox first (files, folders or symbolic links at sb.Path), or to run a script that is
+// expected to fail, use NewSandbox and Run; Files describes everything the writable folders hold, so a
+// test can compare it before and after a run:
+//
+//	sb := cloudinittest.NewSandbox(t)
+//	before := sb.Files(t)
+//	out, err := sb.Run(t, script)
 package cloudinittest

@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
+	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/capkit/capkit/cloudinit"
 )
@@ -15,9 +18,11 @@ import (
 const renderUsage = `usage: capkit render [flags] PATH
 
 Renders cloud-config bootstrap data (as the kubeadm bootstrap provider writes it) to a bash
-script on standard output. Unsupported modules are errors unless --lenient is given, in which
-case they are listed on standard error. Exit codes: 0 rendered, 2 unreadable, malformed or
-rejected input, or bad usage.
+script on standard output. PATH must be a regular file of at most --max-size bytes, or - for
+standard input (read up to the same limit): a folder, a named pipe or a device is refused
+before anything is read. Unsupported modules are errors
+unless --lenient is given, in which case they are listed on standard error. Exit codes: 0
+rendered, 2 unreadable, too large, malformed or rejected input, or bad usage.
 
 flags:`
 
@@ -35,6 +40,85 @@ func (v varsFlag) Set(s string) error {
 	return nil
 }
 
+// sizeFlag is a positive number of bytes.
+type sizeFlag int
+
+func (s *sizeFlag) String() string { return strconv.Itoa(int(*s)) }
+
+func (s *sizeFlag) Set(v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return errors.New("must be a positive number of bytes")
+	}
+	*s = sizeFlag(n)
+	return nil
+}
+
+// stdin is what PATH "-" reads; tests replace it.
+var stdin io.Reader = os.Stdin
+
+// readLimited reads r to its end, or fails once it has read more than limit bytes.
+func readLimited(r io.Reader, limit int) ([]byte, error) {
+	n := int64(limit) + 1
+	if int64(limit) >= math.MaxInt64-1 {
+		n = math.MaxInt64
+	}
+	data, err := io.ReadAll(io.LimitReader(r, n))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > limit {
+		return nil, fmt.Errorf("it is larger than the limit of %d bytes (--max-size)", limit)
+	}
+	return data, nil
+}
+
+// readUserData reads standard input when path is "-", else the regular file path, refusing anything else before it is opened (a named
+// pipe would block, a device may never end) and reading at most limit bytes and one more, to tell
+// that it is larger.
+func readUserData(path string, limit int) ([]byte, error) {
+	if path == "-" {
+		return readLimited(stdin, limit)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := regularFile(fi.Mode()); err != nil {
+		return nil, err
+	}
+	// O_NONBLOCK: if path became a named pipe since Stat, opening it does not wait for a writer.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if err := regularFile(fi.Mode()); err != nil {
+		return nil, err
+	}
+	return readLimited(f, limit)
+}
+
+// regularFile says what a file is when it is not a regular file.
+func regularFile(m fs.FileMode) error {
+	switch {
+	case m.IsRegular():
+		return nil
+	case m.IsDir():
+		return errors.New("it is a folder, not a regular file")
+	case m&fs.ModeNamedPipe != 0:
+		return errors.New("it is a named pipe, not a regular file")
+	case m&fs.ModeSocket != 0:
+		return errors.New("it is a socket, not a regular file")
+	case m&fs.ModeDevice != 0:
+		return errors.New("it is a device, not a regular file")
+	}
+	return errors.New("it is not a regular file")
+}
+
 // runRender implements "capkit render".
 func runRender(args []string, stdout, stderr io.Writer) int {
 	flags := flag.NewFlagSet("capkit render", flag.ContinueOnError)
@@ -49,6 +133,8 @@ func runRender(args []string, stdout, stderr io.Writer) int {
 	dryRun := flags.Bool("dry-run", false, "make the script print the commands that change the system instead of running them")
 	vars := varsFlag{}
 	flags.Var(vars, "var", "jinja variable `KEY=VALUE`, repeatable (for example local_hostname=node-0)")
+	maxSize := sizeFlag(cloudinit.DefaultMaxSize)
+	flags.Var(&maxSize, "max-size", "the most `BYTES` of user data read, and of each document decoded from it (4 times that for decoded values)")
 
 	// Accept flags before and after PATH.
 	var paths []string
@@ -71,7 +157,7 @@ func runRender(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
-	data, err := os.ReadFile(paths[0])
+	data, err := readUserData(paths[0], int(maxSize))
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -80,7 +166,7 @@ func runRender(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "capkit render: cannot read %q: %v\n", paths[0], err)
 		return 2
 	}
-	popts := []cloudinit.ParseOption{cloudinit.WithVariables(vars)}
+	popts := []cloudinit.ParseOption{cloudinit.WithVariables(vars), cloudinit.WithMaxSize(int(maxSize))}
 	if *lenient {
 		popts = append(popts, cloudinit.WithLenient())
 	}

@@ -31,7 +31,7 @@ func TestRunRender(t *testing.T) {
 		noInStdout string
 	}{
 		{"jinja variables", []string{"--var", "local_hostname=cp-0", jinja}, 0, []string{"#!/bin/bash\n", "capkit_run capkit_hostname 'cp-0'\n", "capkit_run 'sh' '-c' 'kubeadm init'\n", "'/run/cluster-api/bootstrap-success.complete'"}, "", ""},
-		{"flags after the path", []string{jinja, "--var=local_hostname=cp-1", "--root", "/mnt/image", "--sentinel", ""}, 0, []string{"capkit_write '/mnt/image/etc/hostname'", "capkit_chown() { :; }"}, "", "bootstrap-success"},
+		{"flags after the path", []string{jinja, "--var=local_hostname=cp-1", "--root", "/mnt/image", "--sentinel", ""}, 0, []string{"capkit_write '/etc/hostname' '0644' 'root:root' 'replace' '/mnt/image'", "capkit_chown() { :; }"}, "", "bootstrap-success"},
 		{"dry run", []string{"--dry-run", "--var", "local_hostname=x", jinja}, 0, []string{"printf -v capkit_line '%q ' \"$@\""}, "", ""},
 		{"undeclared variable", []string{jinja}, 2, nil, `undeclared jinja variable "ds.meta_data.local_hostname"`, ""},
 		{"strict rejects a module", []string{unsupported}, 2, nil, "capkit render: " + unsupported + ": cannot parse user data: packages: module not supported\n", ""},

@@ -14,54 +14,120 @@ capkit_decode() { base64 -d; }
 
 capkit_chown() { chown -- "$1" "$2"; }
 
+capkit_resolve() {
+	# capkit_resolve ROOT PATH: sets capkit_path to the file that the absolute PATH names when
+	# ROOT (empty for /) is the root folder, as in a chroot: symbolic links are followed inside
+	# ROOT (an absolute target starts again at ROOT, ".." stops at ROOT), at most 40 of them.
+	capkit_r_todo=${2#/}
+	capkit_r_done=
+	capkit_r_hops=0
+	while [ -n "$capkit_r_todo" ]; do
+		capkit_r_name=${capkit_r_todo%%/*}
+		case $capkit_r_todo in
+		*/*) capkit_r_todo=${capkit_r_todo#*/} ;;
+		*) capkit_r_todo= ;;
+		esac
+		case $capkit_r_name in
+		'' | .) continue ;;
+		..)
+			capkit_r_done=${capkit_r_done%/*}
+			continue
+			;;
+		esac
+		if [ ! -L "$1$capkit_r_done/$capkit_r_name" ]; then
+			capkit_r_done=$capkit_r_done/$capkit_r_name
+			continue
+		fi
+		capkit_r_hops=$((capkit_r_hops + 1))
+		if [ "$capkit_r_hops" -gt 40 ]; then
+			printf 'capkit: cannot resolve %s: more than 40 symbolic links\n' "$2" >&2
+			return 1
+		fi
+		capkit_r_link=$(readlink -- "$1$capkit_r_done/$capkit_r_name" && echo .) || return 1
+		capkit_r_link=${capkit_r_link%??}
+		case $capkit_r_link in
+		/*) capkit_r_done= ;;
+		esac
+		capkit_r_todo=${capkit_r_link#/}${capkit_r_todo:+/$capkit_r_todo}
+	done
+	capkit_path=$1${capkit_r_done:-/}
+}
+
+capkit_target() {
+	# capkit_target PATH [ROOT]: sets capkit_path to the file PATH names under ROOT (see
+	# capkit_resolve), and fails when it exists and is not a regular file.
+	capkit_resolve "${2-}" "$1" || return 1
+	if [ -d "$capkit_path" ]; then
+		printf 'capkit: cannot write %s: it is a folder\n' "$1" >&2
+		return 1
+	fi
+	if [ -e "$capkit_path" ] && [ ! -f "$capkit_path" ]; then
+		printf 'capkit: cannot write %s: it exists and is not a regular file\n' "$1" >&2
+		return 1
+	fi
+}
+
 capkit_write() {
-	# capkit_write PATH MODE OWNER replace|append: writes standard input to PATH through a
-	# temporary file of the same folder (or appends to PATH), then sets owner and mode.
-	mkdir -p -- "${1%/*}/"
+	# capkit_write PATH MODE OWNER replace|append [ROOT]: writes standard input to PATH under
+	# ROOT (see capkit_target) through a temporary file of the same folder, or appends to it,
+	# then sets owner and mode.
+	capkit_target "$1" "${5-}" || return 1
+	mkdir -p -- "${capkit_path%/*}/"
 	if [ "$4" = append ]; then
-		if [ ! -e "$1" ]; then (umask 077 && : >"$1"); fi
-		capkit_decode >>"$1"
-		capkit_chown "$3" "$1"
-		chmod -- "$2" "$1"
+		if [ ! -e "$capkit_path" ]; then (umask 077 && : >"$capkit_path"); fi
+		capkit_decode >>"$capkit_path"
+		capkit_chown "$3" "$capkit_path"
+		chmod -- "$2" "$capkit_path"
 		return 0
 	fi
-	capkit_tmp=$(mktemp "${1%/*}/.capkit.XXXXXX")
+	capkit_tmp=$(mktemp "${capkit_path%/*}/.capkit.XXXXXX")
 	capkit_decode >"$capkit_tmp"
 	capkit_chown "$3" "$capkit_tmp"
 	chmod -- "$2" "$capkit_tmp"
-	mv -f -- "$capkit_tmp" "$1"
+	mv -f -- "$capkit_tmp" "$capkit_path"
 }
 
 capkit_mkdir() {
-	# capkit_mkdir PATH MODE OWNER: creates the folder PATH, then sets owner and mode.
-	mkdir -p -- "$1"
-	capkit_chown "$3" "$1"
-	chmod -- "$2" "$1"
+	# capkit_mkdir PATH MODE OWNER [ROOT]: creates the folder PATH under ROOT (see
+	# capkit_resolve), then sets owner and mode.
+	capkit_resolve "${4-}" "$1" || return 1
+	mkdir -p -- "$capkit_path"
+	capkit_chown "$3" "$capkit_path"
+	chmod -- "$2" "$capkit_path"
+}
+
+capkit_mountpoint() {
+	# capkit_mountpoint PATH [ROOT]: creates the folder PATH under ROOT (see capkit_resolve).
+	capkit_resolve "${2-}" "$1" || return 1
+	mkdir -p -- "$capkit_path"
 }
 
 capkit_fstab() {
-	# capkit_fstab PATH: replaces the lines of PATH that hold comment=cloudconfig by the
-	# lines on standard input.
-	mkdir -p -- "${1%/*}/"
-	capkit_tmp=$(mktemp "${1%/*}/.capkit.XXXXXX")
-	if [ -f "$1" ]; then
-		grep -v 'comment=cloudconfig' "$1" >"$capkit_tmp" || [ "$?" -eq 1 ]
+	# capkit_fstab PATH [ROOT]: replaces the lines of PATH under ROOT (see capkit_target) that
+	# hold comment=cloudconfig by the lines on standard input.
+	capkit_target "$1" "${2-}" || return 1
+	mkdir -p -- "${capkit_path%/*}/"
+	capkit_tmp=$(mktemp "${capkit_path%/*}/.capkit.XXXXXX")
+	if [ -f "$capkit_path" ]; then
+		grep -v 'comment=cloudconfig' "$capkit_path" >"$capkit_tmp" || [ "$?" -eq 1 ]
 	fi
 	capkit_decode >>"$capkit_tmp"
 	chmod 0644 "$capkit_tmp"
-	mv -f -- "$capkit_tmp" "$1"
+	mv -f -- "$capkit_tmp" "$capkit_path"
 }
 
 capkit_hosts_line() {
-	# capkit_hosts_line PATH LINE: replaces the 127.0.1.1 entry of the hosts file PATH by LINE.
-	mkdir -p -- "${1%/*}/"
-	capkit_tmp=$(mktemp "${1%/*}/.capkit.XXXXXX")
-	if [ -f "$1" ]; then
-		grep -v '^127\.0\.1\.1[[:space:]]' "$1" >"$capkit_tmp" || [ "$?" -eq 1 ]
+	# capkit_hosts_line PATH LINE [ROOT]: replaces the 127.0.1.1 entry of the hosts file PATH
+	# under ROOT (see capkit_target) by LINE.
+	capkit_target "$1" "${3-}" || return 1
+	mkdir -p -- "${capkit_path%/*}/"
+	capkit_tmp=$(mktemp "${capkit_path%/*}/.capkit.XXXXXX")
+	if [ -f "$capkit_path" ]; then
+		grep -v '^127\.0\.1\.1[[:space:]]' "$capkit_path" >"$capkit_tmp" || [ "$?" -eq 1 ]
 	fi
 	printf '%s\n' "$2" >>"$capkit_tmp"
 	chmod 0644 "$capkit_tmp"
-	mv -f -- "$capkit_tmp" "$1"
+	mv -f -- "$capkit_tmp" "$capkit_path"
 }
 
 capkit_partition() {
@@ -121,12 +187,20 @@ capkit_useradd() {
 
 capkit_ntp_client() {
 	# capkit_ntp_client ROOT CLIENT: prints CLIENT, or for auto the client installed under
-	# ROOT: chrony, then ntp, else systemd-timesyncd.
+	# ROOT (see capkit_resolve): chrony, then ntp, else systemd-timesyncd.
 	if [ "$2" != auto ]; then
 		printf '%s\n' "$2"
-	elif [ -d "$1/etc/chrony" ] || [ -f "$1/etc/chrony.conf" ]; then
+		return 0
+	fi
+	capkit_resolve "$1" /etc/chrony || return 1
+	capkit_chrony=$capkit_path
+	capkit_resolve "$1" /etc/chrony.conf || return 1
+	if [ -d "$capkit_chrony" ] || [ -f "$capkit_path" ]; then
 		echo chrony
-	elif [ -f "$1/etc/ntp.conf" ]; then
+		return 0
+	fi
+	capkit_resolve "$1" /etc/ntp.conf || return 1
+	if [ -f "$capkit_path" ]; then
 		echo ntp
 	else
 		echo systemd-timesyncd
@@ -134,20 +208,23 @@ capkit_ntp_client() {
 }
 
 capkit_ntp() {
-	# capkit_ntp ROOT CLIENT [server|pool NAME]...: writes the configuration of the NTP client.
+	# capkit_ntp ROOT CLIENT [server|pool NAME]...: writes the configuration of the NTP client
+	# under ROOT (see capkit_target).
 	capkit_root=$1
-	capkit_client=$(capkit_ntp_client "$1" "$2")
+	capkit_client=$(capkit_ntp_client "$1" "$2") || return 1
 	shift 2
 	case $capkit_client in
 	chrony)
-		capkit_conf=$capkit_root/etc/chrony.conf
-		if [ -d "$capkit_root/etc/chrony" ]; then capkit_conf=$capkit_root/etc/chrony/chrony.conf; fi
+		capkit_conf=/etc/chrony.conf
+		capkit_resolve "$capkit_root" /etc/chrony || return 1
+		if [ -d "$capkit_path" ]; then capkit_conf=/etc/chrony/chrony.conf; fi
 		;;
-	ntp) capkit_conf=$capkit_root/etc/ntp.conf ;;
-	*) capkit_conf=$capkit_root/etc/systemd/timesyncd.conf.d/cloud-init.conf ;;
+	ntp) capkit_conf=/etc/ntp.conf ;;
+	*) capkit_conf=/etc/systemd/timesyncd.conf.d/cloud-init.conf ;;
 	esac
-	mkdir -p -- "${capkit_conf%/*}/"
-	capkit_tmp=$(mktemp "${capkit_conf%/*}/.capkit.XXXXXX")
+	capkit_target "$capkit_conf" "$capkit_root" || return 1
+	mkdir -p -- "${capkit_path%/*}/"
+	capkit_tmp=$(mktemp "${capkit_path%/*}/.capkit.XXXXXX")
 	{
 		echo "# Written by capkit from the cloud-config ntp module."
 		if [ "$capkit_client" = systemd-timesyncd ]; then
@@ -165,7 +242,7 @@ capkit_ntp() {
 		fi
 	} >"$capkit_tmp"
 	chmod 0644 "$capkit_tmp"
-	mv -f -- "$capkit_tmp" "$capkit_conf"
+	mv -f -- "$capkit_tmp" "$capkit_path"
 }
 
 capkit_ntp_restart() {
@@ -188,7 +265,7 @@ capkit_fstab '/etc/fstab' <<'CAPKIT_EOF'
 TEFCRUw9ZXRjZF9kaXNrCS92YXIvbGliL2V0Y2RkaXNrCWF1dG8JZGVmYXVsdHMsbm9mYWlsLGNv
 bW1lbnQ9Y2xvdWRjb25maWcJMAkyCg==
 CAPKIT_EOF
-mkdir '-p' '--' '/var/lib/etcddisk'
+capkit_mountpoint '/var/lib/etcddisk'
 capkit_run capkit_systemd_reload
 capkit_run 'mount' '-a'
 
