@@ -55,8 +55,8 @@
 //   - Jinja variable values: 4096 bytes each, one line.
 //
 // A rendered script is then bounded too: its steps by the nodes visited, its data by the decoded
-// values. capkit render reads a regular file only (a folder, named pipe or device is
-// refused before it is read), and at most --max-size bytes, WithMaxSize's default unless given.
+// values. capkit render reads a regular file (a folder, named pipe or device is refused before it
+// is read) or standard input ("-"), and at most --max-size bytes, WithMaxSize's default unless given.
 //
 // # Render
 //
