@@ -5,29 +5,36 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/capkit/capkit/contract/lint"
 )
 
-const checkUsage = `usage: capkit check [--strict] PATH...
+// checkUsage is the help text of "capkit check"; its bounds are those of package lint.
+var checkUsage = fmt.Sprintf(`usage: capkit check [--strict] PATH...
 
-Checks CRDs and clusterctl release files against the Cluster API provider contract. PATH is a file or a
-folder, searched recursively for *.yaml and *.yml files. Every CustomResourceDefinition is checked (a
-cluster-scoped one that plays no contract role also for a clusterctl move label); clusterctl metadata,
-components, cluster templates and ClusterClass definitions are recognised by their names (metadata.yaml,
-*-components.yaml, cluster-template*.yaml, clusterclass-<name>.yaml) or, under any other name, by their
-content, and checked as such. Files (and documents of a metadata file) that are none of these are listed as
-not checked, never counted as clean.
+Checks CRDs and clusterctl release files against the Cluster API provider contract. PATH is a regular file or a
+folder, searched recursively for *.yaml and *.yml files (in any case), following symbolic links to folders; a
+folder reached twice is searched once, and hidden folders (.git) are not searched unless named: the summary says
+which. Every CustomResourceDefinition is checked (a cluster-scoped one that plays no contract role also for a
+clusterctl move label), the items of List documents included; clusterctl metadata, components, cluster templates and
+ClusterClass definitions are recognised by their names (metadata.yaml, *-components.yaml, cluster-template*.yaml,
+clusterclass-<name>.yaml) or, under any other name, by their content, and checked as such. Files (and documents of
+a metadata file) that are none of these, and files named *.yaml that are not regular files (named pipes, devices),
+are listed as not checked, never counted as clean.
 
-Each violation is printed on one line: "file:line: kind/name: rule: path: message".
+Each violation is printed on one line of printable text: "file:line: kind/name: rule: path: message"; a name or
+path with characters that are not printable is quoted with Go escapes.
   --strict   treat a file or document that was not checked as a violation
-exit codes: 0 clean, 1 violations found (or, with --strict, files not checked), 2 unreadable or malformed
-input or bad usage`
+
+Bounds (each file; input above one is refused with a line that names the file and the bound, exit code 2):
+  %d MiB read (the size limit, checked before reading), %d MiB of values after YAML aliases are expanded,
+  %d YAML nodes (also estimated before parsing, from lines and indicators), %d documents (items of Lists
+  included). At most %d findings per file are listed, then "file: and N more violations"; the summary counts them
+  all. The garbage collector keeps memory near %d MiB (a soft limit; GOMEMLIMIT overrides it).
+exit codes: 0 clean, 1 violations found (or, with --strict, files not checked), 2 unreadable, malformed or too
+large input or bad usage`, lint.DefaultMaxYAMLBytes>>20, lint.DefaultMaxYAMLBytes>>20, lint.DefaultMaxYAMLNodes,
+	lint.DefaultMaxYAMLDocuments, lint.DefaultMaxFindings, checkMemoryLimit>>20)
 
 // runCheck implements "capkit check PATH...".
 func runCheck(args []string, stdout, stderr io.Writer) int {
@@ -45,17 +52,22 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, checkUsage)
 		return 2
 	}
-	names, err := yamlFiles(fl.Args())
+	walk, err := yamlFiles(fl.Args())
 	if err != nil {
-		fmt.Fprintf(stderr, "capkit check: %v\n", err)
+		printError(stderr, err)
 		return 2
 	}
-	files := make([]*lint.YAMLFile, 0, len(names))
+	if len(walk.files) == 0 {
+		printLines(stdout, walk.notChecked)
+		fmt.Fprintf(stderr, "capkit check: no YAML files in %s%s\n", lint.EscapeText(fmt.Sprintf("%q", fl.Args())), skippedSummary(walk))
+		return 2
+	}
+	files := make([]*lint.YAMLFile, 0, len(walk.files))
 	failed := false
-	for _, name := range names {
+	for _, name := range walk.files {
 		f, err := lint.ReadYAMLFile(name)
 		if err != nil {
-			fmt.Fprintf(stderr, "capkit check: %v\n", err)
+			printError(stderr, err)
 			failed = true
 			continue
 		}
@@ -66,65 +78,61 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	findings, err := lint.CheckFiles(files...)
 	if err != nil {
-		fmt.Fprintf(stderr, "capkit check: %v\n", err)
+		printError(stderr, err)
 		return 2
 	}
-	for _, f := range findings {
-		fmt.Fprintln(stdout, f.String())
-	}
-	skipped := lint.FindUnclassified(files...)
-	for _, u := range skipped {
-		fmt.Fprintln(stdout, u.String())
-	}
-	summary := fmt.Sprintf("capkit check: %s, %s", plural(len(files), "file"), plural(len(findings), "violation"))
+	printLines(stdout, findings)
+	skipped := append(walk.notChecked, lint.FindUnclassified(files...)...)
+	printLines(stdout, skipped)
+	violations := findings.Count()
+	summary := fmt.Sprintf("capkit check: %s, %s", plural(len(files), "file"), plural(violations, "violation"))
 	if len(skipped) > 0 {
 		summary += fmt.Sprintf(", %d not checked (listed above)", len(skipped))
 	}
-	fmt.Fprintln(stderr, summary)
-	if len(findings) > 0 || (*strict && len(skipped) > 0) {
+	fmt.Fprintln(stderr, summary+skippedSummary(walk))
+	if violations > 0 || (*strict && len(skipped) > 0) {
 		return 1
 	}
 	return 0
 }
 
-// yamlFiles expands the arguments into a sorted list of files: files as given, folders searched recursively for
-// *.yaml and *.yml (hidden folders skipped).
-func yamlFiles(args []string) ([]string, error) {
-	var out []string
-	for _, arg := range args {
-		fi, err := os.Stat(arg)
-		if err != nil {
-			return nil, fmt.Errorf("cannot read %q: %w", arg, err)
-		}
-		if !fi.IsDir() {
-			out = append(out, arg)
-			continue
-		}
-		err = filepath.WalkDir(arg, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				if path != arg && strings.HasPrefix(d.Name(), ".") {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if ext := filepath.Ext(path); ext == ".yaml" || ext == ".yml" {
-				out = append(out, path)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("cannot read folder %q: %w", arg, err)
-		}
+// skippedSummary says which folders were not searched, for the summary line.
+func skippedSummary(w walkResult) string {
+	out := ""
+	if len(w.hidden) > 0 {
+		out += "; hidden folders not searched (name them to check them): " + pathList(w.hidden)
 	}
-	slices.Sort(out)
-	out = slices.Compact(out)
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no YAML files in %q", args)
+	if len(w.repeated) > 0 {
+		out += "; folders reached again through a link, not searched twice: " + pathList(w.repeated)
 	}
-	return out, nil
+	return out
+}
+
+// maxListedPaths bounds the paths the summary names.
+const maxListedPaths = 5
+
+// pathList returns up to maxListedPaths paths, quoted where not printable, and how many more there are.
+func pathList(paths []string) string {
+	names := make([]string, 0, min(len(paths), maxListedPaths)+1)
+	for _, p := range paths[:min(len(paths), maxListedPaths)] {
+		names = append(names, lint.QuoteName(p))
+	}
+	if len(paths) > maxListedPaths {
+		names = append(names, fmt.Sprintf("and %d more", len(paths)-maxListedPaths))
+	}
+	return strings.Join(names, ", ")
+}
+
+// printLines prints the String of each item on a line of its own; lint makes each one line of printable text.
+func printLines[T fmt.Stringer](w io.Writer, items []T) {
+	for _, it := range items {
+		fmt.Fprintln(w, it.String())
+	}
+}
+
+// printError prints an error as one line of printable text.
+func printError(w io.Writer, err error) {
+	fmt.Fprintln(w, "capkit check: "+lint.EscapeText(err.Error()))
 }
 
 func plural(n int, word string) string {

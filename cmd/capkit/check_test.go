@@ -7,7 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 
+	"github.com/capkit/capkit/contract/lint"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -193,4 +195,151 @@ func TestCheckClusterClassByContent(t *testing.T) {
 	assert.NotContains(t, stdout, "clusterclass.file-name")
 	assert.NotContains(t, stdout, "not checked")
 	assert.Equal(t, "capkit check: 1 file, 8 violations\n", stderr)
+}
+
+// writeFile writes content to dir/name, creating folders, and returns the path.
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	return p
+}
+
+// assertPrintableLines fails unless every line of out is printable text.
+func assertPrintableLines(t *testing.T, out string) {
+	t.Helper()
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		for _, r := range l {
+			if !unicode.IsPrint(r) || r == unicode.ReplacementChar {
+				assert.Failf(t, "not a printable line", "%q holds %q", l, r)
+				break
+			}
+		}
+	}
+}
+
+// badCRD is a CRD with no versions: one crd.invalid violation at its first line.
+const badCRD = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: xclusters.infrastructure.x.io}\n" +
+	"spec: {group: infrastructure.x.io, names: {kind: XCluster, plural: xclusters, listKind: XClusterList}, scope: Namespaced, versions: []}\n"
+
+// TestCheckRefusesUnboundedInput: an alias bomb, too many documents, too many YAML nodes and too many bytes are each
+// refused with exit code 2 and a line that names the file and the bound, before they are decoded.
+func TestCheckRefusesUnboundedInput(t *testing.T) {
+	dir := t.TempDir()
+	bomb := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\ndata:\n  a: &a " + strings.Repeat("x", 1<<20) + "\n  b: [" + strings.Repeat("*a, ", 39) + "*a]\n"
+	docs := strings.Repeat("apiVersion: v1\nkind: A\n---\n", int(lint.DefaultMaxYAMLDocuments)+1)
+	dense := "apiVersion: v1\nkind: A\nl: [" + strings.Repeat("1,", int(lint.DefaultMaxYAMLNodes/2)) + "1]\n"
+	big := filepath.Join(dir, "big.yaml")
+	require.NoError(t, os.WriteFile(big, nil, 0o644))
+	require.NoError(t, os.Truncate(big, lint.DefaultMaxYAMLBytes+1))
+	tests := map[string]struct {
+		path string
+		want string
+	}{
+		"alias bomb": {writeFile(t, dir, "bomb.yaml", bomb),
+			":6: YAML input too large: more than 33554432 bytes of values after YAML aliases are expanded\n"},
+		"documents": {writeFile(t, dir, "docs.yaml", docs),
+			":30001: YAML input too large: more than 10000 YAML documents\n"},
+		"nodes": {writeFile(t, dir, "dense.yaml", dense),
+			": YAML input too large: its 4 lines and 500004 indicators (\"-\", \"?\", \":\", \",\", \"[\", \"{\", \"*\") allow up to 1000012 YAML nodes, more than the limit of 1000000 nodes\n"},
+		"bytes": {big, ": YAML input too large: 33554433 bytes, more than 33554432 bytes\n"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			code, stdout, stderr := check(tt.path)
+			assert.Equal(t, 2, code)
+			assert.Empty(t, stdout)
+			assert.Equal(t, "capkit check: "+tt.path+tt.want, stderr)
+		})
+	}
+}
+
+// TestCheckEscapesNames: a name or kind with control characters cannot clear the screen or forge a line: every line
+// of output is printable, and there is one line per finding.
+func TestCheckEscapesNames(t *testing.T) {
+	dir := t.TempDir()
+	name := writeFile(t, dir, "crd.yaml", "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: \"x\\e[2J\\nfake.yaml:1: all good\"\n"+
+		"spec: {group: a.b, names: {kind: \"K\\e[31m\", plural: ks}, scope: Namespaced, versions: []}\n")
+	other := writeFile(t, dir, "other.yaml", "apiVersion: v1\nkind: \"Kind\\e]0;title\\a\"\nmetadata: {name: \"n\\r\"}\n")
+	code, stdout, stderr := check(name, other)
+	assert.Equal(t, 1, code)
+	assert.Equal(t, name+`:1: "CustomResourceDefinition/x\x1b[2J\nfake.yaml:1: all good": crd.invalid: spec.versions: the CRD has no versions`+"\n"+
+		other+": not a clusterctl metadata, components, cluster template or ClusterClass file, nor CRDs: not checked\n", stdout)
+	assertPrintableLines(t, stdout)
+	assert.Equal(t, "capkit check: 2 files, 1 violation, 1 not checked (listed above)\n", stderr)
+
+	bad := writeFile(t, dir, "bad\x1b[2J.yaml", "kind: [\n")
+	code, _, stderr = check(bad)
+	assert.Equal(t, 2, code)
+	assertPrintableLines(t, stderr)
+	assert.Contains(t, stderr, `capkit check: "`+dir+`/bad\x1b[2J.yaml":`)
+}
+
+// TestCheckFollowsSymlinkedFolders: a folder reached through a symbolic link is searched (a CRD in it is not silently
+// skipped), and a link back to a folder already searched is said, not followed again.
+func TestCheckFollowsSymlinkedFolders(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "root")
+	writeFile(t, base, "elsewhere/config/crd.yaml", badCRD)
+	writeFile(t, root, "a.yaml", badCRD)
+	require.NoError(t, os.Symlink(filepath.Join(base, "elsewhere", "config"), filepath.Join(root, "config")))
+	require.NoError(t, os.Symlink(".", filepath.Join(root, "loop")))
+	code, stdout, stderr := check(root)
+	assert.Equal(t, 1, code)
+	assert.Equal(t, root+"/a.yaml:1: CustomResourceDefinition/xclusters.infrastructure.x.io: crd.invalid: spec.versions: the CRD has no versions\n"+
+		root+"/config/crd.yaml:1: CustomResourceDefinition/xclusters.infrastructure.x.io: crd.invalid: spec.versions: the CRD has no versions\n", stdout)
+	assert.Equal(t, "capkit check: 2 files, 2 violations; folders reached again through a link, not searched twice: "+root+"/loop\n", stderr)
+}
+
+// TestCheckFindsCRDsInList: a CRD inside a List document of a components file is checked.
+func TestCheckFindsCRDsInList(t *testing.T) {
+	dir := t.TempDir()
+	crd := strings.ReplaceAll(strings.TrimSuffix(badCRD, "\n"), "\n", "\n  ")
+	name := writeFile(t, dir, "infrastructure-components.yaml", "apiVersion: v1\nkind: List\nitems:\n- "+crd+"\n")
+	code, stdout, _ := check(name)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, name+":4: CustomResourceDefinition/xclusters.infrastructure.x.io: crd.invalid: spec.versions: the CRD has no versions\n")
+	assert.Contains(t, stdout, name+":1: clusterctl.list: a List of 1 object: ")
+}
+
+// TestCheckCapsFindingsPerFile: at most 100 findings of a file are listed, then one line counts the rest; the summary
+// count and the exit code stay exact.
+func TestCheckCapsFindingsPerFile(t *testing.T) {
+	name := writeFile(t, t.TempDir(), "infrastructure-components.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: n}\n"+strings.Repeat("# ${\n", 150))
+	code, stdout, stderr := check(name)
+	assert.Equal(t, 1, code)
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	require.Len(t, lines, 101)
+	assert.Equal(t, name+": and 52 more violations (only the first 100 of a file are listed)", lines[100])
+	assert.Equal(t, "capkit check: 1 file, 152 violations\n", stderr)
+}
+
+// TestCheckReportsSkippedFiles: .YAML and .yml files are checked like .yaml; a hidden folder is not searched but the
+// summary says so; an empty tree says what it skipped.
+func TestCheckReportsSkippedFiles(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "CRD.YAML", badCRD)
+	writeFile(t, dir, "crd.yml", badCRD)
+	writeFile(t, dir, ".git/x.yaml", badCRD)
+	writeFile(t, dir, ".github/x.yaml", badCRD)
+	writeFile(t, dir, "notes.txt", "hello")
+	code, stdout, stderr := check(dir)
+	assert.Equal(t, 1, code)
+	assert.Equal(t, 2, strings.Count(stdout, "crd.invalid"), stdout)
+	assert.Contains(t, stdout, dir+"/CRD.YAML:1: ")
+	assert.Equal(t, "capkit check: 2 files, 2 violations; hidden folders not searched (name them to check them): "+dir+"/.git, "+dir+"/.github\n", stderr)
+
+	code, stdout, _ = check(filepath.Join(dir, ".git"))
+	assert.Equal(t, 1, code, "a hidden folder named as an argument is searched")
+	assert.Equal(t, 1, strings.Count(stdout, "crd.invalid"))
+}
+
+// TestCheckUsageNamesBounds: the help text documents every bound.
+func TestCheckUsageNamesBounds(t *testing.T) {
+	_, _, stderr := check("-h")
+	for _, want := range []string{"32 MiB read", "32 MiB of values after YAML aliases are expanded", "1000000 YAML nodes",
+		"10000 documents", "100 findings per file"} {
+		assert.Contains(t, stderr, want)
+	}
 }

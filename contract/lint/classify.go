@@ -20,12 +20,13 @@ type Unclassified struct {
 	Reason string
 }
 
-// String returns "file[:line]: reason".
+// String returns "file[:line]: reason" on one line of printable text: a file name that is not printable is quoted
+// and the reason escaped, as in Violation.String.
 func (u Unclassified) String() string {
 	if u.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", u.File, u.Line, u.Reason)
+		return fmt.Sprintf("%s:%d: %s", QuoteName(u.File), u.Line, EscapeText(u.Reason))
 	}
-	return u.File + ": " + u.Reason
+	return QuoteName(u.File) + ": " + EscapeText(u.Reason)
 }
 
 // Classify returns the kind of a release file: by name first (ClassifyFile), then, for a file whose name says

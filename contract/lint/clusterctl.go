@@ -58,13 +58,21 @@ type Finding struct {
 	// Line is the 1-based line of the object the violation is about; 0 when it is about the whole file.
 	Line int
 	Violation
+	// Omitted is set on a finding of rule RuleMoreFindings only: the number of the file's findings it stands for,
+	// which are not in the list.
+	Omitted int
 }
 
-// String returns the finding on one line: "file:line: kind/name: rule: path: message".
+// String returns the finding on one line of printable text: "file:line: kind/name: rule: path: message" (see
+// Violation.String; a file name that is not printable is quoted), or "file: and N more violations (…)" for a
+// finding of rule RuleMoreFindings.
 func (f Finding) String() string {
-	pos := f.File
+	pos := QuoteName(f.File)
 	if f.Line > 0 {
 		pos += ":" + strconv.Itoa(f.Line)
+	}
+	if f.Rule == RuleMoreFindings {
+		return pos + ": " + EscapeText(f.Message)
 	}
 	return pos + ": " + f.Violation.String()
 }
@@ -72,11 +80,38 @@ func (f Finding) String() string {
 // Findings is a list of findings.
 type Findings []Finding
 
-// Sort orders the findings by file, line, object, path, rule and message.
+// Sort orders the findings by file, line, object, path, rule and message; a RuleMoreFindings finding comes last of
+// its file.
 func (fs Findings) Sort() {
 	slices.SortStableFunc(fs, func(a, b Finding) int {
-		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), compareViolations(a.Violation, b.Violation))
+		return cmp.Or(cmp.Compare(a.File, b.File), compareBool(a.Rule == RuleMoreFindings, b.Rule == RuleMoreFindings),
+			cmp.Compare(a.Line, b.Line), compareViolations(a.Violation, b.Violation))
 	})
+}
+
+// compareBool orders false before true.
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// Count returns the number of violations the findings stand for: those in the list and those a RuleMoreFindings
+// finding counts.
+func (fs Findings) Count() int {
+	n := 0
+	for _, f := range fs {
+		if f.Rule == RuleMoreFindings {
+			n += f.Omitted
+		} else {
+			n++
+		}
+	}
+	return n
 }
 
 // Violations returns the findings' violations, without their positions.
@@ -92,6 +127,16 @@ func (fs Findings) Violations() Violations {
 const (
 	// RuleCRDAPIVersion: CRDs must be apiextensions.k8s.io/v1.
 	RuleCRDAPIVersion = "crd.api-version"
+)
+
+// Rule identifiers of CheckFiles about a file as a whole.
+const (
+	// RuleClusterctlList: a clusterctl release file (metadata, components, cluster template, ClusterClass
+	// definition) holds no List: clusterctl applies each YAML document as one object and does not expand Lists.
+	RuleClusterctlList = "clusterctl.list"
+	// RuleMoreFindings is no violation: a finding of this rule ends the findings of a file that has more than its
+	// limit (DefaultMaxFindings, WithMaxFindings) and counts the rest in Omitted.
+	RuleMoreFindings = "lint.more-findings"
 )
 
 // crdEntry is a CRD found in one of the files.
@@ -114,9 +159,12 @@ type release struct {
 // provider label, a Deployment with a container named manager, clusterctl variables); cluster-template*.yaml (a
 // Cluster whose infrastructureRef names a kind of the provider's CRDs and an object of the template, namespaces,
 // variables); clusterclass-*.yaml ClusterClass definitions (one ClusterClass, named as the file, every template it
-// references in the file, no namespaces, no Namespace, no variables).
+// references in the file, no namespaces, no Namespace, no variables); and no List in any of these (the items of a
+// List are checked as documents of their own, see ReadYAML).
 // The CRDs a template is checked against are those in the nearest folder, going up from the template's, that has
-// any. It returns an error wrapping ErrMalformed for a CRD document that cannot be decoded. The findings are sorted.
+// any. It returns an error wrapping ErrMalformed for a CRD document that cannot be decoded. The findings are sorted;
+// a file lists at most its limit of findings (DefaultMaxFindings, WithMaxFindings), and then one finding of rule
+// RuleMoreFindings that counts the others (Findings.Count counts them all).
 func CheckFiles(files ...*YAMLFile) (Findings, error) {
 	var out Findings
 	rel := release{}
@@ -144,23 +192,93 @@ func CheckFiles(files ...*YAMLFile) (Findings, error) {
 			}
 		}
 	}
+	more := map[string]int{} // findings beyond a file's limit, counted where they were not made
 	for _, f := range files {
-		switch Classify(f) {
+		kind := Classify(f)
+		switch kind {
 		case FileMetadata:
 			out = append(out, rel.checkMetadataFile(f)...)
 		case FileComponents:
 			out = append(out, rel.checkComponents(f)...)
 			out = append(out, rel.checkAggregatedRole(f)...)
-			out = append(out, checkFileVariables(f)...)
+			vars, n := checkFileVariables(f)
+			out, more[f.Name] = append(out, vars...), more[f.Name]+n
 		case FileClusterTemplate:
 			out = append(out, rel.checkTemplate(f)...)
-			out = append(out, checkFileVariables(f)...)
+			vars, n := checkFileVariables(f)
+			out, more[f.Name] = append(out, vars...), more[f.Name]+n
 		case FileClusterClass:
-			out = append(out, checkClusterClassFile(f)...)
+			class, n := checkClusterClassFile(f)
+			out, more[f.Name] = append(out, class...), more[f.Name]+n
+		}
+		if kind != FileOther && kind != FileCRDs {
+			out = append(out, checkLists(f)...)
 		}
 	}
 	out.Sort()
-	return out, nil
+	return limitFindings(out, files, more), nil
+}
+
+// checkLists reports the List documents of a clusterctl release file, once each.
+func checkLists(f *YAMLFile) Findings {
+	var out Findings
+	seen := map[*ListOrigin]bool{}
+	for _, d := range f.Documents {
+		if d.List == nil || seen[d.List] {
+			continue
+		}
+		seen[d.List] = true
+		objects := "objects"
+		if d.List.Items == 1 {
+			objects = "object"
+		}
+		out = append(out, Finding{File: f.Name, Line: d.List.Line, Violation: Violation{Rule: RuleClusterctlList,
+			Message: fmt.Sprintf("a %s of %d %s: clusterctl applies each YAML document as one object and does not expand Lists; write each item as a document of its own",
+				d.List.Kind, d.List.Items, objects)}})
+	}
+	return out
+}
+
+// limitFindings keeps, of the sorted findings, the first ones of each file up to its limit, and ends the findings
+// of a file that has more with a RuleMoreFindings finding that counts them (those left out here and the more
+// counted elsewhere).
+func limitFindings(sorted Findings, files []*YAMLFile, more map[string]int) Findings {
+	limits := map[string]int{}
+	for _, f := range files {
+		if _, ok := limits[f.Name]; !ok {
+			limits[f.Name] = f.findingsLimit()
+		}
+	}
+	out := make(Findings, 0, len(sorted))
+	for i := 0; i < len(sorted); {
+		name := sorted[i].File
+		j := i
+		for j < len(sorted) && sorted[j].File == name {
+			j++
+		}
+		kept, omitted := sorted[i:j], more[name]
+		if limit, ok := limits[name]; ok && limit >= 0 && len(kept) > limit {
+			kept, omitted = kept[:limit], omitted+len(kept)-limit
+		}
+		out = append(out, kept...)
+		if omitted > 0 {
+			out = append(out, moreFindings(name, omitted, len(kept)))
+		}
+		delete(more, name)
+		i = j
+	}
+	for _, f := range files { // files whose only findings were counted, not made
+		if n := more[f.Name]; n > 0 {
+			out = append(out, moreFindings(f.Name, n, 0))
+			delete(more, f.Name)
+		}
+	}
+	return out
+}
+
+func moreFindings(file string, omitted, listed int) Finding {
+	return Finding{File: file, Omitted: omitted, Violation: Violation{Rule: RuleMoreFindings,
+		Message: fmt.Sprintf("and %d more violations (only the first %d of a file are listed)", omitted, listed)}}
 }
 
 func finding(d Document, v Violation) Finding {

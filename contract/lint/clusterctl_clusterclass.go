@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"hash/maphash"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -128,14 +129,17 @@ func (s classRefSites) find(u *unstructured.Unstructured) []classRef {
 type classFileChecker struct {
 	f   *YAMLFile
 	out Findings
+	// more counts the findings about variables beyond the file's limit, which are not in out.
+	more int
 }
 
 func (c *classFileChecker) add(d Document, rule, path, format string, args ...any) {
 	c.out = append(c.out, finding(d, Violation{Rule: rule, Object: d.ObjectRef(), Path: path, Message: fmt.Sprintf(format, args...)}))
 }
 
-// checkClusterClassFile checks a clusterclass-*.yaml file, or a file that Classify placed as one by its content.
-func checkClusterClassFile(f *YAMLFile) Findings {
+// checkClusterClassFile checks a clusterclass-*.yaml file, or a file that Classify placed as one by its content. It
+// returns the findings and how many more findings about variables there are beyond the file's limit.
+func checkClusterClassFile(f *YAMLFile) (Findings, int) {
 	c := &classFileChecker{f: f}
 	var classes []Document
 	for _, d := range f.Documents {
@@ -166,7 +170,7 @@ func checkClusterClassFile(f *YAMLFile) Findings {
 		c.checkFileName(classes[0])
 	}
 	c.checkVariables()
-	return c.out
+	return c.out, c.more
 }
 
 // checkFileName checks that the file is named after its ClusterClass.
@@ -249,37 +253,49 @@ func (c *classFileChecker) checkRef(d Document, r classRef) {
 // checkVariables reports every field (value or key) that uses clusterctl variables, and variables found outside any
 // field, e.g. in comments, which clusterctl reads too.
 func (c *classFileChecker) checkVariables() {
-	inFields := map[string]bool{}
+	limit := c.f.findingsLimit()
+	// The names used in fields, by hash: hostile input can hold millions.
+	seed, inFields := maphash.MakeSeed(), map[uint64]struct{}{}
+	addName := func(name string) bool {
+		inFields[maphash.String(seed, name)] = struct{}{}
+		return true
+	}
 	for _, d := range c.f.Documents {
 		walkStrings(d.Object.Object, "", func(path, s string) {
 			if !strings.Contains(s, "${") {
 				return
 			}
-			vars, issues := ScanVariables([]byte(s))
+			sc := scanVariables([]byte(s), scanLimits{maxIssues: 0, maxVars: maxNamesInMessage, filter: addName})
 			var names []string
-			for _, v := range vars {
-				inFields[v.Name] = true
+			for _, v := range sc.vars {
 				names = append(names, "${"+v.Name+"}")
+			}
+			if len(sc.moreVars) > 0 {
+				names = append(names, fmt.Sprintf("… (%d in all)", len(sc.vars)+len(sc.moreVars)))
 			}
 			switch {
 			case len(names) > 0:
 				c.add(d, RuleClusterClassVariables, path, "uses the clusterctl variable %s: a ClusterClass definition should have none; use the ClusterClass's variables and patches (spec.variables, spec.patches)",
 					strings.Join(names, ", "))
-			case slices.ContainsFunc(issues, func(is VariableIssue) bool { return is.Rule == RuleVariableSyntax }):
+			case sc.syntaxIssues > 0:
 				c.add(d, RuleClusterClassVariables, path, "%q holds a \"${\" that clusterctl cannot parse: it rejects the whole file; a ClusterClass definition should have no clusterctl variables",
 					truncate(s, 60))
 			}
 		})
 	}
-	vars, _ := ScanVariables(c.f.Data)
-	for _, v := range vars {
-		if inFields[v.Name] {
-			continue
-		}
+	outside := scanVariables(c.f.Data, scanLimits{maxIssues: 0, maxVars: limit, filter: func(name string) bool {
+		_, in := inFields[maphash.String(seed, name)]
+		return !in
+	}})
+	c.more += len(outside.moreVars)
+	for _, v := range outside.vars {
 		c.out = append(c.out, Finding{File: c.f.Name, Line: v.Line, Violation: Violation{Rule: RuleClusterClassVariables, Object: objectAt(c.f, v.Line),
 			Message: fmt.Sprintf("${%s} outside any field, e.g. in a comment: clusterctl reads variables there too; a ClusterClass definition should have none", v.Name)}})
 	}
 }
+
+// maxNamesInMessage bounds the variable names one message lists.
+const maxNamesInMessage = 10
 
 // walkStrings calls fn for every string value and every map key of v, with its field path ("spec.a[0].b"; a key
 // with a dot or a slash is written in brackets, as in "metadata.labels[example.io/x]"), in a fixed order.

@@ -3,6 +3,7 @@ package lint
 import (
 	"bytes"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"strings"
 )
@@ -50,7 +51,26 @@ var shellVariables = []string{"HOME", "PATH", "PWD", "OLDPWD", "USER", "HOSTNAME
 // the whole file), ${VAR-default} (read as a variable named "VAR-default"), ${VAR:?msg} and ${VAR:+alt} (not
 // evaluated), and an upper-case $VAR without braces (left as it is) unless it is a common shell variable.
 func ScanVariables(data []byte) ([]Variable, []VariableIssue) {
-	s := varScanner{data: data, seen: map[string]int{}, lineNo: 1}
+	s := scanVariables(data, scanLimits{maxIssues: -1, maxVars: -1})
+	return s.vars, s.issues
+}
+
+// scanLimits bound what scanVariables keeps of hostile input, where every few bytes can be a variable or an issue.
+type scanLimits struct {
+	// maxIssues is how many issues to keep (< 0: all); the rest are counted in moreIssues.
+	maxIssues int
+	// maxVars is how many distinct variables to keep (< 0: all); the distinct names of the rest are counted in
+	// moreVars. noVars keeps and counts none.
+	maxVars int
+	noVars  bool
+	// filter, when set, is called for every use of a variable: a use it returns false for is neither kept nor
+	// counted.
+	filter func(name string) bool
+}
+
+// scanVariables is ScanVariables within limits.
+func scanVariables(data []byte, limits scanLimits) *varScanner {
+	s := &varScanner{data: data, seen: map[string]int{}, lineNo: 1, limits: limits}
 	for s.pos < len(s.data) {
 		c := s.data[s.pos]
 		if c != '$' {
@@ -70,7 +90,7 @@ func ScanVariables(data []byte) ([]Variable, []VariableIssue) {
 			s.pos++
 		}
 	}
-	return s.vars, s.issues
+	return s
 }
 
 type varScanner struct {
@@ -81,6 +101,12 @@ type varScanner struct {
 	issues []VariableIssue
 	lineAt int // offset up to which lineNo counts lines
 	lineNo int
+
+	limits       scanLimits
+	moreIssues   int
+	syntaxIssues int                 // issues of RuleVariableSyntax, kept or not
+	moreVars     map[uint64]struct{} // hashes of the distinct names beyond limits.maxVars
+	seed         maphash.Seed
 }
 
 func (s *varScanner) peekAt(i int) byte {
@@ -101,12 +127,29 @@ func (s *varScanner) line(at int) int {
 }
 
 func (s *varScanner) issue(at int, rule, format string, args ...any) {
+	if rule == RuleVariableSyntax {
+		s.syntaxIssues++
+	}
+	if s.limits.maxIssues >= 0 && len(s.issues) >= s.limits.maxIssues {
+		s.moreIssues++
+		return
+	}
 	s.issues = append(s.issues, VariableIssue{Line: s.line(at), Rule: rule, Message: fmt.Sprintf(format, args...)})
 }
 
 func (s *varScanner) use(at int, name string, hasDefault bool) {
+	if s.limits.noVars || s.limits.filter != nil && !s.limits.filter(name) {
+		return
+	}
 	if i, ok := s.seen[name]; ok {
 		s.vars[i].HasDefault = s.vars[i].HasDefault || hasDefault
+		return
+	}
+	if s.limits.maxVars >= 0 && len(s.vars) >= s.limits.maxVars {
+		if s.moreVars == nil {
+			s.moreVars, s.seed = map[uint64]struct{}{}, maphash.MakeSeed()
+		}
+		s.moreVars[maphash.String(s.seed, name)] = struct{}{}
 		return
 	}
 	s.seen[name] = len(s.vars)
@@ -250,12 +293,13 @@ func isUpperStart(c byte) bool { return c >= 'A' && c <= 'Z' || c == '_' }
 
 func isUpperIdent(c byte) bool { return isUpperStart(c) || c >= '0' && c <= '9' }
 
-// checkFileVariables reports the variable issues of a file as findings at the object that holds them.
-func checkFileVariables(f *YAMLFile) Findings {
-	_, issues := ScanVariables(f.Data)
-	out := make(Findings, 0, len(issues))
-	for _, is := range issues {
+// checkFileVariables reports the variable issues of a file as findings at the object that holds them: the first
+// ones up to the file's limit of findings, and how many more there are.
+func checkFileVariables(f *YAMLFile) (Findings, int) {
+	s := scanVariables(f.Data, scanLimits{maxIssues: f.findingsLimit(), noVars: true})
+	out := make(Findings, 0, len(s.issues))
+	for _, is := range s.issues {
 		out = append(out, Finding{File: f.Name, Line: is.Line, Violation: Violation{Rule: is.Rule, Object: objectAt(f, is.Line), Message: is.Message}})
 	}
-	return out
+	return out, s.moreIssues
 }

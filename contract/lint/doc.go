@@ -42,7 +42,7 @@
 //
 //	f, err := lint.ReadYAMLFile("out/infrastructure-components.yaml")
 //	if err != nil {
-//		return err // names the file; ErrMalformed and ErrTooLarge errors name the line too
+//		return err // names the file; ErrMalformed and ErrTooLarge errors name the line and the bound too
 //	}
 //	findings, err := lint.CheckFiles(f)
 //	if err != nil {
@@ -51,6 +51,29 @@
 //	for _, fd := range findings {
 //		fmt.Println(fd) // "file:line: kind/name: rule: path: message", as capkit check prints it
 //	}
+//
+// # Hostile input
+//
+// ReadYAML reads input that may come from anyone, and refuses it, before decoding it, with an error that wraps
+// ErrTooLarge and names the file, the line where there is one, and the bound:
+//
+//   - bytes read: 32 MiB (DefaultMaxYAMLBytes, WithMaxBytes), read no further than the limit; ReadYAMLFile refuses
+//     a larger file by its size, and anything but a regular file (a named pipe would block) before reading it;
+//   - bytes of values after YAML aliases are expanded: the size limit unless WithMaxExpandedBytes says otherwise,
+//     counted on the parsed tree with each anchor counted once, so a 1 MiB string referenced 3,000 times is refused
+//     at the alias that crosses the bound instead of growing to gigabytes;
+//   - YAML nodes after aliases are expanded: 1,000,000 (DefaultMaxYAMLNodes, WithMaxNodes), also bounded before
+//     parsing by the file's lines and indicators, since decoding costs memory per node;
+//   - documents: 10,000 (DefaultMaxYAMLDocuments, WithMaxDocuments), the items of Lists included.
+//
+// CheckFiles lists at most 100 findings per file (DefaultMaxFindings, WithMaxFindings), then one finding of rule
+// RuleMoreFindings that counts the rest; Findings.Count counts them all. The items of a List document (kind List,
+// or a kind ending in List, with items) are read as documents of their own, so a CRD inside a List is checked.
+//
+// Names, kinds, paths and file names come from the input: Violation.String, Finding.String, Unclassified.String and
+// PositionError.Error print each on one line of printable text, quoting (strconv.Quote) a name that is not
+// printable and escaping such characters in a message, so that an object named "x\x1b[2J\nfake.yaml:1: all good"
+// can neither clear a terminal nor forge a line.
 //
 // All checkers share one table of contract fields, Rules(kind, version), so they agree with each other and
 // with the accessors of package contract.

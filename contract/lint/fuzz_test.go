@@ -7,12 +7,32 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/capkit/capkit/contract/lint"
 )
 
-// fuzzMaxBytes keeps fuzz inputs small, so that each run is fast.
-const fuzzMaxBytes = 1 << 20
+// Bounds of the fuzz targets: small, so that each run is fast and the seeds that cross them stay small.
+const (
+	fuzzMaxBytes     = 1 << 20
+	fuzzMaxNodes     = 20_000
+	fuzzMaxDocuments = 100
+	fuzzMaxFindings  = 20
+)
+
+// fuzzReadOptions are the bounds of both fuzz targets.
+var fuzzReadOptions = []lint.ReadOption{lint.WithMaxBytes(fuzzMaxBytes), lint.WithMaxNodes(fuzzMaxNodes),
+	lint.WithMaxDocuments(fuzzMaxDocuments), lint.WithMaxFindings(fuzzMaxFindings)}
+
+// checkPrintableLine fails unless s is one line of printable text.
+func checkPrintableLine(t *testing.T, what, s string) {
+	t.Helper()
+	for _, r := range s {
+		if !unicode.IsPrint(r) || r == unicode.ReplacementChar {
+			t.Fatalf("%s is not one line of printable text: %q holds %q", what, s, r)
+		}
+	}
+}
 
 // addTestdataSeeds adds every YAML file under testdata as a seed, besides the corpus in testdata/fuzz.
 func addTestdataSeeds(f *testing.F, add func(name string, data []byte)) {
@@ -36,15 +56,19 @@ func addTestdataSeeds(f *testing.F, add func(name string, data []byte)) {
 func FuzzReadYAML(f *testing.F) {
 	addTestdataSeeds(f, func(_ string, data []byte) { f.Add(data) })
 	f.Fuzz(func(t *testing.T, data []byte) {
-		yf, err := lint.ReadYAML(bytes.NewReader(data), "fuzz.yaml", lint.WithMaxBytes(fuzzMaxBytes))
+		yf, err := lint.ReadYAML(bytes.NewReader(data), "fuzz.yaml", fuzzReadOptions...)
 		if err != nil {
 			if !errors.Is(err, lint.ErrMalformed) && !errors.Is(err, lint.ErrTooLarge) {
 				t.Fatalf("error wraps neither ErrMalformed nor ErrTooLarge: %v", err)
 			}
-			if !strings.HasPrefix(err.Error(), "fuzz.yaml") || strings.Contains(err.Error(), "\n") {
-				t.Fatalf("error must name the file, on one line: %q", err)
+			if !strings.HasPrefix(err.Error(), "fuzz.yaml") {
+				t.Fatalf("error must name the file: %q", err)
 			}
+			checkPrintableLine(t, "error", err.Error())
 			return
+		}
+		if len(yf.Documents) > fuzzMaxDocuments {
+			t.Fatalf("%d documents, more than the limit %d", len(yf.Documents), fuzzMaxDocuments)
 		}
 		lines := bytes.Count(data, []byte("\n")) + 1
 		for _, d := range yf.Documents {
@@ -87,8 +111,9 @@ func FuzzCheckFiles(f *testing.F) {
 				t.Fatalf("bad issue %+v", is)
 			}
 		}
-		yf, err := lint.ReadYAML(bytes.NewReader(data), name, lint.WithMaxBytes(fuzzMaxBytes))
+		yf, err := lint.ReadYAML(bytes.NewReader(data), name, fuzzReadOptions...)
 		if err != nil {
+			checkPrintableLine(t, "error", err.Error())
 			return
 		}
 		findings, err := lint.CheckFiles(yf)
@@ -96,15 +121,32 @@ func FuzzCheckFiles(f *testing.F) {
 			if !errors.Is(err, lint.ErrMalformed) {
 				t.Fatalf("CheckFiles error does not wrap ErrMalformed: %v", err)
 			}
+			checkPrintableLine(t, "error", err.Error())
 			return
 		}
+		if len(findings) > fuzzMaxFindings+1 {
+			t.Fatalf("%d findings listed, more than the limit %d and the line that counts the rest", len(findings), fuzzMaxFindings)
+		}
 		for i, fd := range findings {
-			if fd.File != name || fd.Rule == "" || fd.Message == "" || strings.Contains(fd.String(), "\n") {
+			if fd.File != name || fd.Rule == "" || fd.Message == "" {
 				t.Fatalf("bad finding %q", fd.String())
+			}
+			checkPrintableLine(t, "finding", fd.String())
+			if fd.Rule == lint.RuleMoreFindings {
+				if i != len(findings)-1 || fd.Omitted < 1 || len(findings) != fuzzMaxFindings+1 {
+					t.Fatalf("finding %q that counts the rest is not the last after %d others", fd.String(), fuzzMaxFindings)
+				}
+				continue
 			}
 			if i > 0 && findings[i-1].Line > fd.Line {
 				t.Fatalf("findings not sorted: %q before %q", findings[i-1].String(), fd.String())
 			}
+		}
+		if findings.Count() < len(findings) {
+			t.Fatalf("count %d below the %d findings listed", findings.Count(), len(findings))
+		}
+		for _, u := range lint.FindUnclassified(yf) {
+			checkPrintableLine(t, "not checked line", u.String())
 		}
 	})
 }

@@ -25,21 +25,23 @@ type Violation struct {
 	Message string
 }
 
-// String returns the violation on one line: "object: rule: path: message" (the path is left out when empty).
+// String returns the violation on one line: "object: rule: path: message" (the path is left out when empty). An
+// object, rule or path that is not printable text is quoted, with Go escapes; line breaks in the message become
+// spaces and its other characters that are not printable Go escapes, so the result is one line of printable text.
 func (v Violation) String() string {
 	var b strings.Builder
 	if v.Object != "" {
-		b.WriteString(v.Object)
+		b.WriteString(QuoteName(v.Object))
 		b.WriteString(": ")
 	}
-	b.WriteString(v.Rule)
+	b.WriteString(QuoteName(v.Rule))
 	if v.Path != "" {
 		b.WriteString(": ")
-		b.WriteString(v.Path)
+		b.WriteString(QuoteName(v.Path))
 	}
 	if v.Message != "" {
 		b.WriteString(": ")
-		b.WriteString(oneLine(v.Message))
+		b.WriteString(EscapeText(v.Message))
 	}
 	return b.String()
 }
@@ -135,12 +137,4 @@ func compareViolations(a, b Violation) int {
 		cmp.Compare(a.Rule, b.Rule),
 		cmp.Compare(a.Message, b.Message),
 	)
-}
-
-// oneLine replaces line breaks so that a message always prints on one line.
-func oneLine(s string) string {
-	if !strings.ContainsAny(s, "\r\n") {
-		return s
-	}
-	return strings.Join(strings.Fields(strings.NewReplacer("\r", " ", "\n", " ").Replace(s)), " ")
 }
