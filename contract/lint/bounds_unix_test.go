@@ -31,7 +31,7 @@ func TestReadYAMLFileRefusesNonRegularFile(t *testing.T) {
 		// Release the writer if ReadYAMLFile never opened the pipe.
 		r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 		require.NoError(t, err)
-		<-done
+		assert.NoError(t, <-done, "the writer fed the pipe")
 		_ = r.Close()
 	})
 
