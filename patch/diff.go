@@ -4,18 +4,20 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // snapshot is a deep copy of the object as last read or written, and its JSON split at the top level,
-// built on first use.
+// built on first use: as it marshals (raw) and after a round trip through its Go type (canon).
 type snapshot struct {
-	obj client.Object
-	raw map[string]json.RawMessage
+	obj        client.Object
+	raw, canon map[string]json.RawMessage
 }
 
 func newSnapshot(obj client.Object) (*snapshot, error) {
@@ -37,14 +39,29 @@ func (s *snapshot) json() (map[string]json.RawMessage, error) {
 	return s.raw, nil
 }
 
+func (s *snapshot) canonical() (map[string]json.RawMessage, error) {
+	if s.canon == nil {
+		canon, err := canonicalTopLevel(s.obj)
+		if err != nil {
+			return nil, err
+		}
+		s.canon = canon
+	}
+	return s.canon, nil
+}
+
 // changed forgets the JSON after the snapshot object was modified in place.
-func (s *snapshot) changed() { s.raw = nil }
+func (s *snapshot) changed() { s.raw, s.canon = nil, nil }
 
 func topLevel(obj client.Object) (map[string]json.RawMessage, error) {
 	b, err := json.Marshal(obj)
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode %T: %w", obj, err)
 	}
+	return split(obj, b)
+}
+
+func split(obj client.Object, b []byte) (map[string]json.RawMessage, error) {
 	out := map[string]json.RawMessage{}
 	if err := json.Unmarshal(b, &out); err != nil {
 		return nil, fmt.Errorf("cannot decode %T: %w", obj, err)
@@ -52,17 +69,43 @@ func topLevel(obj client.Object) (map[string]json.RawMessage, error) {
 	return out, nil
 }
 
+// canonicalTopLevel is topLevel of obj after a round trip through JSON and its Go type: what a client reads
+// back after the server stored obj. The round trip forgets what the Go type cannot tell from its absence,
+// such as an empty list, marked omitempty, in a struct marked omitzero: the struct marshals as {} with the
+// list and is omitted without it, but decodes to the same value from both.
+func canonicalTopLevel(obj client.Object) (map[string]json.RawMessage, error) {
+	t := reflect.TypeOf(obj)
+	if _, ok := obj.(*unstructured.Unstructured); ok || t.Kind() != reflect.Pointer {
+		return topLevel(obj) // JSON already: the round trip changes nothing
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode %T: %w", obj, err)
+	}
+	fresh := reflect.New(t.Elem()).Interface()
+	if err := json.Unmarshal(b, fresh); err != nil {
+		return nil, fmt.Errorf("cannot decode %T: %w", obj, err)
+	}
+	if b, err = json.Marshal(fresh); err != nil {
+		return nil, fmt.Errorf("cannot encode %T: %w", obj, err)
+	}
+	return split(obj, b)
+}
+
+// forgettable reports whether a patch may hold a change that a round trip through the Go type forgets: one
+// that sets an empty object or removes a field. Only such a patch is checked against the canonical JSON,
+// so that the diff of every other change costs no round trip.
+func forgettable(p []byte) bool {
+	return p != nil && (bytes.Contains(p, []byte("{}")) || bytes.Contains(p, []byte("null")))
+}
+
 // delta is what Patch would send: the merge patches of metadata-and-spec and of status (nil when a part
-// did not change), and which guarded lists changed.
+// did not change), and which guarded lists changed: the finalizers and write-once labels guard the main
+// patch, the conditions the status patch.
 type delta struct {
 	main, status                      []byte
 	conditions, finalizers, writeOnce bool
 }
-
-// guarded reports whether a patch must carry the resourceVersion: it changes a list other controllers
-// also write or a write-once label, or the conditions change (a guarded main patch that succeeds proves the
-// status it was computed from is still the server's, so the status patch can be guarded too).
-func (d *delta) guarded() bool { return d.conditions || d.finalizers || d.writeOnce }
 
 // serverFields are metadata a client never patches.
 var serverFields = []string{"resourceVersion", "generation", "uid", "creationTimestamp", "managedFields",
@@ -91,17 +134,41 @@ func (h *Helper) diff(obj client.Object) (*delta, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d.main, err = mainPatch(mainBefore, after); err != nil {
-		return nil, err
-	}
 	statusBefore, err := h.status.json()
 	if err != nil {
 		return nil, err
 	}
-	if d.status, err = statusPatch(statusBefore["status"], after["status"]); err != nil {
+	if err := d.patches(mainBefore, statusBefore, after); err != nil {
+		return nil, err
+	}
+	if !forgettable(d.main) && !forgettable(d.status) {
+		return d, nil
+	}
+	// What marshals differently but reads back the same is no change (and the API server may refuse it:
+	// an empty object where required fields are missing).
+	if after, err = canonicalTopLevel(obj); err != nil {
+		return nil, err
+	}
+	if mainBefore, err = h.main.canonical(); err != nil {
+		return nil, err
+	}
+	if statusBefore, err = h.status.canonical(); err != nil {
+		return nil, err
+	}
+	if err := d.patches(mainBefore, statusBefore, after); err != nil {
 		return nil, err
 	}
 	return d, nil
+}
+
+// patches sets the main and the status patch of d from the top-level JSON of the snapshots and the object.
+func (d *delta) patches(mainBefore, statusBefore, after map[string]json.RawMessage) error {
+	var err error
+	if d.main, err = mainPatch(mainBefore, after); err != nil {
+		return err
+	}
+	d.status, err = statusPatch(statusBefore["status"], after["status"])
+	return err
 }
 
 func (h *Helper) conditionsChanged(obj client.Object) (bool, error) {

@@ -2,6 +2,8 @@ package patch_test
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -14,7 +16,18 @@ import (
 
 var env *testenv.Environment
 
-func TestMain(m *testing.M) { testtypes.Main(m, &env) }
+// TestMain starts envtest with the test types of internal/testtypes and Widget.
+func TestMain(m *testing.M) {
+	crds, err := testtypes.CRDObjects()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	s := testtypes.Scheme()
+	s.AddKnownTypes(widgetGroupVersion, &Widget{}, &WidgetList{})
+	metav1.AddToGroupVersion(s, widgetGroupVersion)
+	testenv.Main(m, &env, testenv.WithCRDs(append(crds, widgetCRD())...), testenv.WithScheme(s))
+}
 
 // newMachine creates a FooMachine with a finalizer and a condition and returns it as read back.
 func newMachine(t *testing.T, c client.Client) *testtypes.FooMachine {

@@ -3,7 +3,6 @@ package patch
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -121,7 +120,7 @@ func (h *Helper) rebase(ctx context.Context, obj client.Object) error {
 }
 
 // rebaseConditions puts obj's condition changes (against the status snapshot) onto fresh's conditions,
-// which become the snapshot's.
+// which become the snapshot's. A type that conflicts keeps fresh's value and is recorded for Patch's error.
 func (h *Helper) rebaseConditions(obj, fresh client.Object) error {
 	if h.conds == nil {
 		return nil
@@ -139,7 +138,7 @@ func (h *Helper) rebaseConditions(obj, fresh client.Object) error {
 		return err
 	}
 	if !equalConditions(snap, theirs) {
-		if err := h.conds.set(obj, mergeConditions(snap, cur, theirs)); err != nil {
+		if err := h.conds.set(obj, h.mergeConditions(snap, cur, theirs)); err != nil {
 			return err
 		}
 		if err := h.conds.set(h.status.obj, slices.Clone(theirs)); err != nil {
@@ -151,9 +150,11 @@ func (h *Helper) rebaseConditions(obj, fresh client.Object) error {
 
 // afterMain takes the server's answer to a metadata-and-spec patch as the new base: its finalizers and
 // conditions are what the server holds at obj's new resourceVersion, so a later guarded status patch is
-// computed against them. Conditions that observed the old generation observe the new one when the patch
-// bumped it (a spec change made by this controller), so the next reconcile has nothing to rewrite.
-func (h *Helper) afterMain(obj, resp client.Object, oldGen int64) error {
+// computed against them. When this patch alone moved the generation (by one: no other writer changed the
+// spec since the read), the conditions the caller changed or owns that observed the old generation observe
+// the new one: the spec they were computed with is the one just written, and the next reconcile has nothing
+// to rewrite. Any other condition, another writer's in particular, keeps the generation it observed.
+func (h *Helper) afterMain(obj, resp client.Object, oldGen int64, before condsBefore) error {
 	if resp == nil {
 		return nil
 	}
@@ -161,22 +162,9 @@ func (h *Helper) afterMain(obj, resp client.Object, oldGen int64) error {
 	if err := h.rebaseConditions(obj, resp); err != nil {
 		return err
 	}
-	if newGen := obj.GetGeneration(); newGen != oldGen && h.conds != nil {
-		conds, err := h.conds.get(obj)
-		if err != nil {
+	if newGen := obj.GetGeneration(); newGen == oldGen+1 && h.conds != nil {
+		if err := h.bumpObservedGeneration(obj, oldGen, newGen, before); err != nil {
 			return err
-		}
-		conds = slices.Clone(conds)
-		bumped := false
-		for i := range conds {
-			if conds[i].ObservedGeneration == oldGen {
-				conds[i].ObservedGeneration, bumped = newGen, true
-			}
-		}
-		if bumped {
-			if err := h.conds.set(obj, conds); err != nil {
-				return err
-			}
 		}
 	}
 	// The new main snapshot is obj as it is now; the status snapshot keeps the status last persisted.
@@ -187,6 +175,44 @@ func (h *Helper) afterMain(obj, resp client.Object, oldGen int64) error {
 	h.main = snap
 	h.status.changed()
 	return nil
+}
+
+// bumpObservedGeneration moves the caller's conditions from oldGen to newGen: the owned types, and the types
+// the caller changed (before.cur against before.snap) whose value survived the rebase.
+func (h *Helper) bumpObservedGeneration(obj client.Object, oldGen, newGen int64, before condsBefore) error {
+	conds, err := h.conds.get(obj)
+	if err != nil {
+		return err
+	}
+	var out []metav1.Condition
+	for i := range conds {
+		c := &conds[i]
+		if c.ObservedGeneration != oldGen || !h.callers(c.Type, before) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(conds)
+		}
+		out[i].ObservedGeneration = newGen
+	}
+	if out == nil {
+		return nil
+	}
+	return h.conds.set(obj, out)
+}
+
+// callers reports whether condition type t is the caller's: owned, or changed by the caller since the
+// read and not lost to a conflict.
+func (h *Helper) callers(t string, before condsBefore) bool {
+	if slices.Contains(h.opts.owned, t) {
+		return true
+	}
+	mine := findCondition(before.cur, t)
+	if mine == nil || slices.Contains(h.conflicts, t) {
+		return false
+	}
+	old := findCondition(before.snap, t)
+	return old == nil || !sameCondition(old, mine)
 }
 
 func setLabel(obj client.Object, key, value string) {
@@ -214,33 +240,76 @@ func mergeFinalizers(snap, cur, fresh []string) []string {
 	return out
 }
 
-// mergeConditions returns fresh with the condition types changed in cur since snap re-applied: changed or
-// added types take cur's value, removed types are removed; other types keep fresh's value.
-func mergeConditions(snap, cur, fresh []metav1.Condition) []metav1.Condition {
-	find := func(list []metav1.Condition, t string) *metav1.Condition {
-		for i := range list {
-			if list[i].Type == t {
-				return &list[i]
-			}
-		}
-		return nil
-	}
+// mergeConditions returns fresh with the condition types changed in cur since snap re-applied, by Cluster
+// API's rules. A type the caller owns (or every type, with force) takes cur's value, or is removed. Another
+// type takes cur's value when fresh still holds snap's, is left as it is when fresh already holds cur's state,
+// and otherwise conflicts: another writer changed, added or removed it since the read. A conflicting type
+// keeps fresh's value and is added to h.conflicts.
+func (h *Helper) mergeConditions(snap, cur, fresh []metav1.Condition) []metav1.Condition {
 	out := slices.Clone(fresh)
-	for _, c := range cur {
-		if old := find(snap, c.Type); old != nil && reflect.DeepEqual(*old, c) {
-			continue
-		}
+	put := func(c metav1.Condition) {
 		if i := slices.IndexFunc(out, func(x metav1.Condition) bool { return x.Type == c.Type }); i >= 0 {
 			out[i] = c
 		} else {
 			out = append(out, c)
 		}
 	}
-	for _, s := range snap {
-		if find(cur, s.Type) == nil {
-			out = slices.DeleteFunc(out, func(x metav1.Condition) bool { return x.Type == s.Type })
+	for _, c := range cur {
+		old := findCondition(snap, c.Type)
+		if old != nil && sameCondition(old, &c) {
+			continue // not changed by the caller
 		}
+		latest := findCondition(out, c.Type)
+		switch {
+		case h.opts.wins(c.Type),
+			old == nil && latest == nil,                               // added here only
+			old != nil && latest != nil && sameCondition(latest, old): // changed here only
+			put(c)
+		case latest != nil && sameState(latest, &c):
+			// Both sides made the same change: fresh's value stays, with its LastTransitionTime.
+		default:
+			h.conflict(c.Type)
+		}
+	}
+	for i := range snap {
+		s := &snap[i]
+		if findCondition(cur, s.Type) != nil {
+			continue
+		}
+		// Removed by the caller.
+		if latest := findCondition(out, s.Type); latest != nil && !h.opts.wins(s.Type) && !sameState(latest, s) {
+			h.conflict(s.Type)
+			continue
+		}
+		out = slices.DeleteFunc(out, func(x metav1.Condition) bool { return x.Type == s.Type })
 	}
 	conditions.Sort(out)
 	return out
+}
+
+// conflict records a conflicting condition type once.
+func (h *Helper) conflict(t string) {
+	if !slices.Contains(h.conflicts, t) {
+		h.conflicts = append(h.conflicts, t)
+	}
+}
+
+func findCondition(list []metav1.Condition, t string) *metav1.Condition {
+	for i := range list {
+		if list[i].Type == t {
+			return &list[i]
+		}
+	}
+	return nil
+}
+
+// sameState reports whether two conditions say the same, whatever their LastTransitionTime.
+func sameState(a, b *metav1.Condition) bool {
+	return a.Type == b.Type && a.Status == b.Status && a.ObservedGeneration == b.ObservedGeneration &&
+		a.Reason == b.Reason && a.Message == b.Message
+}
+
+// sameCondition reports whether two conditions are equal, their LastTransitionTime the same instant.
+func sameCondition(a, b *metav1.Condition) bool {
+	return sameState(a, b) && a.LastTransitionTime.Equal(&b.LastTransitionTime)
 }

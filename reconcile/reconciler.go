@@ -361,7 +361,16 @@ func newStepsBase[T client.Object, S any](c client.Client, newObject func() T, s
 	if err := validateSteps(steps); err != nil {
 		return nil, err
 	}
-	return newBase(c, newObject(), role, opts)
+	b, err := newBase(c, newObject(), role, opts)
+	if err != nil {
+		return nil, err
+	}
+	owned := []string{conditions.Ready, conditions.Paused, conditions.Deleting, ConditionIdentityReady}
+	for _, st := range steps {
+		owned = append(owned, st.ConditionType())
+	}
+	b.scopeOpts = append(b.scopeOpts, scope.WithOwnedConditions(owned...))
+	return b, nil
 }
 
 // redacted runs one reconcile of req with its own Redactor: in ctx (redact.NewContext) for the scope and the

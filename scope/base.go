@@ -106,6 +106,7 @@ func (s *objectScope[T]) init(ctx context.Context, c client.Client, obj T, clust
 	if f.u != nil {
 		popts = append(popts, patch.WithConditionsPath(contract.InfraMachine(v).Conditions().Path()...))
 	}
+	popts = append(popts, o.patchOpts...)
 	// The snapshot is taken before the ownership key is generated, so the key is part of the next patch.
 	p, err := patch.NewHelper(c, obj, popts...)
 	if err != nil {

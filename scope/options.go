@@ -26,6 +26,7 @@ type options struct {
 	retries          int
 	secretReader     client.Reader
 	redactor         *redact.Redactor
+	patchOpts        []patch.Option
 }
 
 // defaultResourcesPath is where an unstructured object keeps its resource IDs unless WithResourcesPath says
@@ -89,6 +90,15 @@ func WithSecretReader(r client.Reader) Option { return func(o *options) { o.secr
 // message before each patch (PatchNow, Close), the Ready summary included. capkit's reconcilers pass the
 // Redactor of each reconcile; without it the scope masks nothing.
 func WithRedactor(r *redact.Redactor) Option { return func(o *options) { o.redactor = r } }
+
+// WithOwnedConditions names the condition types the scope's caller writes alone (patch.WithOwnedConditions):
+// when another writer changed one since the read, the caller's value wins instead of
+// patch.ErrConditionConflict, and they observe the new generation after the scope's own spec change.
+// capkit's reconcilers pass Ready, Paused, Deleting, IdentityReady and the condition of each step.
+func WithOwnedConditions(types ...string) Option {
+	po := patch.WithOwnedConditions(types...)
+	return func(o *options) { o.patchOpts = append(o.patchOpts, po) }
+}
 
 // NewOwnershipKey returns a new random ownership key: 26 lower-case base32 characters (130 bits), a valid
 // label value and a valid cloud tag value.
