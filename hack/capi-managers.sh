@@ -16,25 +16,21 @@ declare -A PACKAGES=(
   [kubeadm-bootstrap-manager]=sigs.k8s.io/cluster-api/bootstrap/kubeadm
 )
 
-missing=()
-for bin in "${!PACKAGES[@]}"; do
-  [[ -x "$DEST/$bin" ]] || missing+=("$bin")
-done
-if [[ ${#missing[@]} -eq 0 ]]; then
-  echo "$DEST"
-  exit 0
-fi
+# exit_if_built prints DEST and exits when every binary is there; otherwise it lists the others in missing.
+exit_if_built() {
+  missing=()
+  for bin in "${!PACKAGES[@]}"; do
+    [[ -x "$DEST/$bin" ]] || missing+=("$bin")
+  done
+  if [[ ${#missing[@]} -eq 0 ]]; then
+    echo "$DEST"
+    exit 0
+  fi
+}
 
+exit_if_built
 cache_lock "$DEST"
-# Another run may have built them while this one waited for the lock.
-missing=()
-for bin in "${!PACKAGES[@]}"; do
-  [[ -x "$DEST/$bin" ]] || missing+=("$bin")
-done
-if [[ ${#missing[@]} -eq 0 ]]; then
-  echo "$DEST"
-  exit 0
-fi
+exit_if_built # another run may have built them while this one waited for the lock
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 export GOFLAGS="${GOFLAGS:--buildvcs=false}" CGO_ENABLED=0
