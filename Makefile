@@ -44,10 +44,10 @@ test-e2e: envtest kwok ## Run the test/ module: memcloud and podcloud with the r
 # The fuzz targets of what parses hostile input, each run for FUZZTIME (CI: 30 s each); a crasher fails the run and is
 # written to the package's testdata/fuzz/<target>/ (commit it: it then runs in every make test).
 FUZZTIME ?= 30s
-FUZZ_TARGETS := ./cloudinit:FuzzParse ./cloudinit:FuzzRender ./contract/lint:FuzzReadYAML ./contract/lint:FuzzCheckFiles
+FUZZ_TARGETS := ./cloudinit:FuzzParse ./cloudinit:FuzzRender ./contract/clusterctl:FuzzReadYAML ./contract/clusterctl:FuzzCheckFiles
 
 .PHONY: fuzz
-fuzz: ## Fuzz cloudinit (Parse, Render) and contract/lint (ReadYAML, CheckFiles) for FUZZTIME each (default 30s).
+fuzz: ## Fuzz cloudinit (Parse, Render) and contract/clusterctl (ReadYAML, CheckFiles) for FUZZTIME each (default 30s).
 	@for t in $(FUZZ_TARGETS); do \
 	  pkg="$${t%%:*}"; fn="$${t##*:}"; \
 	  echo "capkit: fuzzing $$fn in $$pkg for $(FUZZTIME)"; \
@@ -92,9 +92,10 @@ lint: $(GOLANGCI_LINT) ## Run go vet and golangci-lint.
 	@if [[ -f test/go.mod ]]; then cd test && go vet ./... && $(GOLANGCI_LINT) run --config ../.golangci.yml ./...; fi
 
 .PHONY: generate
-generate: $(CONTROLLER_GEN) $(MOCKGEN) ## Regenerate deepcopy, CRDs, webhooks, RBAC, mocks and clusterctl components.
+generate: $(CONTROLLER_GEN) $(MOCKGEN) ## Regenerate deepcopy, contract accessors, CRDs, webhooks, RBAC, mocks and clusterctl components.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./contract/... paths=./identity/... paths=./examples/memcloud/api/... \
 	  paths=./examples/podcloud/api/...
+	go run ./cmd/capkit generate accessors ./examples/memcloud/api/v1beta2 ./examples/podcloud/api/v1beta2 ./internal/testtypes
 	$(CONTROLLER_GEN) crd webhook rbac:roleName=manager-role paths=./examples/memcloud \
 	  paths=./examples/memcloud/api/... paths=./examples/memcloud/webhooks/... \
 	  output:crd:artifacts:config=examples/memcloud/config/crd/bases \

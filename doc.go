@@ -8,8 +8,10 @@
 //   - contract: the CAPI provider contract as data. Typed field accessors on unstructured objects for
 //     both contract versions (v1beta1, v1beta2), embeddable API types with the right JSON shapes, and
 //     contract-version discovery from CRD labels. This is what a provider's manager imports.
-//   - contract/lint: checkers for live objects, CRDs, Go types and clusterctl release files (also as the
-//     command `capkit check`), for tests and CI; a manager does not import it.
+//   - contract/lint: checkers of the provider contract for live objects, CRDs and Go types, for tests and CI;
+//     a manager does not import it.
+//   - contract/clusterctl: the checks of clusterctl release files (metadata, components, cluster templates,
+//     ClusterClass definitions and their CRDs) and their bounded YAML reader, also as the command `capkit check`.
 //   - conditions: metav1.Condition helpers (set, mark, sort, summarise into Ready, Paused).
 //   - scope: ClusterScope and MachineScope, generic over the provider's own types, which reach contract
 //     fields through small accessor interfaces (no reflection). The move-safe ownership key, bootstrap

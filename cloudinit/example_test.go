@@ -92,7 +92,45 @@ func ExampleEncodeUserData() {
 	fmt.Println(errors.Is(err, cloudinit.ErrTooLarge))
 	enc, err := cloudinit.EncodeUserData([]byte("#cloud-config\nruncmd: [true]\n"), cloudinit.EC2UserDataLimit)
 	fmt.Println(err, len(enc) > 0)
+	enc, err = cloudinit.EncodeUserData([]byte("#cloud-config\nruncmd: [true]\n"), cloudinit.NovaUserDataLimit)
+	fmt.Println(err, len(enc) <= cloudinit.NovaUserDataLimit)
 	// Output:
 	// true
 	// <nil> true
+	// <nil> true
+}
+
+// A malformed or unsafe value is ErrInvalid, a jinja variable the caller did not declare ErrUndeclaredVariable:
+// both in strict and lenient mode, and a provider tells them apart with errors.Is (bad user data, not a bug).
+func ExampleParse_errors() {
+	_, err := cloudinit.Parse([]byte("#cloud-config\nwrite_files:\n- path: relative/file\n  content: x\n"), cloudinit.WithLenient())
+	fmt.Println(errors.Is(err, cloudinit.ErrInvalid), err)
+	_, err = cloudinit.Parse([]byte("## template: jinja\n#cloud-config\nruncmd: ['echo {{ ds.meta_data.region }}']\n"), cloudinit.WithLenient())
+	fmt.Println(errors.Is(err, cloudinit.ErrUndeclaredVariable), err)
+	// Output:
+	// true cannot parse user data: write_files[0].path: "relative/file" is not an absolute path
+	// true cannot parse user data: jinja line 2: undeclared jinja variable "ds.meta_data.region"
+}
+
+// Under WithRoot the script leaves files owned by whoever runs it, since owners name users of the running system;
+// WithChown(true) applies them anyway (e.g. when the image's users match the host's).
+func ExampleWithChown() {
+	cfg, err := cloudinit.Parse([]byte("#cloud-config\nwrite_files:\n- {path: /etc/motd, owner: 'nobody:nogroup', content: hi}\n"))
+	if err != nil {
+		panic(err)
+	}
+	for _, opts := range [][]cloudinit.RenderOption{{cloudinit.WithRoot("/mnt/image")}, {cloudinit.WithRoot("/mnt/image"), cloudinit.WithChown(true)}} {
+		script, err := cloudinit.Render(cfg, opts...)
+		if err != nil {
+			panic(err)
+		}
+		for _, line := range strings.Split(string(script), "\n") {
+			if strings.HasPrefix(line, "capkit_chown()") {
+				fmt.Println(line)
+			}
+		}
+	}
+	// Output:
+	// capkit_chown() { :; }
+	// capkit_chown() { chown -- "$1" "$2"; }
 }

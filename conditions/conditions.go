@@ -22,28 +22,6 @@ const (
 	Deleting = "Deleting"
 )
 
-// Reasons written by the helpers of this package.
-const (
-	// ReasonUnspecified is written when a caller passes an empty reason.
-	ReasonUnspecified = "Unspecified"
-	// ReasonReady is the reason of Ready=True written by SetSummary.
-	ReasonReady = "Ready"
-	// ReasonNotReady is the reason of Ready=False written by SetSummary.
-	ReasonNotReady = "NotReady"
-	// ReasonReadyUnknown is the reason of Ready=Unknown written by SetSummary when a step is Unknown.
-	ReasonReadyUnknown = "ReadyUnknown"
-	// ReasonStepsNotReported is the reason of Ready=Unknown written by SetSummary when steps are missing.
-	ReasonStepsNotReported = "StepsNotReported"
-	// ReasonPaused is the reason of Paused=True (CAPI v1beta2 convention).
-	ReasonPaused = "Paused"
-	// ReasonNotPaused is the reason of Paused=False (CAPI v1beta2 convention).
-	ReasonNotPaused = "NotPaused"
-	// ReasonDeleting is the reason of Deleting=True (CAPI v1beta2 convention).
-	ReasonDeleting = "Deleting"
-	// ReasonNotDeleting is the reason of Deleting=False (CAPI v1beta2 convention).
-	ReasonNotDeleting = "NotDeleting"
-)
-
 // Limits and patterns of metav1.Condition, as enforced by the API server.
 const (
 	maxTypeLength     = 316

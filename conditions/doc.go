@@ -35,6 +35,15 @@
 // step that is not good, in the order given, for example
 // "NetworkReady: subnet quota exceeded; LoadBalancerReady not reported".
 //
+// # Reasons
+//
+// Every condition reason capkit writes is a constant of this package, in one place: those of the helpers
+// above, those of the reconcilers' step conditions (reconcile.Classify says which one each outcome of a
+// step gets: ReasonReady, ReasonInProgress, ReasonThrottled, ReasonTerminalError, ReasonTransientError,
+// ReasonDeleting, and the waits ReasonWaitingForClusterInfrastructure and ReasonWaitingForBootstrapData),
+// those of reconcile.Ensure's results and errors (ReasonInvalidParameters, ReasonDriftCorrected, ...) and
+// those of identity refusals (ReasonIdentityNotFound, ...). A provider's own reasons live with the provider.
+//
 // # Secrets
 //
 // Messages are stored in status and shown by kubectl to anyone who can read the object.

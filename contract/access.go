@@ -2,7 +2,9 @@ package contract
 
 // The interfaces in this file give typed access to the contract fields of a provider's own API types, the
 // way conditions.Setter gives access to conditions: a provider type implements them with one-line methods
-// over its fields (see the package example), capkit's scopes and reconcilers call them, and no object is
+// over its fields, which `capkit generate accessors` writes (zz_generated.accessors.go), capkit's scopes and
+// reconcilers call them (their type constraints, InfraClusterObject and the others, list the ones each kind
+// requires), and no object is
 // ever converted as a whole to reach one field. Each method reads or writes exactly one field, at the path
 // the type's contract version puts it; nothing else in the object changes, so maps and slices the provider
 // holds stay valid. Conditions are reached through conditions.Setter. Unstructured objects get the same

@@ -136,5 +136,5 @@ func APIVersionOf(obj *unstructured.Unstructured) (Version, error) {
 	if group != GroupName {
 		return "", fmt.Errorf("cannot get the core API version of %q: group %q is not %q: %w", apiVersion, group, GroupName, ErrUnknownVersion)
 	}
-	return ParseVersion(version)
+	return parseVersion(version)
 }

@@ -40,15 +40,15 @@ func ContractVersionOf(crd *apiextensionsv1.CustomResourceDefinition) (Version, 
 	if crd == nil {
 		return "", "", errors.New("cannot read the contract version: nil CustomResourceDefinition")
 	}
-	v, apiVersion, err := ContractVersionFromLabels(crd.Labels, ServedVersions(crd))
+	v, apiVersion, err := ContractVersionFromLabels(crd.Labels, servedVersions(crd))
 	if err != nil {
 		return "", "", fmt.Errorf("cannot read the contract version of CustomResourceDefinition %q: %w", crd.Name, err)
 	}
 	return v, apiVersion, nil
 }
 
-// ServedVersions returns the names of the API versions a CRD serves, in the CRD's order.
-func ServedVersions(crd *apiextensionsv1.CustomResourceDefinition) []string {
+// servedVersions returns the names of the API versions a CRD serves, in the CRD's order.
+func servedVersions(crd *apiextensionsv1.CustomResourceDefinition) []string {
 	if crd == nil {
 		return nil
 	}
@@ -127,7 +127,7 @@ func newestAPIVersion(key, value string, served []string) (string, error) {
 
 // DiscoverContractVersion finds the CRD of gk through c and returns its contract version and the API version
 // that implements it, as ContractVersionOf does. It first gets the CRD by its conventional name
-// "<plural>.<group>", with the plural made from the lower-case kind by the simple English rules of Pluralize;
+// "<plural>.<group>", with the plural made from the lower-case kind by the simple English rules of pluralize;
 // when that CRD does not exist or defines another kind it lists all CRDs and matches spec.group and
 // spec.names.kind, so irregular plurals are found too. CRDs are read as unstructured objects, so c needs no
 // scheme for apiextensions.k8s.io. It returns ErrCRDNotFound when no CRD defines gk.
@@ -151,7 +151,7 @@ func findCRD(ctx context.Context, c client.Reader, gk schema.GroupKind) (*apiext
 	}
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(crdGVK)
-	name := CRDName(gk)
+	name := crdName(gk)
 	err := c.Get(ctx, client.ObjectKey{Name: name}, u)
 	switch {
 	case err == nil:
@@ -188,14 +188,14 @@ func toCRD(u *unstructured.Unstructured) (*apiextensionsv1.CustomResourceDefinit
 	return crd, nil
 }
 
-// CRDName returns the conventional name of the CRD of gk: "<plural>.<group>", e.g. "memclusters.infrastructure.example.com".
-func CRDName(gk schema.GroupKind) string { return Pluralize(strings.ToLower(gk.Kind)) + "." + gk.Group }
+// crdName returns the conventional name of the CRD of gk: "<plural>.<group>", e.g. "memclusters.infrastructure.example.com".
+func crdName(gk schema.GroupKind) string { return pluralize(strings.ToLower(gk.Kind)) + "." + gk.Group }
 
-// Pluralize returns the plural of a lower-case kind with the regular English rules that CRD plurals follow in
+// pluralize returns the plural of a lower-case kind with the regular English rules that CRD plurals follow in
 // practice: "…s", "…x", "…z", "…ch" and "…sh" take "es" (memclusters is "memcluster"+"s", "…box" → "…boxes"),
 // a consonant followed by "y" becomes "ies" ("…policy" → "…policies"), and everything else takes "s".
 // Irregular plurals are not handled; DiscoverContractVersion falls back to matching the kind.
-func Pluralize(kind string) string {
+func pluralize(kind string) string {
 	switch {
 	case kind == "":
 		return ""

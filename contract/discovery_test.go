@@ -117,7 +117,7 @@ func TestContractVersionOf(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, V1Beta2, v)
 	assert.Equal(t, "v1beta2", apiVersion)
-	assert.Equal(t, []string{"v1beta1", "v1beta2"}, ServedVersions(c))
+	assert.Equal(t, []string{"v1beta1", "v1beta2"}, servedVersions(c))
 
 	c.Spec.Versions[1].Served = false
 	_, _, err = ContractVersionOf(c)
@@ -127,7 +127,7 @@ func TestContractVersionOf(t *testing.T) {
 
 	_, _, err = ContractVersionOf(nil)
 	require.Error(t, err)
-	assert.Nil(t, ServedVersions(nil))
+	assert.Nil(t, servedVersions(nil))
 }
 
 func TestDiscoverContractVersion(t *testing.T) {
@@ -201,8 +201,8 @@ func TestPluralizeAndCRDName(t *testing.T) {
 		"kubeadmconfig": "kubeadmconfigs", "proxy": "proxies", "gateway": "gateways", "box": "boxes",
 		"address": "addresses", "batch": "batches", "mesh": "meshes", "y": "ys", "": "",
 	} {
-		assert.Equal(t, want, Pluralize(kind), kind)
+		assert.Equal(t, want, pluralize(kind), kind)
 	}
-	assert.Equal(t, "memclusters.infrastructure.example.com", CRDName(schema.GroupKind{Group: "infrastructure.example.com", Kind: "MemCluster"}))
+	assert.Equal(t, "memclusters.infrastructure.example.com", crdName(schema.GroupKind{Group: "infrastructure.example.com", Kind: "MemCluster"}))
 	assert.Equal(t, "cluster.x-k8s.io/v1beta2", ContractLabel(V1Beta2))
 }

@@ -55,7 +55,7 @@
 // provider labels the objects it creates that no Cluster owns, before it creates them: MarkMoveHierarchy for a root
 // whose owned objects must follow it (an identity and its credentials Secret), MarkForMove for a single object
 // (a configuration Secret). A cluster-scoped kind can never be owned by a namespaced Cluster: label its CRD with
-// MoveHierarchyLabel or MoveLabel (lint.CheckFiles reports a cluster-scoped CRD without either). BlockMove and
+// MoveHierarchyLabel or MoveLabel (clusterctl.CheckFiles reports a cluster-scoped CRD without either). BlockMove and
 // UnblockMove set and remove BlockMoveAnnotation, which holds a move back while work in the cloud drains.
 //
 // # Embedding the types
@@ -91,6 +91,6 @@
 //
 // Package contract/lint checks a provider against the same field paths: lint.CheckType for Go API types in a
 // unit test, lint.CheckCRD for CRDs, lint.CheckInfraCluster, lint.CheckInfraMachine, lint.CheckBootstrapConfig
-// and lint.CheckBootstrapSecret for live objects, lint.CheckFiles for clusterctl release files. Its table of
-// contract fields, lint.Rules, is tested against the accessors here.
+// and lint.CheckBootstrapSecret for live objects; package contract/clusterctl checks clusterctl release files with
+// clusterctl.CheckFiles. The table of contract fields, lint.Rules, is tested against the accessors here.
 package contract

@@ -23,8 +23,8 @@ var Versions = []Version{V1Beta2, V1Beta1}
 // ErrUnknownVersion is returned for a contract version capkit does not support.
 var ErrUnknownVersion = errors.New("unknown contract version")
 
-// ParseVersion returns the Version named by s, or ErrUnknownVersion.
-func ParseVersion(s string) (Version, error) {
+// parseVersion returns the Version named by s, or ErrUnknownVersion.
+func parseVersion(s string) (Version, error) {
 	v := Version(s)
 	if !v.Valid() {
 		return "", fmt.Errorf("cannot parse contract version %q: %w", s, ErrUnknownVersion)

@@ -9,13 +9,13 @@ import (
 
 func TestParseVersion(t *testing.T) {
 	for _, s := range []string{"v1beta1", "v1beta2"} {
-		v, err := ParseVersion(s)
+		v, err := parseVersion(s)
 		require.NoError(t, err)
 		assert.Equal(t, s, v.String())
 		assert.True(t, v.Valid())
 	}
 	for _, s := range []string{"", "v1alpha4", "V1beta2", "v1beta3", " v1beta2"} {
-		_, err := ParseVersion(s)
+		_, err := parseVersion(s)
 		require.ErrorIs(t, err, ErrUnknownVersion, s)
 		assert.Contains(t, err.Error(), `"`+s+`"`)
 	}

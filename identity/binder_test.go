@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/identity"
 	"github.com/capkit/capkit/internal/testtypes"
 )
@@ -67,9 +68,10 @@ func TestBinderReusesClientUntilSecretChanges(t *testing.T) {
 	obj.Spec.AllowedNamespaces.NamespaceList = []string{"another-team"}
 	require.NoError(t, env.Client.Update(ctx, obj))
 	bound, err = b.Bind(ctx, f.tenant, ref)
-	refused, ok := identity.IsRefused(err)
-	require.True(t, ok, "%v", err)
-	assert.Equal(t, identity.ReasonNamespaceNotAllowed, refused.Reason)
+	require.True(t, identity.IsRefused(err), "%v", err)
+	var refused *identity.RefusedError
+	require.ErrorAs(t, err, &refused)
+	assert.Equal(t, conditions.ReasonNamespaceNotAllowed, refused.Reason)
 	assert.Nil(t, bound.Value(clientKey{}))
 	assert.EqualValues(t, 2, builds.Load())
 

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/redact"
 )
 
@@ -48,25 +49,12 @@ type Referencer interface {
 	GetIdentityRef() *Ref
 }
 
-// Reasons of a refusal, the reason of the IdentityReady condition.
-const (
-	// ReasonIdentityRefMissing: the InfraCluster names no identity and the provider requires one.
-	ReasonIdentityRefMissing = "IdentityRefMissing"
-	// ReasonIdentityNotFound: the identity does not exist or is of another kind.
-	ReasonIdentityNotFound = "IdentityNotFound"
-	// ReasonNamespaceNotAllowed: the identity's allowedNamespaces does not allow the cluster's namespace.
-	ReasonNamespaceNotAllowed = "NamespaceNotAllowed"
-	// ReasonSecretNotFound: the identity's credentials Secret does not exist.
-	ReasonSecretNotFound = "CredentialsSecretNotFound"
-	// ReasonSecretInvalid: the credentials Secret lacks a required key or has an empty one.
-	ReasonSecretInvalid = "CredentialsSecretInvalid"
-)
-
 // RefusedError is a refusal to use an identity for a cluster: the cluster cannot be reconciled until a user
 // changes the identity, its Secret, the namespace or the InfraCluster. Its message names objects and keys,
 // never a credential value.
 type RefusedError struct {
-	// Reason is one of the Reason constants, a condition reason.
+	// Reason is the reason of the IdentityReady condition: one of the identity reasons of package conditions
+	// (conditions.ReasonIdentityNotFound, ...).
 	Reason string
 	// Message says what is wrong and what to change.
 	Message string
@@ -74,11 +62,11 @@ type RefusedError struct {
 
 func (e *RefusedError) Error() string { return e.Message }
 
-// IsRefused returns the RefusedError in err's chain.
-func IsRefused(err error) (*RefusedError, bool) {
+// IsRefused reports whether err is a refusal: a RefusedError, possibly wrapped. Its reason and message are
+// the RefusedError's (errors.As), and reconcile.Classify says what the reconcilers do with it.
+func IsRefused(err error) bool {
 	var r *RefusedError
-	ok := errors.As(err, &r)
-	return r, ok
+	return errors.As(err, &r)
 }
 
 func refuse(reason, format string, args ...any) error {
@@ -161,17 +149,17 @@ func (r *Resolver[I]) Allowed(ctx context.Context, namespace string, ref *Ref) (
 	var zero I
 	if ref == nil {
 		if r.requireRef {
-			return zero, false, refuse(ReasonIdentityRefMissing, "spec.identityRef is not set: name a %s to use", r.kind)
+			return zero, false, refuse(conditions.ReasonIdentityRefMissing, "spec.identityRef is not set: name a %s to use", r.kind)
 		}
 		return zero, false, nil
 	}
 	if ref.Kind != r.kind {
-		return zero, false, refuse(ReasonIdentityNotFound, "spec.identityRef.kind %q is not %q", ref.Kind, r.kind)
+		return zero, false, refuse(conditions.ReasonIdentityNotFound, "spec.identityRef.kind %q is not %q", ref.Kind, r.kind)
 	}
 	id := r.newIdentity()
 	if err := r.reader.Get(ctx, client.ObjectKey{Name: ref.Name}, id); err != nil {
 		if apierrors.IsNotFound(err) {
-			return zero, false, refuse(ReasonIdentityNotFound, "%s %q named by spec.identityRef does not exist", r.kind, ref.Name)
+			return zero, false, refuse(conditions.ReasonIdentityNotFound, "%s %q named by spec.identityRef does not exist", r.kind, ref.Name)
 		}
 		return zero, false, fmt.Errorf("cannot get %s %q: %w", r.kind, ref.Name, err)
 	}
@@ -181,10 +169,10 @@ func (r *Resolver[I]) Allowed(ctx context.Context, namespace string, ref *Ref) (
 	}
 	ok, err := Allows(id.GetAllowedNamespaces(), ns)
 	if err != nil {
-		return zero, false, refuse(ReasonNamespaceNotAllowed, "%s %q: %v", r.kind, ref.Name, err)
+		return zero, false, refuse(conditions.ReasonNamespaceNotAllowed, "%s %q: %v", r.kind, ref.Name, err)
 	}
 	if !ok {
-		return zero, false, refuse(ReasonNamespaceNotAllowed, "%s %q does not allow namespace %q: add it to spec.allowedNamespaces", r.kind, ref.Name, namespace)
+		return zero, false, refuse(conditions.ReasonNamespaceNotAllowed, "%s %q does not allow namespace %q: add it to spec.allowedNamespaces", r.kind, ref.Name, namespace)
 	}
 	return id, true, nil
 }
@@ -194,13 +182,13 @@ func (r *Resolver[I]) Allowed(ctx context.Context, namespace string, ref *Ref) (
 func (r *Resolver[I]) SecretVersion(ctx context.Context, id I) (string, error) {
 	name := id.GetSecretName()
 	if name == "" {
-		return "", refuse(ReasonSecretNotFound, "%s %q names no credentials Secret", r.kind, id.GetName())
+		return "", refuse(conditions.ReasonCredentialsSecretNotFound, "%s %q names no credentials Secret", r.kind, id.GetName())
 	}
 	meta := &metav1.PartialObjectMetadata{}
 	meta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
 	if err := r.reader.Get(ctx, client.ObjectKey{Namespace: r.namespace, Name: name}, meta); err != nil {
 		if apierrors.IsNotFound(err) {
-			return "", refuse(ReasonSecretNotFound, "credentials Secret %s/%s of %s %q does not exist", r.namespace, name, r.kind, id.GetName())
+			return "", refuse(conditions.ReasonCredentialsSecretNotFound, "credentials Secret %s/%s of %s %q does not exist", r.namespace, name, r.kind, id.GetName())
 		}
 		return "", fmt.Errorf("cannot get credentials Secret %s/%s: %w", r.namespace, name, err)
 	}
@@ -216,7 +204,7 @@ func (r *Resolver[I]) Credentials(ctx context.Context, id I) (Credentials, strin
 	secret := &corev1.Secret{}
 	if err := r.secrets.Get(redact.QuietContext(ctx), client.ObjectKey{Namespace: r.namespace, Name: name}, secret); err != nil {
 		if apierrors.IsNotFound(err) {
-			return Credentials{}, "", refuse(ReasonSecretNotFound, "credentials Secret %s/%s of %s %q does not exist", r.namespace, name, r.kind, id.GetName())
+			return Credentials{}, "", refuse(conditions.ReasonCredentialsSecretNotFound, "credentials Secret %s/%s of %s %q does not exist", r.namespace, name, r.kind, id.GetName())
 		}
 		return Credentials{}, "", fmt.Errorf("cannot get credentials Secret %s/%s: %w", r.namespace, name, err)
 	}
@@ -227,7 +215,7 @@ func (r *Resolver[I]) Credentials(ctx context.Context, id I) (Credentials, strin
 		}
 	}
 	if len(missing) > 0 {
-		return Credentials{}, "", refuse(ReasonSecretInvalid, "credentials Secret %s/%s of %s %q lacks keys %s (or they are empty)",
+		return Credentials{}, "", refuse(conditions.ReasonCredentialsSecretInvalid, "credentials Secret %s/%s of %s %q lacks keys %s (or they are empty)",
 			r.namespace, name, r.kind, id.GetName(), strings.Join(missing, ", "))
 	}
 	creds := NewCredentials(secret.Data)

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/identity"
 	"github.com/capkit/capkit/internal/testtypes"
 )
@@ -70,18 +71,18 @@ func TestResolver(t *testing.T) {
 		{name: "allowed, Secret complete", allowed: all, data: good()},
 		{name: "no ref, identities optional", ref: func(string) *identity.Ref { return nil }, wantNone: true},
 		{name: "no ref, identity required", ref: func(string) *identity.Ref { return nil }, opts: []identity.ResolverOption{identity.WithIdentityRequired()},
-			wantReason: identity.ReasonIdentityRefMissing, wantMsg: "spec.identityRef is not set"},
+			wantReason: conditions.ReasonIdentityRefMissing, wantMsg: "spec.identityRef is not set"},
 		{name: "other kind", allowed: all, data: good(), ref: func(id string) *identity.Ref { return &identity.Ref{Kind: "Other", Name: id} },
-			wantReason: identity.ReasonIdentityNotFound, wantMsg: `spec.identityRef.kind "Other" is not "FooClusterIdentity"`},
+			wantReason: conditions.ReasonIdentityNotFound, wantMsg: `spec.identityRef.kind "Other" is not "FooClusterIdentity"`},
 		{name: "identity missing", ref: func(string) *identity.Ref { return &identity.Ref{Kind: kind, Name: "nope"} },
-			wantReason: identity.ReasonIdentityNotFound, wantMsg: `FooClusterIdentity "nope" named by spec.identityRef does not exist`},
-		{name: "empty allowedNamespaces", allowed: &identity.AllowedNamespaces{}, data: good(), wantReason: identity.ReasonNamespaceNotAllowed, wantMsg: "does not allow namespace"},
-		{name: "nil allowedNamespaces", data: good(), wantReason: identity.ReasonNamespaceNotAllowed, wantMsg: "does not allow namespace"},
+			wantReason: conditions.ReasonIdentityNotFound, wantMsg: `FooClusterIdentity "nope" named by spec.identityRef does not exist`},
+		{name: "empty allowedNamespaces", allowed: &identity.AllowedNamespaces{}, data: good(), wantReason: conditions.ReasonNamespaceNotAllowed, wantMsg: "does not allow namespace"},
+		{name: "nil allowedNamespaces", data: good(), wantReason: conditions.ReasonNamespaceNotAllowed, wantMsg: "does not allow namespace"},
 		{name: "namespace not in list", allowed: &identity.AllowedNamespaces{NamespaceList: []string{"someone-else"}}, data: good(),
-			wantReason: identity.ReasonNamespaceNotAllowed, wantMsg: "add it to spec.allowedNamespaces"},
-		{name: "Secret missing", allowed: all, wantReason: identity.ReasonSecretNotFound, wantMsg: "does not exist"},
+			wantReason: conditions.ReasonNamespaceNotAllowed, wantMsg: "add it to spec.allowedNamespaces"},
+		{name: "Secret missing", allowed: all, wantReason: conditions.ReasonCredentialsSecretNotFound, wantMsg: "does not exist"},
 		{name: "Secret lacks a key", allowed: all, data: map[string][]byte{"accessKeyID": []byte("AK1"), "secretAccessKey": {}},
-			wantReason: identity.ReasonSecretInvalid, wantMsg: "lacks keys secretAccessKey"},
+			wantReason: conditions.ReasonCredentialsSecretInvalid, wantMsg: "lacks keys secretAccessKey"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,8 +100,9 @@ func TestResolver(t *testing.T) {
 			require.NoError(t, err)
 			creds, ok, err := b.Client(ctx, f.tenant, ref)
 			if tt.wantReason != "" {
-				refused, isRefused := identity.IsRefused(err)
-				require.True(t, isRefused, "%v", err)
+				require.True(t, identity.IsRefused(err), "%v", err)
+				var refused *identity.RefusedError
+				require.ErrorAs(t, err, &refused)
 				assert.Equal(t, tt.wantReason, refused.Reason)
 				assert.Contains(t, refused.Message, tt.wantMsg)
 				assert.NotContains(t, refused.Message, secretValue)

@@ -20,8 +20,8 @@ type TestingT interface {
 	Errorf(format string, args ...any)
 }
 
-// DefaultPollInterval is how often the Eventually assertions read the object again.
-const DefaultPollInterval = 100 * time.Millisecond
+// defaultPollInterval is how often the Eventually assertions read the object again.
+const defaultPollInterval = 100 * time.Millisecond
 
 // ToUnstructured returns obj as an unstructured object: obj itself when it is one, a converted copy otherwise.
 func ToUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
@@ -41,10 +41,10 @@ func ToUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
 	return &unstructured.Unstructured{Object: m}, nil
 }
 
-// Conditions returns the metav1.Conditions of obj: status.v1beta2.conditions when present (objects of
+// conditionsOf returns the metav1.Conditions of obj: status.v1beta2.conditions when present (objects of
 // contract or API version v1beta1 keep them there), else status.conditions. The second result is the path
 // they were read from.
-func Conditions(obj runtime.Object) ([]metav1.Condition, string, error) {
+func conditionsOf(obj runtime.Object) ([]metav1.Condition, string, error) {
 	u, err := ToUnstructured(obj)
 	if err != nil {
 		return nil, "", err
@@ -75,7 +75,7 @@ func AssertCondition(t TestingT, obj runtime.Object, condType string, status met
 }
 
 func conditionMatches(obj runtime.Object, condType string, status metav1.ConditionStatus, reason string) error {
-	conds, path, err := Conditions(obj)
+	conds, path, err := conditionsOf(obj)
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func CheckProvisioned(obj runtime.Object, v contract.Version) error {
 	f := contract.InfraMachine(v).Provisioned()
 	ok, err := f.Get(u)
 	if err != nil || !ok {
-		conds, _, _ := Conditions(u)
+		conds, _, _ := conditionsOf(u)
 		return fmt.Errorf("%s is not provisioned: %s is %s; conditions: %s", describe(u), f.Path(), valueOrAbsent(ok, err), summarize(conds))
 	}
 	return nil
@@ -136,7 +136,7 @@ func EventuallyCondition(t TestingT, c client.Reader, obj client.Object, condTyp
 func eventually(t TestingT, c client.Reader, obj client.Object, timeout time.Duration, check func() error) bool {
 	t.Helper()
 	var last error
-	err := wait.PollUntilContextTimeout(context.Background(), DefaultPollInterval, timeout, true, func(context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(context.Background(), defaultPollInterval, timeout, true, func(context.Context) (bool, error) {
 		// Not the poll's context: a read cut short by the deadline would hide why the last one failed.
 		if err := c.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
 			last = fmt.Errorf("cannot get %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)

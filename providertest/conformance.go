@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/contract/clusterctl"
 	"github.com/capkit/capkit/contract/lint"
 )
 
@@ -46,7 +47,7 @@ func ReadCRDFiles(paths ...string) ([]*apiextensionsv1.CustomResourceDefinition,
 	}
 	var out []*apiextensionsv1.CustomResourceDefinition
 	for _, f := range files {
-		y, err := lint.ReadYAMLFile(f)
+		y, err := clusterctl.ReadYAMLFile(f)
 		if err != nil {
 			return nil, fmt.Errorf("cannot read CRDs: %w", err)
 		}
@@ -67,9 +68,9 @@ func ReadCRDFiles(paths ...string) ([]*apiextensionsv1.CustomResourceDefinition,
 	return out, nil
 }
 
-// CheckCRDFiles reads the CRDs at paths (see ReadCRDFiles) and checks each with lint.CheckCRD. The
+// checkCRDFiles reads the CRDs at paths (see ReadCRDFiles) and checks each with lint.CheckCRD. The
 // violations are sorted; the error is about reading only.
-func CheckCRDFiles(paths ...string) (lint.Violations, error) {
+func checkCRDFiles(paths ...string) (lint.Violations, error) {
 	crds, err := ReadCRDFiles(paths...)
 	if err != nil {
 		return nil, err
@@ -87,7 +88,7 @@ func CheckCRDFiles(paths ...string) (lint.Violations, error) {
 // the test output. It returns whether the CRDs conform.
 func AssertCRDConformance(t TestingT, paths ...string) bool {
 	t.Helper()
-	vs, err := CheckCRDFiles(paths...)
+	vs, err := checkCRDFiles(paths...)
 	if err != nil {
 		t.Errorf("%v", err)
 		return false
@@ -95,10 +96,10 @@ func AssertCRDConformance(t TestingT, paths ...string) bool {
 	return reportViolations(t, "CRDs in "+strings.Join(paths, ", "), vs)
 }
 
-// CheckObject checks the live object obj (typed or unstructured) of contract role kind against contract
+// checkObject checks the live object obj (typed or unstructured) of contract role kind against contract
 // version v with the matching checker of package contract/lint. Only the roles with live objects have one:
 // lint.KindInfraCluster, lint.KindInfraMachine, lint.KindInfraMachinePool and lint.KindBootstrapConfig.
-func CheckObject(obj runtime.Object, kind lint.Kind, v contract.Version, opts ...lint.CheckOption) (lint.Violations, error) {
+func checkObject(obj runtime.Object, kind lint.Kind, v contract.Version, opts ...lint.CheckOption) (lint.Violations, error) {
 	u, err := ToUnstructured(obj)
 	if err != nil {
 		return nil, err
@@ -122,7 +123,7 @@ func CheckObject(obj runtime.Object, kind lint.Kind, v contract.Version, opts ..
 // addresses and conditions. Each violation is one line of the test output. It returns whether it conforms.
 func AssertObjectConformance(t TestingT, obj runtime.Object, kind lint.Kind, v contract.Version, opts ...lint.CheckOption) bool {
 	t.Helper()
-	vs, err := CheckObject(obj, kind, v, opts...)
+	vs, err := checkObject(obj, kind, v, opts...)
 	if err != nil {
 		t.Errorf("%v", err)
 		return false

@@ -63,37 +63,3 @@ func (l *Limiters) Wait(ctx context.Context, key string) (time.Duration, error) 
 	}
 	return waited, nil
 }
-
-type limitersKey struct{}
-type keyKey struct{}
-
-// Into returns ctx carrying l.
-func Into(ctx context.Context, l *Limiters) context.Context {
-	return context.WithValue(ctx, limitersKey{}, l)
-}
-
-// From returns the Limiters of ctx, nil when there are none.
-func From(ctx context.Context) *Limiters {
-	l, _ := ctx.Value(limitersKey{}).(*Limiters)
-	return l
-}
-
-// WithKey returns ctx whose calls count against key's bucket (a cloud account or endpoint).
-func WithKey(ctx context.Context, key string) context.Context {
-	return context.WithValue(ctx, keyKey{}, key)
-}
-
-// KeyFrom returns the key of ctx, "" by default.
-func KeyFrom(ctx context.Context) string {
-	k, _ := ctx.Value(keyKey{}).(string)
-	return k
-}
-
-// WaitFrom waits on the Limiters of ctx for the key of ctx; without Limiters it returns at once.
-func WaitFrom(ctx context.Context) (time.Duration, error) {
-	l := From(ctx)
-	if l == nil {
-		return 0, nil
-	}
-	return l.Wait(ctx, KeyFrom(ctx))
-}

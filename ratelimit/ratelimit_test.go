@@ -38,22 +38,8 @@ func TestBucketsPerKey(t *testing.T) {
 	require.NoError(t, err)
 	assert.Less(t, w, 10*time.Millisecond, "another key has its own bucket")
 	assert.Len(t, waits, 4)
-}
-
-func TestWaitFromContext(t *testing.T) {
-	ctx := context.Background()
-	w, err := ratelimit.WaitFrom(ctx)
-	require.NoError(t, err)
-	assert.Zero(t, w, "no limiter: no wait")
-	l, err := ratelimit.New(1, 1)
-	require.NoError(t, err)
-	ctx = ratelimit.WithKey(ratelimit.Into(ctx, l), "tenant")
-	assert.Equal(t, "tenant", ratelimit.KeyFrom(ctx))
-	assert.Same(t, l, ratelimit.From(ctx))
-	_, err = ratelimit.WaitFrom(ctx)
-	require.NoError(t, err)
 	short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
 	defer cancel()
-	_, err = ratelimit.WaitFrom(short)
-	assert.ErrorContains(t, err, `cannot wait for the rate limit of "tenant"`, "a wait longer than the context fails at once")
+	_, err = l.Wait(short, "a")
+	assert.ErrorContains(t, err, `cannot wait for the rate limit of "a"`, "a wait longer than the context fails at once")
 }

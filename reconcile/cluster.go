@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -25,17 +26,30 @@ import (
 type ClusterReconciler[T client.Object] struct {
 	*base
 	newObject func() T
+	newScope  func(context.Context, client.Client, T, *unstructured.Unstructured, ...scope.Option) (*scope.ClusterScope[T], error)
 	steps     []Step[scope.ClusterScoper[T]]
 }
 
-// NewClusterReconciler returns a reconciler for InfraClusters of type T. newObject returns an empty T (for
-// an unstructured T it must set the GroupVersionKind); steps are the provider's services in order.
-func NewClusterReconciler[T client.Object](c client.Client, newObject func() T, steps []Step[scope.ClusterScoper[T]], opts ...Option) (*ClusterReconciler[T], error) {
+// NewClusterReconciler returns a reconciler for InfraClusters of type T, which satisfies contract.InfraClusterObject
+// (a type that lacks one of its methods does not compile). newObject returns an empty T; steps are the
+// provider's services in order.
+func NewClusterReconciler[T contract.InfraClusterObject](c client.Client, newObject func() T, steps []Step[scope.ClusterScoper[T]], opts ...Option) (*ClusterReconciler[T], error) {
+	return newClusterReconciler(c, newObject, scope.NewClusterScope[T], steps, opts)
+}
+
+// NewUnstructuredClusterReconciler returns a reconciler for InfraClusters of kind gvk held as unstructured
+// objects, read and written at the paths of their contract version (scope.NewUnstructuredClusterScope): for a
+// provider whose Go types do not implement the accessors, e.g. one still on contract v1beta1.
+func NewUnstructuredClusterReconciler(c client.Client, gvk schema.GroupVersionKind, steps []Step[scope.ClusterScoper[*unstructured.Unstructured]], opts ...Option) (*ClusterReconciler[*unstructured.Unstructured], error) {
+	return newClusterReconciler(c, newUnstructured(gvk), scope.NewUnstructuredClusterScope, steps, opts)
+}
+
+func newClusterReconciler[T client.Object](c client.Client, newObject func() T, newScope func(context.Context, client.Client, T, *unstructured.Unstructured, ...scope.Option) (*scope.ClusterScope[T], error), steps []Step[scope.ClusterScoper[T]], opts []Option) (*ClusterReconciler[T], error) {
 	b, err := newStepsBase(c, newObject, steps, "InfraCluster", opts)
 	if err != nil {
 		return nil, err
 	}
-	return &ClusterReconciler[T]{base: b, newObject: newObject, steps: steps}, nil
+	return &ClusterReconciler[T]{base: b, newObject: newObject, newScope: newScope, steps: steps}, nil
 }
 
 // Reconcile implements controller-runtime's reconcile.Reconciler.
@@ -68,7 +82,7 @@ func (r *ClusterReconciler[T]) reconcile(ctx context.Context, req ctrl.Request) 
 		log.Info("externally managed, skipping")
 		return ctrl.Result{}, nil
 	}
-	s, err := scope.NewClusterScope(ctx, r.client, obj, cluster, r.scopeOptions(ctx)...)
+	s, err := r.newScope(ctx, r.client, obj, cluster, r.scopeOptions(ctx)...)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -91,4 +105,13 @@ func gvkOf(c client.Client, obj client.Object) (schema.GroupVersionKind, error) 
 		return gvk, fmt.Errorf("cannot find the kind of %T: %w", obj, err)
 	}
 	return gvk, nil
+}
+
+// newUnstructured returns a newObject func for unstructured objects of kind gvk.
+func newUnstructured(gvk schema.GroupVersionKind) func() *unstructured.Unstructured {
+	return func() *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		return u
+	}
 }

@@ -219,16 +219,16 @@ func TestClusterReconcileErrorClasses(t *testing.T) {
 		{name: "terminal", lbErr: reconcile.Terminal("InvalidSize", errors.New("size \"huge\" does not exist")),
 			wantReason: "InvalidSize", wantMessage: `size "huge" does not exist`, wantEvent: `Warning InvalidSize Reconcile LoadBalancerReady: size "huge" does not exist`},
 		{name: "controller-runtime TerminalError", lbErr: crreconcile.TerminalError(errors.New("bad flavor")),
-			wantReason: reconcile.ReasonTerminalError, wantMessage: "terminal error: bad flavor", wantEvent: "Warning TerminalError Reconcile LoadBalancerReady: terminal error: bad flavor"},
+			wantReason: conditions.ReasonTerminalError, wantMessage: "terminal error: bad flavor", wantEvent: "Warning TerminalError Reconcile LoadBalancerReady: terminal error: bad flavor"},
 		{name: "wrapped controller-runtime TerminalError", lbErr: fmt.Errorf("cannot create lb: %w", crreconcile.TerminalError(errors.New("bad flavor"))),
-			wantReason: reconcile.ReasonTerminalError, wantMessage: "cannot create lb: terminal error: bad flavor",
+			wantReason: conditions.ReasonTerminalError, wantMessage: "cannot create lb: terminal error: bad flavor",
 			wantEvent: "Warning TerminalError Reconcile LoadBalancerReady: cannot create lb: terminal error: bad flavor"},
-		{name: "plain error is retried", lbErr: errors.New("throttled"), wantRetried: true, wantReason: reconcile.ReasonTransientError, wantMessage: "throttled",
+		{name: "plain error is retried", lbErr: errors.New("throttled"), wantRetried: true, wantReason: conditions.ReasonTransientError, wantMessage: "throttled",
 			wantEvent: "Warning TransientError Reconcile LoadBalancerReady: throttled"},
-		{name: "not yet", lbResult: reconcile.Result{}, wantRequeue: reconcile.DefaultRequeueAfter, wantReason: reconcile.ReasonInProgress},
+		{name: "not yet", lbResult: reconcile.Result{}, wantRequeue: reconcile.DefaultRequeueAfter, wantReason: conditions.ReasonInProgress},
 		{name: "not done", lbResult: reconcile.Result{Reason: "Provisioning", Message: "lb is starting"}, wantRequeue: reconcile.DefaultRequeueAfter,
 			wantReason: "Provisioning", wantMessage: "lb is starting"},
-		{name: "not done with hint", lbResult: reconcile.Result{RequeueAfter: time.Second}, wantRequeue: time.Second, wantReason: reconcile.ReasonInProgress},
+		{name: "not done with hint", lbResult: reconcile.Result{RequeueAfter: time.Second}, wantRequeue: time.Second, wantReason: conditions.ReasonInProgress},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

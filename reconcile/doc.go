@@ -3,11 +3,16 @@
 //
 // # Reconcilers
 //
-// NewClusterReconciler and NewMachineReconciler take the provider's type (through a newObject func) and its
-// services as ordered Steps over the interfaces the services implement: Step[scope.ClusterScoper[T]] and
-// Step[scope.MachineScoper[T]], so a service plugs in as it is. The reconciler owns the concrete scope and
-// its lifecycle (the summary, Close); services never see it. Each request goes through, in this order: fetch (not found: done); owner not
-// set yet: wait without error; paused (Cluster spec.paused or the cluster.x-k8s.io/paused annotation):
+// NewClusterReconciler, NewMachineReconciler and NewMachinePoolReconciler take the provider's type (through a
+// newObject func) and its services as ordered Steps over the interfaces the services implement:
+// Step[scope.ClusterScoper[T]], Step[scope.MachineScoper[T]], so a service plugs in as it is. The type is
+// constrained by the type contract of its kind (contract.InfraClusterObject, contract.InfraMachineObject,
+// contract.InfraMachinePoolObject): a type that lacks an accessor does not compile, and the compiler names the
+// method. A provider whose types do not implement the accessors (one still on contract v1beta1, say) uses
+// NewUnstructuredClusterReconciler and NewUnstructuredMachineReconciler, which read and write unstructured
+// objects at the paths of their contract version. The reconciler owns the concrete scope and its lifecycle
+// (the summary, Close); services never see it. Each request goes through, in this order: fetch (not found:
+// done); owner not set yet: wait without error; paused (Cluster spec.paused or the cluster.x-k8s.io/paused annotation):
 // Paused=True and stop; externally managed InfraCluster: skip; finalizer and ownership key added and
 // persisted in one patch before any cloud call; for machines, wait until the Cluster's infrastructure is
 // provisioned and the bootstrap data secret is set; the steps in order, each writing its condition
@@ -16,18 +21,54 @@
 //
 // # Results and errors
 //
-// A step returns a Result (Done, RequeueAfter, Reason, Message) and an error, with one meaning each:
+// A step returns a Result (Done, RequeueAfter, Reason, Message) and an error, and Classify turns them into
+// the one thing the reconcilers act on, a Classification: its Class, the reason of the condition written,
+// when the object is looked at again, and the error returned to controller-runtime. The classes, told
+// apart in this order (an error first: the Result that comes with it is ignored):
 //
-//   - "not done yet" (a resource still being created, a dependency not ready) is a Result with Done false:
-//     the step condition is False with Reason and Message, and the object is looked at again after
-//     RequeueAfter, without error and without backoff;
-//   - a terminal error (Terminal(reason, err), or controller-runtime's reconcile.TerminalError(err), whose
-//     reason is ReasonTerminalError) writes the step condition False with the reason and is not retried
-//     until the object changes; IsTerminal recognises both, wrapped or not;
-//   - every other error writes ReasonTransientError and is returned to controller-runtime, which retries
-//     with exponential backoff.
+//   - ClassThrottled: the error has a ThrottledError in its chain (Throttled(err, retryAfter), what a
+//     Resource returns for HTTP 429 or the cloud's throttling code). Not a failure: the condition gets
+//     conditions.ReasonThrottled, no error is returned, and the object is looked at again after the cloud's
+//     hint or a bounded backoff (ThrottleBackoffBase to ThrottleBackoffMax), whichever is longer, with
+//     jitter;
+//   - ClassTerminal: a terminal error (Terminal(reason, err), or controller-runtime's
+//     reconcile.TerminalError(err), whose reason is conditions.ReasonTerminalError), wrapped or not: the
+//     condition gets the reason, a Warning event says why, and nothing is retried until the object
+//     changes;
+//   - ClassRefused: an identity.RefusedError, the refusal of the cluster's identity (WithIdentity writes it
+//     into ConditionIdentityReady before any step runs): the condition gets the refusal's reason, a
+//     Warning event says why, no error is returned, and the object is looked at again when the identity
+//     or its Secret changes, or after DefaultIdentityRecheck;
+//   - ClassTransient: every other error writes conditions.ReasonTransientError and is returned to
+//     controller-runtime, which retries with exponential backoff;
+//   - ClassInProgress: "not done yet" (a resource still being created, a dependency not ready) is a Result
+//     with Done false and no error: the step condition is False with Reason (conditions.ReasonInProgress
+//     when empty) and Message, and the object is looked at again after RequeueAfter (WithDefaultRequeue's
+//     delay, DefaultRequeueAfter, when zero), without error and without backoff;
+//   - ClassDone: the step condition becomes True with conditions.ReasonReady and the next step runs.
 //
-// Events are emitted for state changes when WithEventRecorder is given. Only the reconcilers log.
+// While deleting, a step not done or failed is recorded in the Deleting condition (conditions.ReasonDeleting
+// while not done). IsThrottled, IsTerminal and identity.IsRefused report whether an error is of one class;
+// the details are in the error types (errors.As on ThrottledError, TerminalError, identity.RefusedError)
+// and in Classify. Before the steps, the reconcilers wait without a step outcome: for the owner, and for
+// machines for the Cluster's infrastructure and the bootstrap data, written into the first step's condition
+// (conditions.ReasonWaitingForClusterInfrastructure, conditions.ReasonWaitingForBootstrapData) and resumed by
+// a watch event. Every reason capkit writes is a constant of package conditions. providertest/servicetest
+// checks a service's calls against Classify, so a service's test asserts what the reconciler will do.
+//
+// # The environment of a reconcile
+//
+// Each reconcile runs its steps in an Env (EnvFrom(ctx)), which the reconciler builds from its options: the
+// object and its event recorder (WithEventRecorder; SetupWithManager takes the manager's when none was
+// given), the rate limiter (WithRateLimiter) and the account whose bucket the cloud calls use (the bound
+// identity's name with WithIdentity), the poll interval of Ensure (WithDefaultRequeue), and how many changes
+// the reconcile made in the cloud (which the throttling backoff reads). Ensure, EnsureDeleted and Eventf
+// read it; a service reads it for a cloud call of its own (Env.Wait). A service test builds one with NewEnv
+// and ContextWithEnv. Outside a reconcile (no Env) there is no rate limit, Ensure polls every
+// DefaultRequeueAfter, and Eventf logs the event through the context's logger instead of dropping it: an
+// event always has somewhere to go. Only the reconcilers log otherwise.
+//
+// SetupWithManager runs up to WithMaxConcurrentReconciles reconciles of its kind at once (default 1).
 //
 // # Secrets
 //
@@ -39,7 +80,7 @@
 //
 //   - condition messages: the ones the reconciler writes (masked before they are cut to 1024 bytes), and
 //     every condition the scope persists (PatchNow, Close), a service's own and the Ready summary included;
-//   - events: the reconciler's and those of Eventf (ContextWithEvents masks every note);
+//   - events: the reconciler's and those of Eventf (every note is masked, recorded or logged);
 //   - log lines: the logger in the context, which steps and Ensure use, masks messages and values;
 //   - the error Reconcile returns, which controller-runtime logs (its chain is kept, so terminal and
 //     throttled errors keep their class).
@@ -58,13 +99,19 @@
 // crash between create and record never makes a second resource: the next Ensure adopts it by its tags or
 // gets it back from the cloud by its token. Ensure returns the observation, so a service never reads the
 // resource twice in one reconcile, and a step Result: Done, or not done while the resource is pending
-// (PendingReporter), after an in-place update of drift (Updater, ReasonDriftCorrected), or when the drift
-// cannot be updated in place (ReasonNeedsReplacement, reported and never repaired). The spec is Given, or
+// (PendingReporter), after an in-place update of drift (Updater, conditions.ReasonDriftCorrected), or when the drift
+// cannot be updated in place (conditions.ReasonNeedsReplacement, reported and never repaired). The spec is Given, or
 // Lazy: computed only when a create or an update needs it, so a steady-state reconcile reads no bootstrap
 // data. EnsureDeleted deletes the tracked resource and every resource still carrying the ownership tags (an
 // orphan of a lost checkpoint, duplicates of a cloud without idempotency tokens), searching again after
 // each delete; it is Done only when a search finds none, waits for slow deletes, and deletes at most
-// MaxTaggedDeletes tagged resources per call.
+// MaxTaggedDeletes tagged resources per call. Both wait for a pending or slow resource with the reconcile's
+// poll interval (Env.PollInterval: WithDefaultRequeue), or a resource's own (WithPollInterval).
+//
+// NewResource builds a Resource from functions (ResourceFuncs), a PendingReporter or Updater only when
+// given their functions; GoneIfNotFound, FindOldest and IgnoreErrors turn a cloud SDK's get, list and delete
+// calls into the behaviour Resource asks for (NotFound means gone, the oldest tagged resource is adopted,
+// deleting what is gone succeeds).
 //
 // # Identities
 //

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/scope"
 )
 
@@ -22,22 +23,6 @@ const (
 	TagResourceKey = "capkit.io/resource"
 )
 
-// Reasons of the step results Ensure and EnsureDeleted return while a resource is not ready, and of the
-// events Ensure emits.
-const (
-	// ReasonResourceAdopted is the reason of the event Ensure emits when it adopts a resource by its tags.
-	ReasonResourceAdopted = "ResourceAdopted"
-	// ReasonResourcePending: the resource is being created, changed or deleted by the cloud (a Resource that
-	// implements PendingReporter said so); the step looks again after the poll interval.
-	ReasonResourcePending = "ResourcePending"
-	// ReasonDriftCorrected: the resource differed from its spec and was updated in place; the step reads it
-	// again after the poll interval and is ready once it is up to date.
-	ReasonDriftCorrected = "DriftCorrected"
-	// ReasonNeedsReplacement: the resource differs from its spec in a way it cannot be updated in place.
-	// Ensure changes nothing; see Updater.
-	ReasonNeedsReplacement = "NeedsReplacement"
-)
-
 // Resource is the lifecycle of one kind of cloud resource, written by the provider against its cloud SDK.
 // S is the provider's description of the resource it wants (its parameters), O what the cloud reports of a
 // resource that exists (its observation, usually a pointer to the SDK's type). Every method but Validate and
@@ -45,7 +30,7 @@ const (
 // per call: a service uses the observation Ensure returns instead of reading the resource again.
 type Resource[S, O any] interface {
 	// Validate checks spec before any cloud call that sends it; an error makes Ensure return a TerminalError
-	// with ReasonInvalidParameters, so that bad parameters never reach the cloud API.
+	// with conditions.ReasonInvalidParameters, so that bad parameters never reach the cloud API.
 	Validate(spec S) error
 	// Get returns the resource with cloud ID id, and whether it exists; a resource that is gone is not an
 	// error. A resource being deleted still exists (report it with PendingReporter).
@@ -68,7 +53,7 @@ type Resource[S, O any] interface {
 // it when it drifted.
 //
 // A difference that cannot be updated in place (replace true) is reported, never repaired: Ensure returns a
-// step result with ReasonNeedsReplacement, emits a Warning event and calls nothing. It is not a terminal
+// step result with conditions.ReasonNeedsReplacement, emits a Warning event and calls nothing. It is not a terminal
 // error, because the resource still exists and serves, the difference may go away (the spec is edited back,
 // or the out-of-band change is undone) and the next reconcile notices; and replacing a resource is a
 // decision for a higher level (a Cluster API rollout, a MachineHealthCheck, a person), never for a
@@ -84,10 +69,11 @@ type Updater[S, O any] interface {
 
 // PendingReporter is implemented by a Resource whose resources pass through transitional states (creating,
 // updating, deleting) that a reconcile must wait out. Ensure and EnsureDeleted then return a step result that
-// is not done and requeues after the poll interval (WithPollInterval), instead of code in every service.
+// is not done and requeues after the poll interval (the reconciler's WithDefaultRequeue, or WithPollInterval),
+// instead of code in every service.
 type PendingReporter[O any] interface {
 	// Pending reports whether obs is in a transitional state, with the CamelCase reason of the step
-	// condition meanwhile (ReasonResourcePending when empty) and a message without secrets.
+	// condition meanwhile (conditions.ReasonResourcePending when empty) and a message without secrets.
 	Pending(obs O) (reason, message string, pending bool)
 }
 
@@ -120,10 +106,10 @@ type EnsureResult[O any] struct {
 	// Action says whether the resource was found, adopted, created or updated.
 	Action Action
 	// Drift names the fields that differed from the spec: updated in place (ActionUpdated) or, with
-	// ReasonNeedsReplacement, left as they are.
+	// conditions.ReasonNeedsReplacement, left as they are.
 	Drift []string
 	// Result is what the step reports: Done when the resource is ready; otherwise not done, with the reason
-	// (ReasonResourcePending or the PendingReporter's, ReasonDriftCorrected, ReasonNeedsReplacement), a
+	// (conditions.ReasonResourcePending or the PendingReporter's, conditions.ReasonDriftCorrected, conditions.ReasonNeedsReplacement), a
 	// message and the poll interval. A service returns it as it is when it is not Done.
 	Result Result
 }
@@ -153,13 +139,9 @@ type ensureOptions struct {
 	createOnce bool
 }
 
-// ReasonResourceDeleted is the reason of the terminal error Ensure returns with CreateOnce when the resource it
-// recorded was deleted outside the controller.
-const ReasonResourceDeleted = "ResourceDeletedOutOfBand"
-
 // CreateOnce makes Ensure create the resource at most once per owner: when the ID it recorded names a resource
 // that is gone, Ensure neither adopts nor creates another one but returns a terminal error with
-// ReasonResourceDeleted. Use it for a machine's server (a VM, a Pod): Cluster API treats machines as
+// conditions.ReasonResourceDeleted. Use it for a machine's server (a VM, a Pod): Cluster API treats machines as
 // immutable, so a machine whose server vanished must be replaced (a MachineHealthCheck remediates it), not
 // booted a second time with bootstrap data that was meant to be used once.
 func CreateOnce() EnsureOption { return func(o *ensureOptions) { o.createOnce = true } }
@@ -170,7 +152,9 @@ func WithTags(tags map[string]string) EnsureOption {
 }
 
 // WithPollInterval sets how long a step waits before looking again at a pending, updated or deleting
-// resource (default DefaultRequeueAfter).
+// resource, for a resource that needs its own. By default Ensure and EnsureDeleted use the poll interval of
+// the reconcile (Env.PollInterval: the reconciler's WithDefaultRequeue), and DefaultRequeueAfter outside a
+// reconcile.
 func WithPollInterval(d time.Duration) EnsureOption {
 	return func(o *ensureOptions) {
 		if d > 0 {
@@ -179,8 +163,8 @@ func WithPollInterval(d time.Duration) EnsureOption {
 	}
 }
 
-func newEnsureOptions(opts []EnsureOption) ensureOptions {
-	o := ensureOptions{tags: map[string]string{}, poll: DefaultRequeueAfter}
+func newEnsureOptions(ctx context.Context, opts []EnsureOption) ensureOptions {
+	o := ensureOptions{tags: map[string]string{}, poll: EnvFrom(ctx).PollInterval()}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)
@@ -223,7 +207,7 @@ func (c *ensureCall[S, O]) desired(ctx context.Context) (S, error) {
 			c.spec.value = v
 		}
 		if err := c.r.Validate(c.spec.value); err != nil {
-			return c.spec.value, Terminal(ReasonInvalidParameters, fmt.Errorf("cannot ensure resource %q: invalid parameters: %w", c.key, err))
+			return c.spec.value, Terminal(conditions.ReasonInvalidParameters, fmt.Errorf("cannot ensure resource %q: invalid parameters: %w", c.key, err))
 		}
 		c.computed = true
 	}
@@ -233,33 +217,33 @@ func (c *ensureCall[S, O]) desired(ctx context.Context) (S, error) {
 // Ensure makes sure the cloud resource key of the tracker's owner exists and matches spec, without ever
 // creating two:
 //
-//  1. a Given spec is validated (no cloud call on bad parameters: TerminalError, ReasonInvalidParameters);
+//  1. a Given spec is validated (no cloud call on bad parameters: TerminalError, conditions.ReasonInvalidParameters);
 //  2. the tracked ID is read (Get); when it exists, it is the resource (ActionFound);
 //  3. otherwise a resource carrying the ownership tags is adopted (ActionAdopted);
 //  4. otherwise the spec is computed (Lazy) and validated, and the resource created with the ownership tags
 //     and the idempotency token (ActionCreated);
 //  5. a resource that is pending (PendingReporter) is waited for; a found or adopted one of an Updater is
 //     compared with the spec and updated in place when it drifted (ActionUpdated), or reported when it
-//     cannot be (ReasonNeedsReplacement).
+//     cannot be (conditions.ReasonNeedsReplacement).
 //
 // After 3 and 4 the ID is recorded and persisted at once with PatchNow. When Create fails, or the process
 // dies before the ID is persisted, the next Ensure adopts the resource by its tags, or calls Create with the
 // same token, which an idempotent cloud answers with the same resource. Each step reads the resource once:
 // a steady-state Ensure of a Resource that is not an Updater makes exactly one cloud call (Get) and computes
 // no Lazy spec. Cloud errors are returned as they are: retried with backoff, unless the Resource made them
-// terminal. Adoptions, updates and differences that need a replacement are announced as events when the
-// reconciler has a recorder; a routine create is not (its ID is in status, and an event per resource is one
-// more API request per machine at scale).
+// terminal. Adoptions, updates and differences that need a replacement are announced as events (Eventf); a
+// routine create is not (its ID is in status, and an event per resource is one more API request per machine
+// at scale). Waits use the poll interval of the reconcile (Env.PollInterval) unless WithPollInterval is given.
 func Ensure[S, O any](ctx context.Context, t scope.ResourceTracker, key string, r Resource[S, O], spec Spec[S], opts ...EnsureOption) (EnsureResult[O], error) {
 	var out EnsureResult[O]
 	if t == nil || r == nil {
 		return out, fmt.Errorf("cannot ensure resource %q: tracker and resource must not be nil", key)
 	}
 	if err := scope.ValidateResourceKey(key); err != nil {
-		return out, Terminal(ReasonInvalidParameters, fmt.Errorf("cannot ensure resource: %w", err))
+		return out, Terminal(conditions.ReasonInvalidParameters, fmt.Errorf("cannot ensure resource: %w", err))
 	}
 	m := meter(r, key)
-	c := &ensureCall[S, O]{key: key, r: m, spec: spec, opts: newEnsureOptions(opts)}
+	c := &ensureCall[S, O]{key: key, r: m, spec: spec, opts: newEnsureOptions(ctx, opts)}
 	if spec.fn == nil {
 		if _, err := c.desired(ctx); err != nil {
 			return out, err
@@ -278,7 +262,7 @@ func Ensure[S, O any](ctx context.Context, t scope.ResourceTracker, key string, 
 			return c.record(ctx)(c.settle(ctx, EnsureResult[O]{ID: id, Observed: obs, Action: ActionFound}))
 		}
 		if c.opts.createOnce {
-			return out, Terminal(ReasonResourceDeleted,
+			return out, Terminal(conditions.ReasonResourceDeleted,
 				fmt.Errorf("resource %q (id %q) was deleted outside the controller and is not created again", key, id))
 		}
 	}
@@ -295,7 +279,7 @@ func Ensure[S, O any](ctx context.Context, t scope.ResourceTracker, key string, 
 	if out.Action == ActionAdopted {
 		// A create is routine and its ID is in status; an adoption is a recovery (a lost status, a crash
 		// before the checkpoint) that a person may want to see.
-		Eventf(ctx, EventNormal, ReasonResourceAdopted, "adopted resource %q (id %q) by its ownership tags", key, out.ID)
+		Eventf(ctx, EventNormal, conditions.ReasonResourceAdopted, "adopted resource %q (id %q) by its ownership tags", key, out.ID)
 	}
 	return c.record(ctx)(c.settle(ctx, out))
 }
@@ -365,8 +349,8 @@ func (c *ensureCall[S, O]) settle(ctx context.Context, out EnsureResult[O]) (Ens
 	case replace:
 		out.Drift = fields
 		msg := fmt.Sprintf("resource %q (id %q) differs from its spec in %s, which cannot be changed in place", c.key, out.ID, strings.Join(fields, ", "))
-		Eventf(ctx, EventWarning, ReasonNeedsReplacement, "%s", msg)
-		out.Result = Result{Reason: ReasonNeedsReplacement, Message: msg, RequeueAfter: c.opts.poll}
+		Eventf(ctx, EventWarning, conditions.ReasonNeedsReplacement, "%s", msg)
+		out.Result = Result{Reason: conditions.ReasonNeedsReplacement, Message: msg, RequeueAfter: c.opts.poll}
 		return out, nil
 	}
 	obs, err := c.r.update(ctx, u, out.ID, spec, out.Observed)
@@ -375,8 +359,8 @@ func (c *ensureCall[S, O]) settle(ctx context.Context, out EnsureResult[O]) (Ens
 	}
 	out.Observed, out.Action, out.Drift = obs, ActionUpdated, fields
 	msg := fmt.Sprintf("resource %q (id %q) differed from its spec in %s; updated in place", c.key, out.ID, strings.Join(fields, ", "))
-	Eventf(ctx, EventNormal, ReasonDriftCorrected, "%s", msg)
-	out.Result = Result{Reason: ReasonDriftCorrected, Message: msg, RequeueAfter: c.opts.poll}
+	Eventf(ctx, EventNormal, conditions.ReasonDriftCorrected, "%s", msg)
+	out.Result = Result{Reason: conditions.ReasonDriftCorrected, Message: msg, RequeueAfter: c.opts.poll}
 	return out, nil
 }
 
@@ -391,7 +375,7 @@ func pendingResult[S, O any](r Resource[S, O], key, id string, obs O, poll time.
 		return Result{}, false
 	}
 	if reason == "" {
-		reason = ReasonResourcePending
+		reason = conditions.ReasonResourcePending
 	}
 	if msg == "" {
 		msg = "in a transitional state"
@@ -409,13 +393,13 @@ const MaxTaggedDeletes = 10
 // a cloud without idempotency tokens). It searches by tags again after each delete, and returns a Done result
 // only when a search finds nothing; then it forgets the ID (persisted by the next PatchNow or Close). While a
 // resource is still there after its delete (cloud deletes are often asynchronous) it returns a result that
-// is not done, with ReasonDeleting (or the PendingReporter's reason) and the poll interval; so it does after
+// is not done, with conditions.ReasonDeleting (or the PendingReporter's reason) and the poll interval; so it does after
 // MaxTaggedDeletes deletes in one call.
 func EnsureDeleted[S, O any](ctx context.Context, t scope.ResourceTracker, key string, r Resource[S, O], opts ...EnsureOption) (Result, error) {
 	if t == nil || r == nil {
 		return Result{}, fmt.Errorf("cannot delete resource %q: tracker and resource must not be nil", key)
 	}
-	o := newEnsureOptions(opts)
+	o := newEnsureOptions(ctx, opts)
 	m := meter(r, key)
 	deleted := map[string]bool{} // deleted in this call
 	var wait *Result             // why the step waits, for the first resource still there
@@ -471,9 +455,9 @@ func deleteTagged[S, O any](ctx context.Context, m *metered[S, O], key string, t
 			return Result{}, false, fmt.Errorf("cannot delete resource %q: the cloud returned a resource without an id (find by tags)", key)
 		case deleted[id]:
 			// Deleted in this call and still listed: the cloud's search lags behind, or the delete is slow.
-			return Result{Reason: ReasonDeleting, Message: fmt.Sprintf("resource %q (id %q) is still listed after its delete", key, id), RequeueAfter: poll}, false, nil
+			return Result{Reason: conditions.ReasonDeleting, Message: fmt.Sprintf("resource %q (id %q) is still listed after its delete", key, id), RequeueAfter: poll}, false, nil
 		case n >= MaxTaggedDeletes:
-			return Result{Reason: ReasonDeleting, Message: fmt.Sprintf("more than %d resources %q carry the ownership tags; deleting the rest at the next reconcile", MaxTaggedDeletes, key), RequeueAfter: poll}, false, nil
+			return Result{Reason: conditions.ReasonDeleting, Message: fmt.Sprintf("more than %d resources %q carry the ownership tags; deleting the rest at the next reconcile", MaxTaggedDeletes, key), RequeueAfter: poll}, false, nil
 		}
 		w, gone, err := deleteIfExists(ctx, m, key, id, poll)
 		if err != nil || !gone {
@@ -505,10 +489,10 @@ func deleteIfExists[S, O any](ctx context.Context, r *metered[S, O], key, id str
 		return Result{}, true, nil
 	}
 	if w, pending := pendingResult(r.Resource, key, id, obs, poll); pending {
-		if w.Reason == ReasonResourcePending {
-			w.Reason = ReasonDeleting
+		if w.Reason == conditions.ReasonResourcePending {
+			w.Reason = conditions.ReasonDeleting
 		}
 		return w, false, nil
 	}
-	return Result{Reason: ReasonDeleting, Message: fmt.Sprintf("resource %q (id %q) still exists after its delete", key, id), RequeueAfter: poll}, false, nil
+	return Result{Reason: conditions.ReasonDeleting, Message: fmt.Sprintf("resource %q (id %q) still exists after its delete", key, id), RequeueAfter: poll}, false, nil
 }

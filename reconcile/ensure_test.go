@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/internal/testtypes"
 	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
@@ -133,7 +134,7 @@ func TestEnsureCreateWithLostResponseMakesNoDuplicate(t *testing.T) {
 
 func TestEnsureCrashBeforeRecordMakesNoDuplicate(t *testing.T) {
 	rec := &recorder{}
-	ctx := reconcile.ContextWithEvents(context.Background(), rec, &testtypes.FooMachine{})
+	ctx := reconcile.ContextWithEnv(context.Background(), reconcile.NewEnv(&testtypes.FooMachine{}, reconcile.WithEventRecorder(rec)))
 	c, tr := newFakeCloud(), newFakeTracker()
 	tr.patchErr = errors.New("api server down")
 	_, err := reconcile.Ensure(ctx, tr, "vpc", c, reconcile.Given(netSpec{CIDR: "10.0.0.0/16"}))
@@ -226,11 +227,11 @@ func TestIsTerminal(t *testing.T) {
 		want       bool
 		wantReason string
 	}{
-		{"controller-runtime TerminalError", crreconcile.TerminalError(cause), true, reconcile.ReasonTerminalError},
+		{"controller-runtime TerminalError", crreconcile.TerminalError(cause), true, conditions.ReasonTerminalError},
 		{"Terminal", reconcile.Terminal("InvalidImage", cause), true, "InvalidImage"},
-		{"wrapped controller-runtime TerminalError", fmt.Errorf("wrap: %w", crreconcile.TerminalError(cause)), true, reconcile.ReasonTerminalError},
+		{"wrapped controller-runtime TerminalError", fmt.Errorf("wrap: %w", crreconcile.TerminalError(cause)), true, conditions.ReasonTerminalError},
 		{"wrapped Terminal", fmt.Errorf("wrap: %w", reconcile.Terminal("InvalidImage", cause)), true, "InvalidImage"},
-		{"joined with a terminal error", errors.Join(errThrottled, crreconcile.TerminalError(cause)), true, reconcile.ReasonTerminalError},
+		{"joined with a terminal error", errors.Join(errThrottled, crreconcile.TerminalError(cause)), true, conditions.ReasonTerminalError},
 		{"plain error", cause, false, ""},
 		{"wrapped plain error", fmt.Errorf("wrap: %w", cause), false, ""},
 		{"nil", nil, false, ""},
@@ -256,7 +257,7 @@ func TestTerminal(t *testing.T) {
 	assert.Equal(t, "InvalidImage", te.Reason)
 
 	require.ErrorAs(t, reconcile.Terminal("", cause), &te)
-	assert.Equal(t, reconcile.ReasonTerminalError, te.Reason, "the default reason")
+	assert.Equal(t, conditions.ReasonTerminalError, te.Reason, "the default reason")
 }
 
 func TestEnsureObservesOnce(t *testing.T) {
@@ -346,7 +347,7 @@ func TestEnsureUpdatesDrift(t *testing.T) {
 			wantAction: reconcile.ActionFound, wantResult: reconcile.Result{Done: true}, wantCIDR: "10.0.0.0/16"},
 		{name: "drifted: updated in place once", cloudCIDR: "10.1.0.0/16", wantCalls: []string{"Get", "Update"},
 			wantAction: reconcile.ActionUpdated, wantDrift: []string{"cidr"}, wantCIDR: "10.0.0.0/16",
-			wantResult: reconcile.Result{Reason: reconcile.ReasonDriftCorrected, RequeueAfter: 3 * time.Second,
+			wantResult: reconcile.Result{Reason: conditions.ReasonDriftCorrected, RequeueAfter: 3 * time.Second,
 				Message: `resource "vpc" (id "net-1") differed from its spec in cidr; updated in place`}},
 		{name: "update failure is retried", cloudCIDR: "10.1.0.0/16", failUpdate: errThrottled, wantCalls: []string{"Get", "Update"},
 			wantErr: func(err error) bool { return isRetried(err) && errors.Is(err, errThrottled) }, wantCIDR: "10.1.0.0/16"},
@@ -360,7 +361,7 @@ func TestEnsureUpdatesDrift(t *testing.T) {
 				c.failNext["Update"] = tt.failUpdate
 			}
 			rec := &recorder{}
-			ctx := reconcile.ContextWithEvents(ctx, rec, &testtypes.FooMachine{})
+			ctx := reconcile.ContextWithEnv(ctx, reconcile.NewEnv(&testtypes.FooMachine{}, reconcile.WithEventRecorder(rec)))
 			res, err := reconcile.Ensure(ctx, tr, "vpc", updatable{c}, reconcile.Given(netSpec{CIDR: "10.0.0.0/16"}),
 				reconcile.WithPollInterval(3*time.Second))
 			assert.Equal(t, tt.wantCalls, c.calls)
@@ -385,12 +386,12 @@ func TestEnsureReportsWhatCannotBeUpdatedInPlace(t *testing.T) {
 	c.put("net-1", reconcile.OwnershipTags("owner1", "vpc"))
 	tr.ids["vpc"] = "net-1"
 	rec := &recorder{}
-	ctx := reconcile.ContextWithEvents(context.Background(), rec, &testtypes.FooMachine{})
+	ctx := reconcile.ContextWithEnv(context.Background(), reconcile.NewEnv(&testtypes.FooMachine{}, reconcile.WithEventRecorder(rec)))
 	res, err := reconcile.Ensure(ctx, tr, "vpc", updatable{c}, reconcile.Given(netSpec{CIDR: "10.0.0.0/8"}))
 	require.NoError(t, err, "not terminal: the resource still serves, and the difference may go away")
 	assert.Equal(t, []string{"Get"}, c.calls, "nothing is changed, nothing deleted")
 	assert.False(t, res.Result.Done)
-	assert.Equal(t, reconcile.ReasonNeedsReplacement, res.Result.Reason)
+	assert.Equal(t, conditions.ReasonNeedsReplacement, res.Result.Reason)
 	assert.Equal(t, reconcile.DefaultRequeueAfter, res.Result.RequeueAfter)
 	assert.Contains(t, res.Result.Message, "cidr")
 	assert.Equal(t, []string{"cidr"}, res.Drift)
@@ -405,7 +406,7 @@ func TestEnsureWaitsForPendingResources(t *testing.T) {
 		reconcile.WithPollInterval(2*time.Second))
 	require.NoError(t, err)
 	assert.Equal(t, reconcile.ActionCreated, res.Action)
-	assert.Equal(t, reconcile.Result{Reason: reconcile.ReasonResourcePending, RequeueAfter: 2 * time.Second,
+	assert.Equal(t, reconcile.Result{Reason: conditions.ReasonResourcePending, RequeueAfter: 2 * time.Second,
 		Message: `resource "vpc" (id "net-1"): network is creating`}, res.Result)
 	assert.Equal(t, "net-1", tr.persisted["vpc"], "the ID is persisted while the resource is pending")
 
@@ -429,7 +430,7 @@ func TestEnsureDeletedWaitsForSlowDeletes(t *testing.T) {
 	tr.ids["vpc"] = "net-1"
 	res, err := reconcile.EnsureDeleted(ctx, tr, "vpc", withStates{c}, reconcile.WithPollInterval(time.Second))
 	require.NoError(t, err)
-	assert.Equal(t, reconcile.Result{Reason: reconcile.ReasonDeleting, RequeueAfter: time.Second,
+	assert.Equal(t, reconcile.Result{Reason: conditions.ReasonDeleting, RequeueAfter: time.Second,
 		Message: `resource "vpc" (id "net-1"): network is deleting`}, res)
 	_, tracked := tr.ResourceID("vpc")
 	assert.True(t, tracked, "the ID is kept until the resource is gone")
@@ -459,7 +460,7 @@ func TestEnsureCreateOnce(t *testing.T) {
 	c.calls = nil
 	_, err = reconcile.Ensure(ctx, tr, "server", c, spec, reconcile.CreateOnce())
 	require.Error(t, err)
-	assert.Equal(t, reconcile.ReasonResourceDeleted, reconcile.TerminalReason(err), "%v", err)
+	assert.Equal(t, conditions.ReasonResourceDeleted, reconcile.TerminalReason(err), "%v", err)
 	assert.Contains(t, err.Error(), created.ID, "the error names the resource that is gone")
 	assert.Equal(t, []string{"Get"}, c.calls, "neither adopted nor created again")
 	id, _ := tr.ResourceID("server")
@@ -524,7 +525,7 @@ func TestEnsureDeletedRemovesEveryTaggedDuplicate(t *testing.T) {
 				require.NoError(t, err)
 				require.Equal(t, wantDone, res.Done, "call %d: %+v", i, res)
 				if !wantDone {
-					assert.Equal(t, reconcile.ReasonDeleting, res.Reason)
+					assert.Equal(t, conditions.ReasonDeleting, res.Reason)
 					assert.Equal(t, time.Second, res.RequeueAfter)
 					if !tt.stale {
 						assert.Positive(t, c.count()-1, "call %d: not done while a tagged network exists", i)

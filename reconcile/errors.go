@@ -4,39 +4,150 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/capkit/capkit/conditions"
+	"github.com/capkit/capkit/identity"
 )
 
-// Reasons the reconcilers write into step conditions.
+// Class is what the reconcilers do with one call of a step's service, as Classify decides it from the
+// Result and the error the service returned. It is the one flow-control model of capkit: the reconcilers
+// act on it, and providertest/servicetest checks a service's calls against it. The zero Class is no class;
+// Classify never returns it.
+type Class int
+
+// The classes of a step's outcome, in the order Classify tells them apart (an error first: its Result is
+// ignored).
 const (
-	// ReasonTransientError is the reason of a step condition after an error that will be retried.
-	ReasonTransientError = "TransientError"
-	// ReasonTerminalError is the reason of a step condition after a terminal error that gave no reason of
-	// its own (controller-runtime's reconcile.TerminalError).
-	ReasonTerminalError = "TerminalError"
-	// ReasonInvalidParameters is the reason of a step condition when Ensure rejected the parameters of a
-	// cloud call before making it; it is terminal.
-	ReasonInvalidParameters = "InvalidParameters"
-	// ReasonInProgress is the reason of a step condition while the step is not done yet.
-	ReasonInProgress = "InProgress"
-	// ReasonReady is the reason of a step condition when the step is done.
-	ReasonReady = "Ready"
-	// ReasonDeleting is the reason of a step condition while its resources are being deleted.
-	ReasonDeleting = "Deleting"
-	// ReasonWaitingForClusterInfrastructure is written while the Cluster's infrastructure is not provisioned.
-	ReasonWaitingForClusterInfrastructure = "WaitingForClusterInfrastructure"
-	// ReasonWaitingForBootstrapData is written while the Machine has no bootstrap data secret.
-	ReasonWaitingForBootstrapData = "WaitingForBootstrapData"
+	// ClassDone is a Result with Done and no error: the step condition becomes True with
+	// conditions.ReasonReady (False with conditions.ReasonDeleting for a Delete: the step's resources are
+	// gone) and the next step runs; a RequeueAfter asks for a periodic re-check, the shortest of all steps
+	// wins.
+	ClassDone Class = iota + 1
+	// ClassInProgress is a Result without Done and no error, "not done yet": the reconciler stops at the
+	// step, writes its condition False with the Result's Reason (conditions.ReasonInProgress when empty;
+	// the Deleting condition with conditions.ReasonDeleting for a Delete) and Message, and looks again
+	// after the Result's RequeueAfter (the reconciler's default when zero), without error and without
+	// backoff.
+	ClassInProgress
+	// ClassThrottled is an error with a ThrottledError in its chain (Throttled): the cloud refused a call
+	// for its rate limit. It is not a failure: the step condition gets conditions.ReasonThrottled, no error
+	// goes to controller-runtime, and the object is looked at again after the cloud's hint or a backoff
+	// that doubles while the object stays throttled without progress (ThrottleBackoffBase,
+	// ThrottleBackoffMax), whichever is longer, plus up to 50% jitter.
+	ClassThrottled
+	// ClassTerminal is a terminal error (Terminal, or controller-runtime's reconcile.TerminalError, wrapped
+	// or not): retrying cannot help. The step condition gets the error's reason (TerminalError's Reason,
+	// conditions.ReasonTerminalError for controller-runtime's) and a Warning event says why; no error goes
+	// to controller-runtime, and nothing is retried until the object changes.
+	ClassTerminal
+	// ClassRefused is an error with an identity.RefusedError in its chain: the cluster's identity may not
+	// be used. The condition gets the refusal's reason (a conditions.Reason… of identities) and message
+	// and a Warning event says why; no error goes to controller-runtime, and the object is looked at again
+	// when the identity or its Secret changes, or after DefaultIdentityRecheck. The reconcilers resolve
+	// the identity before any step (WithIdentity) and write this into ConditionIdentityReady; a service
+	// that resolves an identity of its own gets the same treatment in its step condition.
+	ClassRefused
+	// ClassTransient is any other error: the step condition gets conditions.ReasonTransientError and the
+	// error's message, a Warning event is emitted, and the error is returned to controller-runtime, which
+	// retries with exponential backoff.
+	ClassTransient
 )
 
-// A service reports how a step went in one of three ways, and only these:
-//
-//   - done or not done yet: a Result (Done false, with RequeueAfter, Reason and Message, is "not yet": no
-//     error, no backoff);
-//   - a terminal error (Terminal, or controller-runtime's reconcile.TerminalError): retrying cannot help,
-//     the step condition says why and nothing is retried until the object changes;
-//   - any other error: retried by controller-runtime with exponential backoff.
+// String returns the class's name without its prefix, e.g. "Throttled".
+func (c Class) String() string {
+	switch c {
+	case ClassDone:
+		return "Done"
+	case ClassInProgress:
+		return "InProgress"
+	case ClassThrottled:
+		return "Throttled"
+	case ClassTerminal:
+		return "Terminal"
+	case ClassRefused:
+		return "Refused"
+	case ClassTransient:
+		return "Transient"
+	}
+	return fmt.Sprintf("Class(%d)", int(c))
+}
+
+// Op is the call of a service a Result comes from: the conditions differ (a step's own condition while it
+// reconciles, the Deleting condition while it deletes).
+type Op int
+
+const (
+	// OpReconcile is a call of Service.Reconcile.
+	OpReconcile Op = iota
+	// OpDelete is a call of Service.Delete.
+	OpDelete
+)
+
+// Classification is what the reconcilers do with one call of a step's service. Each field says what the
+// reconciler does with it.
+type Classification struct {
+	// Class is the outcome.
+	Class Class
+	// Reason is the reason of the condition the reconciler writes: the step's own condition (or
+	// ConditionIdentityReady for a refused identity), or the Deleting condition while a Delete is not
+	// done or failed.
+	Reason string
+	// RequeueAfter is when the reconciler looks at the object again, zero for "on the next change" (or the
+	// reconciler's resync): the Result's for ClassDone (a periodic re-check; none for a Delete), the
+	// Result's or DefaultRequeueAfter for ClassInProgress, DefaultIdentityRecheck for ClassRefused, and
+	// for ClassThrottled the least wait of a first throttled reconcile, the cloud's hint bounded by
+	// ThrottleBackoffBase and ThrottleBackoffMax, to which the reconciler adds its backoff and jitter.
+	RequeueAfter time.Duration
+	// Err is the error the reconciler returns to controller-runtime, which retries it with backoff: the
+	// service's error for ClassTransient, nil for every other class.
+	Err error
+}
+
+// Classify returns what the reconcilers do with the Result and the error one call op of a step's service
+// returned; the reconcilers act on nothing else. Its requeue delays are those of a reconciler with the
+// default settings (DefaultRequeueAfter); WithDefaultRequeue changes ClassInProgress's default.
+func Classify(op Op, res Result, err error) Classification {
+	return classify(op, res, err, DefaultRequeueAfter)
+}
+
+// classify is Classify with the requeue delay of a step not done that gives none.
+func classify(op Op, res Result, err error, defaultRequeue time.Duration) Classification {
+	if err != nil {
+		var throttled *ThrottledError
+		var refused *identity.RefusedError
+		switch {
+		case errors.As(err, &throttled):
+			return Classification{Class: ClassThrottled, Reason: conditions.ReasonThrottled,
+				RequeueAfter: min(max(throttled.RetryAfter, ThrottleBackoffBase), ThrottleBackoffMax)}
+		case IsTerminal(err):
+			return Classification{Class: ClassTerminal, Reason: TerminalReason(err)}
+		case errors.As(err, &refused):
+			return Classification{Class: ClassRefused, Reason: refused.Reason, RequeueAfter: DefaultIdentityRecheck}
+		}
+		return Classification{Class: ClassTransient, Reason: conditions.ReasonTransientError, Err: err}
+	}
+	if res.Done {
+		if op == OpDelete {
+			return Classification{Class: ClassDone, Reason: conditions.ReasonDeleting}
+		}
+		return Classification{Class: ClassDone, Reason: conditions.ReasonReady, RequeueAfter: max(res.RequeueAfter, 0)}
+	}
+	after := res.RequeueAfter
+	if after <= 0 {
+		after = defaultRequeue
+	}
+	reason := res.Reason
+	switch {
+	case op == OpDelete:
+		reason = conditions.ReasonDeleting
+	case reason == "":
+		reason = conditions.ReasonInProgress
+	}
+	return Classification{Class: ClassInProgress, Reason: reason, RequeueAfter: after}
+}
 
 // TerminalError is a terminal error with the CamelCase reason the reconciler writes into the step
 // condition. It wraps controller-runtime's reconcile.TerminalError, so that errors.Is(err,
@@ -62,14 +173,14 @@ func (e *TerminalError) cause() error {
 	return e.Err
 }
 
-// Terminal marks err as terminal with reason (CamelCase, e.g. "InvalidImage"; ReasonTerminalError when
+// Terminal marks err as terminal with reason (CamelCase, e.g. "InvalidImage"; conditions.ReasonTerminalError when
 // empty). A nil err stays nil.
 func Terminal(reason string, err error) error {
 	if err == nil {
 		return nil
 	}
 	if reason == "" {
-		reason = ReasonTerminalError
+		reason = conditions.ReasonTerminalError
 	}
 	return &TerminalError{Reason: reason, Err: crreconcile.TerminalError(err)}
 }
@@ -81,14 +192,14 @@ func IsTerminal(err error) bool {
 }
 
 // TerminalReason returns the condition reason of a terminal error: the Reason given to Terminal, or
-// ReasonTerminalError for controller-runtime's reconcile.TerminalError; "" for any other error.
+// conditions.ReasonTerminalError for controller-runtime's reconcile.TerminalError; "" for any other error.
 func TerminalReason(err error) string {
 	var t *TerminalError
 	switch {
 	case errors.As(err, &t):
 		return t.Reason
 	case IsTerminal(err):
-		return ReasonTerminalError
+		return conditions.ReasonTerminalError
 	}
 	return ""
 }

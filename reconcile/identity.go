@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -19,12 +20,12 @@ import (
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/identity"
-	"github.com/capkit/capkit/ratelimit"
 	"github.com/capkit/capkit/scope"
 )
 
 // ConditionIdentityReady is the condition the reconcilers write when they use identities (WithIdentity): True
-// once the cluster's identity is resolved, False with an identity.Reason… reason when it is refused.
+// once the cluster's identity is resolved, False with the refusal's reason (a conditions.Reason… of
+// identities) when it is refused.
 const ConditionIdentityReady = "IdentityReady"
 
 // DefaultIdentityRecheck is how long a reconciler waits before looking again at a refused identity when no
@@ -76,7 +77,7 @@ func (r *base) infraClusterIdentity(cluster scope.ClusterInfo) identitySource {
 			return "", nil, fmt.Errorf("cannot find the kind of %T: %w", ic, err)
 		}
 		if err := scope.GetInfraCluster(ctx, r.client, cluster, gvk.Kind, ic); err != nil {
-			return "", nil, &identity.RefusedError{Reason: identity.ReasonIdentityNotFound,
+			return "", nil, &identity.RefusedError{Reason: conditions.ReasonIdentityNotFound,
 				Message: fmt.Sprintf("cannot read the identity of the cluster: %v", err)}
 		}
 		return ic.GetNamespace(), ic.GetIdentityRef(), nil
@@ -93,22 +94,18 @@ func (r *base) bindIdentity(ctx context.Context, s conditionsObject, src identit
 	if err == nil {
 		var bound context.Context
 		if bound, err = r.identity.Bind(ctx, namespace, ref); err == nil {
-			r.mark(ctx, s, ConditionIdentityReady, "True", ReasonReady, "")
+			r.mark(ctx, s, ConditionIdentityReady, "True", conditions.ReasonReady, "")
 			if ref != nil {
-				bound = ratelimit.WithKey(bound, ref.Name) // one rate limit per account
+				bound = withAccount(bound, ref.Name) // one rate limit per account
 			}
 			return bound, outcome{}, true
 		}
 	}
-	refused, ok := identity.IsRefused(err)
-	if !ok {
+	var refused *identity.RefusedError
+	if !errors.As(err, &refused) {
 		return ctx, outcome{err: err}, false
 	}
-	if r.mark(ctx, s, ConditionIdentityReady, "False", refused.Reason, refused.Message) {
-		r.event(ctx, corev1.EventTypeWarning, refused.Reason, "Reconcile", "%s", refused.Message)
-	}
-	logFrom(ctx).Info("identity refused, no cloud call", "reason", refused.Reason, "message", refused.Message)
-	return ctx, outcome{requeueAfter: DefaultIdentityRecheck}, false
+	return ctx, r.refused(ctx, s, ConditionIdentityReady, refused, DefaultIdentityRecheck), false
 }
 
 // watchIdentities makes the controller reconcile what uses an identity when the identity or its credentials
@@ -238,7 +235,7 @@ func neverRan(s lifecycle, steps []stepRunner) bool {
 		if c == nil {
 			continue
 		}
-		if i == 0 && (c.Reason == ReasonWaitingForClusterInfrastructure || c.Reason == ReasonWaitingForBootstrapData) {
+		if i == 0 && (c.Reason == conditions.ReasonWaitingForClusterInfrastructure || c.Reason == conditions.ReasonWaitingForBootstrapData) {
 			continue
 		}
 		return false

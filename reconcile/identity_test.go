@@ -135,7 +135,7 @@ func TestWithIdentityRefusesBeforeAnyCloudCall(t *testing.T) {
 	c := meta.FindStatusCondition(obj.Status.Conditions, reconcile.ConditionIdentityReady)
 	require.NotNil(t, c)
 	assert.Equal(t, metav1.ConditionFalse, c.Status)
-	assert.Equal(t, identity.ReasonNamespaceNotAllowed, c.Reason)
+	assert.Equal(t, conditions.ReasonNamespaceNotAllowed, c.Reason)
 	assert.Contains(t, c.Message, `does not allow namespace "`+ns+`"`)
 	ready := meta.FindStatusCondition(obj.Status.Conditions, conditions.Ready)
 	require.NotNil(t, ready)

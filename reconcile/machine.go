@@ -3,9 +3,12 @@ package reconcile
 import (
 	"context"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/scope"
 )
 
@@ -19,17 +22,30 @@ import (
 type MachineReconciler[T client.Object] struct {
 	*base
 	newObject func() T
+	newScope  func(context.Context, client.Client, T, *unstructured.Unstructured, *unstructured.Unstructured, ...scope.Option) (*scope.MachineScope[T], error)
 	steps     []Step[scope.MachineScoper[T]]
 }
 
-// NewMachineReconciler returns a reconciler for InfraMachines of type T. newObject returns an empty T (for
-// an unstructured T it must set the GroupVersionKind); steps are the provider's services in order.
-func NewMachineReconciler[T client.Object](c client.Client, newObject func() T, steps []Step[scope.MachineScoper[T]], opts ...Option) (*MachineReconciler[T], error) {
+// NewMachineReconciler returns a reconciler for InfraMachines of type T, which satisfies contract.InfraMachineObject
+// (a type that lacks one of its methods does not compile). newObject returns an empty T; steps are the
+// provider's services in order.
+func NewMachineReconciler[T contract.InfraMachineObject](c client.Client, newObject func() T, steps []Step[scope.MachineScoper[T]], opts ...Option) (*MachineReconciler[T], error) {
+	return newMachineReconciler(c, newObject, scope.NewMachineScope[T], steps, opts)
+}
+
+// NewUnstructuredMachineReconciler returns a reconciler for InfraMachines of kind gvk held as unstructured
+// objects, read and written at the paths of their contract version (scope.NewUnstructuredMachineScope): for a
+// provider whose Go types do not implement the accessors, e.g. one still on contract v1beta1.
+func NewUnstructuredMachineReconciler(c client.Client, gvk schema.GroupVersionKind, steps []Step[scope.MachineScoper[*unstructured.Unstructured]], opts ...Option) (*MachineReconciler[*unstructured.Unstructured], error) {
+	return newMachineReconciler(c, newUnstructured(gvk), scope.NewUnstructuredMachineScope, steps, opts)
+}
+
+func newMachineReconciler[T client.Object](c client.Client, newObject func() T, newScope func(context.Context, client.Client, T, *unstructured.Unstructured, *unstructured.Unstructured, ...scope.Option) (*scope.MachineScope[T], error), steps []Step[scope.MachineScoper[T]], opts []Option) (*MachineReconciler[T], error) {
 	b, err := newStepsBase(c, newObject, steps, "InfraMachine", opts)
 	if err != nil {
 		return nil, err
 	}
-	return &MachineReconciler[T]{base: b, newObject: newObject, steps: steps}, nil
+	return &MachineReconciler[T]{base: b, newObject: newObject, newScope: newScope, steps: steps}, nil
 }
 
 // Reconcile implements controller-runtime's reconcile.Reconciler.
@@ -47,7 +63,7 @@ func (r *MachineReconciler[T]) reconcile(ctx context.Context, req ctrl.Request) 
 		return ctrl.Result{}, err
 	}
 	ctx = withOwners(ctx, "Machine", o)
-	s, err := scope.NewMachineScope(ctx, r.client, obj, o.owner, o.cluster, r.scopeOptions(ctx)...)
+	s, err := r.newScope(ctx, r.client, obj, o.owner, o.cluster, r.scopeOptions(ctx)...)
 	if err != nil {
 		return ctrl.Result{}, err
 	}

@@ -128,8 +128,8 @@ func TestMachineReconcileWaits(t *testing.T) {
 		dataSecret string
 		wantReason string
 	}{
-		{name: "cluster infrastructure", infraReady: false, dataSecret: "d", wantReason: reconcile.ReasonWaitingForClusterInfrastructure},
-		{name: "bootstrap data", infraReady: true, wantReason: reconcile.ReasonWaitingForBootstrapData},
+		{name: "cluster infrastructure", infraReady: false, dataSecret: "d", wantReason: conditions.ReasonWaitingForClusterInfrastructure},
+		{name: "bootstrap data", infraReady: true, wantReason: conditions.ReasonWaitingForBootstrapData},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,9 +3,11 @@ package reconcile
 import (
 	"context"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/scope"
 )
 
@@ -23,17 +25,23 @@ import (
 type MachinePoolReconciler[T client.Object] struct {
 	*base
 	newObject func() T
+	newScope  func(context.Context, client.Client, T, *unstructured.Unstructured, *unstructured.Unstructured, ...scope.Option) (*scope.MachinePoolScope[T], error)
 	steps     []Step[scope.MachinePoolScoper[T]]
 }
 
-// NewMachinePoolReconciler returns a reconciler for InfraMachinePools of type T. newObject returns an empty T
-// (for an unstructured T it must set the GroupVersionKind); steps are the provider's services in order.
-func NewMachinePoolReconciler[T client.Object](c client.Client, newObject func() T, steps []Step[scope.MachinePoolScoper[T]], opts ...Option) (*MachinePoolReconciler[T], error) {
+// NewMachinePoolReconciler returns a reconciler for InfraMachinePools of type T, which satisfies contract.InfraMachinePoolObject
+// (a type that lacks one of its methods does not compile). newObject returns an empty T; steps are the
+// provider's services in order.
+func NewMachinePoolReconciler[T contract.InfraMachinePoolObject](c client.Client, newObject func() T, steps []Step[scope.MachinePoolScoper[T]], opts ...Option) (*MachinePoolReconciler[T], error) {
+	return newMachinePoolReconciler(c, newObject, scope.NewMachinePoolScope[T], steps, opts)
+}
+
+func newMachinePoolReconciler[T client.Object](c client.Client, newObject func() T, newScope func(context.Context, client.Client, T, *unstructured.Unstructured, *unstructured.Unstructured, ...scope.Option) (*scope.MachinePoolScope[T], error), steps []Step[scope.MachinePoolScoper[T]], opts []Option) (*MachinePoolReconciler[T], error) {
 	b, err := newStepsBase(c, newObject, steps, "InfraMachinePool", opts)
 	if err != nil {
 		return nil, err
 	}
-	return &MachinePoolReconciler[T]{base: b, newObject: newObject, steps: steps}, nil
+	return &MachinePoolReconciler[T]{base: b, newObject: newObject, newScope: newScope, steps: steps}, nil
 }
 
 // Reconcile implements controller-runtime's reconcile.Reconciler.
@@ -51,7 +59,7 @@ func (r *MachinePoolReconciler[T]) reconcile(ctx context.Context, req ctrl.Reque
 		return ctrl.Result{}, err
 	}
 	ctx = withOwners(ctx, "MachinePool", o)
-	s, err := scope.NewMachinePoolScope(ctx, r.client, obj, o.owner, o.cluster, r.scopeOptions(ctx)...)
+	s, err := r.newScope(ctx, r.client, obj, o.owner, o.cluster, r.scopeOptions(ctx)...)
 	if err != nil {
 		return ctrl.Result{}, err
 	}

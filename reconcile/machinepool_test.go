@@ -155,7 +155,7 @@ func TestMachinePoolReconcilerWaitsForBootstrapData(t *testing.T) {
 	assert.Contains(t, got.Finalizers, r.Finalizer(), "the finalizer is persisted first")
 	c := conditions.Get(got, "InstancesReady")
 	require.NotNil(t, c)
-	assert.Equal(t, reconcile.ReasonWaitingForBootstrapData, c.Reason)
+	assert.Equal(t, conditions.ReasonWaitingForBootstrapData, c.Reason)
 }
 
 func TestMachinePoolReconcilerWaitsForItsOwner(t *testing.T) {

@@ -2,11 +2,11 @@ package reconcile
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"time"
 
 	"github.com/capkit/capkit/metrics"
-	"github.com/capkit/capkit/ratelimit"
 )
 
 // Kinded is implemented by a Resource that names the kind of cloud resource it manages ("network",
@@ -24,8 +24,9 @@ const (
 	opDelete = "delete"
 )
 
-// metered is a Resource whose cloud calls wait for the rate limiter of the context and are recorded in
-// capkit's metrics. Ensure calls through it; type assertions (Updater, PendingReporter) use the original.
+// metered is a Resource whose cloud calls wait for the rate limiter of the reconcile (Env.Wait) and are
+// recorded in capkit's metrics. Ensure calls through it; type assertions (Updater, PendingReporter) use the
+// original.
 type metered[S, O any] struct {
 	Resource[S, O]
 	kind string
@@ -52,8 +53,9 @@ const (
 // nothing. A call throttled with a short hint is retried in place (MaxInlineThrottleRetries).
 func (m *metered[S, O]) call(ctx context.Context, op string, fn func() (notFound bool, err error)) error {
 	for attempt := 0; ; attempt++ {
-		waited, err := ratelimit.WaitFrom(ctx)
-		if waited > 0 || ratelimit.From(ctx) != nil {
+		env := EnvFrom(ctx)
+		waited, err := env.Wait(ctx)
+		if waited > 0 || env.rateLimited() {
 			metrics.ObserveWait(waited)
 		}
 		if err != nil {
@@ -62,7 +64,8 @@ func (m *metered[S, O]) call(ctx context.Context, op string, fn func() (notFound
 		start := time.Now()
 		notFound, err := fn()
 		outcome := metrics.OutcomeOK
-		hint, throttled := IsThrottled(err)
+		var throttledErr *ThrottledError
+		throttled := errors.As(err, &throttledErr)
 		switch {
 		case throttled:
 			outcome = metrics.OutcomeThrottled
@@ -72,9 +75,10 @@ func (m *metered[S, O]) call(ctx context.Context, op string, fn func() (notFound
 			outcome = metrics.OutcomeNotFound
 		}
 		metrics.ObserveCall(m.kind, op, outcome, time.Since(start))
-		if !throttled || hint <= 0 || hint > MaxInlineThrottleWait || attempt >= MaxInlineThrottleRetries {
+		if !throttled || throttledErr.RetryAfter <= 0 || throttledErr.RetryAfter > MaxInlineThrottleWait || attempt >= MaxInlineThrottleRetries {
 			return err
 		}
+		hint := throttledErr.RetryAfter
 		select {
 		case <-ctx.Done():
 			return err

@@ -7,6 +7,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/scope"
 )
@@ -72,9 +73,9 @@ func provisioningGate(provisioned func() bool, cluster scope.ClusterInfo, dataSe
 		case provisioned():
 			return ""
 		case !cluster.InfrastructureProvisioned:
-			return ReasonWaitingForClusterInfrastructure
+			return conditions.ReasonWaitingForClusterInfrastructure
 		case dataSecretName == "":
-			return ReasonWaitingForBootstrapData
+			return conditions.ReasonWaitingForBootstrapData
 		}
 		return ""
 	}

@@ -48,7 +48,13 @@ type config struct {
 	identity        identity.Binder
 	newInfraCluster func() identity.Referencer
 	limiters        *ratelimit.Limiters
+	concurrency     int
 }
+
+// WithMaxConcurrentReconciles lets SetupWithManager run up to n reconciles of the reconciler's kind at once
+// (controller-runtime's MaxConcurrentReconciles; default 1). Reconciles of one object never overlap; more
+// workers let a fleet of objects waiting on slow cloud calls move in parallel. n must be positive.
+func WithMaxConcurrentReconciles(n int) Option { return func(c *config) { c.concurrency = n } }
 
 // WithRateLimiter makes every cloud call that Ensure and EnsureDeleted make in this reconciler's steps wait
 // on l first (one token bucket per cloud account: the identity's name with WithIdentity, else one for all).
@@ -59,11 +65,13 @@ func WithRateLimiter(l *ratelimit.Limiters) Option { return func(c *config) { c.
 // "infrastructure.cluster.x-k8s.io/memcluster" (the API server warns about finalizers without a path).
 func WithFinalizer(name string) Option { return func(c *config) { c.finalizer = name } }
 
-// WithEventRecorder emits events for state changes through rec, e.g. mgr.GetEventRecorder("memcloud").
-// Without it no event is emitted.
+// WithEventRecorder emits events for state changes, and those of Eventf, through rec, e.g.
+// mgr.GetEventRecorder("memcloud"). Without it SetupWithManager uses the manager's recorder named after the
+// controller (the lower-case kind); a reconciler used without a manager logs its events instead.
 func WithEventRecorder(rec EventRecorder) Option { return func(c *config) { c.recorder = rec } }
 
-// WithDefaultRequeue sets how long to wait before checking a step that is not done (default DefaultRequeueAfter).
+// WithDefaultRequeue sets how long to wait before checking a step that is not done (default
+// DefaultRequeueAfter), and Ensure's and EnsureDeleted's poll interval of pending resources (Env.PollInterval).
 func WithDefaultRequeue(d time.Duration) Option { return func(c *config) { c.defaultRequeue = d } }
 
 // WithScopeOptions passes options to every scope the reconciler creates, e.g. scope.WithContractVersion.
@@ -105,7 +113,7 @@ func newBase(c client.Client, prototype client.Object, role string, opts []Optio
 	if err != nil {
 		return nil, fmt.Errorf("cannot create %s reconciler: %w", role, err)
 	}
-	cfg := config{defaultRequeue: DefaultRequeueAfter, coreVersion: contract.V1Beta2}
+	cfg := config{defaultRequeue: DefaultRequeueAfter, coreVersion: contract.V1Beta2, concurrency: 1}
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
@@ -122,6 +130,9 @@ func newBase(c client.Client, prototype client.Object, role string, opts []Optio
 	}
 	if cfg.defaultRequeue <= 0 {
 		return nil, fmt.Errorf("cannot create %s reconciler: default requeue %s must be positive", role, cfg.defaultRequeue)
+	}
+	if cfg.concurrency < 1 {
+		return nil, fmt.Errorf("cannot create %s reconciler: max concurrent reconciles %d must be positive", role, cfg.concurrency)
 	}
 	cfg.resync = max(cfg.resync, 0)
 	return &base{client: c, kind: gvk, config: cfg}, nil
@@ -172,11 +183,7 @@ func bindSteps[S any](steps []Step[S], s S) []stepRunner {
 func (r *base) run(ctx context.Context, s lifecycle, steps []stepRunner, gate func() string, src identitySource) (ctrl.Result, error) {
 	log := logFrom(ctx)
 	obj := s.Object()
-	ctx = ContextWithEvents(ctx, r.recorder, obj)
-	if r.limiters != nil {
-		ctx = ratelimit.Into(ctx, r.limiters)
-	}
-	ctx = withProgress(ctx)
+	ctx = ContextWithEnv(ctx, r.env(obj))
 	types := make([]string, len(steps))
 	for i, st := range steps {
 		types[i] = st.conditionType
@@ -205,7 +212,7 @@ func (r *base) run(ctx context.Context, s lifecycle, steps []stepRunner, gate fu
 			return ctrl.Result{}, nil
 		}
 		r.mark(ctx, s, conditions.Paused, "False", conditions.ReasonNotPaused, "")
-		r.mark(ctx, s, conditions.Deleting, "True", ReasonDeleting, "")
+		r.mark(ctx, s, conditions.Deleting, "True", conditions.ReasonDeleting, "")
 		wasBound := conditions.IsTrue(s.Conditions(), ConditionIdentityReady)
 		ctx, out, ok := r.bindIdentity(ctx, s, src)
 		if !ok && out.err == nil && !wasBound && neverRan(s, steps) {
@@ -293,8 +300,8 @@ func (r *base) mark(ctx context.Context, obj conditionsObject, t, status, reason
 	return old == nil || string(old.Status) != status
 }
 
-// event records an event about the object being reconciled through the event sink of ctx (ContextWithEvents),
-// which masks what the reconcile's Redactor knows.
+// event records an event about the object being reconciled through the Env of ctx (Eventf), masked by the
+// reconcile's Redactor.
 func (r *base) event(ctx context.Context, eventType, reason, action, note string, args ...any) {
 	eventf(ctx, eventType, reason, action, note, args...)
 }

@@ -10,6 +10,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -121,15 +122,18 @@ func (r *base) core(kind string) *unstructured.Unstructured {
 }
 
 // SetupWithManager registers the reconciler with mgr: it watches the InfraCluster kind (not externally
-// managed, matching the watch filter) and core Clusters, mapped to the InfraCluster they reference.
+// managed, matching the watch filter) and core Clusters, mapped to the InfraCluster they reference. Without
+// WithEventRecorder, events go to the manager's recorder named after the controller (the lower-case kind).
 func (r *ClusterReconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	if r.identity != nil {
 		if _, err := clusterIdentity(r.newObject()); err != nil {
 			return fmt.Errorf("cannot use identities: %w", err)
 		}
 	}
+	r.useManagerRecorder(mgr)
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(lower(r.kind.Kind)).
+		WithOptions(r.controllerOptions()).
 		For(r.newObject(), builder.WithPredicates(ResourceNotExternallyManaged(), ResourceHasFilterLabel(r.watchFilter))).
 		Watches(r.core("Cluster"), handler.EnqueueRequestsFromMapFunc(ClusterToInfraCluster(r.kind.GroupKind())),
 			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter)))
@@ -143,7 +147,8 @@ func (r *ClusterReconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 // SetupWithManager registers the reconciler with mgr: it watches the InfraMachine kind (matching the watch
 // filter), core Machines mapped to the InfraMachine they reference, and core Clusters mapped to their
 // InfraMachines. Its scopes read bootstrap data Secrets through mgr.GetAPIReader() unless the provider's
-// scope options say otherwise (scope.WithSecretReader).
+// scope options say otherwise (scope.WithSecretReader). Without WithEventRecorder, events go to the manager's
+// recorder named after the controller (the lower-case kind).
 func (r *MachineReconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	return r.setupOwned(mgr, r, r.newObject(), "Machine", MachineToInfraMachine(r.kind.GroupKind()))
 }
@@ -155,8 +160,10 @@ func (r *MachineReconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 // informer on every Secret of the cluster. A provider's own scope.WithSecretReader comes later and wins.
 func (r *base) setupOwned(mgr ctrl.Manager, rec crreconcile.Reconciler, forObj client.Object, ownerKind string, ownerMapper handler.MapFunc) error {
 	r.scopeOpts = append([]scope.Option{scope.WithSecretReader(mgr.GetAPIReader())}, r.scopeOpts...)
+	r.useManagerRecorder(mgr)
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(lower(r.kind.Kind)).
+		WithOptions(r.controllerOptions()).
 		For(forObj, builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter))).
 		Watches(r.core(ownerKind), handler.EnqueueRequestsFromMapFunc(ownerMapper),
 			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter))).
@@ -167,4 +174,17 @@ func (r *base) setupOwned(mgr ctrl.Manager, rec crreconcile.Reconciler, forObj c
 		return err
 	}
 	return b.Complete(rec)
+}
+
+// useManagerRecorder makes the reconciler emit its events through mgr's recorder named after the controller,
+// unless WithEventRecorder gave one: an event always has somewhere to go.
+func (r *base) useManagerRecorder(mgr ctrl.Manager) {
+	if r.recorder == nil {
+		r.recorder = mgr.GetEventRecorder(lower(r.kind.Kind))
+	}
+}
+
+// controllerOptions are the options of the controller SetupWithManager builds (WithMaxConcurrentReconciles).
+func (r *base) controllerOptions() controller.Options {
+	return controller.Options{MaxConcurrentReconciles: r.concurrency}
 }

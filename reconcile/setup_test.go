@@ -109,3 +109,54 @@ func TestSetupWithManager(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, mr.SetupWithManager(mgr))
 }
+
+func TestWithMaxConcurrentReconciles(t *testing.T) {
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"},
+		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)}})
+	require.NoError(t, err)
+	tests := []struct {
+		name    string
+		n       int
+		wantErr string
+	}{
+		{name: "one", n: 1},
+		{name: "several", n: 8},
+		{name: "zero", n: 0, wantErr: "max concurrent reconciles 0 must be positive"},
+		{name: "negative", n: -2, wantErr: "max concurrent reconciles -2 must be positive"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := reconcile.NewMachineReconciler(mgr.GetClient(), func() *testtypes.FooMachine { return &testtypes.FooMachine{} },
+				[]reconcile.Step[machineScope]{{Name: "A", Service: reconcile.ServiceFuncs[machineScope]{}}},
+				reconcile.WithMaxConcurrentReconciles(tt.n))
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.NoError(t, r.SetupWithManager(mgr))
+		})
+	}
+}
+
+// TestSetupWithManagerTakesTheManagersRecorder: an event always has somewhere to go; a recorder given with
+// WithEventRecorder is kept.
+func TestSetupWithManagerTakesTheManagersRecorder(t *testing.T) {
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"},
+		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)}})
+	require.NoError(t, err)
+	steps := []reconcile.Step[clusterScope]{{Name: "A", Service: reconcile.ServiceFuncs[clusterScope]{}}}
+	newObj := func() *testtypes.FooCluster { return &testtypes.FooCluster{} }
+	r, err := reconcile.NewClusterReconciler(mgr.GetClient(), newObj, steps)
+	require.NoError(t, err)
+	assert.Nil(t, r.RecorderForTest(), "no recorder before SetupWithManager")
+	require.NoError(t, r.SetupWithManager(mgr))
+	assert.NotNil(t, r.RecorderForTest(), "the manager's")
+
+	own := &recorder{}
+	r, err = reconcile.NewClusterReconciler(mgr.GetClient(), newObj, steps, reconcile.WithEventRecorder(own))
+	require.NoError(t, err)
+	require.NoError(t, r.SetupWithManager(mgr))
+	assert.Same(t, own, r.RecorderForTest(), "WithEventRecorder wins")
+}

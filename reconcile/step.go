@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/capkit/capkit/conditions"
+	"github.com/capkit/capkit/identity"
 	"github.com/capkit/capkit/redact"
 )
 
@@ -20,7 +21,7 @@ type Result struct {
 	// RequeueAfter is when to reconcile again. With Done it asks for a periodic re-check (the shortest of
 	// all steps wins); without Done it overrides DefaultRequeueAfter.
 	RequeueAfter time.Duration
-	// Reason is the CamelCase reason of the step condition while not Done (ReasonInProgress when empty).
+	// Reason is the CamelCase reason of the step condition while not Done (conditions.ReasonInProgress when empty).
 	Reason string
 	// Message is the message of the step condition while not Done; never put secrets in it.
 	Message string
@@ -32,7 +33,9 @@ const DefaultRequeueAfter = 10 * time.Second
 // Service is one part of a provider's infrastructure (a network, a load balancer, a VM), reconciled through
 // the scope interface S its reconciler gives: scope.ClusterScoper[*MyCluster] or scope.MachineScoper[*MyMachine].
 // Reconcile and Delete report "not done yet" with a Result whose Done is false, never with an error; an
-// error is either terminal (Terminal, controller-runtime's reconcile.TerminalError) or retried with backoff.
+// error is throttled (Throttled), terminal (Terminal, controller-runtime's reconcile.TerminalError), a
+// refused identity (identity.RefusedError) or transient, retried with backoff. Classify says what the
+// reconciler does with each.
 type Service[S any] interface {
 	// Reconcile moves the cloud towards the desired state; it must be idempotent (use Ensure).
 	Reconcile(ctx context.Context, s S) (Result, error)
@@ -114,7 +117,7 @@ type outcome struct {
 	throttled    bool  // the cloud throttled a step: requeued after its hint, not an error
 }
 
-// runSteps reconciles the steps in order and records each step's condition.
+// runSteps reconciles the steps in order and records each step's condition, as Classify says.
 func (r *base) runSteps(ctx context.Context, obj conditionsObject, steps []stepRunner) outcome {
 	var periodic time.Duration
 	for _, st := range steps {
@@ -126,76 +129,84 @@ func (r *base) runSteps(ctx context.Context, obj conditionsObject, steps []stepR
 			}
 		}
 		res, err := st.reconcile(ctx)
-		if err != nil {
-			return r.stepFailed(ctx, obj, cond, err)
-		}
-		if !res.Done {
-			reason := res.Reason
-			if reason == "" {
-				reason = ReasonInProgress
+		c := classify(OpReconcile, res, err, r.defaultRequeue)
+		switch c.Class {
+		case ClassDone:
+			// A step that becomes ready is visible in its condition; no event repeats it (one API request per
+			// object at scale). Events are for what conditions do not say: what Ensure created, adopted or
+			// updated, and errors.
+			r.mark(ctx, obj, cond, "True", c.Reason, "")
+			if c.RequeueAfter > 0 && (periodic == 0 || c.RequeueAfter < periodic) {
+				periodic = c.RequeueAfter
 			}
-			r.mark(ctx, obj, cond, "False", reason, res.Message)
-			after := res.RequeueAfter
-			if after <= 0 {
-				after = r.defaultRequeue
-			}
-			return outcome{requeueAfter: after}
-		}
-		// A step that becomes ready is visible in its condition; no event repeats it (one API request per
-		// object at scale). Events are for what conditions do not say: what Ensure created, adopted or
-		// updated, and errors.
-		r.mark(ctx, obj, cond, "True", ReasonReady, "")
-		if res.RequeueAfter > 0 && (periodic == 0 || res.RequeueAfter < periodic) {
-			periodic = res.RequeueAfter
+		case ClassInProgress:
+			r.mark(ctx, obj, cond, "False", c.Reason, res.Message)
+			return outcome{requeueAfter: c.RequeueAfter}
+		default:
+			return r.stepFailed(ctx, obj, cond, c, err)
 		}
 	}
 	return outcome{done: true, requeueAfter: periodic}
 }
 
-// deleteSteps deletes the steps in reverse order; it reports done when every step is.
+// deleteSteps deletes the steps in reverse order; it reports done when every step is. Classify says what
+// each step's result does: a step not done or failed is recorded in the Deleting condition.
 func (r *base) deleteSteps(ctx context.Context, obj conditionsObject, steps []stepRunner) outcome {
 	for i := len(steps) - 1; i >= 0; i-- {
 		st := steps[i]
 		res, err := st.delete(ctx)
-		if err != nil {
-			return r.stepFailed(ctx, obj, conditions.Deleting, err)
-		}
-		if !res.Done {
+		c := classify(OpDelete, res, err, r.defaultRequeue)
+		switch c.Class {
+		case ClassDone:
+			r.mark(ctx, obj, st.conditionType, "False", c.Reason, "")
+		case ClassInProgress:
 			msg := st.name + " is being deleted"
 			if res.Message != "" {
 				msg = st.name + ": " + res.Message
 			}
-			r.mark(ctx, obj, conditions.Deleting, "True", ReasonDeleting, msg)
-			after := res.RequeueAfter
-			if after <= 0 {
-				after = r.defaultRequeue
-			}
-			return outcome{requeueAfter: after}
+			r.mark(ctx, obj, conditions.Deleting, "True", c.Reason, msg)
+			return outcome{requeueAfter: c.RequeueAfter}
+		default:
+			return r.stepFailed(ctx, obj, conditions.Deleting, c, err)
 		}
-		r.mark(ctx, obj, st.conditionType, "False", ReasonDeleting, "")
 	}
 	return outcome{done: true}
 }
 
-// stepFailed records err in cond according to its class: terminal (no retry until the object changes) or
-// anything else (returned to controller-runtime, which retries with backoff).
-func (r *base) stepFailed(ctx context.Context, obj conditionsObject, cond string, err error) outcome {
-	if hint, ok := IsThrottled(err); ok {
-		return r.stepThrottled(ctx, obj, cond, hint, err)
-	}
-	if IsTerminal(err) {
-		reason, msg := TerminalReason(err), terminalMessage(ctx, err)
-		if r.mark(ctx, obj, cond, conditionStatusFor(cond), reason, msg) {
-			r.event(ctx, "Warning", reason, "Reconcile", "%s: %s", cond, msg)
+// stepFailed records err, of the failed classification c, in cond: throttled (requeued after the cloud's
+// hint and a backoff), terminal (no retry until the object changes), refused (looked at again after
+// DefaultIdentityRecheck) or transient (returned to controller-runtime, which retries with backoff).
+func (r *base) stepFailed(ctx context.Context, obj conditionsObject, cond string, c Classification, err error) outcome {
+	switch c.Class {
+	case ClassThrottled:
+		return r.stepThrottled(ctx, obj, cond, c.RequeueAfter, err)
+	case ClassTerminal:
+		msg := terminalMessage(ctx, err)
+		if r.mark(ctx, obj, cond, conditionStatusFor(cond), c.Reason, msg) {
+			r.event(ctx, "Warning", c.Reason, "Reconcile", "%s: %s", cond, msg)
 		}
-		logFrom(ctx).Info("terminal error, not retrying until the object changes", "condition", cond, "reason", reason, "error", msg)
+		logFrom(ctx).Info("terminal error, not retrying until the object changes", "condition", cond, "reason", c.Reason, "error", msg)
 		return outcome{}
+	case ClassRefused:
+		var refused *identity.RefusedError
+		errors.As(err, &refused)
+		return r.refused(ctx, obj, cond, refused, c.RequeueAfter)
 	}
 	msg := message(ctx, err)
-	if r.mark(ctx, obj, cond, conditionStatusFor(cond), ReasonTransientError, msg) {
-		r.event(ctx, "Warning", ReasonTransientError, "Reconcile", "%s: %s", cond, msg)
+	if r.mark(ctx, obj, cond, conditionStatusFor(cond), c.Reason, msg) {
+		r.event(ctx, "Warning", c.Reason, "Reconcile", "%s: %s", cond, msg)
 	}
-	return outcome{err: err}
+	return outcome{err: c.Err}
+}
+
+// refused records the refusal of an identity in cond and looks at the object again after requeueAfter, or
+// when the identity or its Secret changes.
+func (r *base) refused(ctx context.Context, obj conditionsObject, cond string, refused *identity.RefusedError, requeueAfter time.Duration) outcome {
+	if r.mark(ctx, obj, cond, conditionStatusFor(cond), refused.Reason, refused.Message) {
+		r.event(ctx, "Warning", refused.Reason, "Reconcile", "%s", refused.Message)
+	}
+	logFrom(ctx).Info("identity refused, no cloud call", "condition", cond, "reason", refused.Reason, "message", refused.Message)
+	return outcome{requeueAfter: requeueAfter}
 }
 
 // conditionStatusFor returns the status that means "not good" for cond.

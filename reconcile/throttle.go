@@ -6,14 +6,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/metrics"
 )
-
-// ReasonThrottled is the reason of a step condition while the cloud throttles the provider's calls.
-const ReasonThrottled = "Throttled"
 
 // Bounds of the wait after a throttled reconcile: ThrottleBackoffBase doubled with each throttled reconcile
 // of the same object in a row, at least the cloud's hint, at most ThrottleBackoffMax; it starts again after a
@@ -48,13 +45,11 @@ func Throttled(err error, retryAfter time.Duration) error {
 	return &ThrottledError{RetryAfter: max(retryAfter, 0), Err: err}
 }
 
-// IsThrottled reports whether err is throttling, and the cloud's hint.
-func IsThrottled(err error) (time.Duration, bool) {
+// IsThrottled reports whether err is throttling: a ThrottledError (Throttled), possibly wrapped. The cloud's
+// hint is its RetryAfter (errors.As), and Classify says what the reconciler does with it.
+func IsThrottled(err error) bool {
 	var t *ThrottledError
-	if errors.As(err, &t) {
-		return t.RetryAfter, true
-	}
-	return 0, false
+	return errors.As(err, &t)
 }
 
 // throttles remembers how many reconciles of each object in a row were throttled.
@@ -84,27 +79,11 @@ func (t *throttles) reset(key string) {
 	delete(t.n, key)
 }
 
-// progressKey holds, in a reconcile's context, how many changes Ensure and EnsureDeleted made in the cloud.
-type progressKey struct{}
+// madeProgress records a change in the cloud (a create, adoption, update or delete) in the Env of ctx.
+func madeProgress(ctx context.Context) { EnvFrom(ctx).madeProgress() }
 
-// withProgress returns ctx counting the changes made in the cloud during one reconcile.
-func withProgress(ctx context.Context) context.Context {
-	return context.WithValue(ctx, progressKey{}, new(atomic.Int64))
-}
-
-// madeProgress records a change in the cloud (a create, adoption, update or delete).
-func madeProgress(ctx context.Context) {
-	if n, ok := ctx.Value(progressKey{}).(*atomic.Int64); ok {
-		n.Add(1)
-	}
-}
-
-func progressOf(ctx context.Context) int64 {
-	if n, ok := ctx.Value(progressKey{}).(*atomic.Int64); ok {
-		return n.Load()
-	}
-	return 0
-}
+// progressOf returns how many changes the reconcile of ctx made in the cloud so far.
+func progressOf(ctx context.Context) int64 { return EnvFrom(ctx).progressMade() }
 
 // stepThrottled records a throttled step in cond and returns when to come back. The backoff grows only
 // while throttled reconciles change nothing in the cloud: one that made progress before it was throttled
@@ -118,7 +97,7 @@ func (r *base) stepThrottled(ctx context.Context, obj conditionsObject, cond str
 	// The message stays the same from one throttled reconcile to the next (no wait, no cloud text, which
 	// often holds its own hint): a changed condition is a status patch, whose watch event would reconcile
 	// the object again at once, a hot loop under throttling.
-	r.mark(ctx, obj, cond, conditionStatusFor(cond), ReasonThrottled, "the cloud throttled the provider's calls; retrying with backoff")
+	r.mark(ctx, obj, cond, conditionStatusFor(cond), conditions.ReasonThrottled, "the cloud throttled the provider's calls; retrying with backoff")
 	metrics.ReconcileThrottled.WithLabelValues(r.kind.Kind).Inc()
 	logFrom(ctx).V(1).Info("throttled by the cloud", "condition", cond, "retryAfter", after, "error", message(ctx, err))
 	return outcome{requeueAfter: after, throttled: true}

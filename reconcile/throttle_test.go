@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/api/meta"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/internal/testtypes"
 	"github.com/capkit/capkit/metrics"
@@ -37,7 +38,7 @@ func TestThrottledStepIsRequeuedNotFailed(t *testing.T) {
 	assert.LessOrEqual(t, res.RequeueAfter, 3*time.Second, "plus at most 50% jitter")
 	c := meta.FindStatusCondition(get(t, obj).Status.Conditions, "LoadBalancerReady")
 	require.NotNil(t, c)
-	assert.Equal(t, reconcile.ReasonThrottled, c.Reason)
+	assert.Equal(t, conditions.ReasonThrottled, c.Reason)
 	assert.Equal(t, "the cloud throttled the provider's calls; retrying with backoff", c.Message,
 		"a message that does not change from one throttled reconcile to the next: no status patch, no new watch event")
 
@@ -72,11 +73,12 @@ func TestThrottledStepIsRequeuedNotFailed(t *testing.T) {
 func TestIsThrottled(t *testing.T) {
 	assert.NoError(t, reconcile.Throttled(nil, time.Second))
 	err := reconcile.Throttled(errors.New("429"), 3*time.Second)
-	hint, ok := reconcile.IsThrottled(errors.Join(errors.New("cannot create"), err))
-	assert.True(t, ok)
-	assert.Equal(t, 3*time.Second, hint)
-	_, ok = reconcile.IsThrottled(errors.New("boom"))
-	assert.False(t, ok)
+	joined := errors.Join(errors.New("cannot create"), err)
+	assert.True(t, reconcile.IsThrottled(joined))
+	var throttled *reconcile.ThrottledError
+	require.ErrorAs(t, joined, &throttled)
+	assert.Equal(t, 3*time.Second, throttled.RetryAfter)
+	assert.False(t, reconcile.IsThrottled(errors.New("boom")))
 	assert.EqualError(t, err, "throttled by the cloud: 429")
 }
 

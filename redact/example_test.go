@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/go-logr/logr/funcr"
 
@@ -28,4 +29,21 @@ func ExampleRedactor() {
 	// user data LS10b2tlbiB[REDACTED]
 	// cannot create instance: quota exceeded
 	// "level"=0 "msg"="created" "userData"="--token [REDACTED]"
+}
+
+// What Add registers has lower bounds, so that a short value cannot mask every word of a message: a value shorter
+// than MinSecretLength is not registered, a line or token of a longer value only from MinTokenLength bytes, and
+// String masks the start of a secret cut off at the end of a text only from MinCutLength bytes.
+func ExampleRedactor_Add() {
+	r := redact.New()
+	short := strings.Repeat("x", redact.MinSecretLength-1)
+	r.Add([]byte(short))
+	r.Add([]byte("password: s3cr3t-v4lue-0123456789\nuser: admin"))
+	fmt.Println(r.String("user " + short))
+	fmt.Println(r.String("token s3cr3t-v4lue-0123456789, user admin"), len("s3cr3t-v4lue-0123456789") >= redact.MinTokenLength)
+	fmt.Println(r.String("cut: " + "s3cr3t-v4lue-0123456789"[:redact.MinCutLength]))
+	// Output:
+	// user xxx
+	// token [REDACTED], user admin true
+	// cut: [REDACTED]
 }

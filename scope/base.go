@@ -51,9 +51,9 @@ type objectScope[T client.Object] struct {
 	client  client.Client
 }
 
-// init builds what both scopes share; roleAccessor is the accessor the role needs besides
-// conditions and the provisioned flag, and has reports whether the resolved fields include it.
-func (s *objectScope[T]) init(ctx context.Context, c client.Client, obj T, cluster *unstructured.Unstructured, role string, roleAccessor accessor, has func(fields) bool, opts []Option) error {
+// init builds what every scope shares. The accessors the role requires are there: a typed T satisfies the
+// role's constraint (contract.InfraMachineObject, …), an unstructured one is read at contract paths.
+func (s *objectScope[T]) init(ctx context.Context, c client.Client, obj T, cluster *unstructured.Unstructured, role string, opts []Option) error {
 	o := &s.opts
 	setOptions(o, opts)
 	if c == nil {
@@ -94,10 +94,6 @@ func (s *objectScope[T]) init(ctx context.Context, c client.Client, obj T, clust
 	f, err := resolveFields(obj, v, o.resourcesPath)
 	if err != nil {
 		return fmt.Errorf("cannot create %s scope for %s: %w", role, desc, err)
-	}
-	if err := required(obj, accessorCheck{accConditions, f.conds != nil}, accessorCheck{accProvisioned, f.provisioned != nil},
-		accessorCheck{roleAccessor, has(f)}); err != nil {
-		return fmt.Errorf("cannot create %s scope: %w", role, err)
 	}
 	popts := []patch.Option{ownershipKeyWriteOnce, patch.WithKind(gvk.Kind)}
 	if o.retries != patch.DefaultConflictRetries {

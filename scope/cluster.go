@@ -22,15 +22,25 @@ type ClusterScope[T client.Object] struct {
 type UnstructuredClusterScope = ClusterScope[*unstructured.Unstructured]
 
 // NewClusterScope returns the scope of infraCluster, owned by cluster (a cluster.x-k8s.io Cluster of API
-// version v1beta1 or v1beta2, as unstructured). A typed T must implement conditions.Setter,
-// contract.ProvisionedAccessor and contract.ControlPlaneEndpointAccessor (and, for the setters that use
-// them, contract.FailureDomainsAccessor and ResourceIDsAccessor); an *unstructured.Unstructured is read at
-// the paths of its contract version. The ownership key is generated when the object has none yet and written
-// by the next PatchNow or Close. Without WithContractVersion the version is read from the CRD of T through c.
-func NewClusterScope[T client.Object](ctx context.Context, c client.Client, infraCluster T, cluster *unstructured.Unstructured, opts ...Option) (*ClusterScope[T], error) {
+// version v1beta1 or v1beta2, as unstructured). T satisfies contract.InfraClusterObject; where it also
+// implements contract.FailureDomainsAccessor and ResourceIDsAccessor, the setters that need them work. The
+// ownership key is generated when the object has none yet and written by the next PatchNow or Close. Without
+// WithContractVersion the version is read from the CRD of T through c.
+func NewClusterScope[T contract.InfraClusterObject](ctx context.Context, c client.Client, infraCluster T, cluster *unstructured.Unstructured, opts ...Option) (*ClusterScope[T], error) {
+	return newClusterScope(ctx, c, infraCluster, cluster, opts)
+}
+
+// NewUnstructuredClusterScope returns the scope of an unstructured InfraCluster, read and written at the
+// paths of its contract version (from its CRD's label, or WithContractVersion); the constructor validates
+// every contract field the object holds. Resource IDs live at status.resources unless WithResourcesPath says
+// otherwise.
+func NewUnstructuredClusterScope(ctx context.Context, c client.Client, infraCluster *unstructured.Unstructured, cluster *unstructured.Unstructured, opts ...Option) (*UnstructuredClusterScope, error) {
+	return newClusterScope(ctx, c, infraCluster, cluster, opts)
+}
+
+func newClusterScope[T client.Object](ctx context.Context, c client.Client, infraCluster T, cluster *unstructured.Unstructured, opts []Option) (*ClusterScope[T], error) {
 	s := &ClusterScope[T]{}
-	if err := s.init(ctx, c, infraCluster, cluster, "InfraCluster", accEndpoint,
-		func(f fields) bool { return f.endpoint != nil }, opts); err != nil {
+	if err := s.init(ctx, c, infraCluster, cluster, "InfraCluster", opts); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -61,57 +61,6 @@ func TestNewClusterScopeRejectsBadInput(t *testing.T) {
 	}
 }
 
-func TestNewScopeRejectsTypeWithoutContractAccessors(t *testing.T) {
-	scheme := testScheme()
-	scheme.AddKnownTypes(testtypes.GroupVersion, &bareMachine{}, &bareCluster{})
-	c := fake.NewClientBuilder().WithScheme(scheme).Build()
-	cluster := newCluster(t, nil, "ns", "c", "v1beta2", nil)
-	machine := newMachine(t, nil, "ns", "m", "v1beta2", "c", nil)
-	meta := metav1.ObjectMeta{Namespace: "ns", Name: "a"}
-	asCluster := func(obj client.Object) func() error {
-		return func() error {
-			_, err := scope.NewClusterScope(context.Background(), c, obj, cluster, scope.WithContractVersion(contract.V1Beta2))
-			return err
-		}
-	}
-	asMachine := func(obj client.Object) func() error {
-		return func() error {
-			_, err := scope.NewMachineScope(context.Background(), c, obj, machine, cluster, scope.WithContractVersion(contract.V1Beta2))
-			return err
-		}
-	}
-	// Each missing accessor is named, with its methods and the field's path.
-	common := []string{
-		"*testtypes.Legacy",
-		"conditions.Setter (GetConditions, SetConditions) for status.conditions",
-		"contract.ProvisionedAccessor (IsProvisioned, SetProvisioned) for status.initialization.provisioned",
-	}
-	tests := []struct {
-		name  string
-		newFn func() error
-		want  []string
-	}{
-		{"cluster without any accessor", asCluster(&testtypes.Legacy{ObjectMeta: meta}), append(common,
-			"contract.ControlPlaneEndpointAccessor (GetControlPlaneEndpoint, SetControlPlaneEndpoint) for spec.controlPlaneEndpoint")},
-		{"machine without any accessor", asMachine(&testtypes.Legacy{ObjectMeta: meta}), append(common,
-			"contract.ProviderIDAccessor (GetProviderID, SetProviderID) for spec.providerID")},
-		{"cluster without the endpoint accessor", asCluster(&bareMachine{ObjectMeta: meta}), []string{"*scope_test.bareMachine",
-			"contract.ControlPlaneEndpointAccessor (GetControlPlaneEndpoint, SetControlPlaneEndpoint) for spec.controlPlaneEndpoint"}},
-		{"machine without the provider ID accessor", asMachine(&bareCluster{ObjectMeta: meta}), []string{"*scope_test.bareCluster",
-			"contract.ProviderIDAccessor (GetProviderID, SetProviderID) for spec.providerID"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.newFn()
-			require.ErrorIs(t, err, scope.ErrFieldNotInType)
-			for _, want := range tt.want {
-				assert.Contains(t, err.Error(), want)
-			}
-			assert.NotContains(t, err.Error(), "\n", "one error, on one line")
-		})
-	}
-}
-
 func TestClusterScopeDiscoversContractVersionFromCRD(t *testing.T) {
 	ns := newNamespace(t)
 	ctx := context.Background()
@@ -190,7 +139,7 @@ func TestClusterScopeV1Beta1Paths(t *testing.T) {
 	obj.SetNamespace(ns)
 	obj.SetName("c1")
 	require.NoError(t, env.Client.Create(ctx, obj))
-	s, err := scope.NewClusterScope(ctx, env.Client, obj, cluster, scope.WithContractVersion(contract.V1Beta1))
+	s, err := scope.NewUnstructuredClusterScope(ctx, env.Client, obj, cluster, scope.WithContractVersion(contract.V1Beta1))
 	require.NoError(t, err)
 	require.NoError(t, s.SetProvisioned(true))
 	require.NoError(t, s.SetFailureDomains([]contract.FailureDomain{{Name: "az1", ControlPlane: ptr.To(true)}}))

@@ -11,17 +11,20 @@
 //
 // # Contract fields: typed access
 //
-// A provider type reaches its contract fields through the accessor interfaces of package contract, which it
-// implements with one-line methods over its own fields: conditions.Setter and contract.ProvisionedAccessor
+// A provider type reaches its contract fields through the accessor interfaces of package contract, whose
+// one-line methods over its own fields `capkit generate accessors` writes (zz_generated.accessors.go; a method
+// the provider declares itself is not generated): conditions.Setter and contract.ProvisionedAccessor
 // always, contract.ControlPlaneEndpointAccessor for an InfraCluster, contract.ProviderIDAccessor for an
 // InfraMachine, and, where the type has the field, contract.FailureDomainsAccessor,
 // contract.AddressesAccessor, contract.StatusFailureDomainAccessor and ResourceIDsAccessor. A setter is a
 // field write: nothing is converted, and maps and slices the provider holds stay the object's, except the
-// field the setter itself replaces. A type that lacks required accessors is refused by the constructor,
-// which names all of them in one error; a setter of an optional one returns ErrFieldNotInType, naming the
-// interface and the contract path. Getters of required fields cannot fail.
+// field the setter itself replaces. The required accessors are the type constraints of the constructors
+// (contract.InfraClusterObject, contract.InfraMachineObject, contract.InfraMachinePoolObject): a type that
+// lacks one does not compile, and the compiler names the method. A setter of an optional one returns
+// ErrFieldNotInType, naming the interface and the contract path. Getters of required fields cannot fail.
 //
-// An *unstructured.Unstructured infra object (a v1beta1 provider, tests) is read and written at the paths of
+// An *unstructured.Unstructured infra object (a v1beta1 provider, tests), given to NewUnstructuredClusterScope,
+// NewUnstructuredMachineScope or NewUnstructuredMachinePoolScope, is read and written at the paths of
 // its contract version, from the cluster.x-k8s.io/<contract> label of its CRD or WithContractVersion
 // (contract.Unstructured); the constructor validates every contract field it holds.
 //

@@ -83,7 +83,7 @@ func ExampleNewClusterScope() {
 
 // An unstructured InfraCluster is read and written at the paths of its contract version: here v1beta1,
 // whose provisioned flag is status.ready and whose failure domains are a map.
-func ExampleNewClusterScope_unstructured() {
+func ExampleNewUnstructuredClusterScope() {
 	ctx := context.Background()
 	infra := &unstructured.Unstructured{}
 	infra.SetAPIVersion("infrastructure.example.com/v1alpha1")
@@ -94,7 +94,7 @@ func ExampleNewClusterScope_unstructured() {
 
 	cluster := coreObject("Cluster", "demo")
 	cluster.SetAPIVersion("cluster.x-k8s.io/v1beta1")
-	s, err := scope.NewClusterScope(ctx, c, infra, cluster, scope.WithContractVersion(contract.V1Beta1))
+	s, err := scope.NewUnstructuredClusterScope(ctx, c, infra, cluster, scope.WithContractVersion(contract.V1Beta1))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -66,39 +65,14 @@ type accessor struct {
 	iface, methods, path string
 }
 
+// The optional accessors, for the error about a type that lacks one. The required ones are type constraints
+// (contract.InfraMachineObject, …): a type without them does not compile.
 var (
-	accConditions  = accessor{"conditions.Setter", "GetConditions, SetConditions", "status.conditions"}
-	accProvisioned = accessor{"contract.ProvisionedAccessor", "IsProvisioned, SetProvisioned", "status.initialization.provisioned"}
-	accEndpoint    = accessor{"contract.ControlPlaneEndpointAccessor", "GetControlPlaneEndpoint, SetControlPlaneEndpoint", "spec.controlPlaneEndpoint"}
-	accFDs         = accessor{"contract.FailureDomainsAccessor", "GetFailureDomains, SetFailureDomains", "status.failureDomains"}
-	accProviderID  = accessor{"contract.ProviderIDAccessor", "GetProviderID, SetProviderID", "spec.providerID"}
-	accAddresses   = accessor{"contract.AddressesAccessor", "GetAddresses, SetAddresses", "status.addresses"}
-	accStatusFD    = accessor{"contract.StatusFailureDomainAccessor", "GetStatusFailureDomain, SetStatusFailureDomain", "status.failureDomain"}
-	accResources   = accessor{"scope.ResourceIDsAccessor", "GetResourceIDs, SetResourceIDs", "status.resources"}
-	accIDList      = accessor{"contract.ProviderIDListAccessor", "GetProviderIDList, SetProviderIDList", "spec.providerIDList"}
-	accReplicas    = accessor{"contract.ReplicasAccessor", "GetStatusReplicas, SetStatusReplicas", "status.replicas"}
+	accFDs       = accessor{"contract.FailureDomainsAccessor", "GetFailureDomains, SetFailureDomains", "status.failureDomains"}
+	accAddresses = accessor{"contract.AddressesAccessor", "GetAddresses, SetAddresses", "status.addresses"}
+	accStatusFD  = accessor{"contract.StatusFailureDomainAccessor", "GetStatusFailureDomain, SetStatusFailureDomain", "status.failureDomain"}
+	accResources = accessor{"scope.ResourceIDsAccessor", "GetResourceIDs, SetResourceIDs", "status.resources"}
 )
-
-// required checks the accessors a role needs all at once, so that a type that lacks several hears of all of
-// them in one line.
-func required(obj client.Object, checks ...accessorCheck) error {
-	var lacking []string
-	for _, c := range checks {
-		if !c.present {
-			lacking = append(lacking, fmt.Sprintf("%s (%s) for %s", c.iface, c.methods, c.path))
-		}
-	}
-	if len(lacking) == 0 {
-		return nil
-	}
-	return fmt.Errorf("type %T does not implement %s: %w", obj, strings.Join(lacking, "; "), ErrFieldNotInType)
-}
-
-// accessorCheck is an accessor and whether the type has it.
-type accessorCheck struct {
-	accessor
-	present bool
-}
 
 // missing returns the ErrFieldNotInType error for obj's type, or nil when present is true.
 func missing(obj client.Object, present bool, a accessor) error {

@@ -111,19 +111,8 @@ type MachineScoper[T client.Object] interface {
 	BootstrapData(ctx context.Context) ([]byte, BootstrapFormat, error)
 }
 
-// Identity names the infra object and its Cluster; the scopes implement it.
-type Identity interface {
-	// Name returns the infra object's name.
-	Name() string
-	// Namespace returns the infra object's namespace.
-	Namespace() string
-	// ClusterName returns the owning Cluster's name.
-	ClusterName() string
-}
-
 var (
 	_ ClusterScoper[client.Object] = (*ClusterScope[client.Object])(nil)
 	_ MachineScoper[client.Object] = (*MachineScope[client.Object])(nil)
 	_ SpecPatcher                  = (*MachineScope[client.Object])(nil)
-	_ Identity                     = (*MachineScope[client.Object])(nil)
 )

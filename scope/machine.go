@@ -24,17 +24,26 @@ type UnstructuredMachineScope = MachineScope[*unstructured.Unstructured]
 
 // NewMachineScope returns the scope of infraMachine, owned by machine and cluster (core cluster.x-k8s.io
 // objects of API version v1beta1 or v1beta2, as unstructured). It checks that the Machine belongs to the
-// Cluster. A typed T must implement conditions.Setter, contract.ProvisionedAccessor and
-// contract.ProviderIDAccessor (and, for the setters that use them, contract.AddressesAccessor,
-// contract.StatusFailureDomainAccessor and ResourceIDsAccessor). The InfraMachine gets its own ownership key.
-func NewMachineScope[T client.Object](ctx context.Context, c client.Client, infraMachine T, machine, cluster *unstructured.Unstructured, opts ...Option) (*MachineScope[T], error) {
+// Cluster. T satisfies contract.InfraMachineObject; where it also implements contract.AddressesAccessor,
+// contract.StatusFailureDomainAccessor and ResourceIDsAccessor, the setters that need them work. The
+// InfraMachine gets its own ownership key.
+func NewMachineScope[T contract.InfraMachineObject](ctx context.Context, c client.Client, infraMachine T, machine, cluster *unstructured.Unstructured, opts ...Option) (*MachineScope[T], error) {
+	return newMachineScope(ctx, c, infraMachine, machine, cluster, opts)
+}
+
+// NewUnstructuredMachineScope returns the scope of an unstructured InfraMachine, read and written at the
+// paths of its contract version, like NewUnstructuredClusterScope.
+func NewUnstructuredMachineScope(ctx context.Context, c client.Client, infraMachine, machine, cluster *unstructured.Unstructured, opts ...Option) (*UnstructuredMachineScope, error) {
+	return newMachineScope(ctx, c, infraMachine, machine, cluster, opts)
+}
+
+func newMachineScope[T client.Object](ctx context.Context, c client.Client, infraMachine T, machine, cluster *unstructured.Unstructured, opts []Option) (*MachineScope[T], error) {
 	info, clusterName, err := machineInfo(machine)
 	if err != nil {
 		return nil, fmt.Errorf("cannot create InfraMachine scope: %w", err)
 	}
 	s := &MachineScope[T]{machine: info}
-	if err := s.init(ctx, c, infraMachine, cluster, "InfraMachine", accProviderID,
-		func(f fields) bool { return f.providerID != nil }, opts); err != nil {
+	if err := s.init(ctx, c, infraMachine, cluster, "InfraMachine", opts); err != nil {
 		return nil, err
 	}
 	if clusterName != cluster.GetName() {

@@ -63,21 +63,26 @@ type MachinePoolScope[T client.Object] struct {
 var _ MachinePoolScoper[client.Object] = (*MachinePoolScope[client.Object])(nil)
 
 // NewMachinePoolScope returns the scope of infraPool, owned by machinePool and cluster (core cluster.x-k8s.io
-// objects, as unstructured). A typed T must implement conditions.Setter, contract.ProvisionedAccessor (whose
-// SetProvisioned sets status.ready too for contract v1beta2: Cluster API v1.14 reads only that for machine
-// pools), contract.ProviderIDListAccessor and contract.ReplicasAccessor.
-func NewMachinePoolScope[T client.Object](ctx context.Context, c client.Client, infraPool T, machinePool, cluster *unstructured.Unstructured, opts ...Option) (*MachinePoolScope[T], error) {
+// objects, as unstructured). T satisfies contract.InfraMachinePoolObject, whose SetProvisioned sets
+// status.ready too for contract v1beta2: Cluster API v1.14 reads only that for machine pools.
+func NewMachinePoolScope[T contract.InfraMachinePoolObject](ctx context.Context, c client.Client, infraPool T, machinePool, cluster *unstructured.Unstructured, opts ...Option) (*MachinePoolScope[T], error) {
+	return newMachinePoolScope(ctx, c, infraPool, machinePool, cluster, opts)
+}
+
+// NewUnstructuredMachinePoolScope returns the scope of an unstructured InfraMachinePool, read and written at
+// the paths of its contract version, like NewUnstructuredClusterScope.
+func NewUnstructuredMachinePoolScope(ctx context.Context, c client.Client, infraPool, machinePool, cluster *unstructured.Unstructured, opts ...Option) (*MachinePoolScope[*unstructured.Unstructured], error) {
+	return newMachinePoolScope(ctx, c, infraPool, machinePool, cluster, opts)
+}
+
+func newMachinePoolScope[T client.Object](ctx context.Context, c client.Client, infraPool T, machinePool, cluster *unstructured.Unstructured, opts []Option) (*MachinePoolScope[T], error) {
 	info, clusterName, err := machinePoolInfo(machinePool)
 	if err != nil {
 		return nil, fmt.Errorf("cannot create InfraMachinePool scope: %w", err)
 	}
 	s := &MachinePoolScope[T]{pool: info}
-	if err := s.init(ctx, c, infraPool, cluster, "InfraMachinePool", accIDList,
-		func(f fields) bool { return f.providerIDList != nil }, opts); err != nil {
+	if err := s.init(ctx, c, infraPool, cluster, "InfraMachinePool", opts); err != nil {
 		return nil, err
-	}
-	if err := missing(infraPool, s.fields.replicas != nil, accReplicas); err != nil {
-		return nil, fmt.Errorf("cannot create InfraMachinePool scope: %w", err)
 	}
 	if clusterName != cluster.GetName() {
 		return nil, fmt.Errorf("cannot create InfraMachinePool scope: MachinePool %q has spec.clusterName %q, want %q: %w", machinePool.GetName(), clusterName, cluster.GetName(), ErrInvalidInput)

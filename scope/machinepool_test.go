@@ -36,7 +36,7 @@ func TestMachinePoolScope(t *testing.T) {
 	mp := newMachinePool("ns", "pool", "c1", map[string]any{"replicas": int64(3), "failureDomains": []any{"az-1", "az-2"},
 		"template": map[string]any{"spec": map[string]any{"version": "v1.36.0", "bootstrap": map[string]any{"dataSecretName": "pool-data"}}}})
 	obj := infraPool("ns", "pool")
-	s, err := scope.NewMachinePoolScope(ctx, c, obj, mp, cluster, scope.WithContractVersion(contract.V1Beta2))
+	s, err := scope.NewUnstructuredMachinePoolScope(ctx, c, obj, mp, cluster, scope.WithContractVersion(contract.V1Beta2))
 	require.NoError(t, err)
 
 	info := s.MachinePool()
@@ -84,13 +84,13 @@ func TestNewMachinePoolScopeRejectsBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := scope.NewMachinePoolScope(context.Background(), c, infraPool("ns", "pool"), tt.pool, cluster, scope.WithContractVersion(contract.V1Beta2))
+			_, err := scope.NewUnstructuredMachinePoolScope(context.Background(), c, infraPool("ns", "pool"), tt.pool, cluster, scope.WithContractVersion(contract.V1Beta2))
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.wantMsg)
 		})
 	}
 	mp := newMachinePool("ns", "pool", "c1", map[string]any{})
-	s, err := scope.NewMachinePoolScope(context.Background(), c, infraPool("ns", "pool"), mp, cluster, scope.WithContractVersion(contract.V1Beta2))
+	s, err := scope.NewUnstructuredMachinePoolScope(context.Background(), c, infraPool("ns", "pool"), mp, cluster, scope.WithContractVersion(contract.V1Beta2))
 	require.NoError(t, err)
 	assert.Equal(t, int32(1), s.MachinePool().Replicas, "Cluster API's default")
 	_, _, err = s.BootstrapData(context.Background())

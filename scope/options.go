@@ -3,6 +3,7 @@ package scope
 import (
 	"crypto/rand"
 	"encoding/base32"
+	"fmt"
 	"strings"
 
 	"github.com/go-logr/logr"
@@ -39,7 +40,7 @@ func setOptions(o *options, opts []Option) {
 	*o = options{
 		logger:        logr.Discard(),
 		resourcesPath: defaultResourcesPath,
-		keyGen:        NewOwnershipKey,
+		keyGen:        newOwnershipKey,
 		retries:       patch.DefaultConflictRetries,
 	}
 	for _, opt := range opts {
@@ -68,7 +69,8 @@ func WithResourcesPath(path ...string) Option {
 	}
 }
 
-// WithOwnershipKeyGenerator replaces NewOwnershipKey, for deterministic tests and examples.
+// WithOwnershipKeyGenerator replaces the generator of ownership keys (by default 26 random lower-case base32
+// characters, 130 bits), for deterministic tests and examples.
 func WithOwnershipKeyGenerator(gen func() (string, error)) Option {
 	return func(o *options) {
 		if gen != nil {
@@ -100,12 +102,12 @@ func WithOwnedConditions(types ...string) Option {
 	return func(o *options) { o.patchOpts = append(o.patchOpts, po) }
 }
 
-// NewOwnershipKey returns a new random ownership key: 26 lower-case base32 characters (130 bits), a valid
+// newOwnershipKey returns a new random ownership key: 26 lower-case base32 characters (130 bits), a valid
 // label value and a valid cloud tag value.
-func NewOwnershipKey() (string, error) {
+func newOwnershipKey() (string, error) {
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
-		return "", err
+		return "", fmt.Errorf("cannot generate an ownership key: %w", err)
 	}
 	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b)), nil
 }

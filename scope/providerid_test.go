@@ -186,7 +186,7 @@ func TestProviderIDTrackerOnAnUnstructuredMachine(t *testing.T) {
 	u.SetNamespace("ns")
 	u.SetName("m1")
 	c := fake.NewClientBuilder().WithScheme(testScheme()).WithObjects(u).WithStatusSubresource(u).Build()
-	s, err := scope.NewMachineScope(ctx, c, u, newMachine(t, nil, "ns", "m1", "v1beta2", "c1", nil), newCluster(t, nil, "ns", "c1", "v1beta2", nil),
+	s, err := scope.NewUnstructuredMachineScope(ctx, c, u, newMachine(t, nil, "ns", "m1", "v1beta2", "c1", nil), newCluster(t, nil, "ns", "c1", "v1beta2", nil),
 		scope.WithContractVersion(contract.V1Beta2))
 	require.NoError(t, err)
 	tr, err := scope.ProviderIDTracker(s, contract.Unstructured(s.InfraMachine(), s.ContractVersion()), "vm", fooFormat, fooParse)

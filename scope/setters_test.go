@@ -205,7 +205,7 @@ func TestUnstructuredResourceIDsAtACustomPath(t *testing.T) {
 		return u
 	}
 	u := newObj()
-	s, err := scope.NewClusterScope(ctx, c, u, cluster, scope.WithContractVersion(contract.V1Beta2), scope.WithResourcesPath("status", "cloudIDs"))
+	s, err := scope.NewUnstructuredClusterScope(ctx, c, u, cluster, scope.WithContractVersion(contract.V1Beta2), scope.WithResourcesPath("status", "cloudIDs"))
 	require.NoError(t, err)
 	require.NoError(t, s.SetResourceID("vpc", "vpc-1"))
 	ids, _, _ := unstructured.NestedStringMap(u.Object, "status", "cloudIDs")
@@ -221,7 +221,7 @@ func TestUnstructuredResourceIDsAtACustomPath(t *testing.T) {
 
 	bad := newObj()
 	require.NoError(t, unstructured.SetNestedField(bad.Object, "vpc-1", "status", "cloudIDs"))
-	_, err = scope.NewClusterScope(ctx, c, bad, cluster, scope.WithContractVersion(contract.V1Beta2), scope.WithResourcesPath("status", "cloudIDs"))
+	_, err = scope.NewUnstructuredClusterScope(ctx, c, bad, cluster, scope.WithContractVersion(contract.V1Beta2), scope.WithResourcesPath("status", "cloudIDs"))
 	require.ErrorIs(t, err, contract.ErrFieldType)
 	assert.ErrorContains(t, err, "cannot read the resource IDs of FooCluster")
 }
@@ -254,9 +254,9 @@ func TestUnstructuredScopeRejectsMalformedField(t *testing.T) {
 			require.NoError(t, unstructured.SetNestedField(u.Object, tt.value, tt.path...))
 			var err error
 			if tt.kind == "FooMachine" {
-				_, err = scope.NewMachineScope(ctx, c, u, machine, cluster, scope.WithContractVersion(contract.V1Beta2))
+				_, err = scope.NewUnstructuredMachineScope(ctx, c, u, machine, cluster, scope.WithContractVersion(contract.V1Beta2))
 			} else {
-				_, err = scope.NewClusterScope(ctx, c, u, cluster, scope.WithContractVersion(contract.V1Beta2))
+				_, err = scope.NewUnstructuredClusterScope(ctx, c, u, cluster, scope.WithContractVersion(contract.V1Beta2))
 			}
 			require.Error(t, err)
 			assert.ErrorIs(t, err, contract.ErrFieldType)

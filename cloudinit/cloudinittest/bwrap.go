@@ -11,9 +11,9 @@ import (
 	"testing"
 )
 
-// Stubbed are the commands that record their arguments and succeed in the sandbox instead of running:
+// stubbed are the commands that record their arguments and succeed in the sandbox instead of running:
 // those that change the host (services, mounts, kernel settings, host name, disks) or need a cluster.
-var Stubbed = []string{"kubeadm", "systemctl", "cloud-init-per", "swapoff", "swapon", "mount", "umount", "modprobe",
+var stubbed = []string{"kubeadm", "systemctl", "cloud-init-per", "swapoff", "swapon", "mount", "umount", "modprobe",
 	"sysctl", "hostnamectl", "hostname", "chronyc", "mkfs", "mkfs.ext4", "mkfs.xfs", "mkswap", "parted", "sfdisk",
 	"partprobe", "blkid", "udevadm", "growpart", "resize2fs", "xfs_growfs"}
 
@@ -62,7 +62,7 @@ func NewSandbox(t testing.TB) *Sandbox {
 	if err := os.MkdirAll(stubs, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range Stubbed {
+	for _, name := range stubbed {
 		stub := "#!/bin/sh\necho \"" + name + " $*\" >> /run/capkit-stub-calls.log\n"
 		if err := os.WriteFile(filepath.Join(stubs, name), []byte(stub), 0o755); err != nil {
 			t.Fatal(err)

@@ -7,10 +7,11 @@ import (
 	"io"
 	"strings"
 
+	"github.com/capkit/capkit/contract/clusterctl"
 	"github.com/capkit/capkit/contract/lint"
 )
 
-// checkUsage is the help text of "capkit check"; its bounds are those of package lint.
+// checkUsage is the help text of "capkit check"; its bounds are those of package contract/clusterctl.
 var checkUsage = fmt.Sprintf(`usage: capkit check [--strict] PATH...
 
 Checks CRDs and clusterctl release files against the Cluster API provider contract. PATH is a regular file or a
@@ -33,8 +34,8 @@ Bounds (each file; input above one is refused with a line that names the file an
   included). At most %d findings per file are listed, then "file: and N more violations"; the summary counts them
   all. The garbage collector keeps memory near %d MiB (a soft limit; GOMEMLIMIT overrides it).
 exit codes: 0 clean, 1 violations found (or, with --strict, files not checked), 2 unreadable, malformed or too
-large input or bad usage`, lint.DefaultMaxYAMLBytes>>20, lint.DefaultMaxYAMLBytes>>20, lint.DefaultMaxYAMLNodes,
-	lint.DefaultMaxYAMLDocuments, lint.DefaultMaxFindings, checkMemoryLimit>>20)
+large input or bad usage`, clusterctl.DefaultMaxYAMLBytes>>20, clusterctl.DefaultMaxYAMLBytes>>20, clusterctl.DefaultMaxYAMLNodes,
+	clusterctl.DefaultMaxYAMLDocuments, clusterctl.DefaultMaxFindings, checkMemoryLimit>>20)
 
 // runCheck implements "capkit check PATH...".
 func runCheck(args []string, stdout, stderr io.Writer) int {
@@ -62,10 +63,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "capkit check: no YAML files in %s%s\n", lint.EscapeText(fmt.Sprintf("%q", fl.Args())), skippedSummary(walk))
 		return 2
 	}
-	files := make([]*lint.YAMLFile, 0, len(walk.files))
+	files := make([]*clusterctl.YAMLFile, 0, len(walk.files))
 	failed := false
 	for _, name := range walk.files {
-		f, err := lint.ReadYAMLFile(name)
+		f, err := clusterctl.ReadYAMLFile(name)
 		if err != nil {
 			printError(stderr, err)
 			failed = true
@@ -76,13 +77,13 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if failed {
 		return 2
 	}
-	findings, err := lint.CheckFiles(files...)
+	findings, err := clusterctl.CheckFiles(files...)
 	if err != nil {
 		printError(stderr, err)
 		return 2
 	}
 	printLines(stdout, findings)
-	skipped := append(walk.notChecked, lint.FindUnclassified(files...)...)
+	skipped := append(walk.notChecked, clusterctl.FindUnclassified(files...)...)
 	printLines(stdout, skipped)
 	violations := findings.Count()
 	summary := fmt.Sprintf("capkit check: %s, %s", plural(len(files), "file"), plural(violations, "violation"))
@@ -123,7 +124,7 @@ func pathList(paths []string) string {
 	return strings.Join(names, ", ")
 }
 
-// printLines prints the String of each item on a line of its own; lint makes each one line of printable text.
+// printLines prints the String of each item on a line of its own; clusterctl and lint make each one line of printable text.
 func printLines[T fmt.Stringer](w io.Writer, items []T) {
 	for _, it := range items {
 		fmt.Fprintln(w, it.String())

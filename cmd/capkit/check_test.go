@@ -9,12 +9,13 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/capkit/capkit/contract/lint"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/capkit/capkit/contract/clusterctl"
 )
 
-const testdata = "../../contract/lint/testdata"
+const testdata = "../../contract/clusterctl/testdata"
 
 func check(args ...string) (int, string, string) {
 	var stdout, stderr bytes.Buffer
@@ -228,11 +229,11 @@ const badCRD = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinit
 func TestCheckRefusesUnboundedInput(t *testing.T) {
 	dir := t.TempDir()
 	bomb := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\ndata:\n  a: &a " + strings.Repeat("x", 1<<20) + "\n  b: [" + strings.Repeat("*a, ", 39) + "*a]\n"
-	docs := strings.Repeat("apiVersion: v1\nkind: A\n---\n", int(lint.DefaultMaxYAMLDocuments)+1)
-	dense := "apiVersion: v1\nkind: A\nl: [" + strings.Repeat("1,", int(lint.DefaultMaxYAMLNodes/2)) + "1]\n"
+	docs := strings.Repeat("apiVersion: v1\nkind: A\n---\n", int(clusterctl.DefaultMaxYAMLDocuments)+1)
+	dense := "apiVersion: v1\nkind: A\nl: [" + strings.Repeat("1,", int(clusterctl.DefaultMaxYAMLNodes/2)) + "1]\n"
 	big := filepath.Join(dir, "big.yaml")
 	require.NoError(t, os.WriteFile(big, nil, 0o644))
-	require.NoError(t, os.Truncate(big, lint.DefaultMaxYAMLBytes+1))
+	require.NoError(t, os.Truncate(big, clusterctl.DefaultMaxYAMLBytes+1))
 	tests := map[string]struct {
 		path string
 		want string

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/capkit/capkit/contract/lint"
+	"github.com/capkit/capkit/contract/clusterctl"
 )
 
 // walkResult is what yamlFiles found in its arguments, and what it did not search or check.
@@ -16,7 +16,7 @@ type walkResult struct {
 	// files are the YAML files to check, sorted.
 	files []string
 	// notChecked are files named *.yaml or *.yml that are not regular files (named pipes, devices, sockets).
-	notChecked []lint.Unclassified
+	notChecked []clusterctl.Unclassified
 	// hidden are the hidden folders (".git") that were not searched.
 	hidden []string
 	// repeated are folders reached again (through a link) after they were searched under another path.
@@ -42,7 +42,7 @@ func yamlFiles(args []string) (walkResult, error) {
 		case fi.Mode().IsRegular():
 			w.res.files = append(w.res.files, arg)
 		default:
-			return walkResult{}, fmt.Errorf("cannot check %q: not a regular file or folder (%s)", arg, lint.FileType(fi.Mode()))
+			return walkResult{}, fmt.Errorf("cannot check %q: not a regular file or folder (%s)", arg, clusterctl.FileType(fi.Mode()))
 		}
 	}
 	slices.Sort(w.res.files)
@@ -97,8 +97,8 @@ func (w *walker) dir(path string, fi fs.FileInfo, ancestors []fs.FileInfo) error
 		case mode.IsRegular():
 			w.res.files = append(w.res.files, p)
 		default:
-			w.res.notChecked = append(w.res.notChecked, lint.Unclassified{File: p,
-				Reason: fmt.Sprintf("not a regular file (%s): not checked", lint.FileType(mode))})
+			w.res.notChecked = append(w.res.notChecked, clusterctl.Unclassified{File: p,
+				Reason: fmt.Sprintf("not a regular file (%s): not checked", clusterctl.FileType(mode))})
 		}
 	}
 	return nil

@@ -1,8 +1,16 @@
-// Command capkit checks Cluster API provider files against the provider contract and renders
-// cloud-config bootstrap data to bash.
+// Command capkit checks Cluster API provider files against the provider contract, renders
+// cloud-config bootstrap data to bash, and generates the contract accessor methods of a provider's API types.
 //
-//	capkit check PATH...        check CRDs and clusterctl release files
-//	capkit render [flags] PATH  render a cloud-config to a bash script
+//	capkit check PATH...                 check CRDs and clusterctl release files
+//	capkit render [flags] PATH           render a cloud-config to a bash script
+//	capkit generate accessors DIR...     write zz_generated.accessors.go in each API package folder
+//
+// "capkit generate accessors" gives each root object type of a package (+kubebuilder:object:root=true) the
+// accessor methods of the contract interfaces its spec and status fields support (GetConditions,
+// IsProvisioned, GetProviderID, GetResourceIDs and their setters, ...), so a provider writes none by hand;
+// a method it declares itself is not generated. Run it from "make generate":
+//
+//	go run github.com/capkit/capkit/cmd/capkit generate accessors ./api/v1beta2
 package main
 
 import (
@@ -15,10 +23,14 @@ import (
 const usage = `usage:
   capkit check PATH...          check CRD and clusterctl YAML files or folders against the CAPI contract
   capkit render [flags] PATH    render cloud-config bootstrap data to a bash script (capkit render -h)
-exit codes: 0 clean, 1 violations found, 2 unreadable, malformed or too large input or bad usage`
+  capkit generate accessors DIR...
+                                write the contract accessor methods of the API types in each package folder
+                                (capkit generate -h)
+exit codes: 0 clean, 1 violations found, 2 unreadable, malformed or too large input or bad usage
+(generate: 0 written, 1 cannot generate, 2 bad usage)`
 
 // checkMemoryLimit is the soft memory limit of "capkit check" (see runtime/debug.SetMemoryLimit) unless GOMEMLIMIT
-// sets one: the bounds of lint.ReadYAML bound the live memory, and the limit makes the garbage collector keep the
+// sets one: the bounds of clusterctl.ReadYAML bound the live memory, and the limit makes the garbage collector keep the
 // process near it instead of at twice of it. It is no hard limit: a larger check still completes, more slowly.
 const checkMemoryLimit = 100 << 20
 
@@ -40,6 +52,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runCheck(args[1:], stdout, stderr)
 	case "render":
 		return runRender(args[1:], stdout, stderr)
+	case "generate":
+		return runGenerate(args[1:], stderr)
 	case "-h", "--help", "help":
 		fmt.Fprintln(stdout, usage)
 		return 0

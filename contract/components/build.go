@@ -8,7 +8,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/capkit/capkit/contract/lint"
+	"github.com/capkit/capkit/contract/clusterctl"
 )
 
 // Build returns infrastructure-components.yaml for the files controller-gen wrote in cfg.ConfigDir: the
@@ -100,7 +100,7 @@ func readDir(dir string) ([]object, error) {
 
 // readFile reads the objects of a multi-document YAML file.
 func readFile(name string) ([]object, error) {
-	f, err := lint.ReadYAMLFile(name)
+	f, err := clusterctl.ReadYAMLFile(name)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read generated file: %w", err)
 	}

@@ -12,8 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/contract/clusterctl"
 	"github.com/capkit/capkit/contract/components"
-	"github.com/capkit/capkit/contract/lint"
 )
 
 // Files of the tiny config folder in testdata/config, relative to the folder.
@@ -47,7 +47,7 @@ func configDir(t *testing.T, files map[string]string) string {
 // decode reads the documents of built components.
 func decode(t *testing.T, data []byte) []*unstructured.Unstructured {
 	t.Helper()
-	f, err := lint.ReadYAML(bytes.NewReader(data), "infrastructure-components.yaml")
+	f, err := clusterctl.ReadYAML(bytes.NewReader(data), "infrastructure-components.yaml")
 	require.NoError(t, err)
 	out := make([]*unstructured.Unstructured, 0, len(f.Documents))
 	for _, d := range f.Documents {
@@ -208,9 +208,9 @@ func TestBuildFollowsClusterctlContract(t *testing.T) {
 	dir := configDir(t, map[string]string{})
 	data, err := components.Build(validConfig(dir))
 	require.NoError(t, err)
-	f, err := lint.ReadYAML(bytes.NewReader(data), filepath.Join(dir, "infrastructure-components.yaml"))
+	f, err := clusterctl.ReadYAML(bytes.NewReader(data), filepath.Join(dir, "infrastructure-components.yaml"))
 	require.NoError(t, err)
-	findings, err := lint.CheckFiles(f)
+	findings, err := clusterctl.CheckFiles(f)
 	require.NoError(t, err)
 	var lines []string
 	for _, finding := range findings {

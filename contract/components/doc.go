@@ -48,5 +48,5 @@
 //		  output:rbac:artifacts:config=config/rbac
 //		go run ./hack/components
 //
-// The file then passes the components checks of github.com/capkit/capkit/contract/lint (CheckFiles).
+// The file then passes the components checks of github.com/capkit/capkit/contract/clusterctl (CheckFiles).
 package components

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/capkit/capkit/contract/clusterctl"
 	"github.com/capkit/capkit/contract/components"
-	"github.com/capkit/capkit/contract/lint"
 )
 
 // ExampleBuild builds the components of a provider named widgetcloud from a config folder controller-gen filled
@@ -22,7 +22,7 @@ func ExampleBuild() {
 		fmt.Println(err)
 		return
 	}
-	f, err := lint.ReadYAML(bytes.NewReader(data), "infrastructure-components.yaml")
+	f, err := clusterctl.ReadYAML(bytes.NewReader(data), "infrastructure-components.yaml")
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -404,3 +404,17 @@ func (c *crdChecker) checkServedVersions(role Kind, cv contract.Version, contrac
 func sharesStoredForm(crd *apiextensionsv1.CustomResourceDefinition) bool {
 	return crd.Spec.Conversion == nil || crd.Spec.Conversion.Strategy == "" || crd.Spec.Conversion.Strategy == apiextensionsv1.NoneConverter
 }
+
+// RuleCRDName is the rule that a CRD's metadata.name is "<plural>.<group>"; the API server refuses any other.
+const RuleCRDName = "crd.name"
+
+// checkName checks the CRD's name and plural.
+func (c *crdChecker) checkName() {
+	want := c.crd.Spec.Names.Plural + "." + c.crd.Spec.Group
+	if got := c.crd.Name; got != want && c.crd.Spec.Names.Plural != "" && c.crd.Spec.Group != "" {
+		c.add(RuleCRDName, "metadata.name", "name is %q, want %q (<plural>.<group>): the API server refuses the CRD", got, want)
+	}
+	if plural := c.crd.Spec.Names.Plural; plural != strings.ToLower(plural) || slices.Contains([]string{"", c.crd.Spec.Names.Kind}, plural) {
+		c.add(RuleCRDName, "spec.names.plural", "plural is %q, want the lower-case plural of kind %q", plural, c.crd.Spec.Names.Kind)
+	}
+}

@@ -12,18 +12,23 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/contract/clusterctl"
 	"github.com/capkit/capkit/contract/lint"
 )
 
-// loadCRDs reads every CRD of the YAML files under dir (a folder or a file) in testdata, keyed by kind.
+// fixtures is the folder of the CRD fixtures: they are those of package clusterctl's release files, whose CRDs
+// CheckFiles checks with CheckCRD, kept in one place.
+var fixtures = filepath.Join("..", "clusterctl", "testdata")
+
+// loadCRDs reads every CRD of the YAML files at path (a file or a glob) under fixtures, keyed by kind.
 func loadCRDs(t testing.TB, path string) map[string]*apiextensionsv1.CustomResourceDefinition {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", path))
+	files, err := filepath.Glob(filepath.Join(fixtures, path))
 	require.NoError(t, err)
 	require.NotEmpty(t, files, path)
 	out := map[string]*apiextensionsv1.CustomResourceDefinition{}
 	for _, name := range files {
-		f, err := lint.ReadYAMLFile(name)
+		f, err := clusterctl.ReadYAMLFile(name)
 		require.NoError(t, err)
 		for _, d := range f.Documents {
 			if d.Object.GetKind() != "CustomResourceDefinition" {

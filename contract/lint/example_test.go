@@ -1,10 +1,13 @@
 package lint_test
 
 import (
+	"errors"
 	"fmt"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
 
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/contract/lint"
@@ -66,4 +69,61 @@ func ExampleCheckInfraCluster() {
 	}
 	// Output:
 	// MemCluster/demo: infracluster.controlPlaneEndpoint: spec.controlPlaneEndpoint: status.initialization.provisioned is true but spec.controlPlaneEndpoint has no host and port: set the endpoint before or with provisioned
+}
+
+// A CRD whose label declares contract v1beta2 while its status is still in the v1beta1 shape.
+const halfMigratedCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: memmachines.infrastructure.example.io
+  labels:
+    cluster.x-k8s.io/v1beta2: v1alpha1
+spec:
+  group: infrastructure.example.io
+  names: {kind: MemMachine, listKind: MemMachineList, plural: memmachines, singular: memmachine}
+  scope: Namespaced
+  versions:
+  - name: v1alpha1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              providerID: {type: string}
+          status:
+            type: object
+            properties:
+              ready: {type: boolean}
+`
+
+func ExampleCheckCRD() {
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.UnmarshalStrict([]byte(halfMigratedCRD), crd); err != nil {
+		panic(err)
+	}
+	for _, v := range lint.CheckCRD(crd) {
+		fmt.Printf("%s: %s\n", v.Rule, v.Path)
+	}
+	// Output:
+	// crd.contract-shape: spec.versions[v1alpha1].schema.openAPIV3Schema.properties.status
+	// inframachine.provisioned: status.initialization.provisioned
+}
+
+// A tool that returns errors turns violations into one with Err: it wraps ErrViolations, and errors.As gets the
+// list back.
+func ExampleViolations_Err() {
+	err := lint.CheckType(&OldCluster{}, lint.KindInfraCluster, contract.V1Beta2).Err()
+	fmt.Println(errors.Is(err, lint.ErrViolations))
+	var ve *lint.ViolationsError
+	if errors.As(err, &ve) {
+		fmt.Println(ve.Violations.Rules())
+	}
+	// Output:
+	// true
+	// [infracluster.failureDomains infracluster.provisioned]
 }

@@ -51,7 +51,7 @@ type Violations []Violation
 
 // Sort orders the violations by object, path, rule and message, for deterministic output.
 func (vs Violations) Sort() {
-	slices.SortStableFunc(vs, compareViolations)
+	slices.SortStableFunc(vs, Violation.Compare)
 }
 
 // Sorted returns a sorted copy of the violations.
@@ -130,7 +130,9 @@ func (e *ViolationsError) Error() string {
 // Unwrap returns ErrViolations.
 func (e *ViolationsError) Unwrap() error { return ErrViolations }
 
-func compareViolations(a, b Violation) int {
+// Compare orders v before w by object, path, rule and message, as Violations.Sort does: it returns -1, 0 or +1.
+func (v Violation) Compare(w Violation) int {
+	a, b := v, w
 	return cmp.Or(
 		cmp.Compare(a.Object, b.Object),
 		cmp.Compare(a.Path, b.Path),

@@ -8,7 +8,10 @@ import (
 )
 
 // FooMachinePool is a v1beta2-contract InfraMachinePool; it implements conditions.Setter and the contract
-// accessors, and sets status.ready with the provisioned flag as Cluster API v1.14 reads it.
+// accessors (generated: zz_generated.accessors.go), and sets status.ready with the provisioned flag as Cluster
+// API v1.14 reads it.
+//
+// +kubebuilder:object:root=true
 type FooMachinePool struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -38,17 +41,6 @@ type FooMachinePoolList struct {
 	Items           []FooMachinePool `json:"items"`
 }
 
-// GetConditions implements conditions.Getter.
-func (p *FooMachinePool) GetConditions() []metav1.Condition { return p.Status.Conditions }
-
-// SetConditions implements conditions.Setter.
-func (p *FooMachinePool) SetConditions(c []metav1.Condition) { p.Status.Conditions = c }
-
-// IsProvisioned implements contract.ProvisionedAccessor.
-func (p *FooMachinePool) IsProvisioned() bool {
-	return p.Status.Initialization != nil && p.Status.Initialization.IsProvisioned()
-}
-
 // SetProvisioned implements contract.ProvisionedAccessor, setting status.ready too.
 func (p *FooMachinePool) SetProvisioned(v bool) {
 	if p.Status.Initialization == nil {
@@ -57,24 +49,6 @@ func (p *FooMachinePool) SetProvisioned(v bool) {
 	p.Status.Initialization.SetProvisioned(v)
 	p.Status.Ready = v
 }
-
-// GetProviderIDList implements contract.ProviderIDListAccessor.
-func (p *FooMachinePool) GetProviderIDList() []string { return p.Spec.ProviderIDList }
-
-// SetProviderIDList implements contract.ProviderIDListAccessor.
-func (p *FooMachinePool) SetProviderIDList(ids []string) { p.Spec.ProviderIDList = ids }
-
-// GetStatusReplicas implements contract.ReplicasAccessor.
-func (p *FooMachinePool) GetStatusReplicas() int32 { return p.Status.Replicas }
-
-// SetStatusReplicas implements contract.ReplicasAccessor.
-func (p *FooMachinePool) SetStatusReplicas(n int32) { p.Status.Replicas = n }
-
-// GetResourceIDs implements scope.ResourceIDsAccessor.
-func (p *FooMachinePool) GetResourceIDs() map[string]string { return p.Status.Resources }
-
-// SetResourceIDs implements scope.ResourceIDsAccessor.
-func (p *FooMachinePool) SetResourceIDs(ids map[string]string) { p.Status.Resources = ids }
 
 // DeepCopyObject implements runtime.Object.
 func (p *FooMachinePool) DeepCopyObject() runtime.Object { return deepCopy(p) }

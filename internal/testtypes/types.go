@@ -42,7 +42,11 @@ func AddToScheme(s *runtime.Scheme) error {
 	return nil
 }
 
-// FooCluster is a v1beta2-contract InfraCluster; it implements conditions.Setter and the contract accessors.
+// FooCluster is a v1beta2-contract InfraCluster; it implements conditions.Setter and the contract accessors
+// (generated: zz_generated.accessors.go).
+//
+// +kubebuilder:object:root=true
+
 type FooCluster struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -65,7 +69,11 @@ type FooClusterStatus struct {
 	Resources      map[string]string                    `json:"resources,omitempty"`
 }
 
-// FooMachine is a v1beta2-contract InfraMachine; it implements conditions.Setter and the contract accessors.
+// FooMachine is a v1beta2-contract InfraMachine; it implements conditions.Setter and the contract accessors
+// (generated: zz_generated.accessors.go).
+//
+// +kubebuilder:object:root=true
+
 type FooMachine struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -88,90 +96,6 @@ type FooMachineStatus struct {
 	FailureDomain  string                               `json:"failureDomain,omitempty"`
 	Resources      map[string]string                    `json:"resources,omitempty"`
 }
-
-// GetConditions implements conditions.Getter.
-func (m *FooMachine) GetConditions() []metav1.Condition { return m.Status.Conditions }
-
-// SetConditions implements conditions.Setter.
-func (m *FooMachine) SetConditions(c []metav1.Condition) { m.Status.Conditions = c }
-
-// IsProvisioned implements contract.ProvisionedAccessor.
-func (m *FooMachine) IsProvisioned() bool {
-	return m.Status.Initialization != nil && m.Status.Initialization.IsProvisioned()
-}
-
-// SetProvisioned implements contract.ProvisionedAccessor.
-func (m *FooMachine) SetProvisioned(v bool) {
-	if m.Status.Initialization == nil {
-		m.Status.Initialization = &contract.InfraMachineInitialization{}
-	}
-	m.Status.Initialization.SetProvisioned(v)
-}
-
-// GetProviderID implements contract.ProviderIDAccessor.
-func (m *FooMachine) GetProviderID() string { return m.Spec.ProviderID }
-
-// SetProviderID implements contract.ProviderIDAccessor.
-func (m *FooMachine) SetProviderID(id string) { m.Spec.ProviderID = id }
-
-// GetAddresses implements contract.AddressesAccessor.
-func (m *FooMachine) GetAddresses() []contract.MachineAddress { return m.Status.Addresses }
-
-// SetAddresses implements contract.AddressesAccessor.
-func (m *FooMachine) SetAddresses(a []contract.MachineAddress) { m.Status.Addresses = a }
-
-// GetStatusFailureDomain implements contract.StatusFailureDomainAccessor.
-func (m *FooMachine) GetStatusFailureDomain() string { return m.Status.FailureDomain }
-
-// SetStatusFailureDomain implements contract.StatusFailureDomainAccessor.
-func (m *FooMachine) SetStatusFailureDomain(fd string) { m.Status.FailureDomain = fd }
-
-// GetResourceIDs implements scope.ResourceIDsAccessor.
-func (m *FooMachine) GetResourceIDs() map[string]string { return m.Status.Resources }
-
-// SetResourceIDs implements scope.ResourceIDsAccessor.
-func (m *FooMachine) SetResourceIDs(ids map[string]string) { m.Status.Resources = ids }
-
-// GetConditions implements conditions.Getter.
-func (c *FooCluster) GetConditions() []metav1.Condition { return c.Status.Conditions }
-
-// SetConditions implements conditions.Setter.
-func (c *FooCluster) SetConditions(conds []metav1.Condition) { c.Status.Conditions = conds }
-
-// IsProvisioned implements contract.ProvisionedAccessor.
-func (c *FooCluster) IsProvisioned() bool {
-	return c.Status.Initialization != nil && c.Status.Initialization.IsProvisioned()
-}
-
-// SetProvisioned implements contract.ProvisionedAccessor.
-func (c *FooCluster) SetProvisioned(v bool) {
-	if c.Status.Initialization == nil {
-		c.Status.Initialization = &contract.InfraClusterInitialization{}
-	}
-	c.Status.Initialization.SetProvisioned(v)
-}
-
-// GetControlPlaneEndpoint implements contract.ControlPlaneEndpointAccessor.
-func (c *FooCluster) GetControlPlaneEndpoint() contract.APIEndpoint {
-	return c.Spec.ControlPlaneEndpoint
-}
-
-// SetControlPlaneEndpoint implements contract.ControlPlaneEndpointAccessor.
-func (c *FooCluster) SetControlPlaneEndpoint(ep contract.APIEndpoint) {
-	c.Spec.ControlPlaneEndpoint = ep
-}
-
-// GetFailureDomains implements contract.FailureDomainsAccessor.
-func (c *FooCluster) GetFailureDomains() []contract.FailureDomain { return c.Status.FailureDomains }
-
-// SetFailureDomains implements contract.FailureDomainsAccessor.
-func (c *FooCluster) SetFailureDomains(d []contract.FailureDomain) { c.Status.FailureDomains = d }
-
-// GetResourceIDs implements scope.ResourceIDsAccessor.
-func (c *FooCluster) GetResourceIDs() map[string]string { return c.Status.Resources }
-
-// SetResourceIDs implements scope.ResourceIDsAccessor.
-func (c *FooCluster) SetResourceIDs(ids map[string]string) { c.Status.Resources = ids }
 
 // Legacy is a type that lacks the v1beta2 status fields: only spec.
 type Legacy struct {

@@ -20,9 +20,11 @@
 //		})
 //	}
 //
-// A Resource reports errors in two classes only, as reconcile does: terminal (reconcile.Terminal, when
-// retrying cannot help) or anything else, which is retried with backoff. A lost create response must be
-// retried, so the scenarios fail when the Resource makes it terminal.
+// The scenarios judge a Resource's errors as the reconcilers do, by reconcile.Classify: throttled
+// (reconcile.Throttled, retried after the cloud's hint), terminal (reconcile.Terminal, when retrying cannot
+// help, not retried until the object changes) or transient (anything else, retried with backoff). A lost
+// create response or a failed update must be retried, so the scenarios fail when the Resource makes it
+// terminal; an out-of-band deletion with OutOfBandDelete ReportTerminal must be terminal.
 //
 // Tracker is an in-memory scope.ResourceTracker that keeps apart the IDs held in memory and those persisted
 // by PatchNow, so that a test models a crash (Restart) or clusterctl move (Moved) between two reconciles.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/reconcile"
 )
 
@@ -324,11 +325,11 @@ func lostCreateResponse[S, O any](lag bool) func(context.Context, ResourceUnderT
 		}
 		tr := NewTracker(scenarioOwnershipKey)
 		_, err := ensure(ctx, tr, r, res)
-		switch {
+		switch c := classOf(err); {
 		case err == nil:
 			return errors.New("ensure succeeded although the create response was lost: want an error that is retried")
-		case reconcile.IsTerminal(err):
-			return fmt.Errorf("ensure after a lost create response returned the terminal error %w, want an error that is retried", err)
+		case !retried(c):
+			return fmt.Errorf("ensure after a lost create response returned %w, of class %s, want an error that is retried (Transient or Throttled)", err, c)
 		}
 		if err := wantCount(f, 1, "after the lost response"); err != nil {
 			return err
@@ -354,7 +355,7 @@ func outOfBandDeletion[S, O any](ctx context.Context, r ResourceUnderTest[S, O],
 	}
 	out, err := ensure(ctx, tr, r, f.Resource)
 	if r.OutOfBandDelete == ReportTerminal {
-		if !reconcile.IsTerminal(err) {
+		if classOf(err) != reconcile.ClassTerminal {
 			return fmt.Errorf("ensure after an out-of-band deletion returned (ID %q, action %q, %s), want a terminal error", out.ID, out.Action, errText(err))
 		}
 		return wantCount(f, 0, "after the terminal error")
@@ -429,9 +430,8 @@ func rejectsInvalid[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f 
 	res, cc := counted(f.Resource, nil)
 	_, err := reconcile.Ensure(ctx, NewTracker(scenarioOwnershipKey), key(r), res, reconcile.Given(r.InvalidSpec), r.Options...)
 	var errs []error
-	var term *reconcile.TerminalError
-	if !errors.As(err, &term) || term.Reason != reconcile.ReasonInvalidParameters {
-		errs = append(errs, fmt.Errorf("Ensure(InvalidSpec) returned %s, want a terminal %s error: Validate must reject it", errText(err), reconcile.ReasonInvalidParameters))
+	if c := reconcile.Classify(reconcile.OpReconcile, reconcile.Result{}, err); c.Class != reconcile.ClassTerminal || c.Reason != conditions.ReasonInvalidParameters {
+		errs = append(errs, fmt.Errorf("Ensure(InvalidSpec) returned %s, want a terminal %s error: Validate must reject it", errText(err), conditions.ReasonInvalidParameters))
 	}
 	if len(cc.calls) > 0 {
 		errs = append(errs, fmt.Errorf("Ensure(InvalidSpec) called the cloud: %q, want no call", cc.calls))
@@ -445,4 +445,15 @@ func errText(err error) string {
 		return "no error"
 	}
 	return "error: " + err.Error()
+}
+
+// classOf returns the class the reconcilers give err, returned by a step (reconcile.Classify).
+func classOf(err error) reconcile.Class {
+	return reconcile.Classify(reconcile.OpReconcile, reconcile.Result{}, err).Class
+}
+
+// retried reports whether the reconcilers try a step of class c again by themselves: after a backoff
+// (ClassTransient) or the cloud's hint (ClassThrottled).
+func retried(c reconcile.Class) bool {
+	return c == reconcile.ClassTransient || c == reconcile.ClassThrottled
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/reconcile"
 )
 
@@ -66,8 +67,8 @@ func wantUpdated[S, O any](out reconcile.EnsureResult[O], cc *callCounter[S, O],
 		errs = append(errs, fmt.Errorf("ensure of a drifted resource returned ID %q, action %q, drift %q, want ID %q, action %q and the drifted fields",
 			out.ID, out.Action, out.Drift, id, reconcile.ActionUpdated))
 	}
-	if out.Result.Done || out.Result.Reason != reconcile.ReasonDriftCorrected {
-		errs = append(errs, fmt.Errorf("ensure of a drifted resource returned %+v, want reason %s (not done until read again)", out.Result, reconcile.ReasonDriftCorrected))
+	if out.Result.Done || out.Result.Reason != conditions.ReasonDriftCorrected {
+		errs = append(errs, fmt.Errorf("ensure of a drifted resource returned %+v, want reason %s (not done until read again)", out.Result, conditions.ReasonDriftCorrected))
 	}
 	return errors.Join(errs...)
 }
@@ -91,11 +92,11 @@ func updateFailureIsRetried[S, O any](ctx context.Context, r ResourceUnderTest[S
 		return err
 	}
 	_, _, err = ensureCounted(ctx, tr, r, f.Resource, errUpdateFailed)
-	switch {
+	switch c := classOf(err); {
 	case err == nil:
 		return errors.New("ensure succeeded although its update failed: want an error that is retried")
-	case reconcile.IsTerminal(err):
-		return fmt.Errorf("ensure after a failed update returned the terminal error %w, want an error that is retried", err)
+	case !retried(c):
+		return fmt.Errorf("ensure after a failed update returned %w, of class %s, want an error that is retried (Transient or Throttled)", err, c)
 	}
 	out, cc, err := ensureCounted(ctx, tr, r, f.Resource, nil)
 	if err != nil {

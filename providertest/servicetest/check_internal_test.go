@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/internal/testtypes"
 	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope/scopetest"
@@ -46,14 +48,23 @@ func TestCheckReportsEachMismatch(t *testing.T) {
 		failure    string // "" when the outcome matches
 	}{
 		{name: "all matches", want: Outcome{Result: reconcile.Result{Done: true}}, res: reconcile.Result{Done: true}},
-		{name: "error class", err: errors.New("boom"), failure: "error class is Retried"},
-		{name: "terminal", want: Outcome{Error: Terminal, Reason: "Quota"}, err: reconcile.Terminal("Quota", errors.New("x"))},
-		{name: "terminal reason", want: Outcome{Error: Terminal, Reason: "Quota"}, err: reconcile.Terminal("Other", errors.New("x")), failure: `reason is "Other"`},
-		{name: "controller-runtime terminal", want: Outcome{Error: Terminal, Reason: reconcile.ReasonTerminalError}, err: crreconcile.TerminalError(errors.New("x"))},
-		{name: "error is", want: Outcome{Error: Retried, ErrorIs: errNotFound}, err: errors.New("other"), failure: "does not wrap"},
-		{name: "error contains", want: Outcome{Error: Retried, ErrorContains: "quota"}, err: errors.New("other"), failure: `does not contain "quota"`},
+		{name: "class", err: errors.New("boom"), failure: "class is Transient"},
+		{name: "class of a result", want: Outcome{Class: reconcile.ClassDone}, res: reconcile.Result{}, failure: "class is InProgress"},
+		{name: "not done", want: Outcome{Class: reconcile.ClassInProgress, Reason: "Booting", RequeueAfter: reconcile.DefaultRequeueAfter,
+			Result: reconcile.Result{Reason: "Booting"}}, res: reconcile.Result{Reason: "Booting"}},
+		{name: "throttled", want: Outcome{Class: reconcile.ClassThrottled, Reason: conditions.ReasonThrottled, RequeueAfter: 5 * time.Second},
+			err: fmt.Errorf("cannot create: %w", reconcile.Throttled(errors.New("429"), 5*time.Second))},
+		{name: "throttled is not transient", want: Outcome{Class: reconcile.ClassTransient}, err: reconcile.Throttled(errors.New("429"), 0),
+			failure: "class is Throttled"},
+		{name: "requeue", want: Outcome{Class: reconcile.ClassThrottled, RequeueAfter: time.Minute}, err: reconcile.Throttled(errors.New("429"), 5*time.Second),
+			failure: "requeue after 5s"},
+		{name: "terminal", want: Outcome{Class: reconcile.ClassTerminal, Reason: "Quota"}, err: reconcile.Terminal("Quota", errors.New("x"))},
+		{name: "terminal reason", want: Outcome{Class: reconcile.ClassTerminal, Reason: "Quota"}, err: reconcile.Terminal("Other", errors.New("x")), failure: `condition reason is "Other"`},
+		{name: "controller-runtime terminal", want: Outcome{Class: reconcile.ClassTerminal, Reason: conditions.ReasonTerminalError}, err: crreconcile.TerminalError(errors.New("x"))},
+		{name: "error is", want: Outcome{Class: reconcile.ClassTransient, ErrorIs: errNotFound}, err: errors.New("other"), failure: "does not wrap"},
+		{name: "error contains", want: Outcome{Class: reconcile.ClassTransient, ErrorContains: "quota"}, err: errors.New("other"), failure: `does not contain "quota"`},
 		{name: "result", res: reconcile.Result{Done: true}, failure: "result is"},
-		{name: "bootstrap data in the error", want: Outcome{Error: Retried}, err: errors.New("bad data: " + secret), failure: "bootstrap data appears in the error"},
+		{name: "bootstrap data in the error", want: Outcome{Class: reconcile.ClassTransient}, err: errors.New("bad data: " + secret), failure: "bootstrap data appears in the error"},
 		{name: "bootstrap data in the message", want: Outcome{Result: reconcile.Result{Message: secret}}, res: reconcile.Result{Message: secret}, failure: "appears in the result message"},
 		{name: "bootstrap data in a condition", change: withCondition("data " + secret), failure: `condition "A" message`},
 		{name: "bootstrap data at a checkpoint", change: withCondition(secret), checkpoint: true, failure: "at checkpoint 1"},
@@ -67,7 +78,7 @@ func TestCheckReportsEachMismatch(t *testing.T) {
 			change: func(m *testtypes.FooMachine) { m.Status.Resources = map[string]string{"disk": "d-1"} },
 		},
 		{
-			name: "recorded resource ID not persisted after a failed call", want: Outcome{Error: Retried}, err: errors.New("conflict"),
+			name: "recorded resource ID not persisted after a failed call", want: Outcome{Class: reconcile.ClassTransient}, err: errors.New("conflict"),
 			change: func(m *testtypes.FooMachine) { m.Status.Resources = map[string]string{"disk": "d-1"} },
 		},
 		{name: "provider ID checkpointed", change: func(m *testtypes.FooMachine) { m.Spec.ProviderID = "mem://1" }, checkpoint: true, specOnly: true},
@@ -99,22 +110,4 @@ func TestCheckReportsEachMismatch(t *testing.T) {
 			assert.Contains(t, strings.Join(r.errs, "\n"), tc.failure)
 		})
 	}
-}
-
-func TestErrorClass(t *testing.T) {
-	tests := []struct {
-		err  error
-		want ErrorClass
-		name string
-	}{
-		{nil, NoError, "NoError"},
-		{reconcile.Terminal("R", errors.New("x")), Terminal, "Terminal"},
-		{fmt.Errorf("wrapped: %w", crreconcile.TerminalError(errors.New("x"))), Terminal, "Terminal"},
-		{errors.New("x"), Retried, "Retried"},
-	}
-	for _, tc := range tests {
-		assert.Equal(t, tc.want, ClassOf(tc.err), "%v", tc.err)
-		assert.Equal(t, tc.name, tc.want.String())
-	}
-	assert.Equal(t, "ErrorClass(7)", ErrorClass(7).String())
 }

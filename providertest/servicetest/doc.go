@@ -1,8 +1,9 @@
 // Package servicetest runs table-driven tests of a provider's services (reconcile.Service over
 // scope.MachineScoper[T] or scope.ClusterScoper[T]) on the state-backed fake scopes of scope/scopetest: no
 // gomock scope, no API server. A case gives the fake scope in its starting state, the setup of the
-// service's dependencies, and the Outcome; the harness calls the service once and checks what every
-// provider must get right besides the case's own assertions.
+// service's dependencies, and the Outcome: what the reconciler will do with the call, in the terms of
+// reconcile.Classify, which the reconcilers act on; the harness calls the service once and checks that, and
+// what every provider must get right, besides the case's own assertions.
 //
 //	func TestInstance(t *testing.T) {
 //		newService := func(t *testing.T) (reconcile.Service[scope.MachineScoper[*v1beta2.MyMachine]], *fakecloud.Cloud) {
@@ -23,16 +24,25 @@
 //				Name:  "a quota error is terminal",
 //				Scope: machine("m-0"),
 //				Setup: func(_ *testing.T, _ *scopetest.FakeMachineScope[*v1beta2.MyMachine], c *fakecloud.Cloud) { c.FailNext(fakecloud.ErrQuota) },
-//				Want:  servicetest.Outcome{Error: servicetest.Terminal, Reason: "QuotaExceeded"},
+//				Want:  servicetest.Outcome{Class: reconcile.ClassTerminal, Reason: "QuotaExceeded"},
+//			},
+//			{
+//				Name:  "a throttled call is requeued after the cloud's hint",
+//				Scope: machine("m-0"),
+//				Setup: func(_ *testing.T, _ *scopetest.FakeMachineScope[*v1beta2.MyMachine], c *fakecloud.Cloud) { c.ThrottleNext(2 * time.Second) },
+//				Want:  servicetest.Outcome{Class: reconcile.ClassThrottled, Reason: conditions.ReasonThrottled, RequeueAfter: 2 * time.Second},
 //			},
 //		}...)
 //	}
 //
 // The checks every case gets:
 //
-//   - the Result, compared in full, and the class of the error (NoError, Terminal or Retried: a service
-//     says "not done yet" with a Result, never with an error), with its terminal reason, ErrorIs and
-//     ErrorContains when the case gives them;
+//   - the Result, compared in full, and the reconcile.Class that reconcile.Classify gives the call
+//     (ClassDone or ClassInProgress when the case gives none and the call returns no error;
+//     ClassThrottled, ClassTerminal, ClassRefused or ClassTransient for an error: a service says "not done
+//     yet" with a Result, never with an error), with the condition reason and the requeue delay the
+//     reconciler will use, the error's chain (ErrorIs) and message (ErrorContains), when the case gives
+//     them;
 //   - the bootstrap data of a FakeMachineScope (BootstrapValue) appears in no error, result message or
 //     condition message: secrets never go there;
 //   - after a successful call, every resource ID the call recorded is persisted by a checkpoint

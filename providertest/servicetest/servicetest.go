@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -18,53 +19,23 @@ import (
 	"github.com/capkit/capkit/scope/scopetest"
 )
 
-// ErrorClass is how capkit's reconcilers treat the error a service returns.
-type ErrorClass int
-
-const (
-	// NoError means the service returns nil.
-	NoError ErrorClass = iota
-	// Terminal means a terminal error (reconcile.Terminal, or controller-runtime's reconcile.TerminalError):
-	// the step condition says why and nothing is retried until the object changes.
-	Terminal
-	// Retried means any other error: controller-runtime retries it with backoff.
-	Retried
-)
-
-// String returns the class name.
-func (c ErrorClass) String() string {
-	switch c {
-	case NoError:
-		return "NoError"
-	case Terminal:
-		return "Terminal"
-	case Retried:
-		return "Retried"
-	}
-	return fmt.Sprintf("ErrorClass(%d)", int(c))
-}
-
-// ClassOf returns the class of err.
-func ClassOf(err error) ErrorClass {
-	switch {
-	case err == nil:
-		return NoError
-	case reconcile.IsTerminal(err):
-		return Terminal
-	}
-	return Retried
-}
-
-// Outcome is what a case expects of one call of the service.
+// Outcome is what a case expects of one call of the service, in the terms of reconcile.Classify: what the
+// reconciler will do with the call.
 type Outcome struct {
 	// Result is the reconcile.Result the service must return, compared in full: reconcile.Result{Done: true}
 	// for a step that is done, the Reason, Message and RequeueAfter of one that is not done yet.
 	Result reconcile.Result
-	// Error is the class of the error the service must return.
-	Error ErrorClass
-	// Reason, when not empty, is the reason of the terminal error (reconcile.TerminalError's Reason,
-	// reconcile.ReasonTerminalError for controller-runtime's reconcile.TerminalError).
+	// Class is the class reconcile.Classify gives the call (reconcile.ClassThrottled, ClassTerminal,
+	// ClassTransient, ...). When zero, the call must return no error: it is then ClassDone or
+	// ClassInProgress, as Result says.
+	Class reconcile.Class
+	// Reason, when not empty, is the condition reason reconcile.Classify gives the call: a terminal
+	// error's reason (conditions.ReasonTerminalError for controller-runtime's reconcile.TerminalError),
+	// conditions.ReasonThrottled, a refusal's reason, or a not-done Result's reason.
 	Reason string
+	// RequeueAfter, when not zero, is the requeue delay reconcile.Classify gives the call, e.g. the cloud's
+	// hint of a throttled call.
+	RequeueAfter time.Duration
 	// ErrorIs, when not nil, must be in the error's chain.
 	ErrorIs error
 	// ErrorContains, when not empty, must be part of the error's message.
@@ -106,7 +77,8 @@ type ClusterCase[T client.Object, D any] = Case[*scopetest.FakeClusterScope[T], 
 // fake cloud, gomock mocks of the cloud SDK; struct{} when there are none), the case's fake scope is built,
 // Setup runs, the service's Reconcile (or Delete) is called once, and the outcome is checked:
 //
-//   - the result and the class, reason and message of the error, as Want says;
+//   - the result, and the class, condition reason and requeue delay reconcile.Classify gives the call (what
+//     the reconciler will do with it), and the error's chain and message, as Want says;
 //   - the bootstrap data (BootstrapValue) appears in no error, result message or condition message;
 //   - when the call succeeded, every resource ID it recorded in the object's resource-ID map
 //     (scope.ResourceIDsAccessor) is persisted by a checkpoint (PatchNow), and a provider ID it set
@@ -186,6 +158,7 @@ func run[F comparable, D any](t *testing.T, cases []Case[F, D], f func(t *testin
 
 // observed is what one call did.
 type observed[T client.Object] struct {
+	op     reconcile.Op
 	res    reconcile.Result
 	err    error
 	before T // the object before the call
@@ -204,7 +177,11 @@ func runCase[T client.Object, F, D any](t *testing.T, tc Case[F, D], deps D, s F
 	if !ok {
 		t.Fatalf("cannot run the case: DeepCopyObject of %T returned another type", obj.Object)
 	}
-	o := observed[T]{before: before, obj: obj, checkpointsBefore: len(obj.Checkpoints()), secret: secret}
+	op := reconcile.OpReconcile
+	if tc.Delete {
+		op = reconcile.OpDelete
+	}
+	o := observed[T]{op: op, before: before, obj: obj, checkpointsBefore: len(obj.Checkpoints()), secret: secret}
 	o.res, o.err = do(t.Context())
 	check(t, tc.Want, o)
 	if tc.Check != nil {
@@ -216,13 +193,18 @@ func runCase[T client.Object, F, D any](t *testing.T, tc Case[F, D], deps D, s F
 func check[T client.Object](t providertest.TestingT, want Outcome, o observed[T]) {
 	t.Helper()
 	err := o.err
-	if class := ClassOf(err); class != want.Error {
-		t.Errorf("error class is %s (%v), want %s", class, err, want.Error)
+	got := reconcile.Classify(o.op, o.res, err)
+	switch {
+	case want.Class != 0 && got.Class != want.Class:
+		t.Errorf("class is %s (%v), want %s", got.Class, err, want.Class)
+	case want.Class == 0 && err != nil:
+		t.Errorf("class is %s (%v), want no error (Done or InProgress, as the Result says)", got.Class, err)
 	}
-	if want.Reason != "" {
-		if got := reconcile.TerminalReason(err); got != want.Reason {
-			t.Errorf("terminal error reason is %q (%v), want %q", got, err, want.Reason)
-		}
+	if want.Reason != "" && got.Reason != want.Reason {
+		t.Errorf("condition reason is %q (%v), want %q", got.Reason, err, want.Reason)
+	}
+	if want.RequeueAfter != 0 && got.RequeueAfter != want.RequeueAfter {
+		t.Errorf("requeue after %v (%v), want %v", got.RequeueAfter, err, want.RequeueAfter)
 	}
 	if want.ErrorIs != nil && !errors.Is(err, want.ErrorIs) {
 		t.Errorf("error %v does not wrap %v", err, want.ErrorIs)

@@ -60,7 +60,7 @@ func (v *vmService) Reconcile(ctx context.Context, s scope.MachineScoper[*testty
 	})
 	res, err := reconcile.Ensure(ctx, tr, "vm", v.vms, spec)
 	if errors.Is(err, scope.ErrBootstrapDataNotReady) {
-		return reconcile.Result{Reason: reconcile.ReasonWaitingForBootstrapData}, nil
+		return reconcile.Result{Reason: conditions.ReasonWaitingForBootstrapData}, nil
 	}
 	if err != nil || !res.Result.Done {
 		return res.Result, err
@@ -155,7 +155,7 @@ func TestRunMachineCases(t *testing.T) {
 			Setup: func(_ *testing.T, _ fake, vms vms) {
 				vms.EXPECT().FindByTags(gomock.Any(), tags).Return("", false, nil)
 			},
-			Want: servicetest.Outcome{Result: reconcile.Result{Reason: reconcile.ReasonWaitingForBootstrapData}, Unchanged: true},
+			Want: servicetest.Outcome{Result: reconcile.Result{Reason: conditions.ReasonWaitingForBootstrapData}, Unchanged: true},
 		},
 		{
 			Name:  "a malformed bootstrap Secret is retried",
@@ -163,7 +163,7 @@ func TestRunMachineCases(t *testing.T) {
 			Setup: func(_ *testing.T, _ fake, vms vms) {
 				vms.EXPECT().FindByTags(gomock.Any(), tags).Return("", false, nil)
 			},
-			Want: servicetest.Outcome{Error: servicetest.Retried, ErrorIs: scope.ErrBootstrapDataMalformed},
+			Want: servicetest.Outcome{Class: reconcile.ClassTransient, ErrorIs: scope.ErrBootstrapDataMalformed},
 		},
 		{
 			Name:  "a quota error is terminal and creates nothing",
@@ -173,7 +173,7 @@ func TestRunMachineCases(t *testing.T) {
 				vms.EXPECT().Validate(spec).Return(nil)
 				vms.EXPECT().Create(gomock.Any(), spec, gomock.Any(), tags).Return("", reconcile.Terminal("QuotaExceeded", errors.New("quota")))
 			},
-			Want: servicetest.Outcome{Error: servicetest.Terminal, Reason: "QuotaExceeded", Unchanged: true},
+			Want: servicetest.Outcome{Class: reconcile.ClassTerminal, Reason: "QuotaExceeded", Unchanged: true},
 		},
 		{
 			Name:  "a failed checkpoint is retried",
@@ -183,7 +183,7 @@ func TestRunMachineCases(t *testing.T) {
 				vms.EXPECT().Validate(spec).Return(nil)
 				vms.EXPECT().Create(gomock.Any(), spec, gomock.Any(), tags).Return("vm-1", nil)
 			},
-			Want: servicetest.Outcome{Error: servicetest.Retried, ErrorContains: "conflict"},
+			Want: servicetest.Outcome{Class: reconcile.ClassTransient, ErrorContains: "conflict"},
 			Check: func(t *testing.T, s fake, _ vms) {
 				assert.Empty(t, s.Checkpoints(), "nothing persisted: the next Ensure adopts the VM by its tags")
 			},

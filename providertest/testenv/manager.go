@@ -29,8 +29,8 @@ type Manager struct {
 // register the provider's controllers and webhooks, starts it and waits, at most 30s, until its caches are
 // synced and its webhook server answers. logger receives the manager's logs (logr.Discard() when zero).
 func (e *Environment) StartManager(ctx context.Context, logger logr.Logger, setup func(ctrl.Manager) error) (*Manager, error) {
-	if setup == nil {
-		return nil, errors.New("cannot start the manager: setup must not be nil")
+	if e == nil || setup == nil {
+		return nil, errors.New("cannot start the manager: the environment and setup must not be nil")
 	}
 	if logger.GetSink() == nil {
 		logger = logr.Discard()

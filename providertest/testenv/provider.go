@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"testing"
 
 	"github.com/go-logr/logr"
@@ -40,6 +41,16 @@ func ProviderOptions(configDir string, addToScheme ...func(*runtime.Scheme) erro
 		opts = append(opts, WithWebhooks(envtest.WebhookInstallOptions{Paths: []string{hooks}}))
 	}
 	return opts, nil
+}
+
+// SourceDir returns rel resolved against the folder of the Go source file that calls it, e.g. "../config"
+// from a provider's test helper package: a provider's config folder found wherever its tests run.
+func SourceDir(rel string) (string, error) {
+	_, file, _, ok := goruntime.Caller(1)
+	if !ok {
+		return "", fmt.Errorf("cannot find the folder %q: no caller information", rel)
+	}
+	return filepath.Join(filepath.Dir(file), rel), nil
 }
 
 // Provider is a provider under test: where its controller-gen output is and the types it adds to the scheme.

@@ -16,13 +16,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/redact"
 )
-
-// ReasonNameTaken is the reason of the terminal error Create returns when an object of the name it must
-// create exists and belongs to another owner.
-const ReasonNameTaken = "NameTaken"
 
 // Kind describes one kind of Kubernetes object managed with reconcile.Ensure. S is the provider's spec, O the
 // object type, e.g. *corev1.Pod.
@@ -130,7 +127,7 @@ func (o *Objects[S, O]) Get(ctx context.Context, id string) (O, bool, error) {
 	var zero O
 	key, uid, err := ParseID(id)
 	if err != nil {
-		return zero, false, reconcile.Terminal(reconcile.ReasonInvalidParameters, err)
+		return zero, false, reconcile.Terminal(conditions.ReasonInvalidParameters, err)
 	}
 	obj := o.kind.New()
 	if err := o.c.Get(o.quiet(ctx), key, obj); err != nil {
@@ -183,7 +180,7 @@ func (o *Objects[S, O]) Create(ctx context.Context, spec S, _ string, tags map[s
 	var zero O
 	obj, err := o.kind.Build(spec)
 	if err != nil {
-		return zero, reconcile.Terminal(reconcile.ReasonInvalidParameters, fmt.Errorf("cannot build the object: %w", err))
+		return zero, reconcile.Terminal(conditions.ReasonInvalidParameters, fmt.Errorf("cannot build the object: %w", err))
 	}
 	lbls, annotations := split(tags)
 	obj.SetLabels(merged(obj.GetLabels(), lbls))
@@ -201,7 +198,7 @@ func (o *Objects[S, O]) Create(ctx context.Context, spec S, _ string, tags map[s
 		return zero, fmt.Errorf("cannot get %s, which exists: %w", key, err)
 	}
 	if !hasAll(existing.GetLabels(), lbls) || !hasAll(existing.GetAnnotations(), annotations) {
-		return zero, reconcile.Terminal(ReasonNameTaken, fmt.Errorf("cannot create %s: an object of that name exists and belongs to another owner", key))
+		return zero, reconcile.Terminal(conditions.ReasonNameTaken, fmt.Errorf("cannot create %s: an object of that name exists and belongs to another owner", key))
 	}
 	return existing, nil
 }
@@ -211,7 +208,7 @@ func (o *Objects[S, O]) Create(ctx context.Context, spec S, _ string, tags map[s
 func (o *Objects[S, O]) Delete(ctx context.Context, id string) error {
 	key, uid, err := ParseID(id)
 	if err != nil {
-		return reconcile.Terminal(reconcile.ReasonInvalidParameters, err)
+		return reconcile.Terminal(conditions.ReasonInvalidParameters, err)
 	}
 	obj := o.kind.New()
 	obj.SetNamespace(key.Namespace)
@@ -233,7 +230,7 @@ func (o *Objects[S, O]) Delete(ctx context.Context, id string) error {
 // Pending reports an object being deleted, and what Kind.Pending reports.
 func (o *Objects[S, O]) Pending(obj O) (string, string, bool) {
 	if obj.GetDeletionTimestamp() != nil {
-		return reconcile.ReasonDeleting, "being deleted", true
+		return conditions.ReasonDeleting, "being deleted", true
 	}
 	if o.kind.Pending != nil {
 		return o.kind.Pending(obj)

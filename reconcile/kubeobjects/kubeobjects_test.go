@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/providertest/ensuretest"
 	"github.com/capkit/capkit/providertest/testenv"
 	"github.com/capkit/capkit/reconcile"
@@ -154,7 +155,7 @@ func TestCreateIsIdempotentByNameAndRefusesAnotherOwnersObject(t *testing.T) {
 
 	_, err = r.Create(ctx, configSpec{Name: "a", Value: "x"}, "token", reconcile.OwnershipTags("k2", "config"))
 	require.Error(t, err)
-	assert.Equal(t, kubeobjects.ReasonNameTaken, reconcile.TerminalReason(err))
+	assert.Equal(t, conditions.ReasonNameTaken, reconcile.TerminalReason(err))
 	assert.ErrorContains(t, err, "belongs to another owner")
 }
 

@@ -1,14 +1,38 @@
-// Package manager holds what every provider's cmd/manager writes again: the standard command-line flags of a
+// Package manager is what every provider's cmd/manager writes again: the standard command-line flags of a
 // Cluster API provider's controller manager (namespace, watch filter, leader election, metrics and health
-// endpoints, webhook server, poll and resync periods, logging), their validation, the controller-runtime
-// options they make, and the health and readiness checks.
+// endpoints, webhook server, poll and resync periods, cloud rate limit, max concurrent reconciles, logging),
+// their validation, the controller-runtime options and the capkit reconcile options they make, the health
+// and readiness checks, and the run of the manager itself.
 //
-//	var f manager.Flags
-//	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
-//	f.Bind(fs, manager.Defaults{LeaderElectionID: "mycloud-controller-manager.mycloud.example.com"})
-//	if err := fs.Parse(os.Args[1:]); err != nil { ... }
-//	if err := f.Validate(); err != nil { ... }
-//	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), f.Options(scheme))
-//	... set up the controllers with f.PollInterval, f.ResyncPeriod, f.WatchFilter ...
-//	if err := manager.AddChecks(mgr); err != nil { ... }
+// A provider's main.go declares only what is its own: its flags, its API types, and how its controllers and
+// webhooks are set up; Main does the rest (Parse, logging, Run: scheme, kubeconfig, NewManager with
+// Flags.Options, Setup with Flags.ReconcileOptions, AddChecks, Start until SIGTERM):
+//
+//	type flags struct {
+//		manager.Flags
+//		endpoint string
+//	}
+//
+//	func (f *flags) provider() manager.Provider {
+//		return manager.Provider{
+//			Name:        "mycloud",
+//			Defaults:    manager.Defaults{LeaderElectionID: "mycloud-controller-manager.mycloud.example.com"},
+//			Flags:       func(fs *flag.FlagSet) { fs.StringVar(&f.endpoint, "endpoint", "", "the cloud's API endpoint") },
+//			AddToScheme: v1beta2.AddToScheme,
+//			Setup: func(mgr ctrl.Manager, opts []reconcile.Option) error {
+//				// opts: watch filter, resync period, poll interval, concurrency, one shared cloud rate limiter
+//				if err := controllers.SetupWithManager(mgr, cloud.New(f.endpoint), controllers.WithReconcileOptions(opts...)); err != nil {
+//					return err
+//				}
+//				return webhooks.SetupWithManager(mgr)
+//			},
+//		}
+//	}
+//
+//	func main() {
+//		var f flags
+//		os.Exit(manager.Main(os.Args[1:], &f.Flags, f.provider()))
+//	}
+//
+// A test parses the provider's flags with f.Parse(args, p.Defaults, p.Flags).
 package manager

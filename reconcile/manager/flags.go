@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/capkit/capkit/ratelimit"
+	"github.com/capkit/capkit/reconcile"
 )
 
 // Flags are the standard flags of a provider's controller manager.
@@ -42,6 +43,9 @@ type Flags struct {
 	// limit.
 	CloudQPS   float64
 	CloudBurst int
+	// MaxConcurrentReconciles is how many objects of one kind each reconciler works on at once
+	// (--max-concurrent-reconciles, reconcile.WithMaxConcurrentReconciles).
+	MaxConcurrentReconciles int
 	// Zap holds the logging flags (--zap-log-level, ...).
 	Zap zap.Options
 }
@@ -73,6 +77,7 @@ func (f *Flags) Bind(fs *flag.FlagSet, d Defaults) {
 	fs.DurationVar(&f.ResyncPeriod, "resync-period", d.ResyncPeriod, "how often a reconciled object looks at its cloud resources again (0: only on events)")
 	fs.Float64Var(&f.CloudQPS, "cloud-qps", 0, "cloud calls per second per cloud account, shared by every controller (0: no limit)")
 	fs.IntVar(&f.CloudBurst, "cloud-burst", 10, "cloud calls that may go at once above --cloud-qps")
+	fs.IntVar(&f.MaxConcurrentReconciles, "max-concurrent-reconciles", 10, "how many objects of one kind each controller reconciles at once")
 	f.Zap.BindFlags(fs)
 }
 
@@ -83,6 +88,28 @@ func (f *Flags) RateLimiter() (*ratelimit.Limiters, error) {
 		return nil, nil
 	}
 	return ratelimit.New(f.CloudQPS, f.CloudBurst)
+}
+
+// ReconcileOptions returns the capkit reconcile options of the flags, to pass to every reconciler of the
+// manager, followed by extra: the watch filter, the resync period, the poll interval as the default requeue,
+// the max concurrent reconciles and, with --cloud-qps, one rate limiter that all the reconcilers given these
+// options share. A zero poll interval or concurrency (Flags not made by Bind) leaves the reconciler's default.
+func (f *Flags) ReconcileOptions(extra ...reconcile.Option) ([]reconcile.Option, error) {
+	opts := []reconcile.Option{reconcile.WithWatchFilter(f.WatchFilter), reconcile.WithResyncPeriod(f.ResyncPeriod)}
+	if f.PollInterval > 0 {
+		opts = append(opts, reconcile.WithDefaultRequeue(f.PollInterval))
+	}
+	if f.MaxConcurrentReconciles > 0 {
+		opts = append(opts, reconcile.WithMaxConcurrentReconciles(f.MaxConcurrentReconciles))
+	}
+	limiter, err := f.RateLimiter()
+	if err != nil {
+		return nil, fmt.Errorf("cannot create the cloud rate limiter: %w", err)
+	}
+	if limiter != nil {
+		opts = append(opts, reconcile.WithRateLimiter(limiter))
+	}
+	return append(opts, extra...), nil
 }
 
 // Validate checks the flags' values; errors name the flag and the value.
@@ -102,6 +129,9 @@ func (f *Flags) Validate() error {
 	}
 	if f.CloudQPS > 0 && f.CloudBurst < 1 {
 		errs = append(errs, fmt.Errorf("invalid --cloud-burst %d: must be at least 1 with --cloud-qps", f.CloudBurst))
+	}
+	if f.MaxConcurrentReconciles < 1 {
+		errs = append(errs, fmt.Errorf("invalid --max-concurrent-reconciles %d: must be at least 1", f.MaxConcurrentReconciles))
 	}
 	if f.LeaderElect && f.LeaderElectionID == "" {
 		errs = append(errs, errors.New("invalid --leader-election-id \"\": required with --leader-elect"))

@@ -25,6 +25,7 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/controllers"
 	"github.com/capkit/capkit/examples/memcloud/webhooks"
+	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/test/internal/capienv"
 )
 
@@ -95,7 +96,7 @@ func (p *provider) start(ctx context.Context) error {
 	}
 	c := &recordingClient{Client: mgr.GetClient(), writes: &p.writes, conflicts: &p.conflicts}
 	if p.cloud != nil {
-		if err := controllers.SetupWithManager(mgr, p.cloud, controllers.WithClient(c), controllers.WithPollInterval(p.poll)); err != nil {
+		if err := controllers.SetupWithManager(mgr, p.cloud, controllers.WithClient(c), controllers.WithReconcileOptions(reconcile.WithDefaultRequeue(p.poll))); err != nil {
 			return err
 		}
 	}

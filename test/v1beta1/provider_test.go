@@ -206,11 +206,11 @@ func startProvider(t *testing.T, cl *cloud.Cloud) *provider {
 	}
 	// No scope.WithContractVersion: the scopes discover v1beta1 from the CRDs' cluster.x-k8s.io/v1beta1 label.
 	opts := []reconcile.Option{reconcile.WithDefaultRequeue(500 * time.Millisecond)}
-	cr, err := reconcile.NewClusterReconciler(mgr.GetClient(), newUnstructured(oldClusterGVK), clusterSteps(cl), opts...)
+	cr, err := reconcile.NewUnstructuredClusterReconciler(mgr.GetClient(), oldClusterGVK, clusterSteps(cl), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mr, err := reconcile.NewMachineReconciler(mgr.GetClient(), newUnstructured(oldMachineGVK), machineSteps(mgr.GetClient(), cl), opts...)
+	mr, err := reconcile.NewUnstructuredMachineReconciler(mgr.GetClient(), oldMachineGVK, machineSteps(mgr.GetClient(), cl), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

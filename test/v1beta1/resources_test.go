@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/reconcile"
 )
@@ -62,7 +63,7 @@ func classify(err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, cloud.ErrInvalidParameter), errors.Is(err, cloud.ErrTokenMismatch):
-		return reconcile.Terminal(reconcile.ReasonInvalidParameters, err)
+		return reconcile.Terminal(conditions.ReasonInvalidParameters, err)
 	default:
 		return err
 	}

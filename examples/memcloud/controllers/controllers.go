@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -15,7 +14,6 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/identity"
-	"github.com/capkit/capkit/ratelimit"
 	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
 )
@@ -34,34 +32,23 @@ const (
 type Option func(*config)
 
 type config struct {
-	limiters          *ratelimit.Limiters
 	identityNamespace string
 	secretReader      client.Reader
 	client            client.Client
-	watchFilter       string
-	poll              time.Duration
-	recorder          reconcile.EventRecorder
+	reconcileOpts     []reconcile.Option
 }
 
 // WithClient makes SetupWithManager use c instead of the manager's client, for example a
 // scopetest.CountingClient wrapping it.
 func WithClient(c client.Client) Option { return func(o *config) { o.client = c } }
 
-// WithWatchFilter reconciles only objects with the cluster.x-k8s.io/watch-filter label set to value.
-func WithWatchFilter(value string) Option { return func(o *config) { o.watchFilter = value } }
-
-// WithPollInterval sets how long to wait before looking again at a step that is not done: a booting
-// instance, a blocked delete (default services.DefaultPollInterval).
-func WithPollInterval(d time.Duration) Option { return func(o *config) { o.poll = d } }
-
-// WithEventRecorder emits the reconcilers' events through rec (SetupWithManager: the manager's recorder).
-func WithEventRecorder(rec reconcile.EventRecorder) Option {
-	return func(o *config) { o.recorder = rec }
+// WithReconcileOptions passes opts to every reconciler, after memcloud's own (a requeue of
+// services.DefaultPollInterval, contract v1beta2, memcloud's finalizers), so that they win: e.g.
+// reconcile.WithDefaultRequeue, reconcile.WithWatchFilter, reconcile.WithRateLimiter (one bucket per memcloud
+// account; pass the same Limiters to every reconciler), reconcile.WithMaxConcurrentReconciles.
+func WithReconcileOptions(opts ...reconcile.Option) Option {
+	return func(o *config) { o.reconcileOpts = append(o.reconcileOpts, opts...) }
 }
-
-// WithRateLimiter makes every reconciler wait on l before each cloud call its services make through
-// reconcile.Ensure (one bucket per memcloud account). Pass the same Limiters to every reconciler.
-func WithRateLimiter(l *ratelimit.Limiters) Option { return func(o *config) { o.limiters = l } }
 
 // withSecretReader sets the reader of credentials Secrets unless WithIdentities set one.
 func withSecretReader(r client.Reader) Option {
@@ -86,14 +73,11 @@ func WithIdentities(namespace string, secrets client.Reader) Option {
 }
 
 func newConfig(opts []Option) config {
-	cfg := config{poll: services.DefaultPollInterval}
+	var cfg config
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
 		}
-	}
-	if cfg.poll <= 0 {
-		cfg.poll = services.DefaultPollInterval
 	}
 	return cfg
 }
@@ -124,38 +108,29 @@ func (cfg config) identityOption(c client.Client) (reconcile.Option, error) {
 	return reconcile.WithIdentity(b, func() identity.Referencer { return &v1beta2.MemCluster{} }), nil
 }
 
-// allReconcileOptions returns the reconcile options, with the identity binding if configured.
-func (cfg config) allReconcileOptions(c client.Client) ([]reconcile.Option, error) {
+// allReconcileOptions returns the reconcile options of a reconciler with finalizer: memcloud's, the
+// identity binding if configured, then the caller's.
+func (cfg config) allReconcileOptions(c client.Client, finalizer string) ([]reconcile.Option, error) {
 	idOpt, err := cfg.identityOption(c)
 	if err != nil {
 		return nil, err
 	}
-	return append(cfg.reconcileOptions(), idOpt), nil
-}
-
-func (cfg config) reconcileOptions() []reconcile.Option {
-	opts := []reconcile.Option{
-		reconcile.WithDefaultRequeue(cfg.poll),
-		reconcile.WithWatchFilter(cfg.watchFilter),
+	return append([]reconcile.Option{
+		reconcile.WithDefaultRequeue(services.DefaultPollInterval),
 		reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)),
-	}
-	if cfg.recorder != nil {
-		opts = append(opts, reconcile.WithEventRecorder(cfg.recorder))
-	}
-	if cfg.limiters != nil {
-		opts = append(opts, reconcile.WithRateLimiter(cfg.limiters))
-	}
-	return opts
+		reconcile.WithFinalizer(finalizer),
+		idOpt,
+	}, cfg.reconcileOpts...), nil
 }
 
 var errNilCloud = errors.New("cloud must not be nil")
 
 // ClusterSteps returns the steps of a MemCluster, in order: Network, Subnets, SecurityGroup, LoadBalancer.
-func ClusterSteps(cl *cloud.Cloud, opts ...services.Option) ([]reconcile.Step[scope.ClusterScoper[*v1beta2.MemCluster]], error) {
-	network, err1 := services.NewNetwork(cl, opts...)
-	subnets, err2 := services.NewSubnets(cl, opts...)
-	sg, err3 := services.NewSecurityGroup(cl, opts...)
-	lb, err4 := services.NewLoadBalancer(cl, opts...)
+func ClusterSteps(cl *cloud.Cloud) ([]reconcile.Step[scope.ClusterScoper[*v1beta2.MemCluster]], error) {
+	network, err1 := services.NewNetwork(cl)
+	subnets, err2 := services.NewSubnets(cl)
+	sg, err3 := services.NewSecurityGroup(cl)
+	lb, err4 := services.NewLoadBalancer(cl)
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		return nil, err
 	}
@@ -169,8 +144,8 @@ func ClusterSteps(cl *cloud.Cloud, opts ...services.Option) ([]reconcile.Step[sc
 
 // MachineSteps returns the steps of a MemMachine: Instance. lookup finds the cluster network
 // (services.MemClusterLookup).
-func MachineSteps(cl *cloud.Cloud, lookup services.NetworkLookup, opts ...services.Option) ([]reconcile.Step[scope.MachineScoper[*v1beta2.MemMachine]], error) {
-	inst, err := services.NewInstance(cl, lookup, opts...)
+func MachineSteps(cl *cloud.Cloud, lookup services.NetworkLookup) ([]reconcile.Step[scope.MachineScoper[*v1beta2.MemMachine]], error) {
+	inst, err := services.NewInstance(cl, lookup)
 	if err != nil {
 		return nil, err
 	}
@@ -178,8 +153,8 @@ func MachineSteps(cl *cloud.Cloud, lookup services.NetworkLookup, opts ...servic
 }
 
 // MachinePoolSteps returns the steps of a MemMachinePool: InstanceGroup. lookup finds the cluster network.
-func MachinePoolSteps(cl *cloud.Cloud, lookup services.NetworkLookup, opts ...services.Option) ([]reconcile.Step[services.PoolScope], error) {
-	g, err := services.NewInstanceGroup(cl, lookup, opts...)
+func MachinePoolSteps(cl *cloud.Cloud, lookup services.NetworkLookup) ([]reconcile.Step[services.PoolScope], error) {
+	g, err := services.NewInstanceGroup(cl, lookup)
 	if err != nil {
 		return nil, err
 	}
@@ -195,16 +170,15 @@ func NewMachinePoolReconciler(c client.Client, cl *cloud.Cloud, opts ...Option) 
 		return nil, errors.New("cannot create the MemMachinePool reconciler: client is nil")
 	}
 	cfg := newConfig(opts)
-	steps, err := MachinePoolSteps(cl, services.MemClusterLookup(c), services.WithPollInterval(cfg.poll))
+	steps, err := MachinePoolSteps(cl, services.MemClusterLookup(c))
 	if err != nil {
 		return nil, err
 	}
-	recOpts, err := cfg.allReconcileOptions(c)
+	recOpts, err := cfg.allReconcileOptions(c, v1beta2.MemMachinePoolFinalizer)
 	if err != nil {
 		return nil, err
 	}
-	return reconcile.NewMachinePoolReconciler(c, func() *v1beta2.MemMachinePool { return &v1beta2.MemMachinePool{} }, steps,
-		append(recOpts, reconcile.WithFinalizer(v1beta2.MemMachinePoolFinalizer))...)
+	return reconcile.NewMachinePoolReconciler(c, func() *v1beta2.MemMachinePool { return &v1beta2.MemMachinePool{} }, steps, recOpts...)
 }
 
 // NewClusterReconciler returns the MemCluster reconciler on memcloud cl, reading and writing through c.
@@ -213,16 +187,15 @@ func NewClusterReconciler(c client.Client, cl *cloud.Cloud, opts ...Option) (*re
 		return nil, fmt.Errorf("cannot create the MemCluster reconciler: %w", errNilCloud)
 	}
 	cfg := newConfig(opts)
-	steps, err := ClusterSteps(cl, services.WithPollInterval(cfg.poll))
+	steps, err := ClusterSteps(cl)
 	if err != nil {
 		return nil, err
 	}
-	recOpts, err := cfg.allReconcileOptions(c)
+	recOpts, err := cfg.allReconcileOptions(c, v1beta2.MemClusterFinalizer)
 	if err != nil {
 		return nil, err
 	}
-	return reconcile.NewClusterReconciler(c, func() *v1beta2.MemCluster { return &v1beta2.MemCluster{} }, steps,
-		append(recOpts, reconcile.WithFinalizer(v1beta2.MemClusterFinalizer))...)
+	return reconcile.NewClusterReconciler(c, func() *v1beta2.MemCluster { return &v1beta2.MemCluster{} }, steps, recOpts...)
 }
 
 // NewMachineReconciler returns the MemMachine reconciler on memcloud cl, reading and writing through c.
@@ -234,28 +207,27 @@ func NewMachineReconciler(c client.Client, cl *cloud.Cloud, opts ...Option) (*re
 		return nil, errors.New("cannot create the MemMachine reconciler: client is nil")
 	}
 	cfg := newConfig(opts)
-	steps, err := MachineSteps(cl, services.MemClusterLookup(c), services.WithPollInterval(cfg.poll))
+	steps, err := MachineSteps(cl, services.MemClusterLookup(c))
 	if err != nil {
 		return nil, err
 	}
-	recOpts, err := cfg.allReconcileOptions(c)
+	recOpts, err := cfg.allReconcileOptions(c, v1beta2.MemMachineFinalizer)
 	if err != nil {
 		return nil, err
 	}
-	return reconcile.NewMachineReconciler(c, func() *v1beta2.MemMachine { return &v1beta2.MemMachine{} }, steps,
-		append(recOpts, reconcile.WithFinalizer(v1beta2.MemMachineFinalizer))...)
+	return reconcile.NewMachineReconciler(c, func() *v1beta2.MemMachine { return &v1beta2.MemMachine{} }, steps, recOpts...)
 }
 
 // SetupWithManager registers memcloud's MemCluster, MemMachine and MemMachinePool controllers, and the
 // MemMachineTemplate controller that reports each template's capacity, with mgr, on memcloud cl.
 // The manager's scheme must hold the v1beta2 types. Events go to the manager's recorder unless options say
-// otherwise; bootstrap Secrets are read through the manager's API reader (capkit's machine reconciler wires
+// otherwise (reconcile.WithEventRecorder); bootstrap Secrets are read through the manager's API reader (capkit's machine reconciler wires
 // it), never from a cache.
 func SetupWithManager(mgr ctrl.Manager, cl *cloud.Cloud, opts ...Option) error {
 	if mgr == nil {
 		return errors.New("cannot set up memcloud's controllers: manager is nil")
 	}
-	all := append([]Option{WithClient(mgr.GetClient()), WithEventRecorder(mgr.GetEventRecorder("memcloud")), withSecretReader(mgr.GetAPIReader())}, opts...)
+	all := append([]Option{WithClient(mgr.GetClient()), withSecretReader(mgr.GetAPIReader())}, opts...)
 	cfg := newConfig(all)
 	cr, err := NewClusterReconciler(cfg.client, cl, all...)
 	if err != nil {

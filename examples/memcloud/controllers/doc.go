@@ -14,7 +14,7 @@
 //
 //	c, err := cloud.New()
 //	if err == nil {
-//		err = controllers.SetupWithManager(mgr, c, controllers.WithWatchFilter(filter))
+//		err = controllers.SetupWithManager(mgr, c, controllers.WithReconcileOptions(reconcile.WithWatchFilter(filter)))
 //	}
 //
 // NewClusterReconciler and NewMachineReconciler return the reconcilers without a manager, so that a test

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
@@ -111,7 +112,7 @@ func TestIdentitiesKeepTenantsApart(t *testing.T) {
 	d, err := lifecycle.New(env.Client, spec)
 	require.NoError(t, err)
 	require.NoError(t, d.Create(ctx))
-	waitIdentityCondition(t, client.ObjectKey{Namespace: b.ns, Name: "thief"}, thief, metav1.ConditionFalse, identity.ReasonNamespaceNotAllowed)
+	waitIdentityCondition(t, client.ObjectKey{Namespace: b.ns, Name: "thief"}, thief, metav1.ConditionFalse, conditions.ReasonNamespaceNotAllowed)
 	assert.Contains(t, meta.FindStatusCondition(thief.Status.Conditions, reconcile.ConditionIdentityReady).Message,
 		`MemClusterIdentity "`+a.identity+`" does not allow namespace "`+b.ns+`"`)
 	assert.Empty(t, thief.Status.Resources)
@@ -121,7 +122,7 @@ func TestIdentitiesKeepTenantsApart(t *testing.T) {
 
 	// Tenant b is no longer allowed: its clusters make no more cloud calls, and its delete waits.
 	setAllowed(t, b.identity, "someone-else")
-	waitIdentityCondition(t, client.ObjectKey{Namespace: b.ns, Name: "demo"}, &v1beta2.MemCluster{}, metav1.ConditionFalse, identity.ReasonNamespaceNotAllowed)
+	waitIdentityCondition(t, client.ObjectKey{Namespace: b.ns, Name: "demo"}, &v1beta2.MemCluster{}, metav1.ConditionFalse, conditions.ReasonNamespaceNotAllowed)
 	calls := cl.Calls().ByAccount[b.identity]
 	deleted := make(chan error, 1)
 	go func() { deleted <- b.driver.Delete(ctx) }()

@@ -21,6 +21,7 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/controllers"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
+	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope/scopetest"
 )
 
@@ -47,7 +48,7 @@ func TestMachinePoolReconciler(t *testing.T) {
 	require.NoError(t, env.Client.Create(ctx, pool))
 
 	cc := scopetest.NewCountingClient(env.Client)
-	r, err := controllers.NewMachinePoolReconciler(cc, f.cloud, controllers.WithPollInterval(10*time.Millisecond))
+	r, err := controllers.NewMachinePoolReconciler(cc, f.cloud, controllers.WithReconcileOptions(reconcile.WithDefaultRequeue(10*time.Millisecond)))
 	require.NoError(t, err)
 	reconcileUntilReady := func(replicas int) *v1beta2.MemMachinePool {
 		t.Helper()

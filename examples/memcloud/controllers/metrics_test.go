@@ -24,6 +24,7 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/webhooks"
 	"github.com/capkit/capkit/providertest/lifecycle"
 	"github.com/capkit/capkit/ratelimit"
+	"github.com/capkit/capkit/reconcile"
 )
 
 // TestManagerServesCloudMetrics runs memcloud's controllers in a manager with its metrics endpoint on, lets
@@ -42,7 +43,7 @@ func TestManagerServesCloudMetrics(t *testing.T) {
 		HealthProbeBindAddress: "0", Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
 		WebhookServer: webhook.NewServer(webhook.Options{Host: wo.LocalServingHost, Port: wo.LocalServingPort, CertDir: wo.LocalServingCertDir})})
 	require.NoError(t, err)
-	require.NoError(t, controllers.SetupWithManager(mgr, cl, controllers.WithPollInterval(50*time.Millisecond), controllers.WithRateLimiter(limiters)))
+	require.NoError(t, controllers.SetupWithManager(mgr, cl, controllers.WithReconcileOptions(reconcile.WithDefaultRequeue(50*time.Millisecond), reconcile.WithRateLimiter(limiters))))
 	require.NoError(t, webhooks.SetupWithManager(mgr))
 	mctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)

@@ -13,7 +13,6 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
-	"github.com/capkit/capkit/reconcile"
 )
 
 func (f *fixture) memCluster(t *testing.T) *v1beta2.MemCluster {
@@ -85,7 +84,7 @@ func TestSecurityGroupRulesFollowTheSpec(t *testing.T) {
 			assert.Equal(t, sgID, mc.Status.Resources[services.KeySecurityGroup], "the same group")
 			assert.Equal(t, 1, f.cloud.Count(cloud.KindSecurityGroup))
 			assert.ElementsMatch(t, tt.want(mc), f.securityGroup(t, sgID).Ingress)
-			assert.Equal(t, reconcile.ReasonDriftCorrected, conditions.GetReason(mc, v1beta2.SecurityGroupReadyCondition))
+			assert.Equal(t, conditions.ReasonDriftCorrected, conditions.GetReason(mc, v1beta2.SecurityGroupReadyCondition))
 
 			f.cloud.ResetCounters()
 			_, err = f.cluster.Reconcile(ctx, f.req(f.clusterName()))

@@ -3,9 +3,6 @@ package memcloudtest
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"runtime"
 
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -24,17 +21,7 @@ func Scheme() (*kruntime.Scheme, error) {
 }
 
 // ConfigDir returns memcloud's config folder (CRDs, webhook manifests), found from this package's source.
-func ConfigDir() (string, error) {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		return "", errors.New("cannot find memcloud's config folder: no caller information")
-	}
-	dir := filepath.Join(filepath.Dir(file), "..", "config")
-	if _, err := os.Stat(filepath.Join(dir, "crd", "bases")); err != nil {
-		return "", fmt.Errorf("cannot find memcloud's config folder: %w", err)
-	}
-	return dir, nil
-}
+func ConfigDir() (string, error) { return testenv.SourceDir("../config") }
 
 // TestEnv is memcloud as a testenv.Provider, its config folder and scheme: TestEnv().NewEnvironment() starts
 // an API server for memcloud, TestEnv().Main(m, &env) does it in a TestMain.

@@ -58,7 +58,7 @@ func LifecycleSpec(c Cluster, leaks lifecycle.LeakChecker) lifecycle.Spec {
 			return mm, nil
 		},
 		ControlPlaneMachines: c.ControlPlane, WorkerMachines: c.Workers,
-		BootstrapData: func(machine string, controlPlane bool) []byte { return BootstrapData(c.Name, machine, controlPlane) },
+		BootstrapData: lifecycle.KubeadmBootstrapData(c.Name, BootstrapTokenMarker, "memcloud://{{ ds.meta_data.instance_id }}"),
 		PlayCAPI:      true,
 		PollInterval:  50 * time.Millisecond,
 		LeakChecker:   leaks,
@@ -115,32 +115,8 @@ func LeakChecker(c *cloud.Cloud) lifecycle.LeakChecker {
 // it appears nowhere but in the cloud's user data.
 const BootstrapTokenMarker = "memcloudtest-secret-token"
 
-// BootstrapData returns a kubeadm-style cloud-config for a machine, with a fake join token that contains
-// BootstrapTokenMarker: kubeadm init for the first control plane machine, kubeadm join for the others.
+// BootstrapData returns a kubeadm-style cloud-config for a machine (lifecycle.KubeadmBootstrapData) with a
+// fake join token that contains BootstrapTokenMarker.
 func BootstrapData(cluster, machine string, controlPlane bool) []byte {
-	cmd := "kubeadm join --config /run/kubeadm/kubeadm-join-config.yaml"
-	kind := "JoinConfiguration"
-	if controlPlane && machine == cluster+"-cp-0" {
-		cmd = "kubeadm init --config /run/kubeadm/kubeadm.yaml"
-		kind = "InitConfiguration"
-	}
-	return fmt.Appendf(nil, `## template: jinja
-#cloud-config
-write_files:
-- path: /run/kubeadm/kubeadm.yaml
-  owner: root:root
-  permissions: '0640'
-  content: |
-    apiVersion: kubeadm.k8s.io/v1beta4
-    kind: %s
-    bootstrapToken:
-      token: abcdef.%s-%s
-    nodeRegistration:
-      name: '{{ ds.meta_data.local_hostname }}'
-      kubeletExtraArgs:
-      - name: provider-id
-        value: 'memcloud://{{ ds.meta_data.instance_id }}'
-runcmd:
-- '%s && echo success > /run/cluster-api/bootstrap-success.complete'
-`, kind, BootstrapTokenMarker, machine, cmd)
+	return lifecycle.KubeadmBootstrapData(cluster, BootstrapTokenMarker, "memcloud://{{ ds.meta_data.instance_id }}")(machine, controlPlane)
 }

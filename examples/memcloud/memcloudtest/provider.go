@@ -1,8 +1,8 @@
 package memcloudtest
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -14,6 +14,7 @@ import (
 	"github.com/capkit/capkit/providertest/lifecycle"
 	"github.com/capkit/capkit/providertest/testenv"
 	"github.com/capkit/capkit/ratelimit"
+	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope/scopetest"
 )
 
@@ -21,7 +22,8 @@ import (
 type Options struct {
 	// Cloud options, e.g. cloud.WithSeed, cloud.WithFaults, cloud.WithPendingGets.
 	Cloud []cloud.Option
-	// PollInterval is the controllers' poll interval; default 100ms.
+	// PollInterval is the controllers' requeue and Ensure's poll interval (reconcile.WithDefaultRequeue);
+	// default 100ms.
 	PollInterval time.Duration
 	// Logger receives the manager's logs; default: discarded.
 	Logger logr.Logger
@@ -31,7 +33,7 @@ type Options struct {
 	// Shared runs the provider on this cloud instead of a new one (Cloud is then ignored): a cloud outlives
 	// a provider, e.g. across a restart or a clusterctl move.
 	Shared *cloud.Cloud
-	// RateLimiter makes every cloud call of the controllers wait on it (controllers.WithRateLimiter).
+	// RateLimiter makes every cloud call of the controllers wait on it (reconcile.WithRateLimiter).
 	RateLimiter *ratelimit.Limiters
 	// IdentityNamespace turns identities on (controllers.WithIdentities): MemClusterIdentities' credentials
 	// Secrets are read from this namespace.
@@ -53,12 +55,6 @@ type Provider struct {
 // (testenv.StartManager), and waits until its caches are synced and its webhook server answers. Stop it with
 // Stop.
 func StartProvider(ctx context.Context, env *testenv.Environment, o Options) (*Provider, error) {
-	if env == nil {
-		return nil, errors.New("cannot start the provider: environment is nil")
-	}
-	if o.PollInterval <= 0 {
-		o.PollInterval = 100 * time.Millisecond
-	}
 	if o.Logger.GetSink() == nil {
 		o.Logger = logr.Discard()
 	}
@@ -70,10 +66,11 @@ func StartProvider(ctx context.Context, env *testenv.Environment, o Options) (*P
 			return nil, err
 		}
 	}
-	copts := []controllers.Option{controllers.WithPollInterval(o.PollInterval)}
+	ropts := []reconcile.Option{reconcile.WithDefaultRequeue(cmp.Or(o.PollInterval, 100*time.Millisecond))}
 	if o.RateLimiter != nil {
-		copts = append(copts, controllers.WithRateLimiter(o.RateLimiter))
+		ropts = append(ropts, reconcile.WithRateLimiter(o.RateLimiter))
 	}
+	copts := []controllers.Option{controllers.WithReconcileOptions(ropts...)}
 	if o.IdentityNamespace != "" {
 		copts = append(copts, controllers.WithIdentities(o.IdentityNamespace, nil))
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
@@ -20,10 +21,10 @@ import (
 // The dependencies of the cases are the in-memory cloud itself: memcloud has no SDK to mock.
 
 // clusterService builds a cluster service on a new cloud, for servicetest.
-func clusterService[S reconcile.Service[scope.ClusterScoper[*v1beta2.MemCluster]]](build func(*cloud.Cloud, ...services.Option) (S, error)) func(*testing.T) (reconcile.Service[scope.ClusterScoper[*v1beta2.MemCluster]], *cloud.Cloud) {
+func clusterService[S reconcile.Service[scope.ClusterScoper[*v1beta2.MemCluster]]](build func(*cloud.Cloud) (S, error)) func(*testing.T) (reconcile.Service[scope.ClusterScoper[*v1beta2.MemCluster]], *cloud.Cloud) {
 	return func(t *testing.T) (reconcile.Service[scope.ClusterScoper[*v1beta2.MemCluster]], *cloud.Cloud) {
 		c := newCloud(t)
-		svc, err := build(c, services.WithPollInterval(poll))
+		svc, err := build(c)
 		require.NoError(t, err)
 		return svc, c
 	}
@@ -56,7 +57,7 @@ func TestNetworkCases(t *testing.T) {
 		},
 		{
 			Name: "rejects a bad CIDR before any cloud call", Scope: badCIDR(), Check: noCloudCall,
-			Want: servicetest.Outcome{Error: servicetest.Terminal, Reason: reconcile.ReasonInvalidParameters, ErrorContains: `cidr "10.0.0.0/33"`, Unchanged: true},
+			Want: servicetest.Outcome{Class: reconcile.ClassTerminal, Reason: conditions.ReasonInvalidParameters, ErrorContains: `cidr "10.0.0.0/33"`, Unchanged: true},
 		},
 		{
 			Name:  "a lost create response is retried",
@@ -64,7 +65,7 @@ func TestNetworkCases(t *testing.T) {
 			Setup: func(t *testing.T, _ clusterFake, c *cloud.Cloud) {
 				require.NoError(t, c.FailNext(cloud.VerbCreate.On(cloud.KindNetwork), cloud.AfterChange))
 			},
-			Want: servicetest.Outcome{Error: servicetest.Retried, ErrorIs: cloud.ErrInjected, Unchanged: true},
+			Want: servicetest.Outcome{Class: reconcile.ClassTransient, ErrorIs: cloud.ErrInjected, Unchanged: true},
 		},
 		{
 			Name: "deleting a network never created is done at once", Scope: clusterScope(nil), Delete: true,
@@ -76,7 +77,7 @@ func TestNetworkCases(t *testing.T) {
 		return servicetest.ClusterCase[*v1beta2.MemCluster, *cloud.Cloud]{
 			Name: "waits for the network", Scope: clusterScope(nil), Check: noCloudCall,
 			Want: servicetest.Outcome{Result: reconcile.Result{Reason: services.ReasonWaitingForNetwork,
-				Message: "the network is not recorded yet", RequeueAfter: poll}, Unchanged: true},
+				Message: "the network is not recorded yet"}, Unchanged: true},
 		}
 	}
 	t.Run("Subnets", func(t *testing.T) { servicetest.RunClusterCases(t, clusterService(services.NewSubnets), waiting()) })
@@ -122,14 +123,14 @@ func TestInstanceCases(t *testing.T) {
 		},
 		{
 			Name: "bootstrap data not ready: no instance", Scope: machineScope("m-0", false, nil), Check: noInstance,
-			Want: servicetest.Outcome{Error: servicetest.Retried, ErrorIs: scope.ErrBootstrapDataNotReady, Unchanged: true},
+			Want: servicetest.Outcome{Class: reconcile.ClassTransient, ErrorIs: scope.ErrBootstrapDataNotReady, Unchanged: true},
 		},
 		{
 			Name: "a lost create response is retried and records nothing", Scope: machineScope("m-0", false, []byte(userData)),
 			Setup: func(t *testing.T, _ machineFake, e *machineEnv) {
 				require.NoError(t, e.cloud.FailNext(cloud.VerbCreate.On(cloud.KindInstance), cloud.AfterChange))
 			},
-			Want: servicetest.Outcome{Error: servicetest.Retried, ErrorIs: cloud.ErrInjected, Unchanged: true},
+			Want: servicetest.Outcome{Class: reconcile.ClassTransient, ErrorIs: cloud.ErrInjected, Unchanged: true},
 		},
 		{
 			Name: "deleting a machine that has no instance is done", Scope: machineScope("m-0", false, []byte(userData)), Delete: true,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
@@ -28,34 +29,30 @@ var (
 type base struct {
 	cloud *cloud.Cloud
 	res   Resources
-	cfg   config
 }
 
-func newBase(c *cloud.Cloud, what string, opts []Option) (base, error) {
+func newBase(c *cloud.Cloud, what string) (base, error) {
 	if c == nil {
 		return base{}, fmt.Errorf("cannot create the %s service: %w", what, errNilCloud)
 	}
-	return base{cloud: c, res: NewResources(c), cfg: newConfig(opts)}, nil
+	return base{cloud: c, res: NewResources(c)}, nil
 }
 
 // deleted turns the outcome of reconcile.EnsureDeleted into the step result. memcloud deletes at once, so a
 // resource that is still there after EnsureDeleted is one whose delete was refused because other resources
 // depend on it (Resources.Delete): the step reports ReasonDependencyViolation instead of
-// reconcile.ReasonDeleting, and looks again after the poll interval.
+// conditions.ReasonDeleting, and looks again after the poll interval.
 func (b base) deleted(res reconcile.Result, err error) (reconcile.Result, error) {
-	if err == nil && !res.Done && res.Reason == reconcile.ReasonDeleting {
+	if err == nil && !res.Done && res.Reason == conditions.ReasonDeleting {
 		res.Reason = ReasonDependencyViolation
 		res.Message += ": resources that depend on it remain"
 	}
 	return res, err
 }
 
-// poll is the Ensure option that makes a step that is not done look again after the poll interval.
-func (b base) poll() reconcile.EnsureOption { return reconcile.WithPollInterval(b.cfg.poll) }
-
 // waitingForNetwork is the result of a step whose network is not recorded yet.
 func (b base) waitingForNetwork() reconcile.Result {
-	return reconcile.Result{Reason: ReasonWaitingForNetwork, Message: "the network is not recorded yet", RequeueAfter: b.cfg.poll}
+	return reconcile.Result{Reason: ReasonWaitingForNetwork, Message: "the network is not recorded yet"}
 }
 
 // clusterResource returns the name, in the cloud, of the cluster's resource key.
@@ -72,8 +69,8 @@ func tagsOf(s scope.ClusterScoper[*v1beta2.MemCluster]) reconcile.EnsureOption {
 type Network struct{ base }
 
 // NewNetwork returns the network service of memcloud c.
-func NewNetwork(c *cloud.Cloud, opts ...Option) (*Network, error) {
-	b, err := newBase(c, "network", opts)
+func NewNetwork(c *cloud.Cloud) (*Network, error) {
+	b, err := newBase(c, "network")
 	return &Network{b}, err
 }
 
@@ -81,21 +78,21 @@ func NewNetwork(c *cloud.Cloud, opts ...Option) (*Network, error) {
 func (n *Network) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
 	spec := clusterSpec(s.InfraCluster())
 	res, err := reconcile.Ensure(ctx, s, KeyNetwork, n.res.Networks,
-		reconcile.Given(cloud.NetworkSpec{Name: clusterResource(s, KeyNetwork), CIDR: spec.Network.CIDR}), tagsOf(s), n.poll())
+		reconcile.Given(cloud.NetworkSpec{Name: clusterResource(s, KeyNetwork), CIDR: spec.Network.CIDR}), tagsOf(s))
 	return res.Result, err
 }
 
 // Delete deletes the network; it waits while subnets, security groups or load balancers remain in it.
 func (n *Network) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
-	return n.deleted(reconcile.EnsureDeleted(ctx, s, KeyNetwork, n.res.Networks, n.poll()))
+	return n.deleted(reconcile.EnsureDeleted(ctx, s, KeyNetwork, n.res.Networks))
 }
 
 // Subnets is the step that creates the subnets of spec.network.subnets in the network.
 type Subnets struct{ base }
 
 // NewSubnets returns the subnet service of memcloud c.
-func NewSubnets(c *cloud.Cloud, opts ...Option) (*Subnets, error) {
-	b, err := newBase(c, "subnets", opts)
+func NewSubnets(c *cloud.Cloud) (*Subnets, error) {
+	b, err := newBase(c, "subnets")
 	return &Subnets{b}, err
 }
 
@@ -108,7 +105,7 @@ func (n *Subnets) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1beta2.
 	for _, sn := range clusterSpec(s.InfraCluster()).Network.Subnets {
 		key := SubnetKey(sn.Name)
 		res, err := reconcile.Ensure(ctx, s, key, n.res.Subnets,
-			reconcile.Given(cloud.SubnetSpec{Name: clusterResource(s, key), NetworkID: netID, CIDR: sn.CIDR}), tagsOf(s), n.poll())
+			reconcile.Given(cloud.SubnetSpec{Name: clusterResource(s, key), NetworkID: netID, CIDR: sn.CIDR}), tagsOf(s))
 		if err != nil || !res.Result.Done {
 			return res.Result, err
 		}
@@ -122,7 +119,7 @@ func (n *Subnets) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.Mem
 	// spec.network never changes (webhook), so its subnets are the ones that were created.
 	subnets := clusterSpec(s.InfraCluster()).Network.Subnets
 	for i := len(subnets) - 1; i >= 0; i-- {
-		res, err := reconcile.EnsureDeleted(ctx, s, SubnetKey(subnets[i].Name), n.res.Subnets, n.poll())
+		res, err := reconcile.EnsureDeleted(ctx, s, SubnetKey(subnets[i].Name), n.res.Subnets)
 		if err != nil || !res.Done {
 			return n.deleted(res, err)
 		}
@@ -136,8 +133,8 @@ func (n *Subnets) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.Mem
 type LoadBalancer struct{ base }
 
 // NewLoadBalancer returns the load balancer service of memcloud c.
-func NewLoadBalancer(c *cloud.Cloud, opts ...Option) (*LoadBalancer, error) {
-	b, err := newBase(c, "load balancer", opts)
+func NewLoadBalancer(c *cloud.Cloud) (*LoadBalancer, error) {
+	b, err := newBase(c, "load balancer")
 	return &LoadBalancer{b}, err
 }
 
@@ -150,7 +147,7 @@ func (l *LoadBalancer) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1b
 	mc := s.InfraCluster()
 	spec := clusterSpec(mc)
 	res, err := reconcile.Ensure(ctx, s, KeyLoadBalancer, l.res.LoadBalancers, reconcile.Given(cloud.LoadBalancerSpec{
-		Name: clusterResource(s, KeyLoadBalancer), NetworkID: netID, Port: int(spec.LoadBalancer.Port)}), tagsOf(s), l.poll())
+		Name: clusterResource(s, KeyLoadBalancer), NetworkID: netID, Port: int(spec.LoadBalancer.Port)}), tagsOf(s))
 	if err != nil || !res.Result.Done {
 		return res.Result, err
 	}
@@ -173,5 +170,5 @@ func (l *LoadBalancer) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1b
 
 // Delete deletes the load balancer.
 func (l *LoadBalancer) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
-	return l.deleted(reconcile.EnsureDeleted(ctx, s, KeyLoadBalancer, l.res.LoadBalancers, l.poll()))
+	return l.deleted(reconcile.EnsureDeleted(ctx, s, KeyLoadBalancer, l.res.LoadBalancers))
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
@@ -23,13 +24,13 @@ const poll = 7 * time.Millisecond
 // clusterSteps returns the cluster services in order.
 func clusterSteps(t *testing.T, c *cloud.Cloud) []reconcile.Service[scope.ClusterScoper[*v1beta2.MemCluster]] {
 	t.Helper()
-	n, err := services.NewNetwork(c, services.WithPollInterval(poll))
+	n, err := services.NewNetwork(c)
 	require.NoError(t, err)
-	s, err := services.NewSubnets(c, services.WithPollInterval(poll))
+	s, err := services.NewSubnets(c)
 	require.NoError(t, err)
-	g, err := services.NewSecurityGroup(c, services.WithPollInterval(poll))
+	g, err := services.NewSecurityGroup(c)
 	require.NoError(t, err)
-	l, err := services.NewLoadBalancer(c, services.WithPollInterval(poll))
+	l, err := services.NewLoadBalancer(c)
 	require.NoError(t, err)
 	return []reconcile.Service[scope.ClusterScoper[*v1beta2.MemCluster]]{n, s, g, l}
 }
@@ -142,13 +143,13 @@ func TestBadParametersNeverReachTheCloud(t *testing.T) {
 	_, err := reconcileAll(ctx, clusterSteps(t, c), s)
 	var term *reconcile.TerminalError
 	require.ErrorAs(t, err, &term)
-	assert.Equal(t, reconcile.ReasonInvalidParameters, term.Reason)
+	assert.Equal(t, conditions.ReasonInvalidParameters, term.Reason)
 	assert.Contains(t, err.Error(), `cidr "10.0.0.0/33"`)
 	assert.Zero(t, c.Calls().Total(), "no cloud call")
 }
 
 func TestClusterDeleteWaitsForInstancesAndToleratesNotFound(t *testing.T) {
-	ctx := context.Background()
+	ctx := withPoll(context.Background())
 	c := newCloud(t)
 	s := clusterScope(nil)
 	ids := func() map[string]string { return s.Object.Status.Resources }

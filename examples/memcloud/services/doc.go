@@ -15,7 +15,7 @@
 //   - SecurityGroup: the cluster's security group, with the ingress rules of spec.securityGroup.ingressRules
 //     and everything from inside the network (SecurityGroupReady). The rules are the one part of the
 //     infrastructure that may change: rules changed in the spec, or out of band, are updated in place, and
-//     the step reports reconcile.ReasonDriftCorrected until the next reconcile finds them up to date;
+//     the step reports conditions.ReasonDriftCorrected until the next reconcile finds them up to date;
 //   - LoadBalancer: the API server load balancer; it sets spec.controlPlaneEndpoint to the load
 //     balancer's host and port, copies spec.failureDomains to status.failureDomains and marks the
 //     MemCluster provisioned (LoadBalancerReady).
@@ -35,7 +35,7 @@
 //
 // Resources adapts each memcloud kind to reconcile.Resource, observed as the cloud's own type (*cloud.Network,
 // ...). Security groups are also a reconcile.Updater (their rules, compared as sets, are updated in place; a
-// changed name, network or description is reported with reconcile.ReasonNeedsReplacement, never repaired),
+// changed name, network or description is reported with conditions.ReasonNeedsReplacement, never repaired),
 // and instances a reconcile.PendingReporter (a booting instance is waited for). Every resource carries the
 // ownership tags of reconcile.Ensure and TagCluster ("<namespace>/<cluster>"); its ID is recorded in
 // status.resources under a resource key (KeyNetwork, SubnetKey(name), KeySecurityGroup, KeyLoadBalancer),

@@ -1,9 +1,12 @@
 package services_test
 
 import (
+	"context"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
+	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
 	"github.com/capkit/capkit/scope/scopetest"
 )
@@ -37,4 +40,10 @@ func machineScope(name string, controlPlane bool, data []byte) machineFake {
 		MachineInfo:    scope.MachineInfo{Name: name, ControlPlane: controlPlane, FailureDomain: "fd-a", BootstrapDataSecretName: name},
 		BootstrapValue: data,
 	}
+}
+
+// withPoll returns ctx in the environment of a reconcile whose poll interval is poll, as the reconcilers
+// give it to the services.
+func withPoll(ctx context.Context) context.Context {
+	return reconcile.ContextWithEnv(ctx, reconcile.NewEnv(nil, reconcile.WithDefaultRequeue(poll)))
 }

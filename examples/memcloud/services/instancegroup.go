@@ -28,8 +28,8 @@ type InstanceGroup struct {
 }
 
 // NewInstanceGroup returns the instance group service of memcloud c; lookup finds the pool's cluster network.
-func NewInstanceGroup(c *cloud.Cloud, lookup NetworkLookup, opts ...Option) (*InstanceGroup, error) {
-	b, err := newBase(c, "instance group", opts)
+func NewInstanceGroup(c *cloud.Cloud, lookup NetworkLookup) (*InstanceGroup, error) {
+	b, err := newBase(c, "instance group")
 	if err == nil && lookup == nil {
 		err = errors.New("cannot create the instance group service: network lookup must not be nil")
 	}
@@ -45,8 +45,7 @@ func (g *InstanceGroup) Reconcile(ctx context.Context, s PoolScope) (reconcile.R
 	}
 	subnetID := net.SubnetIDs[v1beta2.SubnetRoleWorker]
 	if subnetID == "" || net.SecurityGroupID == "" {
-		return reconcile.Result{Reason: ReasonWaitingForNetwork, RequeueAfter: g.cfg.poll,
-			Message: "the worker subnet or security group of the cluster is not recorded yet"}, nil
+		return reconcile.Result{Reason: ReasonWaitingForNetwork, Message: "the worker subnet or security group of the cluster is not recorded yet"}, nil
 	}
 	size := int(s.MachinePool().Replicas)
 	// The bootstrap data is read only when the group must be created.
@@ -58,7 +57,7 @@ func (g *InstanceGroup) Reconcile(ctx context.Context, s PoolScope) (reconcile.R
 		return cloud.InstanceGroupSpec{Name: mp.Name, SubnetID: subnetID, Image: poolImage(mp), Flavor: string(poolFlavor(mp)),
 			SecurityGroupIDs: []string{net.SecurityGroupID}, UserData: data, Size: size}, nil
 	})
-	res, err := reconcile.Ensure(ctx, s, KeyInstanceGroup, g.res.InstanceGroups, desired, clusterTags(mp.Namespace, s.Cluster().Name), g.poll())
+	res, err := reconcile.Ensure(ctx, s, KeyInstanceGroup, g.res.InstanceGroups, desired, clusterTags(mp.Namespace, s.Cluster().Name))
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -86,8 +85,7 @@ func (g *InstanceGroup) Reconcile(ctx context.Context, s PoolScope) (reconcile.R
 		return reconcile.Result{}, err
 	}
 	if booting > 0 {
-		return reconcile.Result{Reason: ReasonInstancePending, RequeueAfter: g.cfg.poll,
-			Message: fmt.Sprintf("%d of %d instances of group %s are booting", booting, len(ids), group.ID)}, nil
+		return reconcile.Result{Reason: ReasonInstancePending, Message: fmt.Sprintf("%d of %d instances of group %s are booting", booting, len(ids), group.ID)}, nil
 	}
 	// No status.observedGeneration: writing spec.providerIDList bumps the generation, so the value would be
 	// stale after every scale; the conditions carry the generation they observed.
@@ -97,7 +95,7 @@ func (g *InstanceGroup) Reconcile(ctx context.Context, s PoolScope) (reconcile.R
 
 // Delete deletes the group and its instances.
 func (g *InstanceGroup) Delete(ctx context.Context, s PoolScope) (reconcile.Result, error) {
-	return g.deleted(reconcile.EnsureDeleted(ctx, s, KeyInstanceGroup, g.res.InstanceGroups, g.poll()))
+	return g.deleted(reconcile.EnsureDeleted(ctx, s, KeyInstanceGroup, g.res.InstanceGroups))
 }
 
 // classifyPoolError makes a quota or parameter error of a scale terminal, as the resource does for creates.

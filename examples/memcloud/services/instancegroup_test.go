@@ -31,7 +31,7 @@ func newPoolEnv(t *testing.T, opts ...cloud.Option) *poolEnv {
 		return services.ClusterNetwork{SubnetIDs: map[v1beta2.SubnetRole]string{v1beta2.SubnetRoleWorker: m.ids[services.SubnetKey("worker")]},
 			SecurityGroupID: m.ids[services.KeySecurityGroup]}, nil
 	})
-	g, err := services.NewInstanceGroup(m.cloud, lookup, services.WithPollInterval(poll))
+	g, err := services.NewInstanceGroup(m.cloud, lookup)
 	require.NoError(t, err)
 	return &poolEnv{cloud: m.cloud, group: g}
 }
@@ -129,7 +129,7 @@ func TestInstanceGroupWaitsForTheNetwork(t *testing.T) {
 	lookup := services.NetworkLookupFunc(func(context.Context, string, scope.ClusterInfo) (services.ClusterNetwork, error) {
 		return services.ClusterNetwork{}, nil
 	})
-	g, err := services.NewInstanceGroup(c, lookup, services.WithPollInterval(poll))
+	g, err := services.NewInstanceGroup(c, lookup)
 	require.NoError(t, err)
 	res, err := g.Reconcile(context.Background(), poolScope(2))
 	require.NoError(t, err)

@@ -28,8 +28,8 @@ type Instance struct {
 
 // NewInstance returns the instance service of memcloud c; lookup finds the machine's cluster network
 // (MemClusterLookup in a controller).
-func NewInstance(c *cloud.Cloud, lookup NetworkLookup, opts ...Option) (*Instance, error) {
-	b, err := newBase(c, "instance", opts)
+func NewInstance(c *cloud.Cloud, lookup NetworkLookup) (*Instance, error) {
+	b, err := newBase(c, "instance")
 	if err == nil && lookup == nil {
 		err = errors.New("cannot create the instance service: network lookup must not be nil")
 	}
@@ -60,8 +60,7 @@ func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper[*v1beta2
 	}
 	subnetID := net.SubnetIDs[role]
 	if subnetID == "" || net.SecurityGroupID == "" || (controlPlane && net.LoadBalancerID == "") {
-		return reconcile.Result{Reason: ReasonWaitingForNetwork, RequeueAfter: n.cfg.poll,
-			Message: fmt.Sprintf("the %s subnet, security group or load balancer of the cluster is not recorded yet", role)}, nil
+		return reconcile.Result{Reason: ReasonWaitingForNetwork, Message: fmt.Sprintf("the %s subnet, security group or load balancer of the cluster is not recorded yet", role)}, nil
 	}
 	tracker, err := n.tracker(s)
 	if err != nil {
@@ -81,7 +80,7 @@ func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper[*v1beta2
 		}, nil
 	})
 	res, err := reconcile.Ensure(ctx, tracker, KeyInstance, n.res.Instances, desired,
-		clusterTags(mm.Namespace, s.Cluster().Name), n.poll(), reconcile.CreateOnce())
+		clusterTags(mm.Namespace, s.Cluster().Name), reconcile.CreateOnce())
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -105,7 +104,7 @@ func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper[*v1beta2
 	case inst.State == cloud.InstanceFailed:
 		return reconcile.Result{}, reconcile.Terminal(ReasonInstanceFailed, fmt.Errorf("instance %q failed to boot", inst.ID))
 	case inst.State != cloud.InstanceRunning:
-		return reconcile.Result{Reason: ReasonInstanceStopped, Message: fmt.Sprintf("instance %s is %s", inst.ID, inst.State), RequeueAfter: n.cfg.poll}, nil
+		return reconcile.Result{Reason: ReasonInstanceStopped, Message: fmt.Sprintf("instance %s is %s", inst.ID, inst.State)}, nil
 	}
 	mm.Status.ObservedGeneration = mm.Generation
 	mm.SetProvisioned(true)
@@ -146,7 +145,7 @@ func (n *Instance) Delete(ctx context.Context, s scope.MachineScoper[*v1beta2.Me
 			return reconcile.Result{}, err
 		}
 	}
-	return n.deleted(reconcile.EnsureDeleted(ctx, tracker, KeyInstance, n.res.Instances, n.poll()))
+	return n.deleted(reconcile.EnsureDeleted(ctx, tracker, KeyInstance, n.res.Instances))
 }
 
 // deregister removes the instance from the load balancer's targets when both still exist.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -41,7 +42,7 @@ func newMachineEnv(t *testing.T, opts ...cloud.Option) *machineEnv {
 			SecurityGroupID: e.ids[services.KeySecurityGroup], LoadBalancerID: e.ids[services.KeyLoadBalancer],
 		}, nil
 	})
-	e.instance, err = services.NewInstance(c, lookup, services.WithPollInterval(poll))
+	e.instance, err = services.NewInstance(c, lookup)
 	require.NoError(t, err)
 	c.ResetCounters()
 	return e
@@ -152,7 +153,7 @@ func TestInstanceSteadyStateNeverReadsBootstrapData(t *testing.T) {
 }
 
 func TestInstancePendingUntilRunning(t *testing.T) {
-	ctx := context.Background()
+	ctx := withPoll(context.Background())
 	e := newMachineEnv(t, cloud.WithPendingGets(1))
 	s := machineScope("m-0", true, []byte(userData))
 	mm := s.Object
@@ -200,8 +201,11 @@ func TestInstanceStates(t *testing.T) {
 		opts       []cloud.Option
 		wantReason string
 		terminal   bool
+		// wantRequeue is Ensure's poll interval for a pending instance, the reconciler's default (zero) for
+		// the service's own wait.
+		wantRequeue time.Duration
 	}{
-		{name: "pending", opts: []cloud.Option{cloud.WithPendingGets(1)}, wantReason: services.ReasonInstancePending},
+		{name: "pending", opts: []cloud.Option{cloud.WithPendingGets(1)}, wantReason: services.ReasonInstancePending, wantRequeue: poll},
 		{name: "failed", opts: []cloud.Option{cloud.WithPendingGets(5)}, wantReason: services.ReasonInstanceFailed, terminal: true,
 			setup: func(t *testing.T, c *cloud.Cloud) {
 				for _, r := range c.List(cloud.KindInstance) {
@@ -217,7 +221,7 @@ func TestInstanceStates(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := withPoll(context.Background())
 			e := newMachineEnv(t, tt.opts...)
 			s := machineScope("m-0", false, []byte(userData))
 			mm := s.Object
@@ -235,7 +239,7 @@ func TestInstanceStates(t *testing.T) {
 				require.NoError(t, err)
 				assert.False(t, res.Done)
 				assert.Equal(t, tt.wantReason, res.Reason)
-				assert.Equal(t, poll, res.RequeueAfter)
+				assert.Equal(t, tt.wantRequeue, res.RequeueAfter)
 			}
 			assert.False(t, s.Object.IsProvisioned())
 			assert.NotEmpty(t, s.Object.Spec.ProviderID, "the provider ID is set before the instance runs")

@@ -34,31 +34,10 @@ const (
 // resources in leak reports.
 const TagCluster = "memcloud.capkit.io/cluster"
 
-// DefaultPollInterval is how long a service waits before looking again at a booting instance, an updated
-// security group or a delete blocked by dependent resources.
+// DefaultPollInterval is how long a step waits before looking again at a booting instance, an updated
+// security group or a delete blocked by dependent resources: the requeue of memcloud's reconcilers
+// (reconcile.WithDefaultRequeue), which reconcile.Ensure uses as its poll interval.
 const DefaultPollInterval = 5 * time.Second
-
-// Option configures the services.
-type Option func(*config)
-
-type config struct{ poll time.Duration }
-
-func newConfig(opts []Option) config {
-	c := config{poll: DefaultPollInterval}
-	for _, o := range opts {
-		if o != nil {
-			o(&c)
-		}
-	}
-	if c.poll <= 0 {
-		c.poll = DefaultPollInterval
-	}
-	return c
-}
-
-// WithPollInterval sets how long to wait before looking again at a booting instance, an updated security
-// group or a blocked delete (default DefaultPollInterval; tests use less).
-func WithPollInterval(d time.Duration) Option { return func(c *config) { c.poll = d } }
 
 // SubnetKey returns the resource key of the subnet named name: KeySubnetPrefix and the name, shortened with
 // a hash when the key would be longer than a DNS label.

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"net/netip"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
-	"github.com/capkit/capkit/ratelimit"
 	"github.com/capkit/capkit/reconcile"
 )
 
@@ -17,7 +17,7 @@ const (
 	ReasonQuotaExceeded = "QuotaExceeded"
 	// ReasonResourceDeleted: a resource this object created was deleted outside the controller, and its
 	// idempotency token cannot create it again (reconcile.CreateOnce reports an instance the same way).
-	ReasonResourceDeleted = reconcile.ReasonResourceDeleted
+	ReasonResourceDeleted = conditions.ReasonResourceDeleted
 	// ReasonTokenMismatch: the same idempotency token was used with other parameters.
 	ReasonTokenMismatch = "TokenMismatch"
 	// ReasonDependencyViolation: a delete waits for resources that still depend on the resource (the reason
@@ -34,79 +34,24 @@ const (
 	ReasonWaitingForNetwork = "WaitingForNetwork"
 )
 
-// cloudResource adapts one kind of memcloud resource to reconcile.Resource[S, *R]. S is the create request
-// of the kind (cloud.NetworkSpec, ...), R the resource, which is also what Ensure observes.
-type cloudResource[S, R any] struct {
-	kind     string // the resource label of capkit's metrics
-	validate func(S) error
-	get      func(ctx context.Context, id string) (*R, error)
-	find     func(ctx context.Context, tags map[string]string) ([]R, error)
-	create   func(ctx context.Context, spec S, token string, tags map[string]string) (*R, error)
-	del      func(ctx context.Context, id string) error
-	id       func(*R) string
-}
-
-var _ reconcile.Resource[cloud.NetworkSpec, *cloud.Network] = (*cloudResource[cloud.NetworkSpec, cloud.Network])(nil)
-
-// Kind names the kind of resource in capkit's metrics (reconcile.Kinded).
-func (r *cloudResource[S, R]) Kind() string { return r.kind }
-
-// Validate checks the request without calling the cloud.
-func (r *cloudResource[S, R]) Validate(spec S) error { return r.validate(spec) }
-
-// Get returns the resource and whether it exists; NotFound is not an error.
-func (r *cloudResource[S, R]) Get(ctx context.Context, id string) (*R, bool, error) {
-	obs, err := r.get(ctx, id)
-	switch {
-	case errors.Is(err, cloud.ErrNotFound):
-		return nil, false, nil
-	case err != nil:
-		return nil, false, r.classify(err)
+// kind returns the functions every memcloud kind of resource shares, as reconcile.ResourceFuncs[S, *R]: S is
+// the create request of the kind (cloud.NetworkSpec, ...), R the resource, which is also what Ensure observes.
+// NotFound means gone; FindByTags returns the oldest resource carrying the tags (memcloud lists them in
+// creation order); a delete of a resource that is gone is success, and so is a delete refused because other
+// resources depend on it: the resource is still there, so reconcile.EnsureDeleted reports that it is not done
+// yet, and the step looks again later.
+func kind[S, R any](name string, get func(context.Context, string) (*R, error), find func(context.Context, map[string]string) ([]R, error),
+	del func(context.Context, string) error, id func(*R) string) reconcile.ResourceFuncs[S, *R] {
+	notFound := func(err error) bool { return errors.Is(err, cloud.ErrNotFound) }
+	return reconcile.ResourceFuncs[S, *R]{
+		ResourceKind:   name,
+		GetFunc:        reconcile.GoneIfNotFound(get, notFound),
+		FindByTagsFunc: reconcile.FindOldest(find, nil),
+		DeleteFunc:     reconcile.IgnoreErrors(del, notFound, func(err error) bool { return errors.Is(err, cloud.ErrDependencyViolation) }),
+		IDFunc:         id,
+		ClassifyFunc:   classify,
 	}
-	return obs, true, nil
 }
-
-// FindByTags returns the oldest resource carrying tags (memcloud lists them in creation order).
-func (r *cloudResource[S, R]) FindByTags(ctx context.Context, tags map[string]string) (*R, bool, error) {
-	found, err := r.find(ctx, tags)
-	if err != nil || len(found) == 0 {
-		return nil, false, r.classify(err)
-	}
-	return &found[0], true, nil
-}
-
-// Create creates the resource with the idempotency token and tags and returns it.
-func (r *cloudResource[S, R]) Create(ctx context.Context, spec S, token string, tags map[string]string) (*R, error) {
-	obs, err := r.create(ctx, spec, token, tags)
-	if err != nil {
-		return nil, r.classify(err)
-	}
-	return obs, nil
-}
-
-// Delete deletes the resource. NotFound is success; a delete refused because other resources depend on the
-// resource is not an error either: the resource is still there, so reconcile.EnsureDeleted reports that it
-// is not done yet, and the step looks again later.
-func (r *cloudResource[S, R]) Delete(ctx context.Context, id string) error {
-	err := r.del(ctx, id)
-	if errors.Is(err, cloud.ErrNotFound) || errors.Is(err, cloud.ErrDependencyViolation) {
-		return nil
-	}
-	return r.classify(err)
-}
-
-// ID returns the cloud ID of an observed resource ("" for none).
-func (r *cloudResource[S, R]) ID(obs *R) string {
-	if obs == nil {
-		return ""
-	}
-	return r.id(obs)
-}
-
-// classify turns memcloud's sentinel errors into the error classes of package reconcile: parameters, quota
-// and tokens are terminal; everything else (an injected fault, a lost response) is returned as it is and
-// retried with backoff.
-func (r *cloudResource[S, R]) classify(err error) error { return classify(err) }
 
 // classify gives a cloud error its class for capkit's reconcilers: terminal when retrying cannot help,
 // throttled (requeued after the cloud's hint, not a failure) when the rate limit refused the call.
@@ -118,7 +63,7 @@ func classify(err error) error {
 		retryAfter, _ := cloud.RetryAfter(err)
 		return reconcile.Throttled(err, retryAfter)
 	case errors.Is(err, cloud.ErrInvalidParameter):
-		return reconcile.Terminal(reconcile.ReasonInvalidParameters, err)
+		return reconcile.Terminal(conditions.ReasonInvalidParameters, err)
 	case errors.Is(err, cloud.ErrQuotaExceeded):
 		return reconcile.Terminal(ReasonQuotaExceeded, err)
 	case errors.Is(err, cloud.ErrTokenReused):
@@ -129,10 +74,10 @@ func classify(err error) error {
 	return err
 }
 
-// wait waits for the rate limiter of ctx (reconcile.WithRateLimiter) before a cloud call that does not go
-// through reconcile.Ensure.
+// wait waits for the rate limiter of the reconcile (reconcile.WithRateLimiter) before a cloud call that does
+// not go through reconcile.Ensure.
 func wait(ctx context.Context) error {
-	_, err := ratelimit.WaitFrom(ctx)
+	_, err := reconcile.EnvFrom(ctx).Wait(ctx)
 	return err
 }
 
@@ -146,7 +91,7 @@ type Resources struct {
 	Subnets reconcile.Resource[cloud.SubnetSpec, *cloud.Subnet]
 	// SecurityGroups are the security groups; they are also a reconcile.Updater: Ensure updates their ingress
 	// rules in place when they differ from the spec (in any order), and reports a changed name, network or
-	// description with reconcile.ReasonNeedsReplacement.
+	// description with conditions.ReasonNeedsReplacement.
 	SecurityGroups reconcile.Resource[cloud.SecurityGroupSpec, *cloud.SecurityGroup]
 	// LoadBalancers are the load balancers.
 	LoadBalancers reconcile.Resource[cloud.LoadBalancerSpec, *cloud.LoadBalancer]
@@ -159,69 +104,57 @@ type Resources struct {
 
 // NewResources returns the resource kinds of c.
 func NewResources(c *cloud.Cloud) Resources {
+	networks := kind[cloud.NetworkSpec]("network", c.GetNetwork, c.FindNetworks, c.DeleteNetwork, func(n *cloud.Network) string { return n.ID })
+	networks.ValidateFunc = func(s cloud.NetworkSpec) error { return errors.Join(required("name", s.Name), cidr("cidr", s.CIDR)) }
+	networks.CreateFunc = func(ctx context.Context, s cloud.NetworkSpec, token string, tags map[string]string) (*cloud.Network, error) {
+		s.IdempotencyToken, s.Tags = token, tags
+		return c.CreateNetwork(ctx, s)
+	}
+	subnets := kind[cloud.SubnetSpec]("subnet", c.GetSubnet, c.FindSubnets, c.DeleteSubnet, func(n *cloud.Subnet) string { return n.ID })
+	subnets.ValidateFunc = func(s cloud.SubnetSpec) error {
+		return errors.Join(required("name", s.Name), required("networkID", s.NetworkID), cidr("cidr", s.CIDR))
+	}
+	subnets.CreateFunc = func(ctx context.Context, s cloud.SubnetSpec, token string, tags map[string]string) (*cloud.Subnet, error) {
+		s.IdempotencyToken, s.Tags = token, tags
+		return c.CreateSubnet(ctx, s)
+	}
+	lbs := kind[cloud.LoadBalancerSpec]("load-balancer", c.GetLoadBalancer, c.FindLoadBalancers, c.DeleteLoadBalancer,
+		func(n *cloud.LoadBalancer) string { return n.ID })
+	lbs.ValidateFunc = func(s cloud.LoadBalancerSpec) error {
+		var err error
+		if s.Port < 0 || s.Port > 65535 {
+			err = fmt.Errorf("port %d must be from 1 to 65535", s.Port)
+		}
+		return errors.Join(required("name", s.Name), required("networkID", s.NetworkID), err)
+	}
+	lbs.CreateFunc = func(ctx context.Context, s cloud.LoadBalancerSpec, token string, tags map[string]string) (*cloud.LoadBalancer, error) {
+		s.IdempotencyToken, s.Tags = token, tags
+		return c.CreateLoadBalancer(ctx, s)
+	}
+	groups := kind[cloud.InstanceGroupSpec]("instance-group", c.GetInstanceGroup, c.FindInstanceGroups, c.DeleteInstanceGroup,
+		func(g *cloud.InstanceGroup) string { return g.ID })
+	groups.ValidateFunc = func(s cloud.InstanceGroupSpec) error {
+		var errs []error
+		if len(s.UserData) == 0 {
+			errs = append(errs, errors.New("userData must not be empty"))
+		}
+		if s.Size < 0 {
+			errs = append(errs, fmt.Errorf("size %d must not be negative", s.Size))
+		}
+		return errors.Join(append(errs, required("name", s.Name), required("subnetID", s.SubnetID),
+			required("image", s.Image), required("flavor", s.Flavor))...)
+	}
+	groups.CreateFunc = func(ctx context.Context, s cloud.InstanceGroupSpec, token string, tags map[string]string) (*cloud.InstanceGroup, error) {
+		s.IdempotencyToken, s.Tags = token, tags
+		return c.CreateInstanceGroup(ctx, s)
+	}
 	return Resources{
-		Networks: &cloudResource[cloud.NetworkSpec, cloud.Network]{
-			kind: "network",
-			get:  c.GetNetwork, find: c.FindNetworks, del: c.DeleteNetwork,
-			id: func(n *cloud.Network) string { return n.ID },
-			validate: func(s cloud.NetworkSpec) error {
-				return errors.Join(required("name", s.Name), cidr("cidr", s.CIDR))
-			},
-			create: func(ctx context.Context, s cloud.NetworkSpec, token string, tags map[string]string) (*cloud.Network, error) {
-				s.IdempotencyToken, s.Tags = token, tags
-				return c.CreateNetwork(ctx, s)
-			},
-		},
-		Subnets: &cloudResource[cloud.SubnetSpec, cloud.Subnet]{
-			kind: "subnet",
-			get:  c.GetSubnet, find: c.FindSubnets, del: c.DeleteSubnet,
-			id: func(n *cloud.Subnet) string { return n.ID },
-			validate: func(s cloud.SubnetSpec) error {
-				return errors.Join(required("name", s.Name), required("networkID", s.NetworkID), cidr("cidr", s.CIDR))
-			},
-			create: func(ctx context.Context, s cloud.SubnetSpec, token string, tags map[string]string) (*cloud.Subnet, error) {
-				s.IdempotencyToken, s.Tags = token, tags
-				return c.CreateSubnet(ctx, s)
-			},
-		},
+		Networks:       reconcile.NewResource(networks),
+		Subnets:        reconcile.NewResource(subnets),
 		SecurityGroups: newSecurityGroups(c),
-		LoadBalancers: &cloudResource[cloud.LoadBalancerSpec, cloud.LoadBalancer]{
-			kind: "load-balancer",
-			get:  c.GetLoadBalancer, find: c.FindLoadBalancers, del: c.DeleteLoadBalancer,
-			id: func(n *cloud.LoadBalancer) string { return n.ID },
-			validate: func(s cloud.LoadBalancerSpec) error {
-				var err error
-				if s.Port < 0 || s.Port > 65535 {
-					err = fmt.Errorf("port %d must be from 1 to 65535", s.Port)
-				}
-				return errors.Join(required("name", s.Name), required("networkID", s.NetworkID), err)
-			},
-			create: func(ctx context.Context, s cloud.LoadBalancerSpec, token string, tags map[string]string) (*cloud.LoadBalancer, error) {
-				s.IdempotencyToken, s.Tags = token, tags
-				return c.CreateLoadBalancer(ctx, s)
-			},
-		},
-		Instances: newInstances(c),
-		InstanceGroups: &cloudResource[cloud.InstanceGroupSpec, cloud.InstanceGroup]{
-			kind: "instance-group",
-			get:  c.GetInstanceGroup, find: c.FindInstanceGroups, del: c.DeleteInstanceGroup,
-			id: func(g *cloud.InstanceGroup) string { return g.ID },
-			validate: func(s cloud.InstanceGroupSpec) error {
-				var errs []error
-				if len(s.UserData) == 0 {
-					errs = append(errs, errors.New("userData must not be empty"))
-				}
-				if s.Size < 0 {
-					errs = append(errs, fmt.Errorf("size %d must not be negative", s.Size))
-				}
-				return errors.Join(append(errs, required("name", s.Name), required("subnetID", s.SubnetID),
-					required("image", s.Image), required("flavor", s.Flavor))...)
-			},
-			create: func(ctx context.Context, s cloud.InstanceGroupSpec, token string, tags map[string]string) (*cloud.InstanceGroup, error) {
-				s.IdempotencyToken, s.Tags = token, tags
-				return c.CreateInstanceGroup(ctx, s)
-			},
-		},
+		LoadBalancers:  reconcile.NewResource(lbs),
+		Instances:      newInstances(c),
+		InstanceGroups: reconcile.NewResource(groups),
 	}
 }
 

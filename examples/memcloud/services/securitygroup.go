@@ -17,12 +17,12 @@ import (
 // SecurityGroup is the step that creates the cluster's security group and keeps its ingress rules those of
 // the spec: spec.securityGroup.ingressRules (defaulted to the API server port from anywhere) and everything
 // from inside the network. Rules changed in the spec, or out of band, are put back in place
-// (reconcile.ReasonDriftCorrected, then ready at the next reconcile).
+// (conditions.ReasonDriftCorrected, then ready at the next reconcile).
 type SecurityGroup struct{ base }
 
 // NewSecurityGroup returns the security group service of memcloud c.
-func NewSecurityGroup(c *cloud.Cloud, opts ...Option) (*SecurityGroup, error) {
-	b, err := newBase(c, "security group", opts)
+func NewSecurityGroup(c *cloud.Cloud) (*SecurityGroup, error) {
+	b, err := newBase(c, "security group")
 	return &SecurityGroup{b}, err
 }
 
@@ -37,7 +37,7 @@ func (g *SecurityGroup) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1
 		Name: clusterResource(s, KeySecurityGroup), NetworkID: netID,
 		Description: "cluster " + ClusterTagValue(s.InfraCluster().Namespace, s.Cluster().Name),
 		Ingress:     IngressRules(spec),
-	}), tagsOf(s), g.poll())
+	}), tagsOf(s))
 	return res.Result, err
 }
 
@@ -55,40 +55,32 @@ func IngressRules(spec v1beta2.MemClusterSpec) []cloud.Rule {
 
 // Delete deletes the security group; it waits while instances use it.
 func (g *SecurityGroup) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
-	return g.deleted(reconcile.EnsureDeleted(ctx, s, KeySecurityGroup, g.res.SecurityGroups, g.poll()))
+	return g.deleted(reconcile.EnsureDeleted(ctx, s, KeySecurityGroup, g.res.SecurityGroups))
 }
 
-// securityGroups are memcloud's security groups as a reconcile.Resource and a reconcile.Updater: their
+// newSecurityGroups returns memcloud's security groups as a reconcile.Resource and a reconcile.Updater: their
 // ingress rules change in place (UpdateSecurityGroupRules); their name, network and description cannot.
-type securityGroups struct {
-	*cloudResource[cloud.SecurityGroupSpec, cloud.SecurityGroup]
-	update func(ctx context.Context, id string, rules []cloud.Rule) (*cloud.SecurityGroup, error)
-}
-
-var _ reconcile.Updater[cloud.SecurityGroupSpec, *cloud.SecurityGroup] = (*securityGroups)(nil)
-
-func newSecurityGroups(c *cloud.Cloud) *securityGroups {
-	return &securityGroups{
-		cloudResource: &cloudResource[cloud.SecurityGroupSpec, cloud.SecurityGroup]{
-			kind: "security-group",
-			get:  c.GetSecurityGroup, find: c.FindSecurityGroups, del: c.DeleteSecurityGroup,
-			id: func(g *cloud.SecurityGroup) string { return g.ID },
-			validate: func(s cloud.SecurityGroupSpec) error {
-				return errors.Join(required("name", s.Name), required("networkID", s.NetworkID), validRules(s.Ingress))
-			},
-			create: func(ctx context.Context, s cloud.SecurityGroupSpec, token string, tags map[string]string) (*cloud.SecurityGroup, error) {
-				s.IdempotencyToken, s.Tags = token, tags
-				return c.CreateSecurityGroup(ctx, s)
-			},
-		},
-		update: c.UpdateSecurityGroupRules,
+func newSecurityGroups(c *cloud.Cloud) reconcile.Resource[cloud.SecurityGroupSpec, *cloud.SecurityGroup] {
+	f := kind[cloud.SecurityGroupSpec]("security-group", c.GetSecurityGroup, c.FindSecurityGroups, c.DeleteSecurityGroup,
+		func(g *cloud.SecurityGroup) string { return g.ID })
+	f.ValidateFunc = func(s cloud.SecurityGroupSpec) error {
+		return errors.Join(required("name", s.Name), required("networkID", s.NetworkID), validRules(s.Ingress))
 	}
+	f.CreateFunc = func(ctx context.Context, s cloud.SecurityGroupSpec, token string, tags map[string]string) (*cloud.SecurityGroup, error) {
+		s.IdempotencyToken, s.Tags = token, tags
+		return c.CreateSecurityGroup(ctx, s)
+	}
+	f.DiffFunc = securityGroupDiff
+	f.UpdateFunc = func(ctx context.Context, id string, spec cloud.SecurityGroupSpec, _ *cloud.SecurityGroup) (*cloud.SecurityGroup, error) {
+		return c.UpdateSecurityGroupRules(ctx, id, spec.Ingress)
+	}
+	return reconcile.NewResource(f)
 }
 
-// Diff names the fields of the security group that differ from spec: "name", "networkID" and "description"
-// cannot change in place (replace), "ingress" can. The rules are compared as sets: their order does not
-// matter.
-func (g *securityGroups) Diff(spec cloud.SecurityGroupSpec, obs *cloud.SecurityGroup) (fields []string, replace bool) {
+// securityGroupDiff names the fields of the security group that differ from spec: "name", "networkID" and
+// "description" cannot change in place (replace), "ingress" can. The rules are compared as sets: their order
+// does not matter.
+func securityGroupDiff(spec cloud.SecurityGroupSpec, obs *cloud.SecurityGroup) (fields []string, replace bool) {
 	for _, f := range []struct {
 		name       string
 		want, have string
@@ -105,15 +97,6 @@ func (g *securityGroups) Diff(spec cloud.SecurityGroupSpec, obs *cloud.SecurityG
 		fields = append(fields, "ingress")
 	}
 	return fields, replace
-}
-
-// Update replaces the security group's ingress rules with those of spec.
-func (g *securityGroups) Update(ctx context.Context, id string, spec cloud.SecurityGroupSpec, _ *cloud.SecurityGroup) (*cloud.SecurityGroup, error) {
-	obs, err := g.update(ctx, id, spec.Ingress)
-	if err != nil {
-		return nil, g.classify(err)
-	}
-	return obs, nil
 }
 
 // sameRules reports whether a and b hold the same rules, in any order.

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/services"
@@ -93,7 +94,7 @@ func provisionedSG(t *testing.T) (*cloud.Cloud, clusterFake, *services.SecurityG
 	res, err := reconcileAll(context.Background(), clusterSteps(t, c), s)
 	require.NoError(t, err)
 	require.True(t, res.Done)
-	g, err := services.NewSecurityGroup(c, services.WithPollInterval(poll))
+	g, err := services.NewSecurityGroup(c)
 	require.NoError(t, err)
 	c.ResetCounters()
 	return c, s, g, s.Object.Status.Resources[services.KeySecurityGroup]
@@ -121,7 +122,7 @@ func TestSecurityGroupCorrectsDrift(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := withPoll(context.Background())
 			c, s, g, id := provisionedSG(t)
 			tt.change(t, c, s, id)
 			c.ResetCounters()
@@ -129,7 +130,7 @@ func TestSecurityGroupCorrectsDrift(t *testing.T) {
 			res, err := g.Reconcile(ctx, s)
 			require.NoError(t, err)
 			assert.False(t, res.Done, "the step looks again at the updated group")
-			assert.Equal(t, reconcile.ReasonDriftCorrected, res.Reason)
+			assert.Equal(t, conditions.ReasonDriftCorrected, res.Reason)
 			assert.Equal(t, poll, res.RequeueAfter)
 			assert.Contains(t, res.Message, "ingress")
 			calls := c.Calls()
@@ -192,7 +193,7 @@ func TestSecurityGroupDriftFailures(t *testing.T) {
 		}, func(t *testing.T, _ reconcile.Result, err error) {
 			var term *reconcile.TerminalError
 			require.ErrorAs(t, err, &term)
-			assert.Equal(t, reconcile.ReasonInvalidParameters, term.Reason)
+			assert.Equal(t, conditions.ReasonInvalidParameters, term.Reason)
 			assert.Contains(t, err.Error(), `ingress[0].source "203.0.113.1/24"`)
 		}, 0},
 		{"a group of another network needs replacement: reported, never repaired", func(t *testing.T, c *cloud.Cloud, s clusterFake) {
@@ -203,13 +204,13 @@ func TestSecurityGroupDriftFailures(t *testing.T) {
 		}, func(t *testing.T, res reconcile.Result, err error) {
 			require.NoError(t, err)
 			assert.False(t, res.Done)
-			assert.Equal(t, reconcile.ReasonNeedsReplacement, res.Reason)
+			assert.Equal(t, conditions.ReasonNeedsReplacement, res.Reason)
 			assert.Equal(t, poll, res.RequeueAfter)
 		}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := withPoll(context.Background())
 			c, s, g, id := provisionedSG(t)
 			_, err := c.UpdateSecurityGroupRules(ctx, id, []cloud.Rule{sshRule})
 			require.NoError(t, err)

@@ -1,16 +1,16 @@
 package webhooks
 
 import (
-	"context"
 	"fmt"
 	"net/netip"
 	"regexp"
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/capkit/capkit/contract/webhook"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 )
 
@@ -160,45 +160,20 @@ func ValidateMemClusterSpecUpdate(oldSpec, newSpec *v1beta2.MemClusterSpec, path
 	return errs
 }
 
-// MemCluster is the defaulting and validating admission webhook of MemCluster.
-type MemCluster struct{}
-
-var (
-	_ admission.Defaulter[*v1beta2.MemCluster] = MemCluster{}
-	_ admission.Validator[*v1beta2.MemCluster] = MemCluster{}
-)
-
-// Default fills the unset fields of the MemCluster's spec; see DefaultMemClusterSpec.
-func (MemCluster) Default(_ context.Context, c *v1beta2.MemCluster) error {
-	DefaultMemClusterSpec(&c.Spec)
-	return nil
+// MemCluster is the defaulting and validating admission webhook of MemCluster: DefaultMemClusterSpec,
+// ValidateMemClusterSpec, and ValidateMemClusterSpecUpdate on a change.
+var MemCluster = webhook.Webhook[*v1beta2.MemCluster, v1beta2.MemClusterSpec]{
+	GroupKind: groupKind("MemCluster"), Spec: func(c *v1beta2.MemCluster) *v1beta2.MemClusterSpec { return &c.Spec },
+	DefaultSpec: DefaultMemClusterSpec, ValidateSpec: ValidateMemClusterSpec, ValidateSpecUpdate: ValidateMemClusterSpecUpdate,
 }
 
-// ValidateCreate checks a new MemCluster; see ValidateMemClusterSpec.
-func (MemCluster) ValidateCreate(_ context.Context, c *v1beta2.MemCluster) (admission.Warnings, error) {
-	return nil, invalid("MemCluster", c.Name, ValidateMemClusterSpec(&c.Spec, field.NewPath("spec")))
-}
-
-// ValidateUpdate checks a changed MemCluster: the new spec must keep the immutable fields (see
-// ValidateMemClusterSpecUpdate) and, unless the MemCluster is being deleted, be valid.
-func (MemCluster) ValidateUpdate(_ context.Context, oldC, newC *v1beta2.MemCluster) (admission.Warnings, error) {
-	path := field.NewPath("spec")
-	errs := ValidateMemClusterSpecUpdate(&oldC.Spec, &newC.Spec, path)
-	if newC.DeletionTimestamp.IsZero() { // never block the removal of a finalizer
-		errs = append(errs, ValidateMemClusterSpec(&newC.Spec, path)...)
-	}
-	return nil, invalid("MemCluster", newC.Name, errs)
-}
-
-// ValidateDelete accepts every delete.
-func (MemCluster) ValidateDelete(context.Context, *v1beta2.MemCluster) (admission.Warnings, error) {
-	return nil, nil
-}
+// groupKind returns the group and kind of a memcloud kind, which the webhooks' errors name.
+func groupKind(kind string) schema.GroupKind { return v1beta2.GroupVersion.WithKind(kind).GroupKind() }
 
 // invalid returns nil for no errors, else the Invalid API error the API server returns to the client.
 func invalid(kind, name string, errs field.ErrorList) error {
 	if len(errs) == 0 {
 		return nil
 	}
-	return apierrors.NewInvalid(v1beta2.GroupVersion.WithKind(kind).GroupKind(), name, errs)
+	return apierrors.NewInvalid(groupKind(kind), name, errs)
 }

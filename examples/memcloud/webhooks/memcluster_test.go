@@ -94,7 +94,7 @@ func TestDefaultMemClusterSpec(t *testing.T) {
 	})
 	t.Run("webhook", func(t *testing.T) {
 		c := &v1beta2.MemCluster{}
-		require.NoError(t, webhooks.MemCluster{}.Default(context.Background(), c))
+		require.NoError(t, webhooks.MemCluster.Default(context.Background(), c))
 		assert.Equal(t, "10.0.0.0/16", c.Spec.Network.CIDR)
 		assert.Len(t, c.Spec.Network.Subnets, 2)
 	})
@@ -258,7 +258,7 @@ func TestValidateMemClusterSpecUpdate(t *testing.T) {
 
 func TestMemClusterWebhookErrors(t *testing.T) {
 	ctx := context.Background()
-	wh := webhooks.MemCluster{}
+	wh := webhooks.MemCluster
 	c := &v1beta2.MemCluster{ObjectMeta: metav1.ObjectMeta{Name: "demo"}, Spec: validClusterSpec()}
 
 	_, err := wh.ValidateCreate(ctx, c)

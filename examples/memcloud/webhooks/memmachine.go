@@ -1,12 +1,11 @@
 package webhooks
 
 import (
-	"context"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/capkit/capkit/contract/webhook"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 )
 
@@ -65,37 +64,9 @@ func ValidateMemMachineSpecUpdate(oldSpec, newSpec *v1beta2.MemMachineSpec, path
 	return errs
 }
 
-// MemMachine is the defaulting and validating admission webhook of MemMachine.
-type MemMachine struct{}
-
-var (
-	_ admission.Defaulter[*v1beta2.MemMachine] = MemMachine{}
-	_ admission.Validator[*v1beta2.MemMachine] = MemMachine{}
-)
-
-// Default fills the unset fields of the MemMachine's spec; see DefaultMemMachineSpec.
-func (MemMachine) Default(_ context.Context, m *v1beta2.MemMachine) error {
-	DefaultMemMachineSpec(&m.Spec)
-	return nil
-}
-
-// ValidateCreate checks a new MemMachine; see ValidateMemMachineSpec.
-func (MemMachine) ValidateCreate(_ context.Context, m *v1beta2.MemMachine) (admission.Warnings, error) {
-	return nil, invalid("MemMachine", m.Name, ValidateMemMachineSpec(&m.Spec, field.NewPath("spec")))
-}
-
-// ValidateUpdate checks a changed MemMachine: the new spec must keep the immutable fields (see
-// ValidateMemMachineSpecUpdate) and, unless the MemMachine is being deleted, be valid.
-func (MemMachine) ValidateUpdate(_ context.Context, oldM, newM *v1beta2.MemMachine) (admission.Warnings, error) {
-	path := field.NewPath("spec")
-	errs := ValidateMemMachineSpecUpdate(&oldM.Spec, &newM.Spec, path)
-	if newM.DeletionTimestamp.IsZero() {
-		errs = append(errs, ValidateMemMachineSpec(&newM.Spec, path)...)
-	}
-	return nil, invalid("MemMachine", newM.Name, errs)
-}
-
-// ValidateDelete accepts every delete.
-func (MemMachine) ValidateDelete(context.Context, *v1beta2.MemMachine) (admission.Warnings, error) {
-	return nil, nil
+// MemMachine is the defaulting and validating admission webhook of MemMachine: DefaultMemMachineSpec,
+// ValidateMemMachineSpec, and ValidateMemMachineSpecUpdate on a change.
+var MemMachine = webhook.Webhook[*v1beta2.MemMachine, v1beta2.MemMachineSpec]{
+	GroupKind: groupKind("MemMachine"), Spec: func(m *v1beta2.MemMachine) *v1beta2.MemMachineSpec { return &m.Spec },
+	DefaultSpec: DefaultMemMachineSpec, ValidateSpec: ValidateMemMachineSpec, ValidateSpecUpdate: ValidateMemMachineSpecUpdate,
 }

@@ -24,7 +24,7 @@ func TestDefaultMemMachineSpec(t *testing.T) {
 	assert.Equal(t, v1beta2.MemMachineSpec{Image: "debian-13", Flavor: v1beta2.FlavorLarge}, set)
 
 	m := &v1beta2.MemMachine{}
-	require.NoError(t, webhooks.MemMachine{}.Default(context.Background(), m))
+	require.NoError(t, webhooks.MemMachine.Default(context.Background(), m))
 	assert.Equal(t, v1beta2.FlavorMedium, m.Spec.Flavor)
 }
 
@@ -83,7 +83,7 @@ func TestValidateMemMachineSpecUpdate(t *testing.T) {
 
 func TestMemMachineWebhookErrors(t *testing.T) {
 	ctx := context.Background()
-	wh := webhooks.MemMachine{}
+	wh := webhooks.MemMachine
 	m := &v1beta2.MemMachine{ObjectMeta: metav1.ObjectMeta{Name: "m-0"}, Spec: v1beta2.MemMachineSpec{Image: "ubuntu-24.04", Flavor: "medium"}}
 	_, err := wh.ValidateCreate(ctx, m)
 	require.NoError(t, err)

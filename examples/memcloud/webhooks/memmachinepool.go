@@ -1,12 +1,11 @@
 package webhooks
 
 import (
-	"context"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/capkit/capkit/contract/webhook"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 )
 
@@ -31,42 +30,22 @@ func ValidateMemMachinePoolSpec(spec *v1beta2.MemMachinePoolSpec, path *field.Pa
 
 // MemMachinePool is the defaulting and validating admission webhook of MemMachinePool: the image and flavor of
 // the group's instances cannot change after creation (memcloud has no rolling replacement of a group).
-type MemMachinePool struct{}
-
-var (
-	_ admission.Defaulter[*v1beta2.MemMachinePool] = MemMachinePool{}
-	_ admission.Validator[*v1beta2.MemMachinePool] = MemMachinePool{}
-)
-
-// Default fills the unset image and flavor, as for a MemMachine.
-func (MemMachinePool) Default(_ context.Context, p *v1beta2.MemMachinePool) error {
-	defaultImageAndFlavor(&p.Spec.Image, &p.Spec.Flavor)
-	return nil
+var MemMachinePool = webhook.Webhook[*v1beta2.MemMachinePool, v1beta2.MemMachinePoolSpec]{
+	GroupKind: groupKind("MemMachinePool"), Spec: func(p *v1beta2.MemMachinePool) *v1beta2.MemMachinePoolSpec { return &p.Spec },
+	DefaultSpec:        func(spec *v1beta2.MemMachinePoolSpec) { defaultImageAndFlavor(&spec.Image, &spec.Flavor) },
+	ValidateSpec:       ValidateMemMachinePoolSpec,
+	ValidateSpecUpdate: ValidateMemMachinePoolSpecUpdate,
 }
 
-// ValidateCreate checks a new MemMachinePool; see ValidateMemMachinePoolSpec.
-func (MemMachinePool) ValidateCreate(_ context.Context, p *v1beta2.MemMachinePool) (admission.Warnings, error) {
-	return nil, invalid("MemMachinePool", p.Name, ValidateMemMachinePoolSpec(&p.Spec, field.NewPath("spec")))
-}
-
-// ValidateUpdate checks a changed MemMachinePool: image and flavor are immutable and, unless it is being
-// deleted, the new spec is valid.
-func (MemMachinePool) ValidateUpdate(_ context.Context, oldP, newP *v1beta2.MemMachinePool) (admission.Warnings, error) {
-	path := field.NewPath("spec")
+// ValidateMemMachinePoolSpecUpdate checks a change of a MemMachinePool's spec, found at path: image and flavor
+// are immutable.
+func ValidateMemMachinePoolSpecUpdate(oldSpec, newSpec *v1beta2.MemMachinePoolSpec, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if oldP.Spec.Image != newP.Spec.Image {
+	if oldSpec.Image != newSpec.Image {
 		errs = append(errs, field.Forbidden(path.Child("image"), immutable))
 	}
-	if oldP.Spec.Flavor != newP.Spec.Flavor {
+	if oldSpec.Flavor != newSpec.Flavor {
 		errs = append(errs, field.Forbidden(path.Child("flavor"), immutable))
 	}
-	if newP.DeletionTimestamp.IsZero() {
-		errs = append(errs, ValidateMemMachinePoolSpec(&newP.Spec, path)...)
-	}
-	return nil, invalid("MemMachinePool", newP.Name, errs)
-}
-
-// ValidateDelete accepts every delete.
-func (MemMachinePool) ValidateDelete(context.Context, *v1beta2.MemMachinePool) (admission.Warnings, error) {
-	return nil, nil
+	return errs
 }

@@ -15,9 +15,9 @@ import (
 func TestMemMachinePoolWebhook(t *testing.T) {
 	ctx := context.Background()
 	p := &v1beta2.MemMachinePool{ObjectMeta: metav1.ObjectMeta{Name: "pool"}}
-	require.NoError(t, webhooks.MemMachinePool{}.Default(ctx, p))
+	require.NoError(t, webhooks.MemMachinePool.Default(ctx, p))
 	assert.Equal(t, v1beta2.MemMachinePoolSpec{Image: "ubuntu-24.04", Flavor: v1beta2.FlavorMedium}, p.Spec)
-	_, err := webhooks.MemMachinePool{}.ValidateCreate(ctx, p)
+	_, err := webhooks.MemMachinePool.ValidateCreate(ctx, p)
 	require.NoError(t, err)
 
 	tests := []struct {
@@ -36,7 +36,7 @@ func TestMemMachinePoolWebhook(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			next := p.DeepCopy()
 			tt.mutate(next)
-			_, err := webhooks.MemMachinePool{}.ValidateUpdate(ctx, p, next)
+			_, err := webhooks.MemMachinePool.ValidateUpdate(ctx, p, next)
 			if tt.want == "" {
 				require.NoError(t, err)
 				return
@@ -45,7 +45,7 @@ func TestMemMachinePoolWebhook(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.want)
 		})
 	}
-	_, err = webhooks.MemMachinePool{}.ValidateCreate(ctx, &v1beta2.MemMachinePool{ObjectMeta: metav1.ObjectMeta{Name: "bare"}})
+	_, err = webhooks.MemMachinePool.ValidateCreate(ctx, &v1beta2.MemMachinePool{ObjectMeta: metav1.ObjectMeta{Name: "bare"}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "spec.image: Required value")
 }

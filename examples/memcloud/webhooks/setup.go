@@ -5,6 +5,7 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/capkit/capkit/contract/webhook"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 )
 
@@ -27,32 +28,11 @@ import (
 // +kubebuilder:webhook:path=/validate-infrastructure-memcloud-capkit-io-v1beta2-memclusteridentity,mutating=false,failurePolicy=fail,sideEffects=None,groups=infrastructure.memcloud.capkit.io,resources=memclusteridentities,verbs=create;update,versions=v1beta2,name=validation.memclusteridentity.infrastructure.memcloud.capkit.io,admissionReviewVersions=v1
 
 // SetupWithManager registers the defaulting and validating webhooks of MemCluster, MemMachine,
-// MemClusterTemplate, MemMachineTemplate, MemMachinePool and MemClusterIdentity with the manager's webhook server. The manager's scheme must hold
-// the v1beta2 types (v1beta2.AddToScheme).
+// MemClusterTemplate, MemMachineTemplate, MemMachinePool and MemClusterIdentity with the manager's webhook
+// server. The manager's scheme must hold the v1beta2 types (v1beta2.AddToScheme).
 func SetupWithManager(mgr ctrl.Manager) error {
-	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta2.MemCluster{}).
-		WithDefaulter(MemCluster{}).WithValidator(MemCluster{}).Complete(); err != nil {
-		return fmt.Errorf("cannot set up the MemCluster webhooks: %w", err)
-	}
-	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta2.MemMachine{}).
-		WithDefaulter(MemMachine{}).WithValidator(MemMachine{}).Complete(); err != nil {
-		return fmt.Errorf("cannot set up the MemMachine webhooks: %w", err)
-	}
-	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta2.MemClusterTemplate{}).
-		WithDefaulter(MemClusterTemplate{}).WithValidator(MemClusterTemplate{}).Complete(); err != nil {
-		return fmt.Errorf("cannot set up the MemClusterTemplate webhooks: %w", err)
-	}
-	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta2.MemMachineTemplate{}).
-		WithDefaulter(MemMachineTemplate{}).WithValidator(MemMachineTemplate{}).Complete(); err != nil {
-		return fmt.Errorf("cannot set up the MemMachineTemplate webhooks: %w", err)
-	}
-	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta2.MemClusterIdentity{}).
-		WithValidator(MemClusterIdentity{}).Complete(); err != nil {
+	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta2.MemClusterIdentity{}).WithValidator(MemClusterIdentity{}).Complete(); err != nil {
 		return fmt.Errorf("cannot set up the MemClusterIdentity webhook: %w", err)
 	}
-	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta2.MemMachinePool{}).
-		WithDefaulter(MemMachinePool{}).WithValidator(MemMachinePool{}).Complete(); err != nil {
-		return fmt.Errorf("cannot set up the MemMachinePool webhooks: %w", err)
-	}
-	return nil
+	return webhook.SetupWithManager(mgr, MemCluster, MemMachine, MemClusterTemplate, MemMachineTemplate, MemMachinePool)
 }

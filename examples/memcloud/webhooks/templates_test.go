@@ -20,7 +20,7 @@ import (
 
 func TestMemClusterTemplateWebhook(t *testing.T) {
 	ctx := context.Background()
-	wh := webhooks.MemClusterTemplate{}
+	wh := webhooks.MemClusterTemplate
 	tmpl := &v1beta2.MemClusterTemplate{ObjectMeta: metav1.ObjectMeta{Name: "quick-start"}}
 	require.NoError(t, wh.Default(ctx, tmpl))
 	assert.Equal(t, "10.0.0.0/16", tmpl.Spec.Template.Spec.Network.CIDR)
@@ -53,7 +53,7 @@ func TestMemClusterTemplateWebhook(t *testing.T) {
 
 func TestMemMachineTemplateWebhook(t *testing.T) {
 	ctx := context.Background()
-	wh := webhooks.MemMachineTemplate{}
+	wh := webhooks.MemMachineTemplate
 	tmpl := &v1beta2.MemMachineTemplate{ObjectMeta: metav1.ObjectMeta{Name: "workers"}}
 	require.NoError(t, wh.Default(ctx, tmpl))
 	assert.Equal(t, v1beta2.MemMachineSpec{Image: "ubuntu-24.04", Flavor: "medium"}, tmpl.Spec.Template.Spec)
@@ -91,10 +91,10 @@ func TestTemplatesPassTopologyDryRuns(t *testing.T) {
 	changed := tmpl.DeepCopy()
 	changed.Spec.Template.Spec.Flavor = v1beta2.FlavorLarge
 	changed.Annotations = map[string]string{templates.TopologyDryRunAnnotation: ""}
-	_, err := webhooks.MemMachineTemplate{}.ValidateUpdate(ctx, tmpl, changed)
+	_, err := webhooks.MemMachineTemplate.ValidateUpdate(ctx, tmpl, changed)
 	require.NoError(t, err, "the topology controller's dry-run passes")
 
 	delete(changed.Annotations, templates.TopologyDryRunAnnotation)
-	_, err = webhooks.MemMachineTemplate{}.ValidateUpdate(ctx, tmpl, changed)
+	_, err = webhooks.MemMachineTemplate.ValidateUpdate(ctx, tmpl, changed)
 	require.Error(t, err, "another dry-run does not")
 }

@@ -29,21 +29,14 @@ const (
 type Option func(*config)
 
 type config struct {
-	client      client.Client // the management cluster
-	target      client.Client // the target cluster; the management cluster when nil
-	watchFilter string
-	poll        time.Duration
-	resync      time.Duration
-	recorder    reconcile.EventRecorder
+	client        client.Client // the management cluster
+	target        client.Client // the target cluster; the management cluster when nil
+	reconcileOpts []reconcile.Option
 }
 
 // DefaultResyncPeriod is how often a provisioned PodCluster or PodMachine looks at its objects again, to find
 // a Pod deleted or failed behind podcloud's back: one read of the target cluster per machine per period.
 const DefaultResyncPeriod = 30 * time.Second
-
-// WithResyncPeriod sets how often a provisioned PodCluster or PodMachine looks at its objects again (default
-// DefaultResyncPeriod).
-func WithResyncPeriod(d time.Duration) Option { return func(o *config) { o.resync = d } }
 
 // WithClient makes the reconcilers read and write the management cluster through c instead of the manager's
 // client.
@@ -56,27 +49,20 @@ func WithClient(c client.Client) Option { return func(o *config) { o.client = c 
 // configuration.
 func WithTarget(c client.Client) Option { return func(o *config) { o.target = c } }
 
-// WithWatchFilter reconciles only objects with the cluster.x-k8s.io/watch-filter label set to value.
-func WithWatchFilter(value string) Option { return func(o *config) { o.watchFilter = value } }
-
-// WithPollInterval sets how long to wait before looking again at a Pod that is not running or an object
-// being deleted (default services.DefaultPollInterval).
-func WithPollInterval(d time.Duration) Option { return func(o *config) { o.poll = d } }
-
-// WithEventRecorder emits the reconcilers' events through rec (SetupWithManager: the manager's recorder).
-func WithEventRecorder(rec reconcile.EventRecorder) Option {
-	return func(o *config) { o.recorder = rec }
+// WithReconcileOptions passes opts to both reconcilers, after podcloud's own (a requeue of
+// services.DefaultPollInterval, a resync of DefaultResyncPeriod, contract v1beta2, podcloud's finalizers), so
+// that they win: e.g. reconcile.WithDefaultRequeue, reconcile.WithResyncPeriod, reconcile.WithWatchFilter,
+// reconcile.WithMaxConcurrentReconciles.
+func WithReconcileOptions(opts ...reconcile.Option) Option {
+	return func(o *config) { o.reconcileOpts = append(o.reconcileOpts, opts...) }
 }
 
 func newConfig(opts []Option) config {
-	cfg := config{poll: services.DefaultPollInterval, resync: DefaultResyncPeriod}
+	var cfg config
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
 		}
-	}
-	if cfg.poll <= 0 {
-		cfg.poll = services.DefaultPollInterval
 	}
 	if cfg.target == nil {
 		cfg.target = cfg.client
@@ -85,24 +71,19 @@ func newConfig(opts []Option) config {
 }
 
 func (cfg config) reconcileOptions(finalizer string) []reconcile.Option {
-	opts := []reconcile.Option{
-		reconcile.WithDefaultRequeue(cfg.poll),
-		reconcile.WithResyncPeriod(cfg.resync),
-		reconcile.WithWatchFilter(cfg.watchFilter),
+	return append([]reconcile.Option{
+		reconcile.WithDefaultRequeue(services.DefaultPollInterval),
+		reconcile.WithResyncPeriod(DefaultResyncPeriod),
 		reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)),
 		reconcile.WithFinalizer(finalizer),
-	}
-	if cfg.recorder != nil {
-		opts = append(opts, reconcile.WithEventRecorder(cfg.recorder))
-	}
-	return opts
+	}, cfg.reconcileOpts...)
 }
 
 // ClusterSteps returns the steps of a PodCluster on the target cluster, in order: ServiceAccount, Endpoint,
 // FailureDomains.
-func ClusterSteps(target client.Client, opts ...services.Option) ([]reconcile.Step[services.ClusterScope], error) {
-	sa, err1 := services.NewServiceAccount(target, opts...)
-	ep, err2 := services.NewEndpoint(target, opts...)
+func ClusterSteps(target client.Client) ([]reconcile.Step[services.ClusterScope], error) {
+	sa, err1 := services.NewServiceAccount(target)
+	ep, err2 := services.NewEndpoint(target)
 	fd, err3 := services.NewFailureDomains(target)
 	if err := errors.Join(err1, err2, err3); err != nil {
 		return nil, err
@@ -116,9 +97,9 @@ func ClusterSteps(target client.Client, opts ...services.Option) ([]reconcile.St
 
 // MachineSteps returns the steps of a PodMachine on the target cluster, in order: BootstrapSecret, Pod.
 // lookup finds the machine's PodCluster (services.PodClusterLookup).
-func MachineSteps(target client.Client, lookup services.ClusterLookup, opts ...services.Option) ([]reconcile.Step[services.MachineScope], error) {
-	secret, err1 := services.NewBootstrap(target, lookup, opts...)
-	pod, err2 := services.NewPod(target, target, lookup, opts...)
+func MachineSteps(target client.Client, lookup services.ClusterLookup) ([]reconcile.Step[services.MachineScope], error) {
+	secret, err1 := services.NewBootstrap(target, lookup)
+	pod, err2 := services.NewPod(target, target, lookup)
 	if err := errors.Join(err1, err2); err != nil {
 		return nil, err
 	}
@@ -136,7 +117,7 @@ func NewClusterReconciler(c client.Client, opts ...Option) (*reconcile.ClusterRe
 		return nil, fmt.Errorf("cannot create the PodCluster reconciler: %w", errNilClient)
 	}
 	cfg := newConfig(append([]Option{WithClient(c)}, opts...))
-	steps, err := ClusterSteps(cfg.target, services.WithPollInterval(cfg.poll))
+	steps, err := ClusterSteps(cfg.target)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +131,7 @@ func NewMachineReconciler(c client.Client, opts ...Option) (*reconcile.MachineRe
 		return nil, fmt.Errorf("cannot create the PodMachine reconciler: %w", errNilClient)
 	}
 	cfg := newConfig(append([]Option{WithClient(c)}, opts...))
-	steps, err := MachineSteps(cfg.target, services.PodClusterLookup(c), services.WithPollInterval(cfg.poll))
+	steps, err := MachineSteps(cfg.target, services.PodClusterLookup(c))
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +152,7 @@ func NewTemplateCapacityReconciler(c client.Client) (*templates.CapacityReconcil
 
 // SetupWithManager registers podcloud's PodCluster and PodMachine controllers, and the PodMachineTemplate
 // controller that reports each template's capacity, with mgr. The manager's scheme must hold the v1beta2 types
-// and client-go's core types. Events go to the manager's recorder unless options say otherwise; bootstrap data
+// and client-go's core types. Events go to the manager's recorder unless options say otherwise (reconcile.WithEventRecorder); bootstrap data
 // is read through the manager's API reader, never from a cache.
 func SetupWithManager(mgr ctrl.Manager, opts ...Option) error {
 	if mgr == nil {
@@ -181,7 +162,7 @@ func SetupWithManager(mgr ctrl.Manager, opts ...Option) error {
 	if err != nil {
 		return fmt.Errorf("cannot create the client of the target cluster: %w", err)
 	}
-	all := append([]Option{WithClient(mgr.GetClient()), WithTarget(direct), WithEventRecorder(mgr.GetEventRecorder("podcloud"))}, opts...)
+	all := append([]Option{WithClient(mgr.GetClient()), WithTarget(direct)}, opts...)
 	cfg := newConfig(all)
 	cr, err := NewClusterReconciler(cfg.client, all...)
 	if err != nil {

@@ -14,13 +14,13 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/podcloud/controllers"
 	"github.com/capkit/capkit/examples/podcloud/podcloudtest"
 	"github.com/capkit/capkit/examples/podcloud/services"
 	"github.com/capkit/capkit/providertest/lifecycle"
-	"github.com/capkit/capkit/reconcile"
 )
 
 const wait = time.Minute
@@ -109,7 +109,7 @@ func TestPodDeletedOutOfBandIsNotRecreated(t *testing.T) {
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: victim}, pod))
 	oldUID := pod.UID
 	require.NoError(t, env.Client.Delete(ctx, pod))
-	requireTerminal(ctx, t, ns, victim, reconcile.ReasonResourceDeleted)
+	requireTerminal(ctx, t, ns, victim, conditions.ReasonResourceDeleted)
 	err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: victim}, pod)
 	if err == nil {
 		assert.Equal(t, oldUID, pod.UID, "no second Pod")

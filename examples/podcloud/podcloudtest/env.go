@@ -1,10 +1,9 @@
 package podcloudtest
 
 import (
+	"cmp"
 	"context"
 	"errors"
-	"path/filepath"
-	"runtime"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -15,17 +14,12 @@ import (
 	"github.com/capkit/capkit/examples/podcloud/controllers"
 	"github.com/capkit/capkit/examples/podcloud/webhooks"
 	"github.com/capkit/capkit/providertest/testenv"
+	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope/scopetest"
 )
 
 // ConfigDir returns podcloud's config folder (CRDs, webhook manifests), found from this package's source.
-func ConfigDir() (string, error) {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		return "", errors.New("cannot find podcloud's config folder: no caller information")
-	}
-	return filepath.Join(filepath.Dir(file), "..", "config"), nil
-}
+func ConfigDir() (string, error) { return testenv.SourceDir("../config") }
 
 // TestEnv is podcloud as a testenv.Provider, its config folder and scheme: TestEnv().NewEnvironment() starts
 // an API server for podcloud, TestEnv().Main(m, &env) does it in a TestMain.
@@ -49,7 +43,8 @@ func StartNodes(ctx context.Context, env *testenv.Environment) (*testenv.FakeNod
 
 // Options configure StartProvider.
 type Options struct {
-	// PollInterval is the controllers' poll interval and resync period; default 100ms.
+	// PollInterval is the controllers' requeue, Ensure's poll interval and the resync period
+	// (reconcile.WithDefaultRequeue, reconcile.WithResyncPeriod); default 100ms.
 	PollInterval time.Duration
 	// Logger receives the manager's logs; default: discarded.
 	Logger logr.Logger
@@ -68,25 +63,16 @@ type Provider struct {
 // StartProvider starts a manager with podcloud's controllers and webhooks on env (testenv.StartManager).
 // Stop it with Stop.
 func StartProvider(ctx context.Context, env *testenv.Environment, o Options) (*Provider, error) {
-	if env == nil {
-		return nil, errors.New("cannot start the provider: environment is nil")
-	}
-	if o.PollInterval <= 0 {
-		o.PollInterval = 100 * time.Millisecond
-	}
-	p := &Provider{}
-	var err error
-	p.Manager, err = env.StartManager(ctx, o.Logger, func(mgr ctrl.Manager) error {
-		p.Writes = scopetest.NewCountingClient(mgr.GetClient())
-		opts := append([]controllers.Option{controllers.WithClient(p.Writes), controllers.WithPollInterval(o.PollInterval),
-			controllers.WithResyncPeriod(o.PollInterval)}, o.Controllers...)
-		if err := controllers.SetupWithManager(mgr, opts...); err != nil {
-			return err
-		}
-		return webhooks.SetupWithManager(mgr)
+	poll := cmp.Or(o.PollInterval, 100*time.Millisecond)
+	var writes *scopetest.CountingClient
+	m, err := env.StartManager(ctx, o.Logger, func(mgr ctrl.Manager) error {
+		writes = scopetest.NewCountingClient(mgr.GetClient())
+		opts := append([]controllers.Option{controllers.WithClient(writes), controllers.WithReconcileOptions(
+			reconcile.WithDefaultRequeue(poll), reconcile.WithResyncPeriod(poll))}, o.Controllers...)
+		return errors.Join(controllers.SetupWithManager(mgr, opts...), webhooks.SetupWithManager(mgr))
 	})
 	if err != nil {
 		return nil, err
 	}
-	return p, nil
+	return &Provider{Writes: writes, Manager: m}, nil
 }

@@ -38,7 +38,7 @@ func LifecycleSpec(c Cluster, leaks lifecycle.LeakChecker) lifecycle.Spec {
 			return &v1beta2.PodMachine{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: v1beta2.PodMachineSpec{Image: c.Image}}, nil
 		},
 		ControlPlaneMachines: c.ControlPlane, WorkerMachines: c.Workers,
-		BootstrapData: func(machine string, controlPlane bool) []byte { return BootstrapData(c.Name, machine, controlPlane) },
+		BootstrapData: lifecycle.KubeadmBootstrapData(c.Name, BootstrapTokenMarker, ""),
 		PlayCAPI:      true,
 		PollInterval:  50 * time.Millisecond,
 		LeakChecker:   leaks,
@@ -118,28 +118,8 @@ func Objects(ctx context.Context, r client.Reader, ns string) ([]Object, error) 
 // it appears nowhere but in the bootstrap Secrets of the target cluster (base64-encoded in the script).
 const BootstrapTokenMarker = "podcloudtest-secret-token"
 
-// BootstrapData returns a kubeadm-style cloud-config (a jinja template, as Cluster API's kubeadm bootstrap
-// provider writes) with a fake join token that contains BootstrapTokenMarker: kubeadm init for the first
-// control plane machine, kubeadm join for the others.
+// BootstrapData returns a kubeadm-style cloud-config for a machine (lifecycle.KubeadmBootstrapData) with a
+// fake join token that contains BootstrapTokenMarker.
 func BootstrapData(cluster, machine string, controlPlane bool) []byte {
-	cmd, kind := "kubeadm join --config /run/kubeadm/kubeadm-join-config.yaml", "JoinConfiguration"
-	if controlPlane && machine == cluster+"-cp-0" {
-		cmd, kind = "kubeadm init --config /run/kubeadm/kubeadm.yaml", "InitConfiguration"
-	}
-	return fmt.Appendf(nil, `## template: jinja
-#cloud-config
-write_files:
-- path: /run/kubeadm/kubeadm.yaml
-  owner: root:root
-  permissions: '0640'
-  content: |
-    apiVersion: kubeadm.k8s.io/v1beta4
-    kind: %s
-    bootstrapToken:
-      token: abcdef.%s-%s
-    nodeRegistration:
-      name: '{{ ds.meta_data.local_hostname }}'
-runcmd:
-- '%s && echo success > /run/cluster-api/bootstrap-success.complete'
-`, kind, BootstrapTokenMarker, machine, cmd)
+	return lifecycle.KubeadmBootstrapData(cluster, BootstrapTokenMarker, "")(machine, controlPlane)
 }

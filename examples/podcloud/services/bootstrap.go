@@ -22,15 +22,14 @@ import (
 type Bootstrap struct {
 	target client.Client
 	lookup ClusterLookup
-	cfg    config
 }
 
 // NewBootstrap returns the Bootstrap step on the target cluster; lookup finds the machine's PodCluster.
-func NewBootstrap(target client.Client, lookup ClusterLookup, opts ...Option) (*Bootstrap, error) {
+func NewBootstrap(target client.Client, lookup ClusterLookup) (*Bootstrap, error) {
 	if target == nil || lookup == nil {
 		return nil, errors.New("cannot create the bootstrap step: the target client and the cluster lookup must not be nil")
 	}
-	return &Bootstrap{target: target, lookup: lookup, cfg: newConfig(opts)}, nil
+	return &Bootstrap{target: target, lookup: lookup}, nil
 }
 
 // SecretSpec is a bootstrap Secret to create. Script is secret: never logged, never in an error.
@@ -63,7 +62,7 @@ func bootstrapSecrets(c client.Client, ns string) (reconcile.Resource[SecretSpec
 func (b *Bootstrap) Reconcile(ctx context.Context, s MachineScope) (reconcile.Result, error) {
 	t, ok, err := target(ctx, b.lookup, s)
 	if err != nil || !ok {
-		return b.cfg.pollResultOr(err)
+		return waitingForPodCluster(err)
 	}
 	r, err := bootstrapSecrets(b.target, t.namespace)
 	if err != nil {
@@ -80,7 +79,7 @@ func (b *Bootstrap) Reconcile(ctx context.Context, s MachineScope) (reconcile.Re
 		}
 		return SecretSpec{Namespace: t.namespace, Name: SecretName(s.InfraMachine().Name), Script: script}, nil
 	})
-	res, err := reconcile.Ensure(ctx, s, KeyBootstrap, r, desired, clusterTags(s.Cluster().Name), b.cfg.pollOption())
+	res, err := reconcile.Ensure(ctx, s, KeyBootstrap, r, desired, clusterTags(s.Cluster().Name))
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -93,7 +92,7 @@ func (b *Bootstrap) Delete(ctx context.Context, s MachineScope) (reconcile.Resul
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	return reconcile.EnsureDeleted(ctx, s, KeyBootstrap, r, b.cfg.pollOption())
+	return reconcile.EnsureDeleted(ctx, s, KeyBootstrap, r)
 }
 
 // deleteNamespace is the namespace to search for a machine's objects when deleting: the PodCluster's, or

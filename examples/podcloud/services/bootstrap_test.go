@@ -89,9 +89,9 @@ func newMachineEnv(t testing.TB) *machineEnv {
 	ns := newNamespace(t)
 	createServiceAccount(t, ns, services.ServiceAccountName(clusterName))
 	lookup := lookupIn(ns)
-	b, err := services.NewBootstrap(env.Client, lookup, services.WithPollInterval(poll))
+	b, err := services.NewBootstrap(env.Client, lookup)
 	require.NoError(t, err)
-	p, err := services.NewPod(env.Client, env.Client, lookup, services.WithPollInterval(poll))
+	p, err := services.NewPod(env.Client, env.Client, lookup)
 	require.NoError(t, err)
 	return &machineEnv{ns: ns, bootstrap: b, pod: p}
 }
@@ -152,7 +152,7 @@ func TestBootstrapCases(t *testing.T) {
 		{
 			Name: "waits while the PodCluster has no service account", Scope: machineScope("m-wait", ofCluster(clusterWithoutServiceAccount)),
 			Want: servicetest.Outcome{Unchanged: true, Result: reconcile.Result{Reason: services.ReasonWaitingForPodCluster,
-				Message: "the PodCluster's service account is not recorded yet", RequeueAfter: poll}},
+				Message: "the PodCluster's service account is not recorded yet"}},
 			Check: func(t *testing.T, s machineFake, e *machineEnv) {
 				noSecret(t, s, e)
 				assert.Zero(t, s.BootstrapReads)
@@ -160,7 +160,7 @@ func TestBootstrapCases(t *testing.T) {
 		},
 		{
 			Name: "bootstrap data not ready: retried, no Secret", Scope: machineScope("m-notready", withData("")), Check: noSecret,
-			Want: servicetest.Outcome{Error: servicetest.Retried, ErrorIs: scope.ErrBootstrapDataNotReady, Unchanged: true},
+			Want: servicetest.Outcome{Class: reconcile.ClassTransient, ErrorIs: scope.ErrBootstrapDataNotReady, Unchanged: true},
 		},
 		{
 			Name: "ignition is refused", Check: noSecret,
@@ -169,11 +169,11 @@ func TestBootstrapCases(t *testing.T) {
 				s.BootstrapFormat = scope.BootstrapFormatIgnition
 				return s
 			}(),
-			Want: servicetest.Outcome{Error: servicetest.Terminal, Reason: services.ReasonUnsupportedBootstrapFormat, ErrorContains: "ignition", Unchanged: true},
+			Want: servicetest.Outcome{Class: reconcile.ClassTerminal, Reason: services.ReasonUnsupportedBootstrapFormat, ErrorContains: "ignition", Unchanged: true},
 		},
 		{
 			Name: "invalid cloud-config is terminal and its values are not in the error", Scope: machineScope("m-invalid", withData(badData)),
-			Want: servicetest.Outcome{Error: servicetest.Terminal, Reason: services.ReasonInvalidBootstrapData, ErrorContains: "write_files[0].path", Unchanged: true},
+			Want: servicetest.Outcome{Class: reconcile.ClassTerminal, Reason: services.ReasonInvalidBootstrapData, ErrorContains: "write_files[0].path", Unchanged: true},
 			Check: func(t *testing.T, s machineFake, e *machineEnv) {
 				noSecret(t, s, e)
 				_, err := e.bootstrap.Reconcile(context.Background(), s)
@@ -184,7 +184,7 @@ func TestBootstrapCases(t *testing.T) {
 		},
 		{
 			Name: "YAML that does not parse is terminal", Scope: machineScope("m-yaml", withData("#cloud-config\nwrite_files: [\n  "+joinToken+": {\n")),
-			Want: servicetest.Outcome{Error: servicetest.Terminal, Reason: services.ReasonInvalidBootstrapData, Unchanged: true},
+			Want: servicetest.Outcome{Class: reconcile.ClassTerminal, Reason: services.ReasonInvalidBootstrapData, Unchanged: true},
 		},
 		{
 			Name: "deletes the Secret and forgets it", Scope: deleted, Delete: true,
@@ -207,7 +207,7 @@ func TestBootstrapDeleteWithoutPodCluster(t *testing.T) {
 	_, ok := e.secretOf(t, s)
 	require.True(t, ok)
 
-	orphan, err := services.NewBootstrap(env.Client, noPodCluster, services.WithPollInterval(poll))
+	orphan, err := services.NewBootstrap(env.Client, noPodCluster)
 	require.NoError(t, err)
 	s.Object.Status.Resources = nil
 	res, err := orphan.Delete(ctx, s)

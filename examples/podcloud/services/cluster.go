@@ -16,6 +16,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/podcloud/webhooks"
@@ -33,15 +34,14 @@ var errNilClient = errors.New("client of the target cluster must not be nil")
 // a node Pod has no business with the target cluster's API.
 type ServiceAccount struct {
 	target client.Client
-	cfg    config
 }
 
 // NewServiceAccount returns the ServiceAccount step on the target cluster.
-func NewServiceAccount(target client.Client, opts ...Option) (*ServiceAccount, error) {
+func NewServiceAccount(target client.Client) (*ServiceAccount, error) {
 	if target == nil {
 		return nil, fmt.Errorf("cannot create the service account step: %w", errNilClient)
 	}
-	return &ServiceAccount{target: target, cfg: newConfig(opts)}, nil
+	return &ServiceAccount{target: target}, nil
 }
 
 // serviceAccounts are the ServiceAccounts of namespace ns; the spec is the name.
@@ -71,7 +71,7 @@ func (a *ServiceAccount) Reconcile(ctx context.Context, s ClusterScope) (reconci
 		return reconcile.Result{}, err
 	}
 	res, err := reconcile.Ensure(ctx, s, KeyServiceAccount, r, reconcile.Given(ServiceAccountName(s.Cluster().Name)),
-		clusterTags(s.Cluster().Name), a.cfg.pollOption())
+		clusterTags(s.Cluster().Name))
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -84,7 +84,7 @@ func (a *ServiceAccount) Delete(ctx context.Context, s ClusterScope) (reconcile.
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	return reconcile.EnsureDeleted(ctx, s, KeyServiceAccount, r, a.cfg.pollOption())
+	return reconcile.EnsureDeleted(ctx, s, KeyServiceAccount, r)
 }
 
 // Endpoint is the step that keeps the Service in front of the control plane Pods and sets the PodCluster's
@@ -92,15 +92,14 @@ func (a *ServiceAccount) Delete(ctx context.Context, s ClusterScope) (reconcile.
 // behind podcloud's back; its type and port cannot change (the webhook refuses it).
 type Endpoint struct {
 	target client.Client
-	cfg    config
 }
 
 // NewEndpoint returns the Endpoint step on the target cluster.
-func NewEndpoint(target client.Client, opts ...Option) (*Endpoint, error) {
+func NewEndpoint(target client.Client) (*Endpoint, error) {
 	if target == nil {
 		return nil, fmt.Errorf("cannot create the endpoint step: %w", errNilClient)
 	}
-	return &Endpoint{target: target, cfg: newConfig(opts)}, nil
+	return &Endpoint{target: target}, nil
 }
 
 // ServiceSpec is what the Endpoint step wants of the control plane Service.
@@ -224,17 +223,17 @@ func (e *Endpoint) Reconcile(ctx context.Context, s ClusterScope) (reconcile.Res
 	if ours {
 		want.ClusterIP = ep.Host // a Service deleted behind podcloud's back comes back at the same address
 	}
-	res, err := reconcile.Ensure(ctx, s, KeyEndpoint, r, reconcile.Given(want), clusterTags(s.Cluster().Name), e.cfg.pollOption())
+	res, err := reconcile.Ensure(ctx, s, KeyEndpoint, r, reconcile.Given(want), clusterTags(s.Cluster().Name))
 	if err != nil || !res.Result.Done {
 		return res.Result, err
 	}
 	host := serviceHost(res.Observed)
 	if host == "" {
-		return reconcile.Result{}, reconcile.Terminal(reconcile.ReasonInvalidParameters,
+		return reconcile.Result{}, reconcile.Terminal(conditions.ReasonInvalidParameters,
 			fmt.Errorf("service %q has no address (cluster IP %q)", res.Observed.Name, res.Observed.Spec.ClusterIP))
 	}
 	if ours && res.Action == reconcile.ActionCreated && ep.Host != host {
-		return reconcile.Result{}, reconcile.Terminal(reconcile.ReasonResourceDeleted,
+		return reconcile.Result{}, reconcile.Terminal(conditions.ReasonResourceDeleted,
 			fmt.Errorf("service %q was deleted outside the controller and created again at %s, but spec.controlPlaneEndpoint %s:%d cannot change",
 				res.Observed.Name, host, ep.Host, ep.Port))
 	}
@@ -252,7 +251,7 @@ func (e *Endpoint) Delete(ctx context.Context, s ClusterScope) (reconcile.Result
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	return reconcile.EnsureDeleted(ctx, s, KeyEndpoint, r, e.cfg.pollOption())
+	return reconcile.EnsureDeleted(ctx, s, KeyEndpoint, r)
 }
 
 // FailureDomains is the step that reports the zones of the target cluster's nodes (label

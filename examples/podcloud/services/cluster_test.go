@@ -11,12 +11,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/podcloud/services"
 	"github.com/capkit/capkit/providertest/servicetest"
 	"github.com/capkit/capkit/reconcile"
-	"github.com/capkit/capkit/reconcile/kubeobjects"
 	"github.com/capkit/capkit/scope"
 )
 
@@ -29,9 +29,9 @@ type clusterSteps struct {
 
 func newClusterSteps(t testing.TB) *clusterSteps {
 	t.Helper()
-	sa, err := services.NewServiceAccount(env.Client, services.WithPollInterval(poll))
+	sa, err := services.NewServiceAccount(env.Client)
 	require.NoError(t, err)
-	ep, err := services.NewEndpoint(env.Client, services.WithPollInterval(poll))
+	ep, err := services.NewEndpoint(env.Client)
 	require.NoError(t, err)
 	fd, err := services.NewFailureDomains(env.Client)
 	require.NoError(t, err)
@@ -114,7 +114,7 @@ func TestServiceAccountCases(t *testing.T) {
 		},
 		{
 			Name: "a ServiceAccount of that name that is not the cluster's is not taken", Scope: taken,
-			Want: servicetest.Outcome{Error: servicetest.Terminal, Reason: kubeobjects.ReasonNameTaken, Unchanged: true},
+			Want: servicetest.Outcome{Class: reconcile.ClassTerminal, Reason: conditions.ReasonNameTaken, Unchanged: true},
 			Check: func(t *testing.T, s clusterFake, _ *clusterSteps) {
 				acc, _ := serviceAccountOf(t, s)
 				assert.Empty(t, acc.Labels, "left alone")
@@ -124,7 +124,7 @@ func TestServiceAccountCases(t *testing.T) {
 			// Cluster API accepts any label value as a Cluster name ("my_cluster"); it is not a valid object
 			// name, which no retry can fix.
 			Name: "a Cluster name that makes an invalid ServiceAccount name is terminal", Scope: clusterScope("my_cluster", newNamespace(t)),
-			Want: servicetest.Outcome{Error: servicetest.Terminal, Reason: reconcile.ReasonInvalidParameters, Unchanged: true},
+			Want: servicetest.Outcome{Class: reconcile.ClassTerminal, Reason: conditions.ReasonInvalidParameters, Unchanged: true},
 		},
 		{
 			Name: "deletes the ServiceAccount and forgets it", Scope: deleted, Delete: true,
@@ -170,7 +170,7 @@ func TestEndpointCases(t *testing.T) {
 		}
 	}
 	driftResult := func(id, fields string) reconcile.Result {
-		return reconcile.Result{Reason: reconcile.ReasonDriftCorrected, RequeueAfter: poll,
+		return reconcile.Result{Reason: conditions.ReasonDriftCorrected, RequeueAfter: poll,
 			Message: fmt.Sprintf("resource %q (id %q) differed from its spec in %s; updated in place", services.KeyEndpoint, id, fields)}
 	}
 	// upToDate checks that the next reconcile finds the Service up to date.
@@ -275,7 +275,7 @@ func TestEndpointCases(t *testing.T) {
 			Setup: func(t *testing.T, s clusterFake, _ *clusterSteps) {
 				editService(t, s, func(svc *corev1.Service) { svc.Spec.Type = corev1.ServiceTypeNodePort })
 			},
-			Want: servicetest.Outcome{Result: reconcile.Result{Reason: reconcile.ReasonNeedsReplacement, RequeueAfter: poll,
+			Want: servicetest.Outcome{Result: reconcile.Result{Reason: conditions.ReasonNeedsReplacement, RequeueAfter: poll,
 				Message: fmt.Sprintf("resource %q (id %q) differs from its spec in spec.type, which cannot be changed in place", services.KeyEndpoint, retypedID)}},
 			Check: func(t *testing.T, s clusterFake, _ *clusterSteps) {
 				svc := serviceOf(t, s)
@@ -287,7 +287,7 @@ func TestEndpointCases(t *testing.T) {
 			// Cluster API accepts "my.cluster" as a Cluster name (a label value); "my.cluster-apiserver" is
 			// not a Service name (a DNS label), which no retry can fix.
 			Name: "a Cluster name that makes an invalid Service name is terminal", Scope: clusterScope("my.cluster", newNamespace(t)),
-			Want: servicetest.Outcome{Error: servicetest.Terminal, Reason: reconcile.ReasonInvalidParameters, Unchanged: true},
+			Want: servicetest.Outcome{Class: reconcile.ClassTerminal, Reason: conditions.ReasonInvalidParameters, Unchanged: true},
 		},
 		{
 			Name: "deletes the Service and forgets it", Scope: deleted, Delete: true,

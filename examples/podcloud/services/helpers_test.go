@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -28,8 +27,9 @@ var env *testenv.Environment
 
 func TestMain(m *testing.M) { testenv.Main(m, &env, testenv.WithoutCAPICRDs()) }
 
-// poll is the poll interval of the services under test: it is only compared, never waited for.
-const poll = 2 * time.Second
+// poll is the poll interval of Ensure outside a reconcile, as servicetest calls the services: it is only
+// compared, never waited for.
+const poll = reconcile.DefaultRequeueAfter
 
 // Names of the management cluster side: the fake scopes never reach an API server, so the management
 // namespace needs not exist.

@@ -51,9 +51,9 @@ func TestClusterAndMachinesLifecycle(t *testing.T) {
 	cc := scopetest.NewCountingClient(env.Client)
 
 	cs := clusterScope(clusterName, ns)
-	sa, err := services.NewServiceAccount(cc, services.WithPollInterval(poll))
+	sa, err := services.NewServiceAccount(cc)
 	require.NoError(t, err)
-	ep, err := services.NewEndpoint(cc, services.WithPollInterval(poll))
+	ep, err := services.NewEndpoint(cc)
 	require.NoError(t, err)
 	fd, err := services.NewFailureDomains(cc)
 	require.NoError(t, err)
@@ -66,9 +66,9 @@ func TestClusterAndMachinesLifecycle(t *testing.T) {
 	lookup := services.ClusterLookupFunc(func(context.Context, scope.ClusterInfo) (*v1beta2.PodCluster, error) {
 		return cs.Object.DeepCopy(), nil // the PodCluster as the cluster steps left it
 	})
-	bs, err := services.NewBootstrap(cc, lookup, services.WithPollInterval(poll))
+	bs, err := services.NewBootstrap(cc, lookup)
 	require.NoError(t, err)
-	pod, err := services.NewPod(cc, cc, lookup, services.WithPollInterval(poll))
+	pod, err := services.NewPod(cc, cc, lookup)
 	require.NoError(t, err)
 	machineSteps := []reconcile.Service[services.MachineScope]{bs, pod}
 

@@ -62,10 +62,10 @@ func target(ctx context.Context, lookup ClusterLookup, s MachineScope) (machineT
 		pc.Status.Resources[KeyServiceAccount] != "", nil
 }
 
-// pollResultOr returns err when there is one, else the result of a step that waits for its PodCluster.
-func (c config) pollResultOr(err error) (reconcile.Result, error) {
+// waitingForPodCluster returns err when there is one, else the result of a step that waits for its PodCluster.
+func waitingForPodCluster(err error) (reconcile.Result, error) {
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	return reconcile.Result{Reason: ReasonWaitingForPodCluster, Message: "the PodCluster's service account is not recorded yet", RequeueAfter: c.poll}, nil
+	return reconcile.Result{Reason: ReasonWaitingForPodCluster, Message: "the PodCluster's service account is not recorded yet"}, nil
 }

@@ -51,33 +51,10 @@ const (
 	ReasonWaitingForPodCluster = "WaitingForPodCluster"
 )
 
-// DefaultPollInterval is how long a service waits before looking again at a Pod that is not running, a
-// LoadBalancer without an address or an object being deleted.
+// DefaultPollInterval is how long a step waits before looking again at a Pod that is not running, a
+// LoadBalancer without an address or an object being deleted: the requeue of podcloud's reconcilers
+// (reconcile.WithDefaultRequeue), which reconcile.Ensure uses as its poll interval.
 const DefaultPollInterval = 5 * time.Second
-
-// Option configures the services.
-type Option func(*config)
-
-type config struct{ poll time.Duration }
-
-func newConfig(opts []Option) config {
-	c := config{poll: DefaultPollInterval}
-	for _, o := range opts {
-		if o != nil {
-			o(&c)
-		}
-	}
-	if c.poll <= 0 {
-		c.poll = DefaultPollInterval
-	}
-	return c
-}
-
-// WithPollInterval sets how long to wait before looking again at an object in transition (default
-// DefaultPollInterval; tests use less).
-func WithPollInterval(d time.Duration) Option { return func(c *config) { c.poll = d } }
-
-func (c config) pollOption() reconcile.EnsureOption { return reconcile.WithPollInterval(c.poll) }
 
 // clusterTags tags an object with its Cluster (LabelCluster).
 func clusterTags(cluster string) reconcile.EnsureOption {

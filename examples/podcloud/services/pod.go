@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/podcloud/webhooks"
@@ -43,16 +44,15 @@ type Pod struct {
 	target client.Client
 	nodes  client.Reader
 	lookup ClusterLookup
-	cfg    config
 }
 
 // NewPod returns the Pod step on the target cluster: nodes reads the target's nodes (for their zones),
 // lookup finds the machine's PodCluster.
-func NewPod(target client.Client, nodes client.Reader, lookup ClusterLookup, opts ...Option) (*Pod, error) {
+func NewPod(target client.Client, nodes client.Reader, lookup ClusterLookup) (*Pod, error) {
 	if target == nil || nodes == nil || lookup == nil {
 		return nil, errors.New("cannot create the pod step: the target client, the node reader and the cluster lookup must not be nil")
 	}
-	return &Pod{target: target, nodes: nodes, lookup: lookup, cfg: newConfig(opts)}, nil
+	return &Pod{target: target, nodes: nodes, lookup: lookup}, nil
 }
 
 // PodSpec is what the Pod step wants of a machine's Pod.
@@ -172,12 +172,12 @@ func (p *Pod) Reconcile(ctx context.Context, s MachineScope) (reconcile.Result, 
 	pm := s.InfraMachine()
 	t, ok, err := target(ctx, p.lookup, s)
 	if err != nil || !ok {
-		return p.cfg.pollResultOr(err)
+		return waitingForPodCluster(err)
 	}
 	image := pm.Spec.Image
 	if image == "" {
 		if s.Machine().Version == "" {
-			return reconcile.Result{}, reconcile.Terminal(reconcile.ReasonInvalidParameters,
+			return reconcile.Result{}, reconcile.Terminal(conditions.ReasonInvalidParameters,
 				errors.New("spec.image is empty and the Machine has no spec.version to pick the kind node image by"))
 		}
 		image = DefaultImageRepository + ":" + s.Machine().Version
@@ -190,8 +190,8 @@ func (p *Pod) Reconcile(ctx context.Context, s MachineScope) (reconcile.Result, 
 	spec := PodSpec{Namespace: t.namespace, Name: pm.Name, Image: image, ServiceAccount: t.serviceAccount,
 		Secret: SecretName(pm.Name), Zone: zone, ControlPlane: s.Machine().ControlPlane, Port: t.port, Resources: pm.Spec.Resources}
 	res, err := reconcile.Ensure(ctx, tracker, KeyPod, p.resourceOrNil(t.namespace), reconcile.Given(spec),
-		clusterTags(s.Cluster().Name), p.cfg.pollOption(), reconcile.CreateOnce())
-	if reconcile.TerminalReason(err) == reconcile.ReasonResourceDeleted {
+		clusterTags(s.Cluster().Name), reconcile.CreateOnce())
+	if reconcile.TerminalReason(err) == conditions.ReasonResourceDeleted {
 		pm.Status.PodPhase = PodPhaseDeleted
 	}
 	if err != nil {
@@ -206,7 +206,7 @@ func (p *Pod) Reconcile(ctx context.Context, s MachineScope) (reconcile.Result, 
 	case !res.Result.Done:
 		return res.Result, nil
 	case pod.Status.PodIP == "":
-		return reconcile.Result{Reason: ReasonPodPending, Message: "pod " + pod.Name + " runs but has no IP yet", RequeueAfter: p.cfg.poll}, nil
+		return reconcile.Result{Reason: ReasonPodPending, Message: "pod " + pod.Name + " runs but has no IP yet"}, nil
 	}
 	pm.SetAddresses(addresses(pod))
 	if err := p.setFailureDomain(ctx, pm, zone, pod.Spec.NodeName); err != nil {
@@ -259,5 +259,5 @@ func (p *Pod) Delete(ctx context.Context, s MachineScope) (reconcile.Result, err
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	return reconcile.EnsureDeleted(ctx, tracker, KeyPod, p.resourceOrNil(deleteNamespace(ctx, p.lookup, s)), p.cfg.pollOption())
+	return reconcile.EnsureDeleted(ctx, tracker, KeyPod, p.resourceOrNil(deleteNamespace(ctx, p.lookup, s)))
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/podcloud/services"
@@ -72,13 +73,13 @@ func TestPodCases(t *testing.T) {
 		{
 			Name: "waits while the PodCluster has no service account", Scope: machineScope("m-wait", ofCluster(clusterWithoutServiceAccount)),
 			Want: servicetest.Outcome{Unchanged: true, Result: reconcile.Result{Reason: services.ReasonWaitingForPodCluster,
-				Message: "the PodCluster's service account is not recorded yet", RequeueAfter: poll}},
+				Message: "the PodCluster's service account is not recorded yet"}},
 			Check: noPod,
 		},
 		{
 			Name: "no image and no Kubernetes version is terminal", Check: noPod,
 			Scope: func() machineFake { s := machineScope("m-noversion"); s.MachineInfo.Version = ""; return s }(),
-			Want:  servicetest.Outcome{Error: servicetest.Terminal, Reason: reconcile.ReasonInvalidParameters, ErrorContains: "spec.image", Unchanged: true},
+			Want:  servicetest.Outcome{Class: reconcile.ClassTerminal, Reason: conditions.ReasonInvalidParameters, ErrorContains: "spec.image", Unchanged: true},
 		},
 		{
 			Name: "resources the webhook would refuse are terminal", Check: noPod,
@@ -87,7 +88,7 @@ func TestPodCases(t *testing.T) {
 				s.Object.Spec.Resources = corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("1")}
 				return s
 			}(),
-			Want: servicetest.Outcome{Error: servicetest.Terminal, Reason: reconcile.ReasonInvalidParameters, Unchanged: true,
+			Want: servicetest.Outcome{Class: reconcile.ClassTerminal, Reason: conditions.ReasonInvalidParameters, Unchanged: true,
 				ErrorContains: `resources: Unsupported value: "nvidia.com/gpu": supported values: "cpu", "memory"`},
 		},
 		{
@@ -121,7 +122,7 @@ func TestPodCases(t *testing.T) {
 			Setup: func(t *testing.T, s machineFake, e *machineEnv) {
 				setPodStatus(t, podOf(t, e.ns, s), corev1.PodStatus{Phase: corev1.PodRunning})
 			},
-			Want: servicetest.Outcome{Result: reconcile.Result{Reason: services.ReasonPodPending, Message: "pod m-noip runs but has no IP yet", RequeueAfter: poll}},
+			Want: servicetest.Outcome{Result: reconcile.Result{Reason: services.ReasonPodPending, Message: "pod m-noip runs but has no IP yet"}},
 			Check: func(t *testing.T, s machineFake, _ *machineEnv) {
 				assert.False(t, s.Object.IsProvisioned())
 				assert.Empty(t, s.Object.Status.Addresses)
@@ -147,7 +148,7 @@ func TestPodCases(t *testing.T) {
 			Setup: func(t *testing.T, s machineFake, e *machineEnv) {
 				require.NoError(t, env.Client.Delete(context.Background(), podOf(t, e.ns, s)))
 			},
-			Want: servicetest.Outcome{Error: servicetest.Terminal, Reason: reconcile.ReasonResourceDeleted},
+			Want: servicetest.Outcome{Class: reconcile.ClassTerminal, Reason: conditions.ReasonResourceDeleted},
 			Check: func(t *testing.T, s machineFake, e *machineEnv) {
 				noPod(t, s, e)
 				assert.Equal(t, services.PodPhaseDeleted, s.Object.Status.PodPhase)
@@ -157,7 +158,7 @@ func TestPodCases(t *testing.T) {
 		},
 		{
 			Name: "a Failed Pod is terminal", Scope: failed, Setup: ended(corev1.PodFailed),
-			Want: servicetest.Outcome{Error: servicetest.Terminal, Reason: services.ReasonPodFailed, ErrorContains: "Evicted"},
+			Want: servicetest.Outcome{Class: reconcile.ClassTerminal, Reason: services.ReasonPodFailed, ErrorContains: "Evicted"},
 			Check: func(t *testing.T, s machineFake, e *machineEnv) {
 				assert.Equal(t, string(corev1.PodFailed), s.Object.Status.PodPhase)
 				assert.False(t, s.Object.IsProvisioned())
@@ -166,12 +167,12 @@ func TestPodCases(t *testing.T) {
 		},
 		{
 			Name: "a Succeeded Pod is terminal too", Scope: succeeded, Setup: ended(corev1.PodSucceeded),
-			Want: servicetest.Outcome{Error: servicetest.Terminal, Reason: services.ReasonPodFailed},
+			Want: servicetest.Outcome{Class: reconcile.ClassTerminal, Reason: services.ReasonPodFailed},
 		},
 		{
 			Name: "deleting a scheduled Pod waits until it is gone", Scope: deleting, Delete: true,
 			Setup: func(t *testing.T, s machineFake, e *machineEnv) { bind(t, podOf(t, e.ns, s), "pod-node-unzoned") },
-			Want: servicetest.Outcome{Result: reconcile.Result{Reason: reconcile.ReasonDeleting, RequeueAfter: poll,
+			Want: servicetest.Outcome{Result: reconcile.Result{Reason: conditions.ReasonDeleting, RequeueAfter: poll,
 				Message: fmt.Sprintf("resource %q (id %q): being deleted", services.KeyPod, deletingID)}},
 			Check: func(t *testing.T, s machineFake, e *machineEnv) {
 				pod := podOf(t, e.ns, s)
@@ -300,7 +301,7 @@ func TestPodIsBuiltFromTheMachine(t *testing.T) {
 
 // TestPodLookupError: a machine whose PodCluster cannot be found creates nothing, and the error is retried.
 func TestPodLookupError(t *testing.T) {
-	p, err := services.NewPod(env.Client, env.Client, noPodCluster, services.WithPollInterval(poll))
+	p, err := services.NewPod(env.Client, env.Client, noPodCluster)
 	require.NoError(t, err)
 	s := machineScope("m-lost")
 	_, err = p.Reconcile(context.Background(), s)

@@ -12,10 +12,10 @@ import (
 // A PodMachine's image must be a container image reference; the error names the field and the value.
 func ExampleValidatePodMachineSpec() {
 	spec := v1beta2.PodMachineSpec{Image: "kindest/node:v1.36.3"}
-	fmt.Println(webhooks.ValidatePodMachineSpec(field.NewPath("spec"), spec))
+	fmt.Println(webhooks.ValidatePodMachineSpec(&spec, field.NewPath("spec")))
 
 	spec.Image = "kindest/node:"
-	fmt.Println(webhooks.ValidatePodMachineSpec(field.NewPath("spec"), spec).ToAggregate())
+	fmt.Println(webhooks.ValidatePodMachineSpec(&spec, field.NewPath("spec")).ToAggregate())
 	// Output:
 	// []
 	// spec.image: Invalid value: "kindest/node:": must be a container image reference such as "kindest/node:v1.36.3" or "registry.example.com:5000/node@sha256:<64 hex digits>"

@@ -1,16 +1,15 @@
 package webhooks
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"strconv"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/contract/webhook"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 )
 
@@ -34,7 +33,7 @@ func DefaultPodClusterSpec(spec *v1beta2.PodClusterSpec) {
 
 // ValidatePodClusterSpec checks spec, found at path, for what the CRD schema cannot: a control plane
 // endpoint with both host and port, or neither.
-func ValidatePodClusterSpec(path *field.Path, spec v1beta2.PodClusterSpec) field.ErrorList {
+func ValidatePodClusterSpec(spec *v1beta2.PodClusterSpec, path *field.Path) field.ErrorList {
 	ep, epPath := spec.ControlPlaneEndpoint, path.Child("controlPlaneEndpoint")
 	switch {
 	case ep.Host != "" && ep.Port == 0:
@@ -48,7 +47,7 @@ func ValidatePodClusterSpec(path *field.Path, spec v1beta2.PodClusterSpec) field
 // ValidatePodClusterSpecUpdate checks that an update of a PodCluster's spec, found at path, keeps the fields
 // that cannot change: namespace, controlPlaneService.type and .port, and controlPlaneEndpoint once it is set.
 // Every error names the field, the new value and the old one.
-func ValidatePodClusterSpecUpdate(path *field.Path, oldSpec, newSpec v1beta2.PodClusterSpec) field.ErrorList {
+func ValidatePodClusterSpecUpdate(oldSpec, newSpec *v1beta2.PodClusterSpec, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if oldSpec.Namespace != newSpec.Namespace {
 		errs = append(errs, changed(path.Child("namespace"), oldSpec.Namespace, newSpec.Namespace))
@@ -80,45 +79,12 @@ func endpointString(ep contract.APIEndpoint) string {
 	return net.JoinHostPort(ep.Host, strconv.Itoa(int(ep.Port)))
 }
 
-// PodCluster is the defaulting and validating admission webhook of PodCluster.
-type PodCluster struct{}
-
-var (
-	_ admission.Defaulter[*v1beta2.PodCluster] = PodCluster{}
-	_ admission.Validator[*v1beta2.PodCluster] = PodCluster{}
-)
-
-// Default fills the unset fields of the PodCluster's spec; see DefaultPodClusterSpec.
-func (PodCluster) Default(_ context.Context, c *v1beta2.PodCluster) error {
-	DefaultPodClusterSpec(&c.Spec)
-	return nil
+// PodCluster is the defaulting and validating admission webhook of PodCluster: DefaultPodClusterSpec,
+// ValidatePodClusterSpec, and ValidatePodClusterSpecUpdate on a change.
+var PodCluster = webhook.Webhook[*v1beta2.PodCluster, v1beta2.PodClusterSpec]{
+	GroupKind: groupKind("PodCluster"), Spec: func(c *v1beta2.PodCluster) *v1beta2.PodClusterSpec { return &c.Spec },
+	DefaultSpec: DefaultPodClusterSpec, ValidateSpec: ValidatePodClusterSpec, ValidateSpecUpdate: ValidatePodClusterSpecUpdate,
 }
 
-// ValidateCreate checks a new PodCluster; see ValidatePodClusterSpec.
-func (PodCluster) ValidateCreate(_ context.Context, c *v1beta2.PodCluster) (admission.Warnings, error) {
-	return nil, invalid("PodCluster", c.Name, ValidatePodClusterSpec(field.NewPath("spec"), c.Spec))
-}
-
-// ValidateUpdate checks a changed PodCluster: the new spec must keep the immutable fields (see
-// ValidatePodClusterSpecUpdate) and, unless the PodCluster is being deleted, be valid.
-func (PodCluster) ValidateUpdate(_ context.Context, oldC, newC *v1beta2.PodCluster) (admission.Warnings, error) {
-	path := field.NewPath("spec")
-	errs := ValidatePodClusterSpecUpdate(path, oldC.Spec, newC.Spec)
-	if newC.DeletionTimestamp.IsZero() { // never block the removal of a finalizer
-		errs = append(errs, ValidatePodClusterSpec(path, newC.Spec)...)
-	}
-	return nil, invalid("PodCluster", newC.Name, errs)
-}
-
-// ValidateDelete accepts every delete.
-func (PodCluster) ValidateDelete(context.Context, *v1beta2.PodCluster) (admission.Warnings, error) {
-	return nil, nil
-}
-
-// invalid returns nil for no errors, else the Invalid API error the API server returns to the client.
-func invalid(kind, name string, errs field.ErrorList) error {
-	if len(errs) == 0 {
-		return nil
-	}
-	return apierrors.NewInvalid(v1beta2.GroupVersion.WithKind(kind).GroupKind(), name, errs)
-}
+// groupKind returns the group and kind of a podcloud kind, which the webhooks' errors name.
+func groupKind(kind string) schema.GroupKind { return v1beta2.GroupVersion.WithKind(kind).GroupKind() }

@@ -52,7 +52,7 @@ func TestDefaultPodClusterSpec(t *testing.T) {
 	}
 
 	c := &v1beta2.PodCluster{}
-	require.NoError(t, webhooks.PodCluster{}.Default(context.Background(), c))
+	require.NoError(t, webhooks.PodCluster.Default(context.Background(), c))
 	assert.Equal(t, v1beta2.ControlPlaneServiceSpec{Type: v1beta2.ServiceClusterIP, Port: 6443}, c.Spec.ControlPlaneService)
 }
 
@@ -71,7 +71,7 @@ func TestValidatePodClusterSpec(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := v1beta2.PodClusterSpec{ControlPlaneEndpoint: tc.ep}
-			assert.Equal(t, tc.want, errorStrings(webhooks.ValidatePodClusterSpec(field.NewPath("spec"), spec)))
+			assert.Equal(t, tc.want, errorStrings(webhooks.ValidatePodClusterSpec(&spec, field.NewPath("spec"))))
 		})
 	}
 }
@@ -111,14 +111,14 @@ func TestValidatePodClusterSpecUpdate(t *testing.T) {
 			[]string{`spec.controlPlaneEndpoint: Invalid value: "": field is immutable once set (was "[fd00::1]:6443")`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, errorStrings(webhooks.ValidatePodClusterSpecUpdate(field.NewPath("spec"), tc.old, tc.new)))
+			assert.Equal(t, tc.want, errorStrings(webhooks.ValidatePodClusterSpecUpdate(&tc.old, &tc.new, field.NewPath("spec"))))
 		})
 	}
 }
 
 func TestPodClusterWebhook(t *testing.T) {
 	ctx := context.Background()
-	wh := webhooks.PodCluster{}
+	wh := webhooks.PodCluster
 	c := &v1beta2.PodCluster{ObjectMeta: metav1.ObjectMeta{Name: "demo"}}
 	require.NoError(t, wh.Default(ctx, c))
 	_, err := wh.ValidateCreate(ctx, c)

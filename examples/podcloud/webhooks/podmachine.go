@@ -1,7 +1,6 @@
 package webhooks
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"regexp"
@@ -11,8 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/capkit/capkit/contract/webhook"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 )
 
@@ -39,7 +38,7 @@ var imageReference = regexp.MustCompile(`^(?:` + registry + `/)?` + pathComponen
 // image, when set, must be a container image reference, providerID, when set, a podcloud provider ID
 // (see v1beta2.PodIDFromProviderID), and resources must pass ValidateResources. Every error names the field
 // and its value.
-func ValidatePodMachineSpec(path *field.Path, spec v1beta2.PodMachineSpec) field.ErrorList {
+func ValidatePodMachineSpec(spec *v1beta2.PodMachineSpec, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if spec.Image != "" && !imageReference.MatchString(spec.Image) {
 		errs = append(errs, field.Invalid(path.Child("image"), spec.Image,
@@ -85,7 +84,8 @@ func resourcesString(resources corev1.ResourceList) string {
 // ValidatePodMachineSpecUpdate checks that an update of a PodMachine's spec, found at path, changes nothing
 // but providerID, and that only from empty to a value. Every error names the field, the new value and the
 // old one.
-func ValidatePodMachineSpecUpdate(path *field.Path, oldSpec, newSpec v1beta2.PodMachineSpec) field.ErrorList {
+func ValidatePodMachineSpecUpdate(oldP, newP *v1beta2.PodMachineSpec, path *field.Path) field.ErrorList {
+	oldSpec, newSpec := *oldP, *newP // copies: providerID is cleared below
 	var errs field.ErrorList
 	if oldSpec.ProviderID != "" && oldSpec.ProviderID != newSpec.ProviderID {
 		errs = append(errs, field.Invalid(path.Child("providerID"), newSpec.ProviderID, fmt.Sprintf("%s once set (was %q)", immutable, oldSpec.ProviderID)))
@@ -107,28 +107,9 @@ func ValidatePodMachineSpecUpdate(path *field.Path, oldSpec, newSpec v1beta2.Pod
 	return errs
 }
 
-// PodMachine is the validating admission webhook of PodMachine.
-type PodMachine struct{}
-
-var _ admission.Validator[*v1beta2.PodMachine] = PodMachine{}
-
-// ValidateCreate checks a new PodMachine; see ValidatePodMachineSpec.
-func (PodMachine) ValidateCreate(_ context.Context, m *v1beta2.PodMachine) (admission.Warnings, error) {
-	return nil, invalid("PodMachine", m.Name, ValidatePodMachineSpec(field.NewPath("spec"), m.Spec))
-}
-
-// ValidateUpdate checks a changed PodMachine: the new spec must keep the immutable fields (see
-// ValidatePodMachineSpecUpdate) and, unless the PodMachine is being deleted, be valid.
-func (PodMachine) ValidateUpdate(_ context.Context, oldM, newM *v1beta2.PodMachine) (admission.Warnings, error) {
-	path := field.NewPath("spec")
-	errs := ValidatePodMachineSpecUpdate(path, oldM.Spec, newM.Spec)
-	if newM.DeletionTimestamp.IsZero() {
-		errs = append(errs, ValidatePodMachineSpec(path, newM.Spec)...)
-	}
-	return nil, invalid("PodMachine", newM.Name, errs)
-}
-
-// ValidateDelete accepts every delete.
-func (PodMachine) ValidateDelete(context.Context, *v1beta2.PodMachine) (admission.Warnings, error) {
-	return nil, nil
+// PodMachine is the validating admission webhook of PodMachine: ValidatePodMachineSpec, and
+// ValidatePodMachineSpecUpdate on a change.
+var PodMachine = webhook.Webhook[*v1beta2.PodMachine, v1beta2.PodMachineSpec]{
+	GroupKind: groupKind("PodMachine"), Spec: func(m *v1beta2.PodMachine) *v1beta2.PodMachineSpec { return &m.Spec },
+	ValidateSpec: ValidatePodMachineSpec, ValidateSpecUpdate: ValidatePodMachineSpecUpdate,
 }

@@ -36,7 +36,7 @@ func TestValidatePodMachineSpecImage(t *testing.T) {
 		"my-registry.local/a.b/c__d/e--f:Tag_1.0-rc.1",
 	} {
 		t.Run("valid "+image, func(t *testing.T) {
-			assert.Empty(t, webhooks.ValidatePodMachineSpec(field.NewPath("spec"), v1beta2.PodMachineSpec{Image: image}))
+			assert.Empty(t, webhooks.ValidatePodMachineSpec(&v1beta2.PodMachineSpec{Image: image}, field.NewPath("spec")))
 		})
 	}
 	for _, image := range []string{
@@ -60,7 +60,7 @@ func TestValidatePodMachineSpecImage(t *testing.T) {
 		"kindest/node\n",
 	} {
 		t.Run("invalid "+image, func(t *testing.T) {
-			errs := webhooks.ValidatePodMachineSpec(field.NewPath("spec"), v1beta2.PodMachineSpec{Image: image})
+			errs := webhooks.ValidatePodMachineSpec(&v1beta2.PodMachineSpec{Image: image}, field.NewPath("spec"))
 			require.Len(t, errs, 1)
 			assert.Equal(t, field.ErrorTypeInvalid, errs[0].Type)
 			assert.Equal(t, "spec.image", errs[0].Field)
@@ -84,7 +84,7 @@ func TestValidatePodMachineSpecProviderID(t *testing.T) {
 	} {
 		t.Run(tc.providerID, func(t *testing.T) {
 			spec := v1beta2.PodMachineSpec{ProviderID: tc.providerID}
-			assert.Equal(t, tc.want, errorStrings(webhooks.ValidatePodMachineSpec(field.NewPath("spec"), spec)))
+			assert.Equal(t, tc.want, errorStrings(webhooks.ValidatePodMachineSpec(&spec, field.NewPath("spec"))))
 		})
 	}
 }
@@ -123,7 +123,7 @@ func TestValidateResources(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, errorStrings(webhooks.ValidateResources(field.NewPath("spec", "resources"), tc.resources)))
 			spec := v1beta2.PodMachineSpec{Resources: tc.resources}
-			assert.Equal(t, tc.want, errorStrings(webhooks.ValidatePodMachineSpec(field.NewPath("spec"), spec)), "part of the spec's checks")
+			assert.Equal(t, tc.want, errorStrings(webhooks.ValidatePodMachineSpec(&spec, field.NewPath("spec"))), "part of the spec's checks")
 		})
 	}
 }
@@ -169,14 +169,14 @@ func TestValidatePodMachineSpecUpdate(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, errorStrings(webhooks.ValidatePodMachineSpecUpdate(field.NewPath("spec"), tc.old, tc.new)))
+			assert.Equal(t, tc.want, errorStrings(webhooks.ValidatePodMachineSpecUpdate(&tc.old, &tc.new, field.NewPath("spec"))))
 		})
 	}
 }
 
 func TestPodMachineWebhook(t *testing.T) {
 	ctx := context.Background()
-	wh := webhooks.PodMachine{}
+	wh := webhooks.PodMachine
 	m := &v1beta2.PodMachine{ObjectMeta: metav1.ObjectMeta{Name: "m-0"}, Spec: v1beta2.PodMachineSpec{Image: "kindest/node:v1.36.3"}}
 	_, err := wh.ValidateCreate(ctx, m)
 	require.NoError(t, err)

@@ -1,11 +1,9 @@
 package webhooks
 
 import (
-	"fmt"
-
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
+	"github.com/capkit/capkit/contract/webhook"
 )
 
 // The markers below generate config/webhook/manifests.yaml. Their paths are the ones controller-runtime's
@@ -25,21 +23,5 @@ import (
 // webhooks of PodCluster, PodMachine, PodClusterTemplate and PodMachineTemplate with the manager's webhook
 // server. The manager's scheme must hold the v1beta2 types (v1beta2.AddToScheme).
 func SetupWithManager(mgr ctrl.Manager) error {
-	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta2.PodCluster{}).
-		WithDefaulter(PodCluster{}).WithValidator(PodCluster{}).Complete(); err != nil {
-		return fmt.Errorf("cannot set up the PodCluster webhooks: %w", err)
-	}
-	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta2.PodMachine{}).
-		WithValidator(PodMachine{}).Complete(); err != nil {
-		return fmt.Errorf("cannot set up the PodMachine webhook: %w", err)
-	}
-	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta2.PodClusterTemplate{}).
-		WithDefaulter(PodClusterTemplate{}).WithValidator(PodClusterTemplate{}).Complete(); err != nil {
-		return fmt.Errorf("cannot set up the PodClusterTemplate webhooks: %w", err)
-	}
-	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta2.PodMachineTemplate{}).
-		WithValidator(PodMachineTemplate{}).Complete(); err != nil {
-		return fmt.Errorf("cannot set up the PodMachineTemplate webhook: %w", err)
-	}
-	return nil
+	return webhook.SetupWithManager(mgr, PodCluster, PodMachine, PodClusterTemplate, PodMachineTemplate)
 }

@@ -37,7 +37,7 @@ func TestValidatePodMachineTemplateSpec(t *testing.T) {
 			[]string{`spec.template.spec.image: Invalid value: "kindest/node:": must be a container image reference such as "kindest/node:v1.36.3" or "registry.example.com:5000/node@sha256:<64 hex digits>"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := webhooks.ValidatePodMachineTemplateSpec(field.NewPath("spec", "template", "spec"), tc.spec)
+			got := webhooks.ValidatePodMachineTemplateSpec(&tc.spec, field.NewPath("spec", "template", "spec"))
 			assert.Equal(t, tc.want, errorStrings(got))
 		})
 	}
@@ -51,7 +51,7 @@ func requestContext(dryRun bool) context.Context {
 }
 
 func TestPodMachineTemplateWebhook(t *testing.T) {
-	wh := webhooks.PodMachineTemplate{}
+	wh := webhooks.PodMachineTemplate
 	tmpl := &v1beta2.PodMachineTemplate{ObjectMeta: metav1.ObjectMeta{Name: "workers"}}
 	tmpl.Spec.Template.Spec.Image = "kindest/node:v1.36.3"
 	_, err := wh.ValidateCreate(context.Background(), tmpl)
@@ -114,7 +114,7 @@ func TestPodMachineTemplateWebhook(t *testing.T) {
 }
 
 func TestPodClusterTemplateWebhook(t *testing.T) {
-	wh := webhooks.PodClusterTemplate{}
+	wh := webhooks.PodClusterTemplate
 	tmpl := &v1beta2.PodClusterTemplate{ObjectMeta: metav1.ObjectMeta{Name: "pods"}}
 	require.NoError(t, wh.Default(context.Background(), tmpl))
 	assert.Equal(t, v1beta2.ControlPlaneServiceSpec{Type: v1beta2.ServiceClusterIP, Port: webhooks.DefaultControlPlanePort},

@@ -119,41 +119,6 @@ type MemCluster struct {
 	Status MemClusterStatus `json:"status,omitempty,omitzero"`
 }
 
-// GetConditions returns status.conditions; it implements conditions.Getter.
-func (c *MemCluster) GetConditions() []metav1.Condition { return c.Status.Conditions }
-
-// SetConditions replaces status.conditions; it implements conditions.Setter.
-func (c *MemCluster) SetConditions(conds []metav1.Condition) { c.Status.Conditions = conds }
-
-// IsProvisioned reports status.initialization.provisioned; it implements contract.ProvisionedAccessor.
-func (c *MemCluster) IsProvisioned() bool { return c.Status.Initialization.IsProvisioned() }
-
-// SetProvisioned sets status.initialization.provisioned; it implements contract.ProvisionedAccessor.
-func (c *MemCluster) SetProvisioned(v bool) { c.Status.Initialization.SetProvisioned(v) }
-
-// GetControlPlaneEndpoint returns spec.controlPlaneEndpoint; it implements
-// contract.ControlPlaneEndpointAccessor.
-func (c *MemCluster) GetControlPlaneEndpoint() contract.APIEndpoint {
-	return c.Spec.ControlPlaneEndpoint
-}
-
-// SetControlPlaneEndpoint sets spec.controlPlaneEndpoint; it implements contract.ControlPlaneEndpointAccessor.
-func (c *MemCluster) SetControlPlaneEndpoint(ep contract.APIEndpoint) {
-	c.Spec.ControlPlaneEndpoint = ep
-}
-
-// GetFailureDomains returns status.failureDomains; it implements contract.FailureDomainsAccessor.
-func (c *MemCluster) GetFailureDomains() []contract.FailureDomain { return c.Status.FailureDomains }
-
-// SetFailureDomains sets status.failureDomains; it implements contract.FailureDomainsAccessor.
-func (c *MemCluster) SetFailureDomains(d []contract.FailureDomain) { c.Status.FailureDomains = d }
-
-// GetResourceIDs returns status.resources; it implements capkit's scope.ResourceIDsAccessor.
-func (c *MemCluster) GetResourceIDs() map[string]string { return c.Status.Resources }
-
-// SetResourceIDs sets status.resources; it implements capkit's scope.ResourceIDsAccessor.
-func (c *MemCluster) SetResourceIDs(ids map[string]string) { c.Status.Resources = ids }
-
 // MemClusterList is a list of MemClusters.
 //
 // +kubebuilder:object:root=true

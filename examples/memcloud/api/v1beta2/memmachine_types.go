@@ -116,42 +116,6 @@ type MemMachine struct {
 	Status MemMachineStatus `json:"status,omitempty,omitzero"`
 }
 
-// GetConditions returns status.conditions; it implements conditions.Getter.
-func (m *MemMachine) GetConditions() []metav1.Condition { return m.Status.Conditions }
-
-// SetConditions replaces status.conditions; it implements conditions.Setter.
-func (m *MemMachine) SetConditions(conds []metav1.Condition) { m.Status.Conditions = conds }
-
-// IsProvisioned reports status.initialization.provisioned; it implements contract.ProvisionedAccessor.
-func (m *MemMachine) IsProvisioned() bool { return m.Status.Initialization.IsProvisioned() }
-
-// SetProvisioned sets status.initialization.provisioned; it implements contract.ProvisionedAccessor.
-func (m *MemMachine) SetProvisioned(v bool) { m.Status.Initialization.SetProvisioned(v) }
-
-// GetProviderID returns spec.providerID; it implements contract.ProviderIDAccessor.
-func (m *MemMachine) GetProviderID() string { return m.Spec.ProviderID }
-
-// SetProviderID sets spec.providerID; it implements contract.ProviderIDAccessor.
-func (m *MemMachine) SetProviderID(id string) { m.Spec.ProviderID = id }
-
-// GetAddresses returns status.addresses; it implements contract.AddressesAccessor.
-func (m *MemMachine) GetAddresses() []contract.MachineAddress { return m.Status.Addresses }
-
-// SetAddresses sets status.addresses; it implements contract.AddressesAccessor.
-func (m *MemMachine) SetAddresses(a []contract.MachineAddress) { m.Status.Addresses = a }
-
-// GetStatusFailureDomain returns status.failureDomain; it implements contract.StatusFailureDomainAccessor.
-func (m *MemMachine) GetStatusFailureDomain() string { return m.Status.FailureDomain }
-
-// SetStatusFailureDomain sets status.failureDomain; it implements contract.StatusFailureDomainAccessor.
-func (m *MemMachine) SetStatusFailureDomain(fd string) { m.Status.FailureDomain = fd }
-
-// GetResourceIDs returns status.resources; it implements capkit's scope.ResourceIDsAccessor.
-func (m *MemMachine) GetResourceIDs() map[string]string { return m.Status.Resources }
-
-// SetResourceIDs sets status.resources; it implements capkit's scope.ResourceIDsAccessor.
-func (m *MemMachine) SetResourceIDs(ids map[string]string) { m.Status.Resources = ids }
-
 // MemMachineList is a list of MemMachines.
 //
 // +kubebuilder:object:root=true

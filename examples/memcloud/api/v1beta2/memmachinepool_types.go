@@ -119,39 +119,12 @@ type MemMachinePool struct {
 	Status MemMachinePoolStatus `json:"status,omitempty,omitzero"`
 }
 
-// GetConditions returns status.conditions; it implements conditions.Getter.
-func (p *MemMachinePool) GetConditions() []metav1.Condition { return p.Status.Conditions }
-
-// SetConditions replaces status.conditions; it implements conditions.Setter.
-func (p *MemMachinePool) SetConditions(conds []metav1.Condition) { p.Status.Conditions = conds }
-
-// IsProvisioned reports status.initialization.provisioned; it implements contract.ProvisionedAccessor.
-func (p *MemMachinePool) IsProvisioned() bool { return p.Status.Initialization.IsProvisioned() }
-
 // SetProvisioned sets status.initialization.provisioned and status.ready; it implements
 // contract.ProvisionedAccessor.
 func (p *MemMachinePool) SetProvisioned(v bool) {
 	p.Status.Initialization.SetProvisioned(v)
 	p.Status.Ready = v
 }
-
-// GetProviderIDList returns spec.providerIDList; it implements contract.ProviderIDListAccessor.
-func (p *MemMachinePool) GetProviderIDList() []string { return p.Spec.ProviderIDList }
-
-// SetProviderIDList sets spec.providerIDList; it implements contract.ProviderIDListAccessor.
-func (p *MemMachinePool) SetProviderIDList(ids []string) { p.Spec.ProviderIDList = ids }
-
-// GetStatusReplicas returns status.replicas; it implements contract.ReplicasAccessor.
-func (p *MemMachinePool) GetStatusReplicas() int32 { return p.Status.Replicas }
-
-// SetStatusReplicas sets status.replicas; it implements contract.ReplicasAccessor.
-func (p *MemMachinePool) SetStatusReplicas(n int32) { p.Status.Replicas = n }
-
-// GetResourceIDs returns status.resources; it implements capkit's scope.ResourceIDsAccessor.
-func (p *MemMachinePool) GetResourceIDs() map[string]string { return p.Status.Resources }
-
-// SetResourceIDs sets status.resources; it implements capkit's scope.ResourceIDsAccessor.
-func (p *MemMachinePool) SetResourceIDs(ids map[string]string) { p.Status.Resources = ids }
 
 // MemMachinePoolList is a list of MemMachinePools.
 //

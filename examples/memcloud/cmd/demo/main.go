@@ -9,7 +9,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -24,64 +23,45 @@ import (
 
 // options are the demo's flags.
 type options struct {
-	controlPlane, workers int
-	faults                float64
-	searchLag             int
-	seed                  uint64
-	timeout               time.Duration
-	cloudRate             float64
+	lifecycle.DemoFlags
+	faults    float64
+	searchLag int
+	seed      uint64
+	cloudRate float64
 }
 
-func parseFlags(args []string) (options, error) {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	machines := fs.String("machines", "1+3", "machines as CONTROL-PLANE+WORKERS")
-	o := options{}
-	fs.Float64Var(&o.faults, "faults", 0.1, "probability that a mutating cloud call fails, half of them after the change (0 to 1)")
-	fs.IntVar(&o.searchLag, "search-lag", 2, "tag search misses a new resource for this many calls")
-	fs.Uint64Var(&o.seed, "seed", 1, "seed of the cloud's IDs and faults")
-	fs.DurationVar(&o.timeout, "timeout", 45*time.Second, "how long provisioning, then deletion, may take")
-	fs.Float64Var(&o.cloudRate, "cloud-rate", 40, "the cloud's rate limit per account, in calls per second (burst 10); 0 for none")
-	if err := fs.Parse(args); err != nil {
-		return o, err
-	}
-	cp, w, ok := strings.Cut(*machines, "+")
-	var err1, err2 error
-	o.controlPlane, err1 = strconv.Atoi(cp)
-	o.workers, err2 = strconv.Atoi(w)
+// parse reads the flags into o.
+func (o *options) parse(args []string) error {
+	err := o.DemoFlags.Parse(args, lifecycle.DemoFlags{Machines: lifecycle.Machines{ControlPlane: 1, Workers: 3}, Timeout: 45 * time.Second},
+		func(fs *flag.FlagSet) {
+			fs.Float64Var(&o.faults, "faults", 0.1, "probability that a mutating cloud call fails, half of them after the change (0 to 1)")
+			fs.IntVar(&o.searchLag, "search-lag", 2, "tag search misses a new resource for this many calls")
+			fs.Uint64Var(&o.seed, "seed", 1, "seed of the cloud's IDs and faults")
+			fs.Float64Var(&o.cloudRate, "cloud-rate", 40, "the cloud's rate limit per account, in calls per second (burst 10); 0 for none")
+		})
 	switch {
-	case !ok || err1 != nil || err2 != nil || o.controlPlane < 1 || o.workers < 0:
-		return o, fmt.Errorf("invalid --machines %q: want CONTROL-PLANE+WORKERS with at least 1 control plane machine, e.g. 1+3", *machines)
+	case err != nil:
+		return err
 	case o.faults < 0 || o.faults > 1:
-		return o, fmt.Errorf("invalid --faults %v: want a probability from 0 to 1", o.faults)
+		return fmt.Errorf("invalid --faults %v: want a probability from 0 to 1", o.faults)
 	case o.searchLag < 0:
-		return o, fmt.Errorf("invalid --search-lag %d: must not be negative", o.searchLag)
-	case o.timeout <= 0:
-		return o, fmt.Errorf("invalid --timeout %s: must be positive", o.timeout)
+		return fmt.Errorf("invalid --search-lag %d: must not be negative", o.searchLag)
 	case o.cloudRate < 0:
-		return o, fmt.Errorf("invalid --cloud-rate %v: must not be negative", o.cloudRate)
+		return fmt.Errorf("invalid --cloud-rate %v: must not be negative", o.cloudRate)
 	}
-	return o, nil
+	return nil
 }
 
 func main() {
-	o, err := parseFlags(os.Args[1:])
-	if errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "demo:", err)
-		os.Exit(2)
-	}
-	if err := run(context.Background(), os.Stdout, o); err != nil {
-		fmt.Fprintln(os.Stderr, "demo:", err)
-		os.Exit(1)
-	}
+	var o options
+	os.Exit(lifecycle.Main("demo", os.Args[1:], o.parse, o.run))
 }
 
-func run(ctx context.Context, out io.Writer, o options) error {
+// run runs the demo, printing to out; the error says what went wrong.
+func (o *options) run(ctx context.Context, out io.Writer) error {
 	start := time.Now()
 	fmt.Fprintf(out, "memcloud demo: %d control plane + %d worker machines, faults %.0f%% of mutating cloud calls (half after the change), search lag %d, rate limit %g calls/s, seed %d\n",
-		o.controlPlane, o.workers, o.faults*100, o.searchLag, o.cloudRate, o.seed)
+		o.Machines.ControlPlane, o.Machines.Workers, o.faults*100, o.searchLag, o.cloudRate, o.seed)
 	env, err := memcloudtest.TestEnv().NewEnvironment()
 	if err != nil {
 		return err
@@ -121,25 +101,20 @@ func run(ctx context.Context, out io.Writer, o options) error {
 		time.Since(start).Round(time.Millisecond), ns, tenant, tenant, system, tenant)
 
 	// providertest's lifecycle driver plays Cluster API's part; the watcher prints the table on its polls.
-	spec := memcloudtest.LifecycleSpec(memcloudtest.Cluster{Namespace: ns, Name: "demo", ControlPlane: o.controlPlane,
-		Workers: o.workers, FailureDomains: []string{"fd-a", "fd-b"}, Identity: tenant}, p.LeakChecker())
-	spec.Timeout = o.timeout
-	w := &lifecycle.Watcher{Out: out, Start: time.Now(), DetailHeader: "CLOUD", Detail: cloudDetail, Status: func() string {
+	spec := memcloudtest.LifecycleSpec(memcloudtest.Cluster{Namespace: ns, Name: "demo", ControlPlane: o.Machines.ControlPlane,
+		Workers: o.Machines.Workers, FailureDomains: []string{"fd-a", "fd-b"}, Identity: tenant}, p.LeakChecker())
+	spec.Timeout = o.Timeout
+	w := &lifecycle.Watcher{Out: out, DetailHeader: "CLOUD", Detail: cloudDetail, Status: func() string {
 		c := p.Cloud
 		return fmt.Sprintf("cloud: %d live resources, %d calls, %d faults", len(c.All()), c.Calls().Total(), c.Calls().Faults)
 	}}
-	spec.OnPoll = func(ctx context.Context, _ lifecycle.Poll) { w.Print(ctx) }
-	l, err := lifecycle.New(env.Client, spec)
+	if err := w.Watch(env.Client, spec); err != nil {
+		return err
+	}
+	provisioned, err := w.Provision(ctx)
 	if err != nil {
 		return err
 	}
-	w.Driver = l
-	if err := l.Create(ctx); err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "created Cluster, MemCluster, %d Machines, MemMachines and bootstrap Secrets in %s (the first admission webhook calls are slow)\n",
-		machines(o), time.Since(w.Start).Round(time.Millisecond))
-	provisioned := w.Phase("provisioning", l.WaitProvisioned)
 	owner := cloud.OwnerTagValue(reconcile.TagOwnershipKey)
 	dups := p.Cloud.Duplicates(owner, reconcile.TagResourceKey)
 	machineWrites := 0
@@ -148,49 +123,34 @@ func run(ctx context.Context, out io.Writer, o options) error {
 			machineWrites++
 		}
 	}
-	keys, err := l.OwnershipKeys(ctx)
-	if err != nil {
-		return err
-	}
-	deleted := w.Phase("deletion", l.Delete)
-	leaks, err := l.Leaks(ctx, keys)
+	deleted, leaks, err := w.Teardown(ctx)
 	if err != nil {
 		return err
 	}
 	n := 0
 	if provisioned {
-		n = machines(o)
+		n = o.Machines.Total()
 	}
 	fmt.Fprintf(out, "\nAPI writes per MemMachine here include the status written while it waits for the cluster and while its instance\n"+
 		"boots; provisioning a machine whose cluster is ready and whose instance runs at once costs 3 (controllers tests).\n")
 	fmt.Fprintf(out, "machines provisioned: %d, cloud resources created: %d, leaked: %d, duplicates: %d, API writes: %d (per machine %.1f), cloud faults injected: %d\n",
-		n, p.Cloud.TotalCreated(), len(leaks), len(dups), p.Writes.Writes(), float64(machineWrites)/float64(machines(o)), p.Cloud.Calls().Faults)
+		n, p.Cloud.TotalCreated(), len(leaks), len(dups), p.Writes.Writes(), float64(machineWrites)/float64(o.Machines.Total()), p.Cloud.Calls().Faults)
 	st := p.Cloud.Calls()
 	fmt.Fprintf(out, "cloud calls with the credentials of MemClusterIdentity %s: %d of %d; refused as unauthorized: %d; throttled by the rate limit: %d\n",
 		tenant, st.ByAccount[tenant], st.Total(), st.Unauthorized, st.Throttled)
 	if err := printMetrics(out); err != nil {
 		return err
 	}
-	var errs []error
+	var dupLines []string
+	for _, d := range dups {
+		dupLines = append(dupLines, d.String())
+	}
+	err = lifecycle.Outcome{Provisioned: provisioned, Deleted: deleted, Timeout: o.Timeout, Leaks: leaks, Duplicates: dupLines}.Err()
 	if st.Unauthorized > 0 || st.ByAccount[tenant] != st.Total() {
-		errs = append(errs, fmt.Errorf("%d cloud calls were not made with the identity's credentials", st.Total()-st.ByAccount[tenant]))
+		err = errors.Join(fmt.Errorf("%d cloud calls were not made with the identity's credentials", st.Total()-st.ByAccount[tenant]), err)
 	}
-	if !provisioned {
-		errs = append(errs, fmt.Errorf("the cluster was not provisioned within %s", o.timeout))
-	}
-	if !deleted {
-		errs = append(errs, fmt.Errorf("the cluster was not deleted within %s", o.timeout))
-	}
-	for _, r := range leaks {
-		errs = append(errs, fmt.Errorf("leaked %s", r))
-	}
-	for _, dup := range dups {
-		errs = append(errs, fmt.Errorf("duplicate: %s", dup))
-	}
-	return errors.Join(errs...)
+	return err
 }
-
-func machines(o options) int { return o.controlPlane + o.workers }
 
 // cloudDetail is the table's CLOUD column: how many resources a MemCluster records, a MemMachine's instance
 // state.

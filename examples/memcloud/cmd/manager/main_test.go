@@ -30,7 +30,9 @@ func TestParseFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, err := parseFlags(tt.args)
+			var f flags
+			p := f.provider()
+			err := f.Parse(tt.args, p.Defaults, p.Flags)
 			if tt.wantErr != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tt.wantErr)

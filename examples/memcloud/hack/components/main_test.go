@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/capkit/capkit/contract/clusterctl"
 	"github.com/capkit/capkit/contract/components"
-	"github.com/capkit/capkit/contract/lint"
 )
 
 // configDir is memcloud's config folder, relative to this package.
@@ -97,18 +97,18 @@ func TestRunFlags(t *testing.T) {
 }
 
 func TestReleaseFilesFollowContract(t *testing.T) {
-	var files []*lint.YAMLFile
+	var files []*clusterctl.YAMLFile
 	for _, pattern := range []string{"metadata.yaml", "infrastructure-components.yaml", "templates/*.yaml"} {
 		names, err := filepath.Glob(filepath.Join(configDir, pattern))
 		require.NoError(t, err)
 		require.NotEmpty(t, names, pattern)
 		for _, n := range names {
-			f, err := lint.ReadYAMLFile(n)
+			f, err := clusterctl.ReadYAMLFile(n)
 			require.NoError(t, err)
 			files = append(files, f)
 		}
 	}
-	findings, err := lint.CheckFiles(files...)
+	findings, err := clusterctl.CheckFiles(files...)
 	require.NoError(t, err)
 	var lines []string
 	for _, f := range findings {

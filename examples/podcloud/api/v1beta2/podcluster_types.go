@@ -138,41 +138,6 @@ func (c *PodCluster) TargetNamespace() string {
 	return c.Namespace
 }
 
-// GetConditions returns status.conditions; it implements conditions.Getter.
-func (c *PodCluster) GetConditions() []metav1.Condition { return c.Status.Conditions }
-
-// SetConditions replaces status.conditions; it implements conditions.Setter.
-func (c *PodCluster) SetConditions(conds []metav1.Condition) { c.Status.Conditions = conds }
-
-// IsProvisioned reports status.initialization.provisioned; it implements contract.ProvisionedAccessor.
-func (c *PodCluster) IsProvisioned() bool { return c.Status.Initialization.IsProvisioned() }
-
-// SetProvisioned sets status.initialization.provisioned; it implements contract.ProvisionedAccessor.
-func (c *PodCluster) SetProvisioned(v bool) { c.Status.Initialization.SetProvisioned(v) }
-
-// GetControlPlaneEndpoint returns spec.controlPlaneEndpoint; it implements
-// contract.ControlPlaneEndpointAccessor.
-func (c *PodCluster) GetControlPlaneEndpoint() contract.APIEndpoint {
-	return c.Spec.ControlPlaneEndpoint
-}
-
-// SetControlPlaneEndpoint sets spec.controlPlaneEndpoint; it implements contract.ControlPlaneEndpointAccessor.
-func (c *PodCluster) SetControlPlaneEndpoint(ep contract.APIEndpoint) {
-	c.Spec.ControlPlaneEndpoint = ep
-}
-
-// GetFailureDomains returns status.failureDomains; it implements contract.FailureDomainsAccessor.
-func (c *PodCluster) GetFailureDomains() []contract.FailureDomain { return c.Status.FailureDomains }
-
-// SetFailureDomains sets status.failureDomains; it implements contract.FailureDomainsAccessor.
-func (c *PodCluster) SetFailureDomains(d []contract.FailureDomain) { c.Status.FailureDomains = d }
-
-// GetResourceIDs returns status.resources; it implements capkit's scope.ResourceIDsAccessor.
-func (c *PodCluster) GetResourceIDs() map[string]string { return c.Status.Resources }
-
-// SetResourceIDs sets status.resources; it implements capkit's scope.ResourceIDsAccessor.
-func (c *PodCluster) SetResourceIDs(ids map[string]string) { c.Status.Resources = ids }
-
 // PodClusterList is a list of PodClusters.
 //
 // +kubebuilder:object:root=true

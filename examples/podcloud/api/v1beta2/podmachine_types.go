@@ -133,42 +133,6 @@ type PodMachine struct {
 	Status PodMachineStatus `json:"status,omitempty,omitzero"`
 }
 
-// GetConditions returns status.conditions; it implements conditions.Getter.
-func (m *PodMachine) GetConditions() []metav1.Condition { return m.Status.Conditions }
-
-// SetConditions replaces status.conditions; it implements conditions.Setter.
-func (m *PodMachine) SetConditions(conds []metav1.Condition) { m.Status.Conditions = conds }
-
-// IsProvisioned reports status.initialization.provisioned; it implements contract.ProvisionedAccessor.
-func (m *PodMachine) IsProvisioned() bool { return m.Status.Initialization.IsProvisioned() }
-
-// SetProvisioned sets status.initialization.provisioned; it implements contract.ProvisionedAccessor.
-func (m *PodMachine) SetProvisioned(v bool) { m.Status.Initialization.SetProvisioned(v) }
-
-// GetProviderID returns spec.providerID; it implements contract.ProviderIDAccessor.
-func (m *PodMachine) GetProviderID() string { return m.Spec.ProviderID }
-
-// SetProviderID sets spec.providerID; it implements contract.ProviderIDAccessor.
-func (m *PodMachine) SetProviderID(id string) { m.Spec.ProviderID = id }
-
-// GetAddresses returns status.addresses; it implements contract.AddressesAccessor.
-func (m *PodMachine) GetAddresses() []contract.MachineAddress { return m.Status.Addresses }
-
-// SetAddresses sets status.addresses; it implements contract.AddressesAccessor.
-func (m *PodMachine) SetAddresses(a []contract.MachineAddress) { m.Status.Addresses = a }
-
-// GetStatusFailureDomain returns status.failureDomain; it implements contract.StatusFailureDomainAccessor.
-func (m *PodMachine) GetStatusFailureDomain() string { return m.Status.FailureDomain }
-
-// SetStatusFailureDomain sets status.failureDomain; it implements contract.StatusFailureDomainAccessor.
-func (m *PodMachine) SetStatusFailureDomain(fd string) { m.Status.FailureDomain = fd }
-
-// GetResourceIDs returns status.resources; it implements capkit's scope.ResourceIDsAccessor.
-func (m *PodMachine) GetResourceIDs() map[string]string { return m.Status.Resources }
-
-// SetResourceIDs sets status.resources; it implements capkit's scope.ResourceIDsAccessor.
-func (m *PodMachine) SetResourceIDs(ids map[string]string) { m.Status.Resources = ids }
-
 // PodMachineList is a list of PodMachines.
 //
 // +kubebuilder:object:root=true

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/examples/podcloud/podcloudtest"
 	"github.com/capkit/capkit/providertest/lifecycle"
 	"github.com/capkit/capkit/providertest/testenv"
@@ -23,53 +23,34 @@ import (
 
 // options are the demo's flags.
 type options struct {
-	controlPlane, workers int
-	deletePod             bool
-	timeout               time.Duration
+	lifecycle.DemoFlags
+	deletePod bool
 }
 
-func parseFlags(args []string) (options, error) {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	machines := fs.String("machines", "1+3", "machines as CONTROL-PLANE+WORKERS")
-	o := options{}
-	fs.BoolVar(&o.deletePod, "delete-pod", true, "delete a worker's Pod behind podcloud's back once provisioned")
-	fs.DurationVar(&o.timeout, "timeout", time.Minute, "how long provisioning, then deletion, may take")
-	if err := fs.Parse(args); err != nil {
-		return o, err
-	}
-	cp, w, ok := strings.Cut(*machines, "+")
-	var err1, err2 error
-	o.controlPlane, err1 = strconv.Atoi(cp)
-	o.workers, err2 = strconv.Atoi(w)
+// parse reads the flags into o.
+func (o *options) parse(args []string) error {
+	err := o.DemoFlags.Parse(args, lifecycle.DemoFlags{Machines: lifecycle.Machines{ControlPlane: 1, Workers: 3}, Timeout: time.Minute},
+		func(fs *flag.FlagSet) {
+			fs.BoolVar(&o.deletePod, "delete-pod", true, "delete a worker's Pod behind podcloud's back once provisioned")
+		})
 	switch {
-	case !ok || err1 != nil || err2 != nil || o.controlPlane < 1 || o.workers < 0:
-		return o, fmt.Errorf("invalid --machines %q: want CONTROL-PLANE+WORKERS with at least 1 control plane machine, e.g. 1+3", *machines)
-	case o.deletePod && o.workers == 0:
-		return o, errors.New("invalid --delete-pod with no workers: want at least 1 worker")
-	case o.timeout <= 0:
-		return o, fmt.Errorf("invalid --timeout %s: must be positive", o.timeout)
+	case err != nil:
+		return err
+	case o.deletePod && o.Machines.Workers == 0:
+		return errors.New("invalid --delete-pod with no workers: want at least 1 worker")
 	}
-	return o, nil
+	return nil
 }
 
 func main() {
-	o, err := parseFlags(os.Args[1:])
-	if errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "demo:", err)
-		os.Exit(2)
-	}
-	if err := run(context.Background(), os.Stdout, o); err != nil {
-		fmt.Fprintln(os.Stderr, "demo:", err)
-		os.Exit(1)
-	}
+	var o options
+	os.Exit(lifecycle.Main("demo", os.Args[1:], o.parse, o.run))
 }
 
-func run(ctx context.Context, out io.Writer, o options) error {
+// run runs the demo, printing to out; the error says what went wrong.
+func (o *options) run(ctx context.Context, out io.Writer) error {
 	start := time.Now()
-	fmt.Fprintf(out, "podcloud demo: %d control plane + %d worker Pods on 3 fake nodes (kube-scheduler + KWOK)\n", o.controlPlane, o.workers)
+	fmt.Fprintf(out, "podcloud demo: %d control plane + %d worker Pods on 3 fake nodes (kube-scheduler + KWOK)\n", o.Machines.ControlPlane, o.Machines.Workers)
 	env, err := podcloudtest.TestEnv().NewEnvironment()
 	if err != nil {
 		return err
@@ -89,24 +70,21 @@ func run(ctx context.Context, out io.Writer, o options) error {
 	}
 	fmt.Fprintf(out, "API server, nodes and provider ready in %s; namespace %s\n", time.Since(start).Round(time.Millisecond), ns)
 
-	spec := podcloudtest.LifecycleSpec(podcloudtest.Cluster{Namespace: ns, Name: "demo", ControlPlane: o.controlPlane, Workers: o.workers},
-		podcloudtest.LeakChecker(env.Client))
-	spec.Timeout = o.timeout
-	w := &lifecycle.Watcher{Out: out, Start: time.Now(), DetailHeader: "TARGET CLUSTER", Detail: podDetail,
+	spec := podcloudtest.LifecycleSpec(podcloudtest.Cluster{Namespace: ns, Name: "demo", ControlPlane: o.Machines.ControlPlane,
+		Workers: o.Machines.Workers}, podcloudtest.LeakChecker(env.Client))
+	spec.Timeout = o.Timeout
+	w := &lifecycle.Watcher{Out: out, DetailHeader: "TARGET CLUSTER", Detail: podDetail,
 		Status: func() string { return targetStatus(ctx, env, ns) }}
-	spec.OnPoll = func(ctx context.Context, _ lifecycle.Poll) { w.Print(ctx) }
-	l, err := lifecycle.New(env.Client, spec)
+	if err := w.Watch(env.Client, spec); err != nil {
+		return err
+	}
+	provisioned, err := w.Provision(ctx)
 	if err != nil {
 		return err
 	}
-	w.Driver = l
-	if err := l.Create(ctx); err != nil {
-		return err
-	}
-	provisioned := w.Phase("provisioning", l.WaitProvisioned)
 	if provisioned && o.deletePod {
 		provisioned = w.Phase("a worker's Pod deleted behind podcloud's back", func(ctx context.Context) error {
-			return deletePod(ctx, env, l, ns, "demo-md-0")
+			return deletePod(ctx, env, w.Driver, ns, "demo-md-0")
 		})
 	}
 	objs, err := podcloudtest.Objects(ctx, env.Client, ns)
@@ -114,31 +92,13 @@ func run(ctx context.Context, out io.Writer, o options) error {
 		return err
 	}
 	dups := duplicates(objs)
-	keys, err := l.OwnershipKeys(ctx)
-	if err != nil {
-		return err
-	}
-	deleted := w.Phase("deletion", l.Delete)
-	leaks, err := l.Leaks(ctx, keys)
+	deleted, leaks, err := w.Teardown(ctx)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "\nmachines: %d, objects in the target cluster before the delete: %d, leaked: %d, duplicates: %d, API writes to the management cluster: %d\n",
-		o.controlPlane+o.workers, len(objs), len(leaks), len(dups), p.Writes.Writes())
-	var errs []error
-	if !provisioned {
-		errs = append(errs, fmt.Errorf("the cluster was not provisioned within %s", o.timeout))
-	}
-	if !deleted {
-		errs = append(errs, fmt.Errorf("the cluster was not deleted within %s", o.timeout))
-	}
-	for _, r := range leaks {
-		errs = append(errs, fmt.Errorf("leaked %s", r))
-	}
-	for _, d := range dups {
-		errs = append(errs, fmt.Errorf("duplicate: %s", d))
-	}
-	return errors.Join(errs...)
+		o.Machines.Total(), len(objs), len(leaks), len(dups), p.Writes.Writes())
+	return lifecycle.Outcome{Provisioned: provisioned, Deleted: deleted, Timeout: o.Timeout, Leaks: leaks, Duplicates: dups}.Err()
 }
 
 // deletePod deletes the Pod of machine name and waits until its PodMachine reports it, and that no Pod of
@@ -158,7 +118,7 @@ func deletePod(ctx context.Context, env *testenv.Environment, l *lifecycle.Drive
 			return err
 		}
 		for _, r := range rows {
-			if r.Name == name && strings.HasSuffix(r.Ready, "/"+reconcile.ReasonResourceDeleted) {
+			if r.Name == name && strings.HasSuffix(r.Ready, "/"+conditions.ReasonResourceDeleted) {
 				return nil
 			}
 		}

@@ -9,6 +9,12 @@ import (
 )
 
 // The standard flags are tested in capkit's reconcile/manager; these are podcloud's own.
+func parseFlags(args []string) (flags, error) {
+	var f flags
+	p := f.provider()
+	return f, f.Parse(args, p.Defaults, p.Flags)
+}
+
 func TestParseFlags(t *testing.T) {
 	f, err := parseFlags(nil)
 	require.NoError(t, err)
@@ -25,7 +31,8 @@ func TestParseFlags(t *testing.T) {
 }
 
 func TestTargetClientNamesTheFile(t *testing.T) {
-	_, err := flags{targetKubeconfig: "/does/not/exist"}.targetClient(nil)
+	f := flags{targetKubeconfig: "/does/not/exist"}
+	_, err := f.targetClient(nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `--target-kubeconfig "/does/not/exist"`)
 }

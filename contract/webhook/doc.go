@@ -1,0 +1,26 @@
+// Package webhook is the admission webhook of a provider's API type written once: the provider gives the
+// functions that default and check its spec, and Webhook makes the defaulting and validating webhooks that
+// controller-runtime serves, with Cluster API's rules around them.
+//
+// A Webhook checks the spec on create, and on update both the change (ValidateSpecUpdate, e.g. the fields that
+// are immutable) and, unless the object is being deleted, the new spec: a finalizer can always be removed.
+// With Template set it is the webhook of an InfraClusterTemplate or InfraMachineTemplate: the spec it
+// defaults and checks is spec.template.spec, and the template's whole spec cannot change after creation,
+// except in the server-side-apply dry-runs of Cluster API's topology controller (templates.ValidateImmutable),
+// which ClusterClass rollouts need to pass.
+//
+//	var MyMachineTemplate = webhook.Webhook[*v1beta2.MyMachineTemplate, v1beta2.MyMachineSpec]{
+//		GroupKind: v1beta2.GroupVersion.WithKind("MyMachineTemplate").GroupKind(),
+//		Template:  true,
+//		Spec:      func(t *v1beta2.MyMachineTemplate) *v1beta2.MyMachineSpec { return &t.Spec.Template.Spec },
+//		DefaultSpec:  DefaultMyMachineSpec,
+//		ValidateSpec: ValidateMyMachineSpec,
+//	}
+//
+//	func SetupWithManager(mgr ctrl.Manager) error {
+//		return webhook.SetupWithManager(mgr, MyCluster, MyMachine, MyClusterTemplate, MyMachineTemplate)
+//	}
+//
+// The kubebuilder markers (+kubebuilder:webhook) stay in the provider: the paths are controller-runtime's,
+// /mutate-<group>-<version>-<kind> for a Webhook with DefaultSpec and /validate-<group>-<version>-<kind>.
+package webhook

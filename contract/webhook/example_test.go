@@ -1,0 +1,35 @@
+package webhook_test
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/capkit/capkit/contract/webhook"
+)
+
+// A provider declares the webhook of its machine template in one value: the templated spec is defaulted and
+// checked as a machine's, and the template cannot change after creation.
+func ExampleWebhook() {
+	machineTemplate := webhook.Webhook[*MachineTemplate, MachineSpec]{
+		GroupKind:    schema.GroupKind{Group: "infrastructure.example.com", Kind: "MyMachineTemplate"},
+		Template:     true,
+		Spec:         func(t *MachineTemplate) *MachineSpec { return &t.Spec.Template.Spec },
+		DefaultSpec:  defaultMachineSpec,
+		ValidateSpec: validateMachineSpec,
+	}
+	ctx := context.Background()
+	oldT := &MachineTemplate{}
+	oldT.Name = "workers"
+	_ = machineTemplate.Default(ctx, oldT)
+	fmt.Println("defaulted:", oldT.Spec.Template.Spec.Flavor)
+
+	newT := oldT.DeepCopyObject().(*MachineTemplate)
+	newT.Spec.Template.Spec.Flavor = "huge"
+	_, err := machineTemplate.ValidateUpdate(ctx, oldT, newT)
+	fmt.Println(err)
+	// Output:
+	// defaulted: small
+	// MyMachineTemplate.infrastructure.example.com "workers" is invalid: [spec.template.spec.flavor: Forbidden: field is immutable: create a new template and point its users at it, spec.template.spec.flavor: Unsupported value: "huge": supported values: "small", "large"]
+}

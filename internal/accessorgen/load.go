@@ -1,0 +1,123 @@
+package accessorgen
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// limits bound what Generate reads before it parses anything.
+type limits struct {
+	fileBytes  int64 // each Go file
+	totalBytes int64 // all Go files of the package
+	files      int   // Go files in the folder
+}
+
+// defaultLimits are far above any API package (memcloud's largest types file is about 8 KiB).
+var defaultLimits = limits{fileBytes: 4 << 20, totalBytes: 32 << 20, files: 1000}
+
+// pkg is a parsed package: its non-test Go files other than the output file.
+type pkg struct {
+	name  string
+	fset  *token.FileSet
+	files []*ast.File // sorted by file name
+	names []string    // base names, parallel to files
+}
+
+// loadPackage reads and parses the non-test Go files of dir except output, each bounded before it is read.
+func loadPackage(dir, output string, lim limits) (*pkg, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read package %q: %w", dir, err)
+	}
+	var names []string
+	for _, e := range entries {
+		n := e.Name()
+		if !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") || n == output ||
+			strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_") {
+			continue
+		}
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return nil, fmt.Errorf("cannot read package %q: no Go files", dir)
+	}
+	if len(names) > lim.files {
+		return nil, fmt.Errorf("cannot read package %q: %d Go files, more than the limit of %d", dir, len(names), lim.files)
+	}
+	p := &pkg{fset: token.NewFileSet()}
+	var total int64
+	for _, n := range names {
+		path := filepath.Join(dir, n)
+		src, err := readBounded(path, lim.fileBytes)
+		if err != nil {
+			return nil, err
+		}
+		total += int64(len(src))
+		if total > lim.totalBytes {
+			return nil, fmt.Errorf("cannot read package %q: its Go files are larger than the limit of %d bytes (at %q)", dir, lim.totalBytes, path)
+		}
+		f, err := parser.ParseFile(p.fset, path, src, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return nil, fmt.Errorf("cannot parse %q: %w", path, err)
+		}
+		if p.name == "" {
+			p.name = f.Name.Name
+		} else if f.Name.Name != p.name {
+			return nil, fmt.Errorf("cannot read package %q: %q is package %s, %q is package %s", dir, filepath.Join(dir, p.names[0]), p.name, path, f.Name.Name)
+		}
+		p.files = append(p.files, f)
+		p.names = append(p.names, n)
+	}
+	return p, nil
+}
+
+// readBounded reads the regular file path, refusing it unread when it is larger than limit bytes.
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %q: %w", path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %q: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("cannot read %q: it is not a regular file", path)
+	}
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("cannot read %q: it is %d bytes, larger than the limit of %d", path, fi.Size(), limit)
+	}
+	src, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %q: %w", path, err)
+	}
+	if int64(len(src)) > limit { // it grew since Stat
+		return nil, fmt.Errorf("cannot read %q: it is larger than the limit of %d bytes", path, limit)
+	}
+	return src, nil
+}
+
+// isGenerated reports whether the file path starts with this package's header, reading at most its first line.
+func isGenerated(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	first := make([]byte, len(header))
+	n, err := io.ReadFull(f, first)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return false, err
+	}
+	return bytes.Equal(first[:n], []byte(header)), nil
+}

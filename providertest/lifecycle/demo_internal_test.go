@@ -1,0 +1,116 @@
+package lifecycle
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestMachinesFlag(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    Machines
+		wantErr bool
+	}{
+		{in: "1+3", want: Machines{ControlPlane: 1, Workers: 3}},
+		{in: "3+0", want: Machines{ControlPlane: 3}},
+		{in: "0+3", wantErr: true},
+		{in: "4", wantErr: true},
+		{in: "1+-1", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			var m Machines
+			err := m.Set(tt.in)
+			if tt.wantErr {
+				assert.ErrorContains(t, err, "invalid machines")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, m)
+			assert.Equal(t, tt.in, m.String())
+		})
+	}
+}
+
+func TestOutcomeErr(t *testing.T) {
+	assert.NoError(t, Outcome{Provisioned: true, Deleted: true}.Err())
+	err := Outcome{Timeout: time.Second, Leaks: []string{"Network net-1"}, Duplicates: []string{"Pod a and Pod b"}}.Err()
+	assert.EqualError(t, err, "the cluster was not provisioned within 1s\nthe cluster was not deleted within 1s\nleaked Network net-1\nduplicate: Pod a and Pod b")
+}
+
+func TestKubeadmBootstrapData(t *testing.T) {
+	data := KubeadmBootstrapData("c", "secret-token", "mycloud://{{ ds.meta_data.instance_id }}")
+	first, join := string(data("c-cp-0", true)), string(data("c-md-0", false))
+	assert.Contains(t, first, "kubeadm init")
+	assert.Contains(t, first, "value: 'mycloud://{{ ds.meta_data.instance_id }}'")
+	assert.Contains(t, join, "kubeadm join")
+	assert.Contains(t, join, "token: abcdef.secret-token-c-md-0")
+	assert.NotContains(t, string(KubeadmBootstrapData("c", "x", "")("c-md-0", false)), "provider-id")
+}
+
+func TestMainExitCodes(t *testing.T) {
+	fail := errors.New("boom")
+	tests := []struct {
+		name               string
+		parseErr, runErr   error
+		wantCode           int
+		wantStderr, wantRn string
+	}{
+		{name: "help", parseErr: flag.ErrHelp, wantCode: 0},
+		{name: "bad flags", parseErr: fail, wantCode: 2, wantStderr: "demo: boom\n"},
+		{name: "run fails", runErr: fail, wantCode: 1, wantStderr: "demo: boom\n", wantRn: "ran"},
+		{name: "clean", wantCode: 0, wantRn: "ran"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := mainWith("demo", nil, func([]string) error { return tt.parseErr },
+				func(_ context.Context, out io.Writer) error { _, _ = io.WriteString(out, "ran"); return tt.runErr }, &stdout, &stderr)
+			assert.Equal(t, tt.wantCode, code)
+			assert.Equal(t, tt.wantStderr, stderr.String())
+			assert.Equal(t, tt.wantRn, stdout.String())
+		})
+	}
+}
+
+func TestDemoFlagsParse(t *testing.T) {
+	defaults := DemoFlags{Machines: Machines{ControlPlane: 1, Workers: 3}, Timeout: time.Minute}
+	tests := []struct {
+		name      string
+		args      []string
+		want      DemoFlags
+		wantExtra string
+		wantErr   string
+	}{
+		{name: "defaults", want: defaults, wantExtra: "x"},
+		{name: "set", args: []string{"--machines=3+0", "--timeout=10s", "--extra=y"}, want: DemoFlags{Machines: Machines{ControlPlane: 3}, Timeout: 10 * time.Second}, wantExtra: "y"},
+		{name: "no control plane", args: []string{"--machines=0+3"}, wantErr: `invalid machines "0+3"`},
+		{name: "not a pair", args: []string{"--machines=4"}, wantErr: `invalid machines "4"`},
+		{name: "zero timeout", args: []string{"--timeout=0s"}, wantErr: "invalid --timeout 0s: must be positive"},
+		{name: "stray argument", args: []string{"now"}, wantErr: `unexpected arguments ["now"]`},
+		{name: "unknown flag", args: []string{"--faults=1"}, wantErr: "flag provided but not defined: -faults"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got DemoFlags
+			var extra string
+			err := got.Parse(tt.args, defaults, func(fs *flag.FlagSet) { fs.StringVar(&extra, "extra", "x", "a provider's own flag") })
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.wantExtra, extra)
+		})
+	}
+}

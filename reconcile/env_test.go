@@ -1,0 +1,160 @@
+package reconcile_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/funcr"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/capkit/capkit/conditions"
+	"github.com/capkit/capkit/internal/testtypes"
+	"github.com/capkit/capkit/ratelimit"
+	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/redact"
+)
+
+func TestEnvPollInterval(t *testing.T) {
+	obj := &testtypes.FooMachine{}
+	tests := []struct {
+		name string
+		env  *reconcile.Env
+		want time.Duration
+	}{
+		{name: "outside a reconcile", env: nil, want: reconcile.DefaultRequeueAfter},
+		{name: "reconciler default", env: reconcile.NewEnv(obj), want: reconcile.DefaultRequeueAfter},
+		{name: "WithDefaultRequeue", env: reconcile.NewEnv(obj, reconcile.WithDefaultRequeue(3*time.Second)), want: 3 * time.Second},
+		{name: "non-positive requeue", env: reconcile.NewEnv(obj, reconcile.WithDefaultRequeue(-1)), want: reconcile.DefaultRequeueAfter},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, tt.env.PollInterval())
+			ctx := context.Background()
+			if tt.env != nil {
+				ctx = reconcile.ContextWithEnv(ctx, tt.env)
+			}
+			assert.Same(t, tt.env, reconcile.EnvFrom(ctx))
+		})
+	}
+}
+
+// TestEnsureInheritsThePollInterval: Ensure and EnsureDeleted wait with the reconcile's poll interval (the
+// reconciler's WithDefaultRequeue), unless the resource has its own (WithPollInterval).
+func TestEnsureInheritsThePollInterval(t *testing.T) {
+	tests := []struct {
+		name string
+		env  *reconcile.Env
+		opts []reconcile.EnsureOption
+		want time.Duration
+	}{
+		{name: "no env", want: reconcile.DefaultRequeueAfter},
+		{name: "env", env: reconcile.NewEnv(&testtypes.FooMachine{}, reconcile.WithDefaultRequeue(2*time.Second)), want: 2 * time.Second},
+		{name: "own interval wins", env: reconcile.NewEnv(&testtypes.FooMachine{}, reconcile.WithDefaultRequeue(2*time.Second)),
+			opts: []reconcile.EnsureOption{reconcile.WithPollInterval(5 * time.Second)}, want: 5 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			if tt.env != nil {
+				ctx = reconcile.ContextWithEnv(ctx, tt.env)
+			}
+			c, tr := newFakeCloud(), newFakeTracker()
+			c.state = "creating"
+			res, err := reconcile.Ensure(ctx, tr, "vpc", withStates{c}, reconcile.Given(netSpec{CIDR: "10.0.0.0/16"}), tt.opts...)
+			require.NoError(t, err)
+			assert.Equal(t, conditions.ReasonResourcePending, res.Result.Reason)
+			assert.Equal(t, tt.want, res.Result.RequeueAfter, "Ensure")
+
+			c.nets[res.ID].State = "deleting-slowly"
+			del, err := reconcile.EnsureDeleted(ctx, tr, "vpc", withStates{c}, tt.opts...)
+			require.NoError(t, err)
+			assert.False(t, del.Done)
+			assert.Equal(t, tt.want, del.RequeueAfter, "EnsureDeleted")
+		})
+	}
+}
+
+// TestEventfAlwaysGoesSomewhere: with a recorder the event is recorded; without one, or outside a reconcile,
+// it is logged; masked by the reconcile's Redactor either way.
+func TestEventfAlwaysGoesSomewhere(t *testing.T) {
+	const secret = "hunter2-very-secret-token"
+	tests := []struct {
+		name       string
+		env        func(rec *recorder) *reconcile.Env
+		wantEvents []string
+		wantLogged bool
+	}{
+		{name: "recorder", env: func(rec *recorder) *reconcile.Env {
+			return reconcile.NewEnv(&testtypes.FooMachine{}, reconcile.WithEventRecorder(rec))
+		}, wantEvents: []string{"Warning CreateFailed Reconcile the cloud said: token [REDACTED]"}},
+		{name: "env without recorder", env: func(*recorder) *reconcile.Env { return reconcile.NewEnv(&testtypes.FooMachine{}) }, wantLogged: true},
+		{name: "outside a reconcile", env: func(*recorder) *reconcile.Env { return nil }, wantLogged: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var logs strings.Builder
+			ctx := ctrl.LoggerInto(context.Background(), funcr.New(func(prefix, args string) { logs.WriteString(prefix + args + "\n") }, funcr.Options{}))
+			red := redact.New()
+			red.Add([]byte(secret))
+			ctx = redact.NewContext(ctx, red)
+			rec := &recorder{}
+			if env := tt.env(rec); env != nil {
+				ctx = reconcile.ContextWithEnv(ctx, env)
+			}
+			reconcile.Eventf(ctx, reconcile.EventWarning, "CreateFailed", "the cloud said: token %s", secret)
+			assert.Equal(t, tt.wantEvents, rec.all())
+			assert.NotContains(t, logs.String(), secret)
+			if tt.wantLogged {
+				assert.Contains(t, logs.String(), `"reason"="CreateFailed"`)
+				assert.Contains(t, logs.String(), `the cloud said: token`)
+			} else {
+				assert.Empty(t, logs.String())
+			}
+		})
+	}
+}
+
+func TestEnvWait(t *testing.T) {
+	ctx := context.Background()
+	var none *reconcile.Env
+	w, err := none.Wait(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, w, "no rate limiter: no wait")
+	assert.Empty(t, none.Account())
+	assert.Nil(t, none.Object())
+
+	l, err := ratelimit.New(1, 1)
+	require.NoError(t, err)
+	obj := &testtypes.FooMachine{}
+	env := reconcile.NewEnv(obj, reconcile.WithRateLimiter(l))
+	assert.Same(t, obj, env.Object())
+	_, err = env.Wait(ctx)
+	require.NoError(t, err, "the burst")
+	short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+	defer cancel()
+	_, err = env.Wait(short)
+	assert.ErrorContains(t, err, `cannot wait for the rate limit of ""`, "a wait longer than the context fails at once")
+}
+
+// A service test runs a service in the environment a reconciler would give it: events go to the recorder,
+// Ensure waits with the reconciler's poll interval. Outside a reconcile, an event is logged, never dropped.
+func ExampleNewEnv() {
+	rec := &recorder{}
+	env := reconcile.NewEnv(&testtypes.FooMachine{}, reconcile.WithEventRecorder(rec), reconcile.WithDefaultRequeue(3*time.Second))
+	ctx := reconcile.ContextWithEnv(context.Background(), env)
+	reconcile.Eventf(ctx, reconcile.EventNormal, "Resized", "disk resized to %d GiB", 20)
+	fmt.Println(rec.all(), reconcile.EnvFrom(ctx).PollInterval())
+
+	logger := funcr.New(func(_, args string) { fmt.Println(args) }, funcr.Options{})
+	reconcile.Eventf(ctrl.LoggerInto(context.Background(), logger), reconcile.EventWarning, "Stuck", "no recorder")
+	fmt.Println(reconcile.EnvFrom(context.Background()).PollInterval())
+	// Output:
+	// [Normal Resized Reconcile disk resized to 20 GiB] 3s
+	// "level"=0 "msg"="event" "type"="Warning" "reason"="Stuck" "action"="Reconcile" "note"="no recorder"
+	// 10s
+}

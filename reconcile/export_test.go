@@ -1,0 +1,4 @@
+package reconcile
+
+// RecorderForTest returns the event recorder of a reconciler, for tests of SetupWithManager.
+func (r *base) RecorderForTest() EventRecorder { return r.recorder }

@@ -1,0 +1,4 @@
+package manager
+
+// MainWith is mainWith for the tests.
+var MainWith = mainWith
