@@ -12,6 +12,8 @@
 //     a manager does not import it.
 //   - contract/clusterctl: the checks of clusterctl release files (metadata, components, cluster templates,
 //     ClusterClass definitions and their CRDs) and their bounded YAML reader, also as the command `capkit check`.
+//   - contract/webhook: the defaulting and validating admission webhook of a provider's API type, from its
+//     spec functions, with Cluster API's template rule (immutable, except in the topology controller's dry-runs).
 //   - conditions: metav1.Condition helpers (set, mark, sort, summarise into Ready, Paused).
 //   - scope: ClusterScope and MachineScope, generic over the provider's own types, which reach contract
 //     fields through small accessor interfaces (no reflection). The move-safe ownership key, bootstrap
@@ -22,6 +24,8 @@
 //   - reconcile: the generic reconcilers a provider plugs its services into, ordered steps with
 //     conditions, one flow-control model (Result for "not yet", terminal errors, everything else
 //     retried), and Ensure, the idempotent lifecycle of one cloud resource.
+//   - reconcile/capacity: the controller that keeps an InfraMachineTemplate's status.capacity and
+//     status.nodeInfo (contract.MachineTemplateCapacity) up to date, for autoscaling from zero.
 //   - cloudinit: cloud-config to a safe bash script or argv commands, every module handled or rejected
 //     by name.
 //   - mocks: go.uber.org/mock mocks of the narrow scope interfaces and of reconcile's.

@@ -96,9 +96,9 @@ func newOptions(opts []Option) options {
 	return o
 }
 
-// WithClock sets the clock that gives LastTransitionTime; the default is time.Now.
+// withClock sets the clock that gives LastTransitionTime; the default is time.Now.
 // A nil func keeps the default.
-func WithClock(now func() time.Time) Option {
+func withClock(now func() time.Time) Option {
 	return func(o *options) {
 		if now != nil {
 			o.now = now
@@ -108,7 +108,7 @@ func WithClock(now func() time.Time) Option {
 
 // WithTime makes every LastTransitionTime written be t; for tests and examples.
 func WithTime(t time.Time) Option {
-	return WithClock(func() time.Time { return t })
+	return withClock(func() time.Time { return t })
 }
 
 // WithObservedGeneration sets ObservedGeneration of written conditions to g, overriding the

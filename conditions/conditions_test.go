@@ -164,14 +164,14 @@ func TestSetKeepsListSortedAndClean(t *testing.T) {
 
 func TestSetDefaultsAndTruncation(t *testing.T) {
 	o := &object{}
-	_, err := MarkUnknown(o, "A", "", "", WithClock(func() time.Time { return t0.Add(999 * time.Millisecond) }))
+	_, err := MarkUnknown(o, "A", "", "", withClock(func() time.Time { return t0.Add(999 * time.Millisecond) }))
 	require.NoError(t, err)
 	c := Get(o, "A")
 	assert.Equal(t, ReasonUnspecified, c.Reason)
 	assert.Equal(t, metav1.ConditionUnknown, c.Status)
 	assert.True(t, t0.Equal(c.LastTransitionTime.Time), "time truncated to seconds, got %v", c.LastTransitionTime)
 
-	_, err = MarkTrue(o, "B", "Ok", "", WithClock(nil), nil)
+	_, err = MarkTrue(o, "B", "Ok", "", withClock(nil), nil)
 	require.NoError(t, err)
 	assert.WithinDuration(t, time.Now(), Get(o, "B").LastTransitionTime.Time, time.Minute, "nil clock and nil option keep time.Now")
 }

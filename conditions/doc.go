@@ -12,7 +12,7 @@
 //
 //   - keep LastTransitionTime when the Status does not change, even if Reason or Message do,
 //     and set it to the clock's time (seconds precision) when the Status changes or the
-//     condition is new; WithClock or WithTime inject the clock in tests;
+//     condition is new; WithTime fixes it in tests;
 //   - set ObservedGeneration from WithObservedGeneration, else from the condition, else from
 //     the object when it has GetGeneration (every type embedding metav1.ObjectMeta has it);
 //   - write ReasonUnspecified when the reason is empty, because the API server requires one;

@@ -115,7 +115,66 @@ func ExampleForSlice() {
 	for _, c := range status.Conditions {
 		fmt.Println(c.Type, c.Status, c.Reason, c.ObservedGeneration)
 	}
+	fmt.Println("empty reason:", conditions.GetReason(s, conditions.Ready) == conditions.ReasonUnspecified)
+
+	// A nil slice pointer gives a nil Setter: writes fail, nothing panics.
+	var missing *[]metav1.Condition
+	_, err := conditions.MarkTrue(conditions.ForSlice(missing), "VMReady", "Running", "")
+	fmt.Println(errors.Is(err, conditions.ErrNilSetter))
 	// Output:
 	// Ready Unknown Unspecified 0
 	// VMReady True Running 1
+	// empty reason: true
+	// true
+}
+
+// The reason of Ready says why the object is not ready; a provider or a test compares it with the
+// constants.
+func ExampleSetSummary_reasons() {
+	m := &FooMachine{}
+	steps := []string{"NetworkReady", "VMReady"}
+	opts := []conditions.Option{conditions.WithTime(start)}
+	summarize := func() {
+		_, _ = conditions.SetSummary(m, steps, opts...)
+		switch conditions.GetReason(m, conditions.Ready) {
+		case conditions.ReasonStepsNotReported:
+			fmt.Println("a step has not reported:", conditions.GetMessage(m, conditions.Ready))
+		case conditions.ReasonReadyUnknown:
+			fmt.Println("a step is Unknown:", conditions.GetMessage(m, conditions.Ready))
+		case conditions.ReasonNotReady:
+			fmt.Println("a step failed:", conditions.GetMessage(m, conditions.Ready))
+		case conditions.ReasonReady:
+			fmt.Println("ready")
+		}
+	}
+	_, _ = conditions.MarkTrue(m, "NetworkReady", "Provisioned", "", opts...)
+	summarize()
+	_, _ = conditions.MarkUnknown(m, "VMReady", "Booting", "waiting for the VM", opts...)
+	summarize()
+	_, _ = conditions.MarkFalse(m, "VMReady", "QuotaExceeded", "instance quota exceeded", opts...)
+	summarize()
+	_, _ = conditions.MarkTrue(m, "VMReady", "Running", "", opts...)
+	summarize()
+	// Output:
+	// a step has not reported: VMReady not reported
+	// a step is Unknown: VMReady: waiting for the VM
+	// a step failed: VMReady: instance quota exceeded
+	// ready
+}
+
+// Delete removes the condition of a step that no longer applies, here a load balancer the spec stopped
+// asking for. A missing condition reads as Unknown.
+func ExampleDelete() {
+	m := &FooMachine{}
+	_, _ = conditions.MarkTrue(m, "LoadBalancerReady", "Provisioned", "", conditions.WithTime(start))
+	fmt.Println(conditions.IsTrue(m, "LoadBalancerReady"), conditions.IsFalse(m, "LoadBalancerReady"), conditions.IsUnknown(m, "LoadBalancerReady"))
+
+	fmt.Println("deleted:", conditions.Delete(m, "LoadBalancerReady"))
+	fmt.Println("deleted again:", conditions.Delete(m, "LoadBalancerReady"))
+	fmt.Println(conditions.Has(m, "LoadBalancerReady"), conditions.IsUnknown(m, "LoadBalancerReady"))
+	// Output:
+	// true false false
+	// deleted: true
+	// deleted again: false
+	// false true
 }

@@ -60,6 +60,16 @@ type StatusFailureDomainAccessor interface {
 	SetStatusFailureDomain(fd string)
 }
 
+// CapacityAccessor is an InfraMachineTemplate's status.capacity and status.nodeInfo (MachineTemplateCapacity),
+// which package reconcile/capacity writes for the cluster autoscaler's scale from zero. Unstructured does not
+// implement it: that controller works on a provider's typed templates.
+type CapacityAccessor interface {
+	// GetCapacity returns status.capacity and status.nodeInfo.
+	GetCapacity() MachineTemplateCapacity
+	// SetCapacity sets them.
+	SetCapacity(c MachineTemplateCapacity)
+}
+
 // IsProvisioned reports whether provisioned is set and true.
 func (i InfraClusterInitialization) IsProvisioned() bool {
 	return i.Provisioned != nil && *i.Provisioned

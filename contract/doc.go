@@ -87,6 +87,13 @@
 // {} would be rejected. Label the CRD with "cluster.x-k8s.io/v1beta2: <your API version>" (e.g. through
 // config/crd/kustomization.yaml).
 //
+// An InfraMachineTemplate that supports Cluster API's autoscaling from zero embeds MachineTemplateCapacity
+// (status.capacity and status.nodeInfo) as its status and implements CapacityAccessor over it; package
+// reconcile/capacity keeps it up to date:
+//
+//	// +optional
+//	Status contract.MachineTemplateCapacity `json:"status,omitempty,omitzero"`
+//
 // # Checkers
 //
 // Package contract/lint checks a provider against the same field paths: lint.CheckType for Go API types in a

@@ -1,6 +1,10 @@
 package contract
 
-import "math"
+import (
+	"math"
+
+	corev1 "k8s.io/api/core/v1"
+)
 
 // The types in this file have the JSON shapes of the v1beta2 contract. A provider embeds them in its own API
 // types so that its CRDs carry the right fields, types and validation; see the package example.
@@ -135,4 +139,47 @@ type TemplateObjectMeta struct {
 	// annotations are added to the objects made from the template.
 	// +optional
 	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+// Architecture is the CPU architecture of the nodes a machine template makes: amd64, arm64, s390x or ppc64le.
+// +kubebuilder:validation:Enum=amd64;arm64;s390x;ppc64le
+type Architecture string
+
+// Architectures Cluster API's autoscaling-from-zero contract names.
+const (
+	ArchitectureAmd64   Architecture = "amd64"
+	ArchitectureArm64   Architecture = "arm64"
+	ArchitectureS390x   Architecture = "s390x"
+	ArchitecturePpc64le Architecture = "ppc64le"
+)
+
+// NodeInfo is an InfraMachineTemplate's status.nodeInfo: the architecture and operating system of the nodes it
+// makes, which the cluster autoscaler reads to scale a MachineDeployment up from zero.
+// +kubebuilder:object:generate=true
+// +kubebuilder:validation:MinProperties=1
+type NodeInfo struct {
+	// architecture is the CPU architecture of the nodes: amd64, arm64, s390x or ppc64le.
+	// +optional
+	Architecture Architecture `json:"architecture,omitempty"`
+
+	// operatingSystem is the operating system of the nodes, e.g. linux or windows.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	OperatingSystem string `json:"operatingSystem,omitempty"`
+}
+
+// MachineTemplateCapacity is the status of an InfraMachineTemplate that supports autoscaling from zero
+// (Cluster API's opt-in autoscaling from zero): status.capacity and status.nodeInfo. Embed it as the
+// template's status, or copy its two fields; implement CapacityAccessor over it, and package
+// reconcile/capacity keeps it up to date.
+// +kubebuilder:object:generate=true
+type MachineTemplateCapacity struct {
+	// capacity is what a machine made from the template offers: cpu, memory, pods, GPUs, as resource
+	// quantities. The cluster autoscaler reads it to scale a MachineDeployment up from zero.
+	// +optional
+	Capacity corev1.ResourceList `json:"capacity,omitempty"`
+
+	// nodeInfo is the architecture and operating system of the machines.
+	// +optional
+	NodeInfo NodeInfo `json:"nodeInfo,omitempty,omitzero"`
 }

@@ -17,8 +17,12 @@ import (
 // the test would fail with.
 type printReporter struct{}
 
-func (printReporter) Errorf(format string, args ...any) { fmt.Printf("test error: "+format+"\n", args...) }
-func (printReporter) Fatalf(format string, args ...any) { fmt.Printf("test fatal: "+format+"\n", args...) }
+func (printReporter) Errorf(format string, args ...any) {
+	fmt.Printf("test error: "+format+"\n", args...)
+}
+func (printReporter) Fatalf(format string, args ...any) {
+	fmt.Printf("test fatal: "+format+"\n", args...)
+}
 
 // providerIDService is a provider's machine service: it writes the provider ID of the instance the
 // machine's earlier steps recorded, and reports not done until there is one.

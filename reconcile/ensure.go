@@ -90,8 +90,8 @@ const (
 	ActionCreated Action = "Created"
 	// ActionUpdated means the resource was found or adopted, had drifted, and was updated in place.
 	ActionUpdated Action = "Updated"
-	// ActionDeleted means EnsureDeleted deleted the resource (only in capkit's metrics).
-	ActionDeleted Action = "Deleted"
+	// actionDeleted means EnsureDeleted deleted the resource (only in capkit's metrics).
+	actionDeleted Action = "Deleted"
 )
 
 // EnsureResult is the outcome of Ensure: the resource as observed in this reconcile and what the step
@@ -480,7 +480,7 @@ func deleteIfExists[S, O any](ctx context.Context, r *metered[S, O], key, id str
 	if err := r.Delete(ctx, id); err != nil {
 		return Result{}, false, fmt.Errorf("cannot delete resource %q (id %q): %w", key, id, err)
 	}
-	r.action(ctx, ActionDeleted)
+	r.action(ctx, actionDeleted)
 	obs, found, err := r.Get(ctx, id)
 	if err != nil {
 		return Result{}, false, fmt.Errorf("cannot get resource %q (id %q): %w", key, id, err)

@@ -40,17 +40,17 @@ func meter[S, O any](r Resource[S, O], key string) *metered[S, O] {
 	return &metered[S, O]{Resource: r, kind: kind}
 }
 
-// Inline retries of a throttled call: a call the cloud throttled with a hint of at most MaxInlineThrottleWait
-// is retried in place after the hint, up to MaxInlineThrottleRetries times, before the reconcile gives up and
+// Inline retries of a throttled call: a call the cloud throttled with a hint of at most maxInlineThrottleWait
+// is retried in place after the hint, up to maxInlineThrottleRetries times, before the reconcile gives up and
 // is requeued. A throttled call did nothing in the cloud, so retrying it is always safe; and a reconcile that
 // needs more calls than the cloud's burst could otherwise never finish.
 const (
-	MaxInlineThrottleWait    = time.Second
-	MaxInlineThrottleRetries = 3
+	maxInlineThrottleWait    = time.Second
+	maxInlineThrottleRetries = 3
 )
 
 // call waits for the rate limiter, runs fn and records it; notFound tells a successful call that found
-// nothing. A call throttled with a short hint is retried in place (MaxInlineThrottleRetries).
+// nothing. A call throttled with a short hint is retried in place (maxInlineThrottleRetries).
 func (m *metered[S, O]) call(ctx context.Context, op string, fn func() (notFound bool, err error)) error {
 	for attempt := 0; ; attempt++ {
 		env := EnvFrom(ctx)
@@ -75,7 +75,7 @@ func (m *metered[S, O]) call(ctx context.Context, op string, fn func() (notFound
 			outcome = metrics.OutcomeNotFound
 		}
 		metrics.ObserveCall(m.kind, op, outcome, time.Since(start))
-		if !throttled || throttledErr.RetryAfter <= 0 || throttledErr.RetryAfter > MaxInlineThrottleWait || attempt >= MaxInlineThrottleRetries {
+		if !throttled || throttledErr.RetryAfter <= 0 || throttledErr.RetryAfter > maxInlineThrottleWait || attempt >= maxInlineThrottleRetries {
 			return err
 		}
 		hint := throttledErr.RetryAfter

@@ -143,7 +143,7 @@ func TestEnsureRecordsMetricsAndWaitsForTheRateLimiter(t *testing.T) {
 	assert.Zero(t, res.RequeueAfter, "retried in place after the hint")
 	assert.Equal(t, 1.0, calls("get", metrics.OutcomeThrottled))
 	assert.Equal(t, 2.0, calls("get", metrics.OutcomeOK))
-	// A hint longer than MaxInlineThrottleWait: the reconcile is requeued instead of holding its worker.
+	// A hint longer than maxInlineThrottleWait: the reconcile is requeued instead of holding its worker.
 	cloud.failNext["Get"] = reconcile.Throttled(errors.New("429"), 5*time.Second)
 	res, err = r.Reconcile(ctx, req(obj))
 	require.NoError(t, err)

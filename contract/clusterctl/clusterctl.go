@@ -87,7 +87,7 @@ type Findings []Finding
 func (fs Findings) Sort() {
 	slices.SortStableFunc(fs, func(a, b Finding) int {
 		return cmp.Or(cmp.Compare(a.File, b.File), compareBool(a.Rule == RuleMoreFindings, b.Rule == RuleMoreFindings),
-			cmp.Compare(a.Line, b.Line), a.Violation.Compare(b.Violation))
+			cmp.Compare(a.Line, b.Line), a.Compare(b.Violation))
 	})
 }
 

@@ -93,9 +93,9 @@ func Rules(k Kind, v contract.Version) []FieldRule {
 		if k == KindInfraMachineTemplate { // autoscaling from zero, optional
 			rules = append(rules,
 				FieldRule{Rule: "template.capacity", Path: contract.Path{"status", "capacity"}, Type: "object",
-					Hint: "status.capacity must be a map of resource quantities (corev1.ResourceList; templates.Capacity)"},
+					Hint: "status.capacity must be a map of resource quantities (corev1.ResourceList; contract.MachineTemplateCapacity)"},
 				FieldRule{Rule: "template.nodeInfo", Path: contract.Path{"status", "nodeInfo"}, Type: "object",
-					Hint: "status.nodeInfo must be an object with architecture and operatingSystem (templates.NodeInfo)"})
+					Hint: "status.nodeInfo must be an object with architecture and operatingSystem (contract.NodeInfo)"})
 		}
 		return rules
 	}

@@ -6,8 +6,8 @@
 // are immutable) and, unless the object is being deleted, the new spec: a finalizer can always be removed.
 // With Template set it is the webhook of an InfraClusterTemplate or InfraMachineTemplate: the spec it
 // defaults and checks is spec.template.spec, and the template's whole spec cannot change after creation,
-// except in the server-side-apply dry-runs of Cluster API's topology controller (templates.ValidateImmutable),
-// which ClusterClass rollouts need to pass.
+// except in the server-side-apply dry-runs of Cluster API's topology controller, which ClusterClass rollouts
+// need to pass: those requests carry the dry-run flag and the TopologyDryRunAnnotation.
 //
 //	var MyMachineTemplate = webhook.Webhook[*v1beta2.MyMachineTemplate, v1beta2.MyMachineSpec]{
 //		GroupKind: v1beta2.GroupVersion.WithKind("MyMachineTemplate").GroupKind(),
@@ -19,6 +19,16 @@
 //
 //	func SetupWithManager(mgr ctrl.Manager) error {
 //		return webhook.SetupWithManager(mgr, MyCluster, MyMachine, MyClusterTemplate, MyMachineTemplate)
+//	}
+//
+// That immutability rule is ValidateImmutable, for a provider that writes its template webhook by hand:
+//
+//	func (MyMachineTemplate) ValidateUpdate(ctx context.Context, oldT, newT *v1beta2.MyMachineTemplate) (admission.Warnings, error) {
+//		errs := webhook.ValidateImmutable(ctx, newT, field.NewPath("spec"), oldT.Spec, newT.Spec)
+//		if len(errs) == 0 {
+//			return nil, nil
+//		}
+//		return nil, apierrors.NewInvalid(groupKind, newT.Name, errs)
 //	}
 //
 // The kubebuilder markers (+kubebuilder:webhook) stay in the provider: the paths are controller-runtime's,

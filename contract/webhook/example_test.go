@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/capkit/capkit/contract/webhook"
 )
@@ -32,4 +34,15 @@ func ExampleWebhook() {
 	// Output:
 	// defaulted: small
 	// MyMachineTemplate.infrastructure.example.com "workers" is invalid: [spec.template.spec.flavor: Forbidden: field is immutable: create a new template and point its users at it, spec.template.spec.flavor: Unsupported value: "huge": supported values: "small", "large"]
+}
+
+// A provider with a hand-written template webhook calls ValidateImmutable from its ValidateUpdate: it refuses
+// a changed spec and names the field; the topology controller's dry-runs pass.
+func ExampleValidateImmutable() {
+	oldSpec := map[string]any{"template": map[string]any{"spec": map[string]any{"flavor": "small"}}}
+	newSpec := map[string]any{"template": map[string]any{"spec": map[string]any{"flavor": "large"}}}
+	errs := webhook.ValidateImmutable(context.Background(), &metav1.ObjectMeta{Name: "workers"}, field.NewPath("spec"), oldSpec, newSpec)
+	fmt.Println(errs.ToAggregate())
+	// Output:
+	// spec.template.spec.flavor: Forbidden: field is immutable: create a new template and point its users at it
 }

@@ -22,7 +22,7 @@ type Machine struct {
 // DeepCopyObject implements runtime.Object.
 func (m *Machine) DeepCopyObject() runtime.Object {
 	out := *m
-	m.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	m.DeepCopyInto(&out.ObjectMeta)
 	return &out
 }
 
@@ -40,7 +40,7 @@ type MachineTemplate struct {
 // DeepCopyObject implements runtime.Object.
 func (t *MachineTemplate) DeepCopyObject() runtime.Object {
 	out := *t
-	t.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	t.DeepCopyInto(&out.ObjectMeta)
 	return &out
 }
 

@@ -13,8 +13,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
-
-	"github.com/capkit/capkit/contract/templates"
 )
 
 // Webhook is the defaulting and validating admission webhook of the provider's type T, whose spec (or, for a
@@ -31,7 +29,7 @@ type Webhook[T client.Object, S any] struct {
 	// template.
 	Path *field.Path
 	// Template makes the object's whole spec immutable after creation, except in the topology controller's
-	// dry-runs (templates.ValidateImmutable): the contract of InfraClusterTemplates and InfraMachineTemplates.
+	// dry-runs (ValidateImmutable): the contract of InfraClusterTemplates and InfraMachineTemplates.
 	Template bool
 	// TemplateMetadataMutable, with Template, makes only the templated spec (Spec) immutable, so that
 	// spec.template.metadata may change, as in Cluster API's Docker provider.
@@ -72,7 +70,7 @@ func (w Webhook[T, S]) ValidateUpdate(ctx context.Context, oldObj, newObj T) (ad
 	var errs field.ErrorList
 	switch {
 	case w.Template && w.TemplateMetadataMutable:
-		errs = append(errs, templates.ValidateImmutable(ctx, newObj, w.path(), w.Spec(oldObj), w.Spec(newObj))...)
+		errs = append(errs, ValidateImmutable(ctx, newObj, w.path(), w.Spec(oldObj), w.Spec(newObj))...)
 	case w.Template:
 		oldSpec, err := wholeSpec(oldObj)
 		if err != nil {
@@ -82,7 +80,7 @@ func (w Webhook[T, S]) ValidateUpdate(ctx context.Context, oldObj, newObj T) (ad
 		if err != nil {
 			return nil, err
 		}
-		errs = append(errs, templates.ValidateImmutable(ctx, newObj, field.NewPath("spec"), oldSpec, newSpec)...)
+		errs = append(errs, ValidateImmutable(ctx, newObj, field.NewPath("spec"), oldSpec, newSpec)...)
 	}
 	if w.ValidateSpecUpdate != nil {
 		errs = append(errs, w.ValidateSpecUpdate(w.Spec(oldObj), w.Spec(newObj), w.path())...)
@@ -166,7 +164,7 @@ func (w Webhook[T, S]) invalid(ctx context.Context, obj T, errs field.ErrorList)
 	return apierrors.NewInvalid(gk, obj.GetName(), errs)
 }
 
-// wholeSpec returns obj's spec as JSON values, for templates.ValidateImmutable.
+// wholeSpec returns obj's spec as JSON values, for ValidateImmutable.
 func wholeSpec(obj client.Object) (map[string]any, error) {
 	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {

@@ -14,7 +14,6 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/capkit/capkit/contract/templates"
 	"github.com/capkit/capkit/contract/webhook"
 )
 
@@ -94,7 +93,7 @@ func TestWebhookMachine(t *testing.T) {
 func TestWebhookTemplate(t *testing.T) {
 	dryRun := admission.NewContextWithRequest(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
 		DryRun: ptr.To(true), Kind: metav1.GroupVersionKind{Group: "infrastructure.example.com", Version: "v1", Kind: "MyMachineTemplate"}}})
-	topology := map[string]string{templates.TopologyDryRunAnnotation: ""}
+	topology := map[string]string{webhook.TopologyDryRunAnnotation: ""}
 	tests := []struct {
 		name     string
 		ctx      context.Context

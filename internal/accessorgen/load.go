@@ -2,6 +2,7 @@ package accessorgen
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -116,7 +117,7 @@ func isGenerated(path string) (bool, error) {
 	defer f.Close()
 	first := make([]byte, len(header))
 	n, err := io.ReadFull(f, first)
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return false, err
 	}
 	return bytes.Equal(first[:n], []byte(header)), nil

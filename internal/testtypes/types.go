@@ -46,7 +46,6 @@ func AddToScheme(s *runtime.Scheme) error {
 // (generated: zz_generated.accessors.go).
 //
 // +kubebuilder:object:root=true
-
 type FooCluster struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -73,7 +72,6 @@ type FooClusterStatus struct {
 // (generated: zz_generated.accessors.go).
 //
 // +kubebuilder:object:root=true
-
 type FooMachine struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

@@ -113,8 +113,8 @@ func readyOf(u *unstructured.Unstructured) string {
 	return fmt.Sprintf("%v/%v", ready["status"], ready["reason"])
 }
 
-// RenderTable writes rows like kubectl get; detailHeader is the heading of the Detail column.
-func RenderTable(w io.Writer, rows []Row, detailHeader string) {
+// renderTable writes rows like kubectl get; detailHeader is the heading of the Detail column.
+func renderTable(w io.Writer, rows []Row, detailHeader string) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "NAME\tKIND\tPROVISIONED\tENDPOINT/PROVIDER-ID\tREADY\t%s\n", detailHeader)
 	for _, r := range rows {
@@ -162,7 +162,7 @@ func (w *Watcher) Print(ctx context.Context) {
 		return
 	}
 	var b strings.Builder
-	RenderTable(&b, rs, w.DetailHeader)
+	renderTable(&b, rs, w.DetailHeader)
 	t := b.String()
 	if len(rs) == 0 {
 		t = fmt.Sprintf("(no %s or %s left)\n", w.Driver.spec.InfraClusterGVK.Kind, w.Driver.spec.InfraMachineGVK.Kind)

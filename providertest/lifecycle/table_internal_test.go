@@ -38,7 +38,7 @@ func TestReadyOf(t *testing.T) {
 
 func TestRenderTable(t *testing.T) {
 	var b strings.Builder
-	RenderTable(&b, []Row{{Name: "c1", Kind: "PodCluster", Provisioned: "true", Endpoint: "10.0.0.1:6443", Ready: "True", Detail: "2 objects"}}, "TARGET")
+	renderTable(&b, []Row{{Name: "c1", Kind: "PodCluster", Provisioned: "true", Endpoint: "10.0.0.1:6443", Ready: "True", Detail: "2 objects"}}, "TARGET")
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 	assert.Equal(t, []string{"NAME", "KIND", "PROVISIONED", "ENDPOINT/PROVIDER-ID", "READY", "TARGET"}, strings.Fields(lines[0]))
 	assert.Equal(t, []string{"c1", "PodCluster", "true", "10.0.0.1:6443", "True", "2", "objects"}, strings.Fields(lines[1]))

@@ -60,6 +60,10 @@ type Case[F, D any] struct {
 	Setup func(t *testing.T, s F, deps D)
 	// Delete calls the service's Delete instead of Reconcile.
 	Delete bool
+	// Options are the reconciler's options the call runs under: the harness sets up the environment of the
+	// reconcile from them as the reconciler does (reconcile.NewEnv), so WithDefaultRequeue is the poll
+	// interval Ensure uses and the requeue of a step that is not done, and WithEventRecorder gets the events.
+	Options []reconcile.Option
 	// Want is the expected outcome.
 	Want Outcome
 	// Check makes the case's own assertions after the call, on the fake scope (its Object, Checkpoints,
@@ -166,6 +170,8 @@ type observed[T client.Object] struct {
 	// checkpointsBefore is how many checkpoints there were before the call.
 	checkpointsBefore int
 	secret            []byte
+	// poll is the reconciler's default requeue of the call's environment.
+	poll time.Duration
 }
 
 func runCase[T client.Object, F, D any](t *testing.T, tc Case[F, D], deps D, s F, obj *scopetest.FakeObject[T], secret []byte, do func(context.Context) (reconcile.Result, error)) {
@@ -181,8 +187,9 @@ func runCase[T client.Object, F, D any](t *testing.T, tc Case[F, D], deps D, s F
 	if tc.Delete {
 		op = reconcile.OpDelete
 	}
-	o := observed[T]{op: op, before: before, obj: obj, checkpointsBefore: len(obj.Checkpoints()), secret: secret}
-	o.res, o.err = do(t.Context())
+	env := reconcile.NewEnv(obj.Object, tc.Options...)
+	o := observed[T]{op: op, before: before, obj: obj, checkpointsBefore: len(obj.Checkpoints()), secret: secret, poll: env.PollInterval()}
+	o.res, o.err = do(reconcile.ContextWithEnv(t.Context(), env))
 	check(t, tc.Want, o)
 	if tc.Check != nil {
 		tc.Check(t, s, deps)
@@ -194,6 +201,9 @@ func check[T client.Object](t providertest.TestingT, want Outcome, o observed[T]
 	t.Helper()
 	err := o.err
 	got := reconcile.Classify(o.op, o.res, err)
+	if got.Class == reconcile.ClassInProgress && o.res.RequeueAfter <= 0 && o.poll > 0 {
+		got.RequeueAfter = o.poll // the reconciler's WithDefaultRequeue, as it requeues a step not done
+	}
 	switch {
 	case want.Class != 0 && got.Class != want.Class:
 		t.Errorf("class is %s (%v), want %s", got.Class, err, want.Class)

@@ -286,3 +286,37 @@ func TestRunClusterCases(t *testing.T) {
 		},
 	)
 }
+
+// TestCaseOptionsSetTheReconcileEnvironment checks that a case runs in the environment the reconciler would
+// set up from its options: the poll interval Ensure and a step not done use, and the event recorder.
+func TestCaseOptionsSetTheReconcileEnvironment(t *testing.T) {
+	type fake = *scopetest.FakeClusterScope[*testtypes.FooCluster]
+	// waiting reports not done, with the poll interval it sees, after an event.
+	waiting := reconcile.ServiceFuncs[scope.ClusterScoper[*testtypes.FooCluster]]{
+		ReconcileFunc: func(ctx context.Context, _ scope.ClusterScoper[*testtypes.FooCluster]) (reconcile.Result, error) {
+			reconcile.Eventf(ctx, reconcile.EventNormal, "Waiting", "network %s", "net-1")
+			return reconcile.Result{Reason: "Waiting", Message: reconcile.EnvFrom(ctx).PollInterval().String()}, nil
+		},
+	}
+	rec := mocks.NewMockEventRecorder(gomock.NewController(t))
+	servicetest.RunClusterCases(t, func(*testing.T) (reconcile.Service[scope.ClusterScoper[*testtypes.FooCluster]], struct{}) {
+		return waiting, struct{}{}
+	},
+		servicetest.ClusterCase[*testtypes.FooCluster, struct{}]{
+			Name:    "the reconciler's default requeue and recorder",
+			Scope:   cluster(nil),
+			Options: []reconcile.Option{reconcile.WithDefaultRequeue(3 * time.Second), reconcile.WithEventRecorder(rec)},
+			Setup: func(_ *testing.T, s fake, _ struct{}) {
+				rec.EXPECT().Eventf(s.Object, nil, reconcile.EventNormal, "Waiting", "Reconcile", "%s", "network net-1")
+			},
+			Want: servicetest.Outcome{Class: reconcile.ClassInProgress, Reason: "Waiting", RequeueAfter: 3 * time.Second,
+				Result: reconcile.Result{Reason: "Waiting", Message: "3s"}},
+		},
+		servicetest.ClusterCase[*testtypes.FooCluster, struct{}]{
+			Name:  "without options: the defaults",
+			Scope: cluster(nil),
+			Want: servicetest.Outcome{Class: reconcile.ClassInProgress, Reason: "Waiting", RequeueAfter: reconcile.DefaultRequeueAfter,
+				Result: reconcile.Result{Reason: "Waiting", Message: reconcile.DefaultRequeueAfter.String()}},
+		},
+	)
+}

@@ -66,16 +66,16 @@ func (s capiSource) describe() string {
 }
 
 // resolveCAPICRDs finds the Cluster API CRDs: an explicit folder; else the CRDs of the sigs.k8s.io/cluster-api
-// module in the build list of the module in moduleDir (go list -m honours replace directives and GOMODCACHE);
-// else capkit's minimal CRDs.
-func resolveCAPICRDs(explicit, moduleDir string) (capiSource, error) {
+// module in the build list of the module of the current directory (go list -m honours replace directives and
+// GOMODCACHE); else capkit's minimal CRDs.
+func resolveCAPICRDs(explicit string) (capiSource, error) {
 	if explicit != "" {
 		if _, err := os.Stat(explicit); err != nil {
 			return capiSource{}, fmt.Errorf("cannot use CAPI CRD folder %q: %w", explicit, err)
 		}
 		return capiSource{dirs: []string{explicit}}, nil
 	}
-	if dir, ok := capiModuleCRDDir(moduleDir); ok {
+	if dir, ok := capiModuleCRDDir(); ok {
 		return capiSource{dirs: []string{dir}}, nil
 	}
 	crds, err := MinimalCAPICRDs()
@@ -114,8 +114,8 @@ func CAPIModuleDir(moduleDir string) (string, error) {
 // since Cluster API v1.11 moved the core manager under core/, config/crd/bases before.
 var capiCRDLayouts = []string{filepath.Join("core", "config", "crd", "bases"), filepath.Join("config", "crd", "bases")}
 
-func capiModuleCRDDir(moduleDir string) (string, bool) {
-	dir, err := CAPIModuleDir(moduleDir)
+func capiModuleCRDDir() (string, bool) {
+	dir, err := CAPIModuleDir("")
 	if err != nil {
 		return "", false
 	}

@@ -8,8 +8,8 @@
 //	func TestMain(m *testing.M) { testenv.Main(m, &env, testenv.WithCRDPaths("../config/crd/bases")) }
 //
 // The binaries come from $KUBEBUILDER_ASSETS, else from the cache folder that hack/envtest-binaries.sh
-// fills (AssetsDir). The Cluster API CRDs are those of the sigs.k8s.io/cluster-api module in the provider's
-// build list when there is one (CAPIModuleDir), else capkit's minimal Cluster and Machine CRDs
+// fills (AssetsDir). The Cluster API CRDs are those in the folder given with WithCAPICRDs, else those of the
+// sigs.k8s.io/cluster-api module in the provider's build list when there is one (CAPIModuleDir), else capkit's minimal Cluster and Machine CRDs
 // (MinimalCAPICRDs), which serve both core API versions. ReadCRDs decodes CRDs shipped in an embed.FS.
 //
 // For a provider whose machines are Pods, StartFakeNodes runs the real kube-scheduler and KWOK's kwok

@@ -19,7 +19,7 @@ import (
 // Versions of the envtest control plane that hack/envtest-binaries.sh builds.
 const (
 	KubernetesVersion = "v1.36.3"
-	EtcdVersion       = "v3.6.8"
+	etcdVersion       = "v3.6.8"
 )
 
 // ErrNoAssets is returned when the kube-apiserver and etcd binaries cannot be found.
@@ -45,14 +45,13 @@ type Environment struct {
 type Option func(*options)
 
 type options struct {
-	crdPaths      []string
-	crds          []*apiextensionsv1.CustomResourceDefinition
-	scheme        *runtime.Scheme
-	capiCRDDir    string
-	capiModuleDir string
-	skipCAPI      bool
-	webhooks      *envtest.WebhookInstallOptions
-	assets        string
+	crdPaths   []string
+	crds       []*apiextensionsv1.CustomResourceDefinition
+	scheme     *runtime.Scheme
+	capiCRDDir string
+	skipCAPI   bool
+	webhooks   *envtest.WebhookInstallOptions
+	assets     string
 }
 
 // WithCRDPaths installs the CRDs in these files or folders (a provider's config/crd/bases).
@@ -68,12 +67,9 @@ func WithCRDs(crds ...*apiextensionsv1.CustomResourceDefinition) Option {
 // WithScheme uses s for the environment's client; add the provider's API types to it.
 func WithScheme(s *runtime.Scheme) Option { return func(o *options) { o.scheme = s } }
 
-// WithCAPICRDs installs the Cluster API CRDs from dir instead of looking for them in the module build list.
+// WithCAPICRDs installs the Cluster API CRDs from dir instead of looking for them in the build list of the
+// module of the current directory (for another module's, pass a folder under CAPIModuleDir(moduleDir)).
 func WithCAPICRDs(dir string) Option { return func(o *options) { o.capiCRDDir = dir } }
-
-// WithModuleDir looks up sigs.k8s.io/cluster-api in the build list of the Go module in dir (default: the
-// current directory, which is the package folder under go test).
-func WithModuleDir(dir string) Option { return func(o *options) { o.capiModuleDir = dir } }
 
 // WithoutCAPICRDs installs no Cluster API CRDs.
 func WithoutCAPICRDs() Option { return func(o *options) { o.skipCAPI = true } }
@@ -92,7 +88,7 @@ func WithAssets(dir string) Option { return func(o *options) { o.assets = dir } 
 func AssetsDir() (string, error) {
 	dirs := []string{os.Getenv("KUBEBUILDER_ASSETS")}
 	if d, err := defaultCacheDir(); err == nil {
-		dirs = append(dirs, filepath.Join(d, "envtest", "k8s-"+KubernetesVersion+"-etcd-"+EtcdVersion))
+		dirs = append(dirs, filepath.Join(d, "envtest", "k8s-"+KubernetesVersion+"-etcd-"+etcdVersion))
 	}
 	for _, d := range dirs {
 		if d != "" && executable(filepath.Join(d, "kube-apiserver")) && executable(filepath.Join(d, "etcd")) {
@@ -148,7 +144,7 @@ func NewEnvironment(opts ...Option) (*Environment, error) {
 	crds := append([]*apiextensionsv1.CustomResourceDefinition(nil), o.crds...)
 	paths := append([]string(nil), o.crdPaths...)
 	if !o.skipCAPI {
-		src, err := resolveCAPICRDs(o.capiCRDDir, o.capiModuleDir)
+		src, err := resolveCAPICRDs(o.capiCRDDir)
 		if err != nil {
 			return nil, err
 		}

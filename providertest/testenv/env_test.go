@@ -2,12 +2,15 @@ package testenv_test
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -103,4 +106,27 @@ func TestCAPICRDLayouts(t *testing.T) {
 	}
 	_, ok := testenv.CAPICRDDirIn(t.TempDir())
 	assert.False(t, ok, "a tree without CRDs must not be used")
+}
+
+func TestWithCAPICRDs(t *testing.T) {
+	// A provider whose build list has no Cluster API (or wants another version of its CRDs) names a folder.
+	dir := t.TempDir()
+	b, err := os.ReadFile(filepath.Join("crds", "cluster.x-k8s.io_clusters.yaml"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "cluster.x-k8s.io_clusters.yaml"), b, 0o644))
+
+	e, err := testenv.NewEnvironment(testenv.WithCAPICRDs(dir))
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, e.Stop()) })
+	assert.Equal(t, dir, e.CAPICRDSource)
+
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	ctx := context.Background()
+	require.NoError(t, e.Client.Get(ctx, client.ObjectKey{Name: "clusters.cluster.x-k8s.io"}, crd), "the folder's CRD is installed")
+	err = e.Client.Get(ctx, client.ObjectKey{Name: "machines.cluster.x-k8s.io"}, crd)
+	assert.True(t, apierrors.IsNotFound(err), "only the folder's CRDs are installed, not capkit's minimal ones: %v", err)
+
+	_, err = testenv.NewEnvironment(testenv.WithCAPICRDs(filepath.Join(dir, "missing")))
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	assert.Contains(t, err.Error(), filepath.Join(dir, "missing"))
 }

@@ -18,14 +18,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// KWOKVersion is the version of KWOK's kwok controller that hack/kwok-binaries.sh builds.
-const KWOKVersion = "v0.8.0"
+// kwokVersion is the version of KWOK's kwok controller that hack/kwok-binaries.sh builds.
+const kwokVersion = "v0.8.0"
 
 // ErrNoNodeAssets is returned when kube-scheduler and kwok cannot be found.
 var ErrNoNodeAssets = errors.New("kube-scheduler and kwok not found: run 'make kwok' (hack/kwok-binaries.sh builds them) or set CAPKIT_KWOK_ASSETS")
 
-// FakeNodeAnnotation marks the nodes KWOK plays the kubelet of.
-const FakeNodeAnnotation = "kwok.x-k8s.io/node"
+// fakeNodeAnnotation marks the nodes KWOK plays the kubelet of.
+const fakeNodeAnnotation = "kwok.x-k8s.io/node"
 
 // NodeSpec is one fake node: its name and the zone in its topology.kubernetes.io/zone label.
 type NodeSpec struct {
@@ -46,7 +46,7 @@ type FakeNodes struct {
 func NodeAssetsDir() (string, error) {
 	dirs := []string{os.Getenv("CAPKIT_KWOK_ASSETS")}
 	if d, err := defaultCacheDir(); err == nil {
-		dirs = append(dirs, filepath.Join(d, "kwok", "k8s-"+KubernetesVersion+"-kwok-"+KWOKVersion))
+		dirs = append(dirs, filepath.Join(d, "kwok", "k8s-"+KubernetesVersion+"-kwok-"+kwokVersion))
 	}
 	for _, d := range dirs {
 		if d != "" && executable(filepath.Join(d, "kube-scheduler")) && executable(filepath.Join(d, "kwok")) &&
@@ -84,7 +84,7 @@ func (e *Environment) StartFakeNodes(ctx context.Context, nodes ...NodeSpec) (*F
 		args []string
 	}{
 		{"kube-scheduler", []string{"--kubeconfig=" + kubeconfig, "--leader-elect=false", "--secure-port=0", "-v=1"}},
-		{"kwok", []string{"--kubeconfig=" + kubeconfig, "--manage-nodes-with-annotation-selector=" + FakeNodeAnnotation + "=fake",
+		{"kwok", []string{"--kubeconfig=" + kubeconfig, "--manage-nodes-with-annotation-selector=" + fakeNodeAnnotation + "=fake",
 			"--cidr=10.244.0.0/16", "--node-ip=10.0.0.1", "--config=" + filepath.Join(assets, "stages.yaml")}},
 	} {
 		if err := f.start(filepath.Join(assets, p.name), p.args...); err != nil {
@@ -138,7 +138,7 @@ func (f *FakeNodes) SetNotReady(ctx context.Context, name string) error {
 	if err := f.env.Client.Get(ctx, client.ObjectKey{Name: name}, node); err != nil {
 		return fmt.Errorf("cannot get node %q: %w", name, err)
 	}
-	delete(node.Annotations, FakeNodeAnnotation)
+	delete(node.Annotations, fakeNodeAnnotation)
 	node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule})
 	if err := f.env.Client.Update(ctx, node); err != nil {
 		return fmt.Errorf("cannot make node %q not ready: %w", name, err)
@@ -166,7 +166,7 @@ func (f *FakeNodes) SetReady(ctx context.Context, name string) error {
 	if node.Annotations == nil {
 		node.Annotations = map[string]string{}
 	}
-	node.Annotations[FakeNodeAnnotation] = "fake"
+	node.Annotations[fakeNodeAnnotation] = "fake"
 	if err := f.env.Client.Update(ctx, node); err != nil {
 		return fmt.Errorf("cannot make node %q ready: %w", name, err)
 	}
@@ -233,7 +233,7 @@ func fakeNode(n NodeSpec) *corev1.Node {
 	}
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: n.Name, Labels: labels,
-			Annotations: map[string]string{FakeNodeAnnotation: "fake", "node.alpha.kubernetes.io/ttl": "0"}},
+			Annotations: map[string]string{fakeNodeAnnotation: "fake", "node.alpha.kubernetes.io/ttl": "0"}},
 		Status: corev1.NodeStatus{Capacity: capacity, Allocatable: capacity},
 	}
 }

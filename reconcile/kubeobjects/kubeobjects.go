@@ -46,20 +46,20 @@ type Kind[S any, O client.Object] struct {
 	Pending func(obj O) (reason, message string, pending bool)
 }
 
-// Objects is the reconcile.Resource of one Kind on a client.
-type Objects[S any, O client.Object] struct {
+// objects is the reconcile.Resource of one Kind on a client.
+type objects[S any, O client.Object] struct {
 	c    client.Client
 	kind Kind[S, O]
 	// secret: the objects are Secrets, read and written with a context whose logger discards everything.
 	secret bool
 }
 
-// updatable is Objects with Mutate: a reconcile.Updater as well.
-type updatable[S any, O client.Object] struct{ *Objects[S, O] }
+// updatable is objects with Mutate: a reconcile.Updater as well.
+type updatable[S any, O client.Object] struct{ *objects[S, O] }
 
 var (
-	_ reconcile.Resource[string, client.Object] = (*Objects[string, client.Object])(nil)
-	_ reconcile.PendingReporter[client.Object]  = (*Objects[string, client.Object])(nil)
+	_ reconcile.Resource[string, client.Object] = (*objects[string, client.Object])(nil)
+	_ reconcile.PendingReporter[client.Object]  = (*objects[string, client.Object])(nil)
 	_ reconcile.Updater[string, client.Object]  = updatable[string, client.Object]{}
 )
 
@@ -73,7 +73,7 @@ func New[S any, O client.Object](c client.Client, kind Kind[S, O]) (reconcile.Re
 	case kind.New == nil || kind.NewList == nil || kind.Build == nil:
 		return nil, errors.New("cannot create the objects resource: Kind.New, Kind.NewList and Kind.Build are required")
 	}
-	o := &Objects[S, O]{c: c, kind: kind, secret: isSecret(kind.New())}
+	o := &objects[S, O]{c: c, kind: kind, secret: isSecret(kind.New())}
 	if kind.Mutate != nil {
 		return updatable[S, O]{o}, nil
 	}
@@ -91,7 +91,7 @@ func isSecret(obj client.Object) bool {
 
 // quiet returns the context of the API calls: for Secrets, one whose logger discards everything, because
 // client-go logs request and response bodies (the Secret's data) through the context's logger.
-func (o *Objects[S, O]) quiet(ctx context.Context) context.Context {
+func (o *objects[S, O]) quiet(ctx context.Context) context.Context {
 	if o.secret {
 		return redact.QuietContext(ctx)
 	}
@@ -99,7 +99,7 @@ func (o *Objects[S, O]) quiet(ctx context.Context) context.Context {
 }
 
 // ID returns "namespace/name/uid".
-func (o *Objects[S, O]) ID(obj O) string {
+func (o *objects[S, O]) ID(obj O) string {
 	return obj.GetNamespace() + "/" + obj.GetName() + "/" + string(obj.GetUID())
 }
 
@@ -114,7 +114,7 @@ func ParseID(id string) (key client.ObjectKey, uid types.UID, err error) {
 }
 
 // Validate calls Kind.Validate.
-func (o *Objects[S, O]) Validate(spec S) error {
+func (o *objects[S, O]) Validate(spec S) error {
 	if o.kind.Validate == nil {
 		return nil
 	}
@@ -123,7 +123,7 @@ func (o *Objects[S, O]) Validate(spec S) error {
 
 // Get returns the object of id; an object of the same name with another UID is another incarnation, and
 // the one id names is gone.
-func (o *Objects[S, O]) Get(ctx context.Context, id string) (O, bool, error) {
+func (o *objects[S, O]) Get(ctx context.Context, id string) (O, bool, error) {
 	var zero O
 	key, uid, err := ParseID(id)
 	if err != nil {
@@ -144,7 +144,7 @@ func (o *Objects[S, O]) Get(ctx context.Context, id string) (O, bool, error) {
 
 // FindByTags returns the oldest object that carries tags (as labels, or annotations for values that are not
 // valid label values).
-func (o *Objects[S, O]) FindByTags(ctx context.Context, tags map[string]string) (O, bool, error) {
+func (o *objects[S, O]) FindByTags(ctx context.Context, tags map[string]string) (O, bool, error) {
 	var zero O
 	lbls, annotations := split(tags)
 	list := o.kind.NewList()
@@ -176,7 +176,7 @@ func (o *Objects[S, O]) FindByTags(ctx context.Context, tags map[string]string) 
 
 // Create creates the object Build returns for spec, with the tags. An object of that name that carries the
 // same tags is returned as created (a retry after a lost response); one that does not is a terminal error.
-func (o *Objects[S, O]) Create(ctx context.Context, spec S, _ string, tags map[string]string) (O, error) {
+func (o *objects[S, O]) Create(ctx context.Context, spec S, _ string, tags map[string]string) (O, error) {
 	var zero O
 	obj, err := o.kind.Build(spec)
 	if err != nil {
@@ -205,7 +205,7 @@ func (o *Objects[S, O]) Create(ctx context.Context, spec S, _ string, tags map[s
 
 // Delete deletes the object of id gracefully; one that is gone, or replaced by another incarnation, is not
 // an error.
-func (o *Objects[S, O]) Delete(ctx context.Context, id string) error {
+func (o *objects[S, O]) Delete(ctx context.Context, id string) error {
 	key, uid, err := ParseID(id)
 	if err != nil {
 		return reconcile.Terminal(conditions.ReasonInvalidParameters, err)
@@ -228,7 +228,7 @@ func (o *Objects[S, O]) Delete(ctx context.Context, id string) error {
 }
 
 // Pending reports an object being deleted, and what Kind.Pending reports.
-func (o *Objects[S, O]) Pending(obj O) (string, string, bool) {
+func (o *objects[S, O]) Pending(obj O) (string, string, bool) {
 	if obj.GetDeletionTimestamp() != nil {
 		return conditions.ReasonDeleting, "being deleted", true
 	}

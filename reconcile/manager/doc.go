@@ -6,7 +6,7 @@
 //
 // A provider's main.go declares only what is its own: its flags, its API types, and how its controllers and
 // webhooks are set up; Main does the rest (Parse, logging, Run: scheme, kubeconfig, NewManager with
-// Flags.Options, Setup with Flags.ReconcileOptions, AddChecks, Start until SIGTERM):
+// Flags.Options, Setup with Flags.ReconcileOptions, the /healthz and /readyz checks, Start until SIGTERM):
 //
 //	type flags struct {
 //		manager.Flags

@@ -157,8 +157,8 @@ func (f *Flags) Options(scheme *runtime.Scheme) ctrl.Options {
 	return o
 }
 
-// AddChecks adds the /healthz ping and the /readyz check that the webhook server is serving.
-func AddChecks(mgr ctrl.Manager) error {
+// addChecks adds the /healthz ping and the /readyz check that the webhook server is serving.
+func addChecks(mgr ctrl.Manager) error {
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return fmt.Errorf("cannot add the health check: %w", err)
 	}

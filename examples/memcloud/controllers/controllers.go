@@ -9,12 +9,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/contract"
-	"github.com/capkit/capkit/contract/templates"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/identity"
 	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/capacity"
 	"github.com/capkit/capkit/scope"
 )
 
@@ -243,7 +243,7 @@ func SetupWithManager(mgr ctrl.Manager, cl *cloud.Cloud, opts ...Option) error {
 	if err := mr.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("cannot set up the MemMachine controller: %w", err)
 	}
-	tr, err := templates.NewCapacityReconciler(cfg.client, func() *v1beta2.MemMachineTemplate { return &v1beta2.MemMachineTemplate{} },
+	tr, err := capacity.NewReconciler(cfg.client, func() *v1beta2.MemMachineTemplate { return &v1beta2.MemMachineTemplate{} },
 		services.TemplateCapacity)
 	if err != nil {
 		return err

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/capkit/capkit/contract/templates"
+	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/services"
 )
@@ -36,7 +36,7 @@ func TestTemplateCapacity(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tt.cpu, c.Capacity.Cpu().String())
 			assert.Equal(t, tt.memory, c.Capacity.Memory().String())
-			assert.Equal(t, templates.NodeInfo{Architecture: templates.ArchitectureAmd64, OperatingSystem: "linux"}, c.NodeInfo)
+			assert.Equal(t, contract.NodeInfo{Architecture: contract.ArchitectureAmd64, OperatingSystem: "linux"}, c.NodeInfo)
 		})
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/capkit/capkit/contract/templates"
+	"github.com/capkit/capkit/contract/webhook"
 
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/webhooks"
@@ -90,11 +90,11 @@ func TestTemplatesPassTopologyDryRuns(t *testing.T) {
 	tmpl.Spec.Template.Spec = v1beta2.MemMachineSpec{Image: "ubuntu-24.04", Flavor: v1beta2.FlavorSmall}
 	changed := tmpl.DeepCopy()
 	changed.Spec.Template.Spec.Flavor = v1beta2.FlavorLarge
-	changed.Annotations = map[string]string{templates.TopologyDryRunAnnotation: ""}
+	changed.Annotations = map[string]string{webhook.TopologyDryRunAnnotation: ""}
 	_, err := webhooks.MemMachineTemplate.ValidateUpdate(ctx, tmpl, changed)
 	require.NoError(t, err, "the topology controller's dry-run passes")
 
-	delete(changed.Annotations, templates.TopologyDryRunAnnotation)
+	delete(changed.Annotations, webhook.TopologyDryRunAnnotation)
 	_, err = webhooks.MemMachineTemplate.ValidateUpdate(ctx, tmpl, changed)
 	require.Error(t, err, "another dry-run does not")
 }

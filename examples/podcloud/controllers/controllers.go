@@ -9,10 +9,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/contract"
-	"github.com/capkit/capkit/contract/templates"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/podcloud/services"
 	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/capacity"
 	"github.com/capkit/capkit/scope"
 )
 
@@ -142,11 +142,11 @@ func NewMachineReconciler(c client.Client, opts ...Option) (*reconcile.MachineRe
 // NewTemplateCapacityReconciler returns the PodMachineTemplate reconciler, which keeps each template's
 // status.capacity and status.nodeInfo (services.TemplateCapacity) for the cluster autoscaler's scale from zero,
 // reading and writing the management cluster through c.
-func NewTemplateCapacityReconciler(c client.Client) (*templates.CapacityReconciler[*v1beta2.PodMachineTemplate], error) {
+func NewTemplateCapacityReconciler(c client.Client) (*capacity.Reconciler[*v1beta2.PodMachineTemplate], error) {
 	if c == nil {
 		return nil, fmt.Errorf("cannot create the PodMachineTemplate reconciler: %w", errNilClient)
 	}
-	return templates.NewCapacityReconciler(c, func() *v1beta2.PodMachineTemplate { return &v1beta2.PodMachineTemplate{} },
+	return capacity.NewReconciler(c, func() *v1beta2.PodMachineTemplate { return &v1beta2.PodMachineTemplate{} },
 		services.TemplateCapacity)
 }
 

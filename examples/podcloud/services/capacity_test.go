@@ -9,25 +9,25 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/capkit/capkit/contract/templates"
+	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/podcloud/services"
 )
 
 func TestTemplateCapacity(t *testing.T) {
-	linux := templates.NodeInfo{OperatingSystem: "linux"}
+	linux := contract.NodeInfo{OperatingSystem: "linux"}
 	tests := []struct {
 		name      string
 		resources corev1.ResourceList
-		want      templates.Capacity
+		want      contract.MachineTemplateCapacity
 		wantErr   string
 	}{
 		{name: "cpu and memory", resources: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("4Gi")},
-			want: templates.Capacity{Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("4Gi")}, NodeInfo: linux}},
+			want: contract.MachineTemplateCapacity{Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("4Gi")}, NodeInfo: linux}},
 		{name: "cpu only: the memory is the node's, unknown", resources: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m")},
-			want: templates.Capacity{Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m")}, NodeInfo: linux}},
-		{name: "no resources: no capacity", want: templates.Capacity{NodeInfo: linux}},
-		{name: "empty resources: no capacity", resources: corev1.ResourceList{}, want: templates.Capacity{NodeInfo: linux}},
+			want: contract.MachineTemplateCapacity{Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m")}, NodeInfo: linux}},
+		{name: "no resources: no capacity", want: contract.MachineTemplateCapacity{NodeInfo: linux}},
+		{name: "empty resources: no capacity", resources: corev1.ResourceList{}, want: contract.MachineTemplateCapacity{NodeInfo: linux}},
 		{name: "a GPU", resources: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("1")},
 			wantErr: `cannot size PodMachineTemplate "workers": spec.template.spec.resources: Unsupported value: "nvidia.com/gpu"`},
 		{name: "zero memory", resources: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("0")},

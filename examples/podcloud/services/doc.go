@@ -15,5 +15,6 @@
 //     again, so that a MachineHealthCheck replaces the Machine.
 //
 // TemplateCapacity is the capacity of a PodMachineTemplate's machines (its resources), which capkit's
-// templates.CapacityReconciler writes to the template's status for the cluster autoscaler's scale from zero.
+// capacity.Reconciler (package reconcile/capacity) writes to the template's status for the cluster
+// autoscaler's scale from zero.
 package services

@@ -22,7 +22,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"github.com/capkit/capkit/contract/templates"
+	capkitwebhook "github.com/capkit/capkit/contract/webhook"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/podcloud/webhooks"
 	"github.com/capkit/capkit/providertest/testenv"
@@ -149,7 +149,7 @@ func TestWebhooksInAPIServer(t *testing.T) {
 			obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&v1beta2.PodClusterTemplate{
 				TypeMeta: metav1.TypeMeta{APIVersion: v1beta2.GroupVersion.String(), Kind: "PodClusterTemplate"},
 				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: tmpl.Name,
-					Annotations: map[string]string{templates.TopologyDryRunAnnotation: ""}},
+					Annotations: map[string]string{capkitwebhook.TopologyDryRunAnnotation: ""}},
 				Spec: nodePort.Spec,
 			})
 			require.NoError(t, err)
@@ -177,7 +177,7 @@ func TestWebhooksInAPIServer(t *testing.T) {
 			obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&v1beta2.PodMachineTemplate{
 				TypeMeta: metav1.TypeMeta{APIVersion: v1beta2.GroupVersion.String(), Kind: "PodMachineTemplate"},
 				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: tmpl.Name,
-					Annotations: map[string]string{templates.TopologyDryRunAnnotation: ""}},
+					Annotations: map[string]string{capkitwebhook.TopologyDryRunAnnotation: ""}},
 				Spec: newer.Spec,
 			})
 			require.NoError(t, err)

@@ -13,7 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/capkit/capkit/contract/templates"
+	"github.com/capkit/capkit/contract/webhook"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/podcloud/webhooks"
 )
@@ -68,7 +68,7 @@ func TestPodMachineTemplateWebhook(t *testing.T) {
 	resized := tmpl.DeepCopy()
 	resized.Spec.Template.Spec.Resources = resources("cpu", "2")
 	annotated := newer.DeepCopy()
-	annotated.Annotations = map[string]string{templates.TopologyDryRunAnnotation: ""}
+	annotated.Annotations = map[string]string{webhook.TopologyDryRunAnnotation: ""}
 	relabelled := tmpl.DeepCopy()
 	relabelled.Spec.Template.ObjectMeta.Labels = map[string]string{"team": "a"}
 	annotatedRelabelled := relabelled.DeepCopy()
@@ -132,7 +132,7 @@ func TestPodClusterTemplateWebhook(t *testing.T) {
 	nodePort := tmpl.DeepCopy()
 	nodePort.Spec.Template.Spec.ControlPlaneService.Type = v1beta2.ServiceNodePort
 	annotated := nodePort.DeepCopy()
-	annotated.Annotations = map[string]string{templates.TopologyDryRunAnnotation: ""}
+	annotated.Annotations = map[string]string{webhook.TopologyDryRunAnnotation: ""}
 	relabelled := tmpl.DeepCopy()
 	relabelled.Spec.Template.ObjectMeta.Annotations = map[string]string{"team": "a"}
 	otherNamespace := tmpl.DeepCopy()

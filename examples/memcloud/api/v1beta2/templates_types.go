@@ -4,7 +4,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/capkit/capkit/contract"
-	"github.com/capkit/capkit/contract/templates"
 )
 
 // MemClusterTemplateSpec is the desired state of a MemClusterTemplate.
@@ -103,14 +102,14 @@ type MemMachineTemplate struct {
 	// status is the capacity and node info of the machines the template makes (flavor and image), which the
 	// cluster autoscaler reads to scale a MachineDeployment up from zero. The controller writes it.
 	// +optional
-	Status templates.Capacity `json:"status,omitempty,omitzero"`
+	Status contract.MachineTemplateCapacity `json:"status,omitempty,omitzero"`
 }
 
-// GetCapacity returns status; it implements capkit's templates.CapacityAccessor.
-func (t *MemMachineTemplate) GetCapacity() templates.Capacity { return t.Status }
+// GetCapacity returns status; it implements capkit's contract.CapacityAccessor.
+func (t *MemMachineTemplate) GetCapacity() contract.MachineTemplateCapacity { return t.Status }
 
-// SetCapacity sets status; it implements capkit's templates.CapacityAccessor.
-func (t *MemMachineTemplate) SetCapacity(c templates.Capacity) { t.Status = c }
+// SetCapacity sets status; it implements capkit's contract.CapacityAccessor.
+func (t *MemMachineTemplate) SetCapacity(c contract.MachineTemplateCapacity) { t.Status = c }
 
 // MemMachineTemplateList is a list of MemMachineTemplates.
 //

@@ -32,7 +32,7 @@ type options struct {
 
 // parse reads the flags into o.
 func (o *options) parse(args []string) error {
-	err := o.DemoFlags.Parse(args, lifecycle.DemoFlags{Machines: lifecycle.Machines{ControlPlane: 1, Workers: 3}, Timeout: 45 * time.Second},
+	err := o.Parse(args, lifecycle.DemoFlags{Machines: lifecycle.Machines{ControlPlane: 1, Workers: 3}, Timeout: 45 * time.Second},
 		func(fs *flag.FlagSet) {
 			fs.Float64Var(&o.faults, "faults", 0.1, "probability that a mutating cloud call fails, half of them after the change (0 to 1)")
 			fs.IntVar(&o.searchLag, "search-lag", 2, "tag search misses a new resource for this many calls")

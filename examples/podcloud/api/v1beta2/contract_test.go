@@ -8,7 +8,6 @@ import (
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/contract/lint"
-	"github.com/capkit/capkit/contract/templates"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 	"github.com/capkit/capkit/providertest"
 	"github.com/capkit/capkit/scope"
@@ -33,7 +32,7 @@ var (
 	_ contract.StatusFailureDomainAccessor = &v1beta2.PodMachine{}
 	_ scope.ResourceIDsAccessor            = &v1beta2.PodMachine{}
 
-	_ templates.CapacityAccessor = &v1beta2.PodMachineTemplate{}
+	_ contract.CapacityAccessor = &v1beta2.PodMachineTemplate{}
 )
 
 func TestGoTypesFollowContractV1Beta2(t *testing.T) {

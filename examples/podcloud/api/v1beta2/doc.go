@@ -14,8 +14,8 @@
 // in spec.providerID instead ("podcloud://ns/name/uid").
 //
 // A PodMachine's spec.resources (cpu and memory) become the requests and limits of its node container. A
-// PodMachineTemplate's status is capkit's templates.Capacity: the controller copies spec.template.spec.resources
-// to status.capacity, where the cluster autoscaler reads it to scale a MachineDeployment up from zero.
+// PodMachineTemplate's status is capkit's contract.MachineTemplateCapacity: the controller copies
+// spec.template.spec.resources to status.capacity, where the cluster autoscaler reads it to scale a MachineDeployment up from zero.
 //
 // +kubebuilder:object:generate=true
 // +groupName=infrastructure.podcloud.capkit.io

@@ -8,7 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/capkit/capkit/contract/templates"
+	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 )
 
@@ -47,8 +47,8 @@ func ExamplePodMachineTemplate() {
 	tmpl.Spec.Template.Spec.Resources = corev1.ResourceList{
 		corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("4Gi"),
 	}
-	tmpl.SetCapacity(templates.Capacity{Capacity: tmpl.Spec.Template.Spec.Resources.DeepCopy(),
-		NodeInfo: templates.NodeInfo{OperatingSystem: "linux"}})
+	tmpl.SetCapacity(contract.MachineTemplateCapacity{Capacity: tmpl.Spec.Template.Spec.Resources.DeepCopy(),
+		NodeInfo: contract.NodeInfo{OperatingSystem: "linux"}})
 	b, err := json.Marshal(map[string]any{"spec": tmpl.Spec, "status": tmpl.Status})
 	fmt.Println(string(b), err)
 	// Output:

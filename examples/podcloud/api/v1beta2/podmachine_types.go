@@ -5,7 +5,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/capkit/capkit/contract"
-	"github.com/capkit/capkit/contract/templates"
 )
 
 // PodMachineFinalizer is the finalizer podcloud's machine controller puts on a PodMachine before it creates
@@ -194,14 +193,14 @@ type PodMachineTemplate struct {
 	// CPUs and memory of whichever node it lands on, which the template cannot know. status.nodeInfo holds
 	// operatingSystem linux; the architecture is left out, as the Pod may land on a node of any architecture.
 	// +optional
-	Status templates.Capacity `json:"status,omitempty,omitzero"`
+	Status contract.MachineTemplateCapacity `json:"status,omitempty,omitzero"`
 }
 
-// GetCapacity returns status; it implements capkit's templates.CapacityAccessor.
-func (t *PodMachineTemplate) GetCapacity() templates.Capacity { return t.Status }
+// GetCapacity returns status; it implements capkit's contract.CapacityAccessor.
+func (t *PodMachineTemplate) GetCapacity() contract.MachineTemplateCapacity { return t.Status }
 
-// SetCapacity sets status; it implements capkit's templates.CapacityAccessor.
-func (t *PodMachineTemplate) SetCapacity(c templates.Capacity) { t.Status = c }
+// SetCapacity sets status; it implements capkit's contract.CapacityAccessor.
+func (t *PodMachineTemplate) SetCapacity(c contract.MachineTemplateCapacity) { t.Status = c }
 
 // PodMachineTemplateList is a list of PodMachineTemplates.
 //

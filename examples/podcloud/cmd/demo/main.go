@@ -29,7 +29,7 @@ type options struct {
 
 // parse reads the flags into o.
 func (o *options) parse(args []string) error {
-	err := o.DemoFlags.Parse(args, lifecycle.DemoFlags{Machines: lifecycle.Machines{ControlPlane: 1, Workers: 3}, Timeout: time.Minute},
+	err := o.Parse(args, lifecycle.DemoFlags{Machines: lifecycle.Machines{ControlPlane: 1, Workers: 3}, Timeout: time.Minute},
 		func(fs *flag.FlagSet) {
 			fs.BoolVar(&o.deletePod, "delete-pod", true, "delete a worker's Pod behind podcloud's back once provisioned")
 		})

@@ -1,4 +1,4 @@
-package templates
+package capacity
 
 import (
 	"context"
@@ -9,37 +9,40 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/capkit/capkit/contract"
 )
 
-// CapacityFunc returns what a machine made from template t offers. A template the provider cannot size (an
-// unknown flavor) returns an error naming the field and value; its status is left as it is.
-type CapacityFunc[T client.Object] func(t T) (Capacity, error)
+// Func returns what a machine made from template t offers. A template the provider cannot size (an unknown
+// flavor) returns an error naming the field and value; its status is left as it is.
+type Func[T client.Object] func(t T) (contract.MachineTemplateCapacity, error)
 
-// CapacityReconciler keeps status.capacity and status.nodeInfo of a provider's InfraMachineTemplates of type T
+// Reconciler keeps status.capacity and status.nodeInfo of a provider's InfraMachineTemplates of type T
 // up to date, for the cluster autoscaler's scale from zero. It writes status only when it changes, with a
 // merge patch of the status subresource (the template CRD needs +kubebuilder:subresource:status).
-type CapacityReconciler[T interface {
+type Reconciler[T interface {
 	client.Object
-	CapacityAccessor
+	contract.CapacityAccessor
 }] struct {
 	client    client.Client
 	newObject func() T
-	capacity  CapacityFunc[T]
+	capacity  Func[T]
 }
 
-// NewCapacityReconciler returns the reconciler of templates of type T; newObject returns an empty T.
-func NewCapacityReconciler[T interface {
+// NewReconciler returns the reconciler of templates of type T; newObject returns an empty T, capacity sizes a
+// template.
+func NewReconciler[T interface {
 	client.Object
-	CapacityAccessor
-}](c client.Client, newObject func() T, capacity CapacityFunc[T]) (*CapacityReconciler[T], error) {
+	contract.CapacityAccessor
+}](c client.Client, newObject func() T, capacity Func[T]) (*Reconciler[T], error) {
 	if c == nil || newObject == nil || capacity == nil {
 		return nil, errors.New("cannot create the capacity reconciler: client, newObject and capacity must not be nil")
 	}
-	return &CapacityReconciler[T]{client: c, newObject: newObject, capacity: capacity}, nil
+	return &Reconciler[T]{client: c, newObject: newObject, capacity: capacity}, nil
 }
 
 // Reconcile implements controller-runtime's reconcile.Reconciler.
-func (r *CapacityReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	t := r.newObject()
 	if err := r.client.Get(ctx, req.NamespacedName, t); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -66,7 +69,7 @@ func (r *CapacityReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request)
 	return ctrl.Result{}, nil
 }
 
-// SetupWithManager registers the reconciler with mgr, watching the templates of type T.
-func (r *CapacityReconciler[T]) SetupWithManager(mgr ctrl.Manager, name string) error {
+// SetupWithManager registers the reconciler with mgr as the controller name, watching the templates of type T.
+func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager, name string) error {
 	return ctrl.NewControllerManagedBy(mgr).Named(name).For(r.newObject()).Complete(r)
 }

@@ -1,4 +1,4 @@
-package templates
+package webhook
 
 import (
 	"context"
@@ -18,10 +18,10 @@ const TopologyDryRunAnnotation = "topology.cluster.x-k8s.io/dry-run"
 // Immutable is the detail of the error about a changed template.
 const Immutable = "field is immutable: create a new template and point its users at it"
 
-// IsTopologyDryRun reports whether the admission request in ctx is a dry-run and obj carries
+// isTopologyDryRun reports whether the admission request in ctx is a dry-run and obj carries
 // TopologyDryRunAnnotation: a request of Cluster API's topology controller, which an immutability check must
 // let through (nothing is stored). Without an admission request in ctx it reports false.
-func IsTopologyDryRun(ctx context.Context, obj metav1.Object) bool {
+func isTopologyDryRun(ctx context.Context, obj metav1.Object) bool {
 	req, err := admission.RequestFromContext(ctx)
 	if err != nil || req.DryRun == nil || !*req.DryRun || obj == nil {
 		return false
@@ -33,10 +33,12 @@ func IsTopologyDryRun(ctx context.Context, obj metav1.Object) bool {
 // ValidateImmutable returns a Forbidden error for each field that differs between oldSpec and newSpec, found
 // at path (compared as JSON, so each error names the field as the API does, down to the first value that is
 // not an object, e.g. spec.template.spec.flavor), or nothing when they are equal or the request is a topology
-// dry-run (IsTopologyDryRun of newObj). Typically path is spec and the specs are the templates' whole spec,
-// so that spec.template.spec and spec.template.metadata are both covered.
+// dry-run (the admission request in ctx is a dry-run and newObj carries TopologyDryRunAnnotation). Typically
+// path is spec and the specs are the templates' whole spec, so that spec.template.spec and
+// spec.template.metadata are both covered. A Webhook with Template calls it; a provider with a hand-written
+// template webhook calls it from its ValidateUpdate.
 func ValidateImmutable(ctx context.Context, newObj metav1.Object, path *field.Path, oldSpec, newSpec any) field.ErrorList {
-	if IsTopologyDryRun(ctx, newObj) || equality.Semantic.DeepEqual(oldSpec, newSpec) {
+	if isTopologyDryRun(ctx, newObj) || equality.Semantic.DeepEqual(oldSpec, newSpec) {
 		return nil
 	}
 	var errs field.ErrorList

@@ -1,4 +1,4 @@
-package templates_test
+package webhook_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/capkit/capkit/contract"
-	"github.com/capkit/capkit/contract/templates"
+	"github.com/capkit/capkit/contract/webhook"
 )
 
 type spec struct {
@@ -39,7 +39,7 @@ func TestValidateImmutable(t *testing.T) {
 	flavor.Template.Spec.Flavor = "large"
 	cidr.Template.Spec.Network.CIDR = "10.1.0.0/16"
 	labels.Template.ObjectMeta.Labels = map[string]string{"a": "b"}
-	annotated := &metav1.ObjectMeta{Annotations: map[string]string{templates.TopologyDryRunAnnotation: ""}}
+	annotated := &metav1.ObjectMeta{Annotations: map[string]string{webhook.TopologyDryRunAnnotation: ""}}
 	plain := &metav1.ObjectMeta{}
 	tests := []struct {
 		name string
@@ -49,17 +49,17 @@ func TestValidateImmutable(t *testing.T) {
 		want []string
 	}{
 		{"unchanged", context.Background(), plain, base, nil},
-		{"flavor changed", context.Background(), plain, flavor, []string{"spec.template.spec.flavor: Forbidden: " + templates.Immutable}},
-		{"nested field changed", context.Background(), plain, cidr, []string{"spec.template.spec.network.cidr: Forbidden: " + templates.Immutable}},
-		{"metadata changed", context.Background(), plain, labels, []string{"spec.template.metadata: Forbidden: " + templates.Immutable}},
+		{"flavor changed", context.Background(), plain, flavor, []string{"spec.template.spec.flavor: Forbidden: " + webhook.Immutable}},
+		{"nested field changed", context.Background(), plain, cidr, []string{"spec.template.spec.network.cidr: Forbidden: " + webhook.Immutable}},
+		{"metadata changed", context.Background(), plain, labels, []string{"spec.template.metadata: Forbidden: " + webhook.Immutable}},
 		{"topology dry-run passes", dryRun(context.Background(), true), annotated, flavor, nil},
-		{"dry-run without the annotation", dryRun(context.Background(), true), plain, flavor, []string{"spec.template.spec.flavor: Forbidden: " + templates.Immutable}},
-		{"annotation without dry-run", dryRun(context.Background(), false), annotated, flavor, []string{"spec.template.spec.flavor: Forbidden: " + templates.Immutable}},
-		{"annotation outside an admission request", context.Background(), annotated, flavor, []string{"spec.template.spec.flavor: Forbidden: " + templates.Immutable}},
+		{"dry-run without the annotation", dryRun(context.Background(), true), plain, flavor, []string{"spec.template.spec.flavor: Forbidden: " + webhook.Immutable}},
+		{"annotation without dry-run", dryRun(context.Background(), false), annotated, flavor, []string{"spec.template.spec.flavor: Forbidden: " + webhook.Immutable}},
+		{"annotation outside an admission request", context.Background(), annotated, flavor, []string{"spec.template.spec.flavor: Forbidden: " + webhook.Immutable}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			errs := templates.ValidateImmutable(tt.ctx, tt.obj, field.NewPath("spec"), base, tt.new)
+			errs := webhook.ValidateImmutable(tt.ctx, tt.obj, field.NewPath("spec"), base, tt.new)
 			var got []string
 			for _, e := range errs {
 				got = append(got, e.Error())

@@ -1,4 +1,4 @@
-package templates_test
+package capacity_test
 
 import (
 	"context"
@@ -16,12 +16,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	"github.com/capkit/capkit/contract/templates"
+	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
+	"github.com/capkit/capkit/reconcile/capacity"
 	"github.com/capkit/capkit/scope/scopetest"
 )
 
-func TestCapacityReconciler(t *testing.T) {
+func TestReconciler(t *testing.T) {
 	ctx := context.Background()
 	sch := runtime.NewScheme()
 	require.NoError(t, v1beta2.AddToScheme(sch))
@@ -30,14 +31,14 @@ func TestCapacityReconciler(t *testing.T) {
 	c := fake.NewClientBuilder().WithScheme(sch).WithObjects(tmpl).WithStatusSubresource(tmpl).Build()
 	cc := scopetest.NewCountingClient(c)
 	calls := 0
-	r, err := templates.NewCapacityReconciler(cc, func() *v1beta2.MemMachineTemplate { return &v1beta2.MemMachineTemplate{} },
-		func(t *v1beta2.MemMachineTemplate) (templates.Capacity, error) {
+	r, err := capacity.NewReconciler(cc, func() *v1beta2.MemMachineTemplate { return &v1beta2.MemMachineTemplate{} },
+		func(t *v1beta2.MemMachineTemplate) (contract.MachineTemplateCapacity, error) {
 			calls++
 			if t.Spec.Template.Spec.Flavor == "huge" {
-				return templates.Capacity{}, errors.New("cannot size: flavor \"huge\"")
+				return contract.MachineTemplateCapacity{}, errors.New("cannot size: flavor \"huge\"")
 			}
-			return templates.Capacity{Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")},
-				NodeInfo: templates.NodeInfo{Architecture: templates.ArchitectureArm64, OperatingSystem: "linux"}}, nil
+			return contract.MachineTemplateCapacity{Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")},
+				NodeInfo: contract.NodeInfo{Architecture: contract.ArchitectureArm64, OperatingSystem: "linux"}}, nil
 		})
 	require.NoError(t, err)
 	req := ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "workers"}}
@@ -47,7 +48,7 @@ func TestCapacityReconciler(t *testing.T) {
 	got := &v1beta2.MemMachineTemplate{}
 	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(tmpl), got))
 	assert.Equal(t, "1", got.Status.Capacity.Cpu().String())
-	assert.Equal(t, templates.ArchitectureArm64, got.Status.NodeInfo.Architecture)
+	assert.Equal(t, contract.ArchitectureArm64, got.Status.NodeInfo.Architecture)
 	assert.Equal(t, 1, cc.Writes(), "one status patch")
 
 	cc.Reset()
@@ -65,4 +66,9 @@ func TestCapacityReconciler(t *testing.T) {
 	_, err = r.Reconcile(ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "gone"}})
 	require.NoError(t, err)
 	assert.Equal(t, 3, calls)
+}
+
+func TestNewReconcilerNeedsItsArguments(t *testing.T) {
+	_, err := capacity.NewReconciler[*v1beta2.MemMachineTemplate](nil, nil, nil)
+	assert.EqualError(t, err, "cannot create the capacity reconciler: client, newObject and capacity must not be nil")
 }

@@ -1,0 +1,20 @@
+// Package capacity is the controller that keeps the status.capacity and status.nodeInfo of a provider's
+// InfraMachineTemplates up to date, for Cluster API's opt-in autoscaling from zero.
+//
+// The cluster autoscaler scales a MachineDeployment up from zero replicas only when it knows what a machine
+// would offer: it reads the capacity (cpu, memory, pods, GPUs) and node info (architecture, operating system)
+// from the status of the InfraMachineTemplate. The provider's template type embeds
+// contract.MachineTemplateCapacity as its status and implements contract.CapacityAccessor; the provider
+// gives a Func that sizes a template (from its flavor, say), and the Reconciler writes the result, only
+// when it changes:
+//
+//	r, err := capacity.NewReconciler(mgr.GetClient(), func() *v1beta2.MyMachineTemplate { return &v1beta2.MyMachineTemplate{} },
+//		func(t *v1beta2.MyMachineTemplate) (contract.MachineTemplateCapacity, error) { return sizeOf(t.Spec.Template.Spec.Flavor) })
+//	if err != nil {
+//		return err
+//	}
+//	return r.SetupWithManager(mgr, "mymachinetemplate-capacity")
+//
+// The template CRD needs +kubebuilder:subresource:status, and the manager's role the patch verb on
+// <templates>/status.
+package capacity
