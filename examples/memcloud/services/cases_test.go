@@ -68,6 +68,17 @@ func TestNetworkCases(t *testing.T) {
 			Want: servicetest.Outcome{Class: reconcile.ClassTransient, ErrorIs: cloud.ErrInjected, Unchanged: true},
 		},
 		{
+			Name:  "a throttled call is requeued after the cloud's hint, not counted as a failure",
+			Scope: clusterScope(nil),
+			Setup: func(t *testing.T, _ clusterFake, c *cloud.Cloud) {
+				require.NoError(t, c.SetRateLimit(0.01, 1))
+				_, err := c.GetNetwork(context.Background(), "net-none") // takes the only token
+				require.ErrorIs(t, err, cloud.ErrNotFound)
+			},
+			Want: servicetest.Outcome{Class: reconcile.ClassThrottled, Reason: conditions.ReasonThrottled, ErrorIs: cloud.ErrThrottled,
+				RequeueAfter: reconcile.ThrottleBackoffMax, Unchanged: true},
+		},
+		{
 			Name: "deleting a network never created is done at once", Scope: clusterScope(nil), Delete: true,
 			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}, Unchanged: true},
 		},
