@@ -9,16 +9,19 @@
 // rejected before any cloud call:
 //
 //	func TestNetworkResource(t *testing.T) {
-//		ensuretest.RunScenarios(t, ensuretest.ResourceUnderTest[NetworkSpec]{
+//		ensuretest.RunScenarios(t, ensuretest.ResourceUnderTest[NetworkSpec, *Network]{
 //			Key:         "network",
 //			ValidSpec:   NetworkSpec{CIDR: "10.0.0.0/16"},
 //			InvalidSpec: NetworkSpec{CIDR: "10.0.0.1/16"},
-//			New: func(t testing.TB) ensuretest.CloudFixture[NetworkSpec] {
+//			New: func(t testing.TB) ensuretest.CloudFixture[NetworkSpec, *Network] {
 //				c := newFakeCloud(t)
-//				return ensuretest.CloudFixture[NetworkSpec]{Resource: NewNetworks(c), Count: c.CountNetworks, DeleteOutOfBand: c.DeleteNetwork}
+//				return ensuretest.CloudFixture[NetworkSpec, *Network]{Resource: NewNetworks(c), Count: c.CountNetworks, DeleteOutOfBand: c.DeleteNetwork}
 //			},
 //		})
 //	}
+//
+// NetworkSpec is the spec the provider wants, *Network what the cloud reports (reconcile.Resource[S, O]);
+// examples/memcloud/services/scenarios_test.go runs the scenarios for every resource kind of memcloud.
 //
 // The scenarios judge a Resource's errors as the reconcilers do, by reconcile.Classify: throttled
 // (reconcile.Throttled, retried after the cloud's hint), terminal (reconcile.Terminal, when retrying cannot

@@ -11,6 +11,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 func TestMachinesFlag(t *testing.T) {
@@ -111,6 +114,32 @@ func TestDemoFlagsParse(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
 			assert.Equal(t, tt.wantExtra, extra)
+		})
+	}
+}
+
+func TestInfraObjectHasASpec(t *testing.T) {
+	gvk := schema.GroupVersionKind{Group: "infrastructure.example.io", Version: "v1beta2", Kind: "FooMachine"}
+	l := &Driver{spec: Spec{Namespace: "ns", ClusterName: "c1"}}
+	tests := []struct {
+		name     string
+		template func() (client.Object, error)
+		want     any
+	}{
+		{"no template: an empty spec", func() (client.Object, error) { return nil, nil }, map[string]any{}},
+		{"a template without a spec gets an empty one", func() (client.Object, error) {
+			return &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "x"}}}, nil
+		}, map[string]any{}},
+		{"a template's spec is kept", func() (client.Object, error) {
+			return &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"image": "ubuntu"}}}, nil
+		}, map[string]any{"image": "ubuntu"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u, err := l.infraObject(gvk, "m1", tt.template)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, u.Object["spec"])
+			assert.Equal(t, "m1", u.GetName())
 		})
 	}
 }

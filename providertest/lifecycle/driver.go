@@ -65,7 +65,8 @@ type Spec struct {
 	// InfraClusterGVK and InfraMachineGVK are the provider's kinds. Required.
 	InfraClusterGVK, InfraMachineGVK schema.GroupVersionKind
 	// InfraCluster returns the provider's InfraCluster (typed or unstructured) with its spec; the driver sets
-	// kind, namespace, name and labels. Default: an object with an empty spec.
+	// kind, namespace, name and labels. Default: an object with an empty spec ({}, so that the CRD's defaults
+	// under spec apply; a template without a spec gets one too).
 	InfraCluster func(namespace, name string) (client.Object, error)
 	// InfraMachine returns the provider's InfraMachine for a Machine, like InfraCluster.
 	InfraMachine func(namespace, name string, controlPlane bool) (client.Object, error)
@@ -268,6 +269,11 @@ func (l *Driver) infraObject(gvk schema.GroupVersionKind, name string, template 
 		u = c.DeepCopy()
 	}
 	delete(u.Object, "status")
+	if _, ok := u.Object["spec"]; !ok {
+		// An empty spec, sent as {}: the API server applies the CRD's defaults under spec, which it does not
+		// for an object without a spec.
+		u.Object["spec"] = map[string]any{}
+	}
 	u.SetGroupVersionKind(gvk)
 	u.SetNamespace(l.spec.Namespace)
 	u.SetName(name)
