@@ -157,8 +157,9 @@ type release struct {
 // CheckFiles checks CRDs and clusterctl release files (see Classify, which looks at the name, then the content):
 // every CustomResourceDefinition in any file with lint.CheckCRD, and a cluster-scoped one that plays no contract role for
 // a clusterctl move label (RuleCRDMoveLabel); metadata.yaml with CheckMetadata, and against the contract labels of
-// the CRDs in its folder and below; *-components.yaml (one Namespace at most, every namespaced object in it, the
-// provider label, a Deployment with a container named manager, clusterctl variables); cluster-template*.yaml (a
+// the CRDs in its folder and below; *-components.yaml (exactly one Namespace, every namespaced object in it, the
+// provider label, a Deployment with a container named manager, canonical container images with the default
+// variables, cert-manager.io/inject-ca-from values, clusterctl variables); cluster-template*.yaml (a
 // Cluster whose infrastructureRef names a kind of the provider's CRDs and an object of the template, namespaces,
 // variables); clusterclass-*.yaml ClusterClass definitions (one ClusterClass, named as the file, every template it
 // references in the file, no namespaces, no Namespace, no variables); and no List in any of these (the items of a

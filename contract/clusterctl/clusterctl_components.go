@@ -13,7 +13,8 @@ import (
 
 // Rule identifiers of the components checks of CheckFiles.
 const (
-	// RuleComponentsNamespace: a components file holds at most one Namespace.
+	// RuleComponentsNamespace: a components file holds exactly one Namespace, the default target namespace of
+	// clusterctl init, which refuses components with more than one, and, without --target-namespace, with none.
 	RuleComponentsNamespace = "components.namespace"
 	// RuleComponentsObjectNamespace: every namespaced object is in the components' Namespace.
 	RuleComponentsObjectNamespace = "components.object-namespace"
@@ -21,7 +22,22 @@ const (
 	RuleComponentsProviderLabel = "components.provider-label"
 	// RuleComponentsManager: a Deployment runs the controller in a container named manager.
 	RuleComponentsManager = "components.manager"
+	// RuleComponentsImage: the image of every container and init container of a Deployment or DaemonSet is, with
+	// clusterctl's default variables, a canonical reference (see CanonicalImage), e.g.
+	// ${MEMCLOUD_IMAGE:=docker.io/capkit/memcloud:dev}; clusterctl init refuses "capkit/memcloud:dev"
+	// ("repository name must be canonical"). An image that needs a variable without a default is not checked.
+	RuleComponentsImage = "components.image"
+	// RuleComponentsInjectCAFrom: the cert-manager.io/inject-ca-from annotation of a webhook configuration or a
+	// CRD is <namespace>/<certificate name>; clusterctl init refuses any other value.
+	RuleComponentsInjectCAFrom = "components.inject-ca-from"
 )
+
+// injectCAFromAnnotation is cert-manager's annotation that clusterctl rewrites to the target namespace.
+const injectCAFromAnnotation = "cert-manager.io/inject-ca-from"
+
+// injectCAFromKinds are the kinds whose injectCAFromAnnotation clusterctl rewrites.
+var injectCAFromKinds = map[string]bool{"MutatingWebhookConfiguration": true, "ValidatingWebhookConfiguration": true,
+	"CustomResourceDefinition": true}
 
 // providerLabelValue matches the values of the cluster.x-k8s.io/provider label clusterctl uses: "cluster-api" or
 // "<type>-<name>" with a lower-case DNS label name.
@@ -56,6 +72,10 @@ func (r release) checkComponents(f *YAMLFile) Findings {
 		}
 		add(d, RuleComponentsNamespace, "", "second Namespace in the components (the first is %q): clusterctl init refuses components with more than one Namespace", targetNS)
 	}
+	if nsCount == 0 {
+		out = append(out, Finding{File: f.Name, Violation: lint.Violation{Rule: RuleComponentsNamespace,
+			Message: "no Namespace in the components: clusterctl init without --target-namespace refuses them (\"target namespace can't be defaulted\"); add the provider's Namespace, e.g. <name>-system"}})
+	}
 	providerValue, providerDoc := "", Document{}
 	hasManager := false
 	for _, d := range f.Documents {
@@ -84,6 +104,16 @@ func (r release) checkComponents(f *YAMLFile) Findings {
 		if kind == "Deployment" && hasContainer(u, "manager") {
 			hasManager = true
 		}
+		if kind == "Deployment" || kind == "DaemonSet" {
+			for _, v := range checkImages(u) {
+				add(d, RuleComponentsImage, v.path, "%s", v.message)
+			}
+		}
+		if value, ok := u.GetAnnotations()[injectCAFromAnnotation]; ok && injectCAFromKinds[kind] {
+			if ns, name, _ := strings.Cut(value, "/"); ns == "" || name == "" || strings.Contains(name, "/") {
+				add(d, RuleComponentsInjectCAFrom, "metadata.annotations", "annotation %q is %q, want <namespace>/<certificate name>: clusterctl init refuses any other value", injectCAFromAnnotation, value)
+			}
+		}
 	}
 	if !hasManager {
 		out = append(out, Finding{File: f.Name, Violation: lint.Violation{Rule: RuleComponentsManager,
@@ -101,6 +131,42 @@ func (r release) clusterScoped() map[string]bool {
 	for _, e := range r.crds {
 		if e.crd.Spec.Scope == apiextensionsv1.ClusterScoped {
 			out[e.crd.Spec.Names.Kind] = true
+		}
+	}
+	return out
+}
+
+// imageIssue is an image that clusterctl refuses, at its path in a Deployment or DaemonSet.
+type imageIssue struct{ path, message string }
+
+// checkImages returns the images of a Deployment's or DaemonSet's containers and init containers that are not
+// canonical with clusterctl's default variables.
+func checkImages(u *unstructured.Unstructured) []imageIssue {
+	var out []imageIssue
+	for _, field := range []string{"containers", "initContainers"} {
+		containers, _, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", field)
+		for i, c := range containers {
+			m, _ := c.(map[string]any)
+			raw, ok := m["image"].(string)
+			if !ok {
+				continue
+			}
+			image, known := defaultValue(raw)
+			if !known {
+				continue // a variable without a default: clusterctl init needs it set, and its value is the user's
+			}
+			what := fmt.Sprintf("image %q", raw)
+			if image != raw {
+				what = fmt.Sprintf("image %q is %q with clusterctl's default variables, which", raw, image)
+			}
+			path := fmt.Sprintf("spec.template.spec.%s[%d].image", field, i)
+			canonical, err := CanonicalImage(image)
+			switch {
+			case err != nil:
+				out = append(out, imageIssue{path, fmt.Sprintf("%s is no image reference clusterctl init can parse: %s", what, err.Error())})
+			case canonical != image:
+				out = append(out, imageIssue{path, fmt.Sprintf("%s is not canonical: clusterctl init refuses it (\"repository name must be canonical\"); write %q", what, canonical)})
+			}
 		}
 	}
 	return out

@@ -128,3 +128,23 @@ spec:
 	// Output:
 	// crd.move-label metadata.labels
 }
+
+// CanonicalImage says what clusterctl init makes of an image reference: it accepts a reference only when it is its
+// own canonical form.
+func ExampleCanonicalImage() {
+	for _, ref := range []string{"capkit/memcloud:dev", "docker.io/capkit/memcloud:dev", "capkit/MemCloud"} {
+		canonical, err := clusterctl.CanonicalImage(ref)
+		switch {
+		case err != nil:
+			fmt.Println(err)
+		case canonical != ref:
+			fmt.Printf("%s: refused, write %s\n", ref, canonical)
+		default:
+			fmt.Printf("%s: accepted\n", ref)
+		}
+	}
+	// Output:
+	// capkit/memcloud:dev: refused, write docker.io/capkit/memcloud:dev
+	// docker.io/capkit/memcloud:dev: accepted
+	// invalid image reference: repository name "capkit/MemCloud" must be lowercase
+}

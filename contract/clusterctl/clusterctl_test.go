@@ -232,6 +232,40 @@ kind: ConfigMap
 metadata: {name: c, namespace: capm-system, labels: {cluster.x-k8s.io/provider: infrastructure-mem}}
 data: {a: "${A:=1}", b: "${ B }", c: "$$C", d: "$C", e: "${E"}
 `, []string{clusterctl.RuleVariableUnbraced, clusterctl.RuleVariableSyntax}},
+		{"canonical images, and images a variable without a default decides", `---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: capm-system, labels: {cluster.x-k8s.io/provider: infrastructure-mem}}
+spec:
+  template:
+    spec:
+      initContainers: [{name: init, image: "${INIT_IMAGE:=registry.k8s.io/pause:3.10}"}]
+      containers: [{name: a, image: "docker.io/library/busybox@sha256:7cc4b5aefd1d0cadf8d97d4350462ba51c694ebca145b08d7d41b41acc8db5aa"},
+        {name: b, image: "${AGENT_IMAGE}"}, {name: c, image: "localhost:5000/agent:${TAG:-v1}"}]
+`, nil},
+		{"images clusterctl init refuses", `---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: more, namespace: capm-system, labels: {cluster.x-k8s.io/provider: infrastructure-mem}}
+spec:
+  template:
+    spec:
+      initContainers: [{name: init, image: "busybox"}]
+      containers: [{name: a, image: "${A_IMAGE:=capm/agent:dev}"}, {name: b, image: "Registry.example.io/Agent:v1"}]
+`, []string{clusterctl.RuleComponentsImage}},
+		{"inject-ca-from", `---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: good, labels: {cluster.x-k8s.io/provider: infrastructure-mem}, annotations: {cert-manager.io/inject-ca-from: capm-system/capm-serving-cert}}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: bad, labels: {cluster.x-k8s.io/provider: infrastructure-mem}, annotations: {cert-manager.io/inject-ca-from: capm-serving-cert}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: c, namespace: capm-system, labels: {cluster.x-k8s.io/provider: infrastructure-mem}, annotations: {cert-manager.io/inject-ca-from: not-rewritten}}
+`, []string{clusterctl.RuleComponentsInjectCAFrom}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -254,11 +288,14 @@ spec: {template: {spec: {containers: [{name: manager}]}}}
 `
 	findings, err := clusterctl.CheckFiles(yamlFile(t, "bootstrap-components.yaml", text))
 	require.NoError(t, err)
-	require.Len(t, findings, 1, findings.Violations().String())
-	assert.Equal(t, clusterctl.RuleComponentsObjectNamespace, findings[0].Rule)
-	assert.Equal(t, "Deployment/b", findings[0].Object)
-	assert.Contains(t, findings[0].Message, `namespace is "somewhere" but the components have no Namespace object`)
-	assert.Equal(t, 5, findings[0].Line)
+	require.Len(t, findings, 2, findings.Violations().String())
+	assert.Equal(t, clusterctl.RuleComponentsNamespace, findings[0].Rule, "clusterctl init cannot default the target namespace")
+	assert.Contains(t, findings[0].Message, `no Namespace in the components: clusterctl init without --target-namespace refuses them`)
+	assert.Equal(t, 0, findings[0].Line, "about the whole file")
+	assert.Equal(t, clusterctl.RuleComponentsObjectNamespace, findings[1].Rule)
+	assert.Equal(t, "Deployment/b", findings[1].Object)
+	assert.Contains(t, findings[1].Message, `namespace is "somewhere" but the components have no Namespace object`)
+	assert.Equal(t, 5, findings[1].Line)
 }
 
 func TestCheckMetadata(t *testing.T) {

@@ -133,7 +133,7 @@ func checkObject(t *testing.T, u *unstructured.Unstructured, namespace, prefix s
 		require.Len(t, containers, 1)
 		c := containers[0].(map[string]any)
 		assert.Equal(t, "manager", c["name"])
-		assert.Equal(t, "${WIDGETCLOUD_IMAGE:=example/widgetcloud:dev}", c["image"])
+		assert.Equal(t, "${WIDGETCLOUD_IMAGE:=docker.io/example/widgetcloud:dev}", c["image"])
 		args, _, _ := unstructured.NestedStringSlice(c, "args")
 		assert.Equal(t, append([]string{"--leader-elect", "--health-probe-bind-address=:9440", "--webhook-port=9443",
 			"--webhook-cert-dir=/tmp/k8s-webhook-server/serving-certs"}, extraArgs...), args)

@@ -19,7 +19,7 @@ type Config struct {
 	// header of the file names it.
 	Name string
 	// Image is the image of the manager container, usually a clusterctl variable with a default, such as
-	// "${MEMCLOUD_IMAGE:=capkit/memcloud:dev}".
+	// "${MEMCLOUD_IMAGE:=docker.io/capkit/memcloud:dev}".
 	Image string
 	// ConfigDir is the folder holding what controller-gen writes: crd/bases/*.yaml, rbac/role.yaml (the single
 	// ClusterRole manager-role) and webhook/manifests.yaml.

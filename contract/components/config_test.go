@@ -14,7 +14,7 @@ import (
 func validConfig(configDir string) components.Config {
 	return components.Config{
 		Name:      "widgetcloud",
-		Image:     "${WIDGETCLOUD_IMAGE:=example/widgetcloud:dev}",
+		Image:     "${WIDGETCLOUD_IMAGE:=docker.io/example/widgetcloud:dev}",
 		ConfigDir: configDir,
 		Generator: "go run ./hack/components",
 	}

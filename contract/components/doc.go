@@ -23,7 +23,7 @@
 //
 // The prefix is Config.Prefix, "<Name>-" by default. Every object gets the label cluster.x-k8s.io/provider:
 // infrastructure-<Name>, and every namespaced object is in the Namespace; clusterctl init moves them to its
-// target namespace and replaces the variables, such as the image in "${MEMCLOUD_IMAGE:=capkit/memcloud:dev}".
+// target namespace and replaces the variables, such as the image in "${MEMCLOUD_IMAGE:=docker.io/capkit/memcloud:dev}".
 // The output is deterministic, so a test can fail when the committed file is stale.
 //
 // # Wiring it into make generate
@@ -32,7 +32,7 @@
 //
 //	data, err := components.Build(components.Config{
 //		Name:      "memcloud",
-//		Image:     "${MEMCLOUD_IMAGE:=capkit/memcloud:dev}",
+//		Image:     "${MEMCLOUD_IMAGE:=docker.io/capkit/memcloud:dev}",
 //		ConfigDir: "config",
 //		Generator: "go run ./hack/components",
 //	})

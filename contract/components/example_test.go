@@ -14,7 +14,7 @@ import (
 func ExampleBuild() {
 	data, err := components.Build(components.Config{
 		Name:      "widgetcloud",
-		Image:     "${WIDGETCLOUD_IMAGE:=example/widgetcloud:dev}",
+		Image:     "${WIDGETCLOUD_IMAGE:=docker.io/example/widgetcloud:dev}",
 		ConfigDir: "testdata/config",
 		Generator: "go run ./hack/components",
 	})

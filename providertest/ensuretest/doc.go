@@ -23,6 +23,18 @@
 // NetworkSpec is the spec the provider wants, *Network what the cloud reports (reconcile.Resource[S, O]);
 // examples/memcloud/services/scenarios_test.go runs the scenarios for every resource kind of memcloud.
 //
+// Some scenarios need more of the fixture: the eventually consistent search needs CloudFixture.LagSearch,
+// the update scenarios a Resource that implements reconcile.Updater (and CloudFixture.Drift), the pending
+// scenario CloudFixture.MakePending. A scenario the fixture cannot run gets no subtest, so it never shows as
+// PASS; RunScenarios logs once which scenarios were not run and what each needs:
+//
+//	7 of the 17 ensure scenarios were not run (set ResourceUnderTest.RequireAll to fail instead):
+//		not run: NoDuplicateAfterCrashBeforeRecordWithSearchLag (needs CloudFixture.LagSearch)
+//		...
+//
+// A provider that wants every scenario to run sets ResourceUnderTest.RequireAll: then the same list fails
+// the test.
+//
 // The scenarios judge a Resource's errors as the reconcilers do, by reconcile.Classify: throttled
 // (reconcile.Throttled, retried after the cloud's hint), terminal (reconcile.Terminal, when retrying cannot
 // help, not retried until the object changes) or transient (anything else, retried with backoff). A lost

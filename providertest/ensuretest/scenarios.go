@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/capkit/capkit/conditions"
@@ -71,6 +72,10 @@ type ResourceUnderTest[S, O any] struct {
 	OutOfBandDelete OutOfBandDelete
 	// Options are passed to every Ensure (e.g. reconcile.WithTags).
 	Options []reconcile.EnsureOption
+	// RequireAll makes RunScenarios fail when the fixture cannot run every scenario (a CloudFixture hook
+	// such as LagSearch or MakePending is nil, or the Resource is not a reconcile.Updater), naming what is
+	// missing. Without it, RunScenarios runs the scenarios the fixture can run and logs the others.
+	RequireAll bool
 }
 
 // scenarioOwnershipKey is the ownership key of the scenarios' trackers.
@@ -84,11 +89,27 @@ var errLostResponse = errors.New("ensuretest: the create response was lost after
 
 // ensureScenario is one standard scenario: it returns nil when the resource behaves.
 type ensureScenario[S, O any] struct {
-	name  string
+	name string
+	// needs reports whether a fixture can run the scenario; nil for a scenario every fixture runs.
 	needs func(CloudFixture[S, O]) bool
-	// requires says what needs checks, for the log line of a scenario that does not apply.
+	// requires names what needs checks, for the report of a scenario that is not run.
 	requires string
 	run      func(ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error
+}
+
+// tester is what RunScenarios needs of its test: a testing.TB that runs subtests. The package's tests give
+// it a fake that records what a failing RunScenarios reports.
+type tester interface {
+	testing.TB
+	Run(name string, f func(t testing.TB)) bool
+}
+
+// subtests is the tester of a *testing.T.
+type subtests struct{ *testing.T }
+
+// Run runs f as the subtest name of t.
+func (t subtests) Run(name string, f func(t testing.TB)) bool {
+	return t.T.Run(name, func(t *testing.T) { f(t) })
 }
 
 // RunScenarios runs, as subtests of t, the standard scenarios every cloud resource managed with
@@ -103,8 +124,6 @@ type ensureScenario[S, O any] struct {
 //     the next Ensure finds the same resource.
 //   - NoDuplicateAfterLostCreateResponse: the create succeeds but returns an error; the error is not
 //     terminal, so it is retried, and the retry finds the same resource.
-//   - both again WithSearchLag when the fixture has LagSearch: the tag search misses the new resource, so
-//     only the idempotency token prevents a duplicate.
 //   - HandlesOutOfBandDeletion: the tracked resource is deleted behind the provider's back; Ensure recreates
 //     it or reports a terminal error, as r.OutOfBandDelete says, and never returns the stale ID.
 //   - DeleteIsIdempotent: EnsureDeleted removes the resource and forgets its ID; deleting again, deleting an
@@ -114,6 +133,11 @@ type ensureScenario[S, O any] struct {
 //     any cloud call.
 //   - LazySpecComputedOnlyWhenNeeded: a reconcile.Lazy spec is computed once to create, and not at all when
 //     the resource is found (once, for the comparison, when the Resource is a reconcile.Updater).
+//
+// With CloudFixture.LagSearch, the tag search misses the new resource, so only the idempotency token
+// prevents a duplicate:
+//
+//   - NoDuplicateAfterCrashBeforeRecordWithSearchLag and NoDuplicateAfterLostCreateResponseWithSearchLag.
 //
 // For a Resource that implements reconcile.Updater (its fixture has Drift):
 //
@@ -128,26 +152,71 @@ type ensureScenario[S, O any] struct {
 //
 //   - WaitsWhilePending: Ensure of a resource in a transitional state writes nothing and returns a result
 //     that is not done, with a reason and a requeue.
+//
+// RunScenarios calls r.New once more, with t, to learn which of these the fixture can run. A scenario it
+// cannot run gets no subtest, so it reports neither PASS nor SKIP: RunScenarios logs once which scenarios
+// were not run and what each needs, or, with r.RequireAll, fails t naming them. Every fixture from r.New
+// must have the same optional hooks; a subtest whose fixture lacks one that the first fixture had fails.
 func RunScenarios[S, O any](t *testing.T, r ResourceUnderTest[S, O]) {
+	t.Helper()
+	runScenarios(subtests{t}, r)
+}
+
+// runScenarios is RunScenarios on a tester.
+func runScenarios[S, O any](t tester, r ResourceUnderTest[S, O]) {
 	t.Helper()
 	if r.New == nil {
 		t.Fatal("cannot run the ensure scenarios: ResourceUnderTest.New must not be nil")
 	}
-	for _, sc := range ensureScenarios[S, O]() {
-		t.Run(sc.name, func(t *testing.T) {
+	first := r.New(t)
+	if err := validateFixture(first); err != nil {
+		t.Fatal(err)
+	}
+	all := ensureScenarios[S, O]()
+	run, notRun := plan(all, first)
+	if len(notRun) > 0 {
+		report := notRunReport(notRun)
+		if r.RequireAll {
+			t.Errorf("cannot run %d of the %d ensure scenarios, and ResourceUnderTest.RequireAll is set:\n%s", len(notRun), len(all), report)
+		} else {
+			t.Logf("%d of the %d ensure scenarios were not run (set ResourceUnderTest.RequireAll to fail instead):\n%s", len(notRun), len(all), report)
+		}
+	}
+	for _, sc := range run {
+		t.Run(sc.name, func(t testing.TB) {
 			f := r.New(t)
 			if err := validateFixture(f); err != nil {
 				t.Fatal(err)
 			}
 			if sc.needs != nil && !sc.needs(f) {
-				t.Logf("scenario %s does not apply: it needs %s", sc.name, sc.requires)
-				return
+				t.Fatalf("cannot run the scenario: it needs %s, which the first fixture from ResourceUnderTest.New had and this one has not", sc.requires)
 			}
 			if err := sc.run(t.Context(), r, f); err != nil {
 				t.Error(err)
 			}
 		})
 	}
+}
+
+// plan splits scenarios into those fixture f can run and those it cannot.
+func plan[S, O any](scenarios []ensureScenario[S, O], f CloudFixture[S, O]) (run, notRun []ensureScenario[S, O]) {
+	for _, sc := range scenarios {
+		if sc.needs != nil && !sc.needs(f) {
+			notRun = append(notRun, sc)
+			continue
+		}
+		run = append(run, sc)
+	}
+	return run, notRun
+}
+
+// notRunReport lists the scenarios not run, one line each with what it needs.
+func notRunReport[S, O any](notRun []ensureScenario[S, O]) string {
+	lines := make([]string, 0, len(notRun))
+	for _, sc := range notRun {
+		lines = append(lines, fmt.Sprintf("\tnot run: %s (needs %s)", sc.name, sc.requires))
+	}
+	return strings.Join(lines, "\n")
 }
 
 func validateFixture[S, O any](f CloudFixture[S, O]) error {
@@ -179,10 +248,10 @@ func ensureScenarios[S, O any]() []ensureScenario[S, O] {
 		{name: "DeleteRemovesUntrackedResource", run: deleteUntracked[S, O]},
 		{name: "RejectsInvalidParameters", run: rejectsInvalid[S, O]},
 		{name: "LazySpecComputedOnlyWhenNeeded", run: lazySpec[S, O]},
-		{name: "NoUpdateWhenUpToDate", needs: updater, requires: "a Resource that implements reconcile.Updater", run: noUpdateWhenUpToDate[S, O]},
-		{name: "UpdatesDriftOnce", needs: updater, requires: "a Resource that implements reconcile.Updater", run: updatesDriftOnce[S, O]},
-		{name: "UpdateFailureIsRetried", needs: updater, requires: "a Resource that implements reconcile.Updater", run: updateFailureIsRetried[S, O]},
-		{name: "OutOfBandChangeDuringUpdate", needs: updater, requires: "a Resource that implements reconcile.Updater", run: changeDuringUpdate[S, O]},
+		{name: "NoUpdateWhenUpToDate", needs: updater, requires: "CloudFixture.Resource to implement reconcile.Updater", run: noUpdateWhenUpToDate[S, O]},
+		{name: "UpdatesDriftOnce", needs: updater, requires: "CloudFixture.Resource to implement reconcile.Updater", run: updatesDriftOnce[S, O]},
+		{name: "UpdateFailureIsRetried", needs: updater, requires: "CloudFixture.Resource to implement reconcile.Updater", run: updateFailureIsRetried[S, O]},
+		{name: "OutOfBandChangeDuringUpdate", needs: updater, requires: "CloudFixture.Resource to implement reconcile.Updater", run: changeDuringUpdate[S, O]},
 		{name: "WaitsWhilePending", needs: pending, requires: "CloudFixture.MakePending", run: waitsWhilePending[S, O]},
 	}
 }

@@ -4,6 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +22,7 @@ import (
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/internal/testtypes"
 	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/scope"
 	"github.com/capkit/capkit/scope/scopetest"
 )
 
@@ -40,12 +47,15 @@ func TestCheckReportsEachMismatch(t *testing.T) {
 		want Outcome
 		res  reconcile.Result
 		err  error
+		// start edits the object before the "call": the state read from the API server.
+		start func(m *testtypes.FooMachine)
 		// change edits the object during the "call"; checkpoint then checkpoints it (PatchNow, or
-		// PatchSpecNow when spec is true).
-		change     func(m *testtypes.FooMachine)
-		checkpoint bool
-		specOnly   bool
-		failure    string // "" when the outcome matches
+		// PatchSpecNow when specOnly is true), and then changeAfter edits it again.
+		change      func(m *testtypes.FooMachine)
+		checkpoint  bool
+		specOnly    bool
+		changeAfter func(m *testtypes.FooMachine)
+		failure     string // "" when the outcome matches
 	}{
 		{name: "all matches", want: Outcome{Result: reconcile.Result{Done: true}}, res: reconcile.Result{Done: true}},
 		{name: "class", err: errors.New("boom"), failure: "class is Transient"},
@@ -81,8 +91,37 @@ func TestCheckReportsEachMismatch(t *testing.T) {
 			name: "recorded resource ID not persisted after a failed call", want: Outcome{Class: reconcile.ClassTransient}, err: errors.New("conflict"),
 			change: func(m *testtypes.FooMachine) { m.Status.Resources = map[string]string{"disk": "d-1"} },
 		},
-		{name: "provider ID checkpointed", change: func(m *testtypes.FooMachine) { m.Spec.ProviderID = "mem://1" }, checkpoint: true, specOnly: true},
-		{name: "provider ID not checkpointed", change: func(m *testtypes.FooMachine) { m.Spec.ProviderID = "mem://1" }, failure: `spec.providerID "mem://1" was set but not persisted`},
+		{name: "provider ID checkpointed by PatchSpecNow", change: setPID("mem://1"), checkpoint: true, specOnly: true},
+		{name: "provider ID checkpointed by PatchNow", change: setPID("mem://1"), checkpoint: true},
+		{
+			name: "provider ID with no checkpoint and no persisted resource ID", change: setPID("mem://1"),
+			failure: `spec.providerID "mem://1" was set but not persisted by a checkpoint, and names no resource ID persisted`,
+		},
+		{
+			name: "provider ID naming a resource ID persisted by PatchNow", change: setIDs(map[string]string{"vm": "i-1"}), checkpoint: true,
+			changeAfter: setPID("mem://i-1"),
+		},
+		{
+			name: "provider ID naming a resource ID at the end of a path", change: setIDs(map[string]string{"disk": "d-1", "vm": "i-1"}), checkpoint: true,
+			changeAfter: setPID("mycloud:///zone-a/i-1"),
+		},
+		{name: "provider ID naming a resource ID persisted before the call", start: setIDs(map[string]string{"vm": "i-1"}), change: setPID("mem://i-1")},
+		{
+			name: "provider ID naming a resource ID not persisted", change: func(m *testtypes.FooMachine) { setIDs(map[string]string{"vm": "i-1"})(m); setPID("mem://i-1")(m) },
+			failure: `spec.providerID "mem://i-1" was set but not persisted`,
+		},
+		{
+			name: "provider ID naming a resource ID persisted by a spec checkpoint only", change: setIDs(map[string]string{"vm": "i-1"}), checkpoint: true, specOnly: true,
+			changeAfter: setPID("mem://i-1"), failure: `spec.providerID "mem://i-1" was set but not persisted`,
+		},
+		{
+			name: "provider ID naming a persisted resource ID in part only", change: setIDs(map[string]string{"vm": "i-1"}), checkpoint: true,
+			changeAfter: setPID("mem://i-10"), failure: `spec.providerID "mem://i-10" was set but not persisted`,
+		},
+		{
+			name: "provider ID naming a resource ID the call forgot", start: setIDs(map[string]string{"vm": "i-1"}), change: setIDs(nil), checkpoint: true,
+			changeAfter: setPID("mem://i-1"), failure: `spec.providerID "mem://i-1" was set but not persisted`,
+		},
 		{name: "unchanged", want: Outcome{Unchanged: true}},
 		{name: "changed", want: Outcome{Unchanged: true}, change: func(m *testtypes.FooMachine) { m.Spec.Size = "large" }, failure: "changed the object"},
 		{name: "checkpointed", want: Outcome{Unchanged: true}, checkpoint: true, failure: "checkpointed the object 1 times"},
@@ -90,6 +129,9 @@ func TestCheckReportsEachMismatch(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			obj := &scopetest.FakeObject[*testtypes.FooMachine]{Object: &testtypes.FooMachine{}}
+			if tc.start != nil {
+				tc.start(obj.Object)
+			}
 			before := obj.Object.DeepCopyObject().(*testtypes.FooMachine)
 			if tc.change != nil {
 				tc.change(obj.Object)
@@ -101,13 +143,101 @@ func TestCheckReportsEachMismatch(t *testing.T) {
 					require.NoError(t, obj.PatchNow(context.Background()))
 				}
 			}
+			if tc.changeAfter != nil {
+				tc.changeAfter(obj.Object)
+			}
 			r := &recorder{}
-			check(r, tc.want, observed[*testtypes.FooMachine]{res: tc.res, err: tc.err, before: before, obj: obj, secret: []byte(secret)})
+			check(r, tc.name, tc.want, observed[*testtypes.FooMachine]{res: tc.res, err: tc.err, before: before, obj: obj, secret: []byte(secret)})
 			if tc.failure == "" {
 				assert.Empty(t, r.errs)
 				return
 			}
 			assert.Contains(t, strings.Join(r.errs, "\n"), tc.failure)
+			for _, e := range r.errs {
+				assert.True(t, strings.HasPrefix(e, strconv.Quote(tc.name)+": "), "the failure %q does not start with the case's name", e)
+			}
 		})
 	}
+}
+
+func setPID(pid string) func(*testtypes.FooMachine) {
+	return func(m *testtypes.FooMachine) { m.Spec.ProviderID = pid }
+}
+
+func setIDs(ids map[string]string) func(*testtypes.FooMachine) {
+	return func(m *testtypes.FooMachine) { m.Status.Resources = maps.Clone(ids) }
+}
+
+func TestContainsSegment(t *testing.T) {
+	for _, tc := range []struct {
+		pid, id string
+		want    bool
+	}{
+		{"mem://i-1", "i-1", true},
+		{"aws:///us-east-1a/i-1", "i-1", true},
+		{"azure:///subscriptions/s/virtualMachines/vm", "/subscriptions/s/virtualMachines/vm", true},
+		{"gce://project/zone/vm/extra", "vm", true},
+		{"mem://i-10", "i-1", false},
+		{"mem://xi-1", "i-1", false},
+		{"mem://xi-1/i-1", "i-1", true},
+		{"mem://", "", false},
+	} {
+		assert.Equal(t, tc.want, containsSegment(tc.pid, tc.id), "containsSegment(%q, %q)", tc.pid, tc.id)
+	}
+}
+
+// failingCaseEnv makes TestFailingCaseReport run its failing case, in the process that
+// TestFailuresNameTheCaseAtTheCallersLine starts.
+const failingCaseEnv = "SERVICETEST_FAILING_CASE"
+
+// callerLine prints the line it is called from, the line of the call whose argument it is, and returns v.
+func callerLine[V any](v V) V {
+	_, _, line, _ := runtime.Caller(1)
+	fmt.Printf("RUN-CASES-LINE=%d\n", line)
+	return v
+}
+
+// TestFailingCaseReport runs a case that fails, when failingCaseEnv is set; it is not a test on its own.
+func TestFailingCaseReport(t *testing.T) {
+	if os.Getenv(failingCaseEnv) == "" {
+		t.Skip("run by TestFailuresNameTheCaseAtTheCallersLine")
+	}
+	notDone := reconcile.ServiceFuncs[scope.ClusterScoper[*testtypes.FooCluster]]{
+		ReconcileFunc: func(context.Context, scope.ClusterScoper[*testtypes.FooCluster]) (reconcile.Result, error) {
+			return reconcile.Result{Reason: "Waiting"}, nil
+		},
+	}
+	newService := func(*testing.T) (reconcile.Service[scope.ClusterScoper[*testtypes.FooCluster]], struct{}) {
+		return notDone, struct{}{}
+	}
+	failing := ClusterCase[*testtypes.FooCluster, struct{}]{
+		Name:  "the failing case",
+		Scope: &scopetest.FakeClusterScope[*testtypes.FooCluster]{FakeObject: scopetest.FakeObject[*testtypes.FooCluster]{Object: &testtypes.FooCluster{}}},
+		Want:  Outcome{Result: reconcile.Result{Done: true}},
+	}
+	RunClusterCases(t, callerLine(newService), failing)
+}
+
+// TestFailuresNameTheCaseAtTheCallersLine runs a failing case in a test process of its own and checks its
+// report: each failure starts with the case's name, at the line that calls RunClusterCases, not a line
+// of the harness.
+func TestFailuresNameTheCaseAtTheCallersLine(t *testing.T) {
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestFailingCaseReport$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), failingCaseEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err, "the failing case passed:\n%s", out)
+	m := regexp.MustCompile(`RUN-CASES-LINE=(\d+)`).FindSubmatch(out)
+	require.NotNil(t, m, "no line reported:\n%s", out)
+	want := fmt.Sprintf(`check_internal_test.go:%s: "the failing case": `, m[1])
+	var failures []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if l = strings.TrimSpace(l); regexp.MustCompile(`^\w+\.go:\d+: `).MatchString(l) {
+			failures = append(failures, l)
+		}
+	}
+	require.NotEmpty(t, failures, "no failure reported:\n%s", out)
+	for _, f := range failures {
+		assert.True(t, strings.HasPrefix(f, want), "failure %q does not start with %q", f, want)
+	}
+	assert.Contains(t, string(out), want+"result is")
 }

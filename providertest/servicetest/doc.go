@@ -46,9 +46,18 @@
 //   - the bootstrap data of a FakeMachineScope (BootstrapValue) appears in no error, result message or
 //     condition message: secrets never go there;
 //   - after a successful call, every resource ID the call recorded is persisted by a checkpoint
-//     (FakeObject.PersistedResourceID), and so is a provider ID it set: a crash right after the call must
-//     not lose a cloud resource;
+//     (FakeObject.PersistedResourceID): a crash right after the call must not lose a cloud resource;
+//   - after a successful call, a provider ID the call set is persisted by the last checkpoint (PatchNow or
+//     PatchSpecNow, as scope.ProviderIDTracker does), or names a persisted resource ID: an ID of the
+//     object's resource-ID map as the API server holds it after the call (at the call's last PatchNow, or
+//     before the call when it made none) appears in the provider ID as a whole segment (between its start or
+//     end and a '/' or ':'). So "mycloud://" + res.ID after reconcile.Ensure, which checkpoints the ID it
+//     records, needs no checkpoint of its own: a crash loses nothing the next reconcile cannot rebuild. A
+//     provider ID that is the only record of a cloud resource fails;
 //   - with Outcome.Unchanged, the infra object is unchanged and was not checkpointed.
+//
+// Every failure the harness reports starts with the case's name, quoted, and its file:line is the line
+// of the test that calls RunMachineCases or RunClusterCases.
 //
 // A case runs once on its own fake, so a test that calls several services on one object (the steps of a
 // reconciler in order) uses the fakes of scope/scopetest directly.

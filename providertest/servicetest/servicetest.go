@@ -85,11 +85,20 @@ type ClusterCase[T client.Object, D any] = Case[*scopetest.FakeClusterScope[T], 
 //     the reconciler will do with it), and the error's chain and message, as Want says;
 //   - the bootstrap data (BootstrapValue) appears in no error, result message or condition message;
 //   - when the call succeeded, every resource ID it recorded in the object's resource-ID map
-//     (scope.ResourceIDsAccessor) is persisted by a checkpoint (PatchNow), and a provider ID it set
-//     (contract.ProviderIDAccessor) by a checkpoint of any kind: a crash right after the call loses no
-//     cloud resource;
+//     (scope.ResourceIDsAccessor) is persisted by a checkpoint (PatchNow): a crash right after the call
+//     loses no cloud resource;
+//   - when the call succeeded, a provider ID it set (contract.ProviderIDAccessor) is persisted by the last
+//     checkpoint of any kind (PatchNow or PatchSpecNow: scope.ProviderIDTracker's pattern), or names a
+//     persisted resource ID: one of the resource-ID map as the API server holds it after the call (at the
+//     last PatchNow, or before the call when it made none) appears in the provider ID as a whole segment
+//     (between its start or end and a '/' or ':'), as in "mycloud://" + id after reconcile.Ensure. A crash
+//     then loses nothing: the next reconcile finds the resource by that ID and sets the provider ID again.
+//     A provider ID that is the only record of a cloud resource fails;
 //   - with Want.Unchanged, the object is unchanged and nothing was checkpointed;
 //   - then the case's Check.
+//
+// Every failure the harness reports starts with the case's name (quoted) and points at the line that
+// calls RunMachineCases.
 func RunMachineCases[T client.Object, D any](t *testing.T, newService func(t *testing.T) (reconcile.Service[scope.MachineScoper[T]], D), cases ...MachineCase[T, D]) {
 	t.Helper()
 	runCases(t, newService, cases, func(s *scopetest.FakeMachineScope[T]) (scope.MachineScoper[T], *scopetest.FakeObject[T], []byte) {
@@ -113,16 +122,17 @@ func runCases[T client.Object, F comparable, S, D any](t *testing.T, newService 
 	t.Helper()
 	var zero F
 	run(t, cases, func(t *testing.T, tc Case[F, D]) {
+		t.Helper()
 		svc, deps := newService(t)
 		if svc == nil {
-			t.Fatal("cannot run the case: newService returned a nil service")
+			t.Fatalf("%q: cannot run the case: newService returned a nil service", tc.Name)
 		}
 		s := tc.Scope
 		if tc.NewScope != nil {
 			s = tc.NewScope(t, deps)
 		}
 		if s == zero {
-			t.Fatal("cannot run the case: Scope and NewScope are both nil")
+			t.Fatalf("%q: cannot run the case: Scope and NewScope are both nil", tc.Name)
 		}
 		scoper, obj, secret := parts(s)
 		do := svc.Reconcile
@@ -133,7 +143,8 @@ func runCases[T client.Object, F comparable, S, D any](t *testing.T, newService 
 	})
 }
 
-// run runs each case as a subtest, once, refusing duplicate names and fakes shared between cases.
+// run runs each case as a subtest, once, refusing duplicate names and fakes shared between cases. f gets
+// the case with its Name set (case-N when the case has none).
 func run[F comparable, D any](t *testing.T, cases []Case[F, D], f func(t *testing.T, tc Case[F, D])) {
 	t.Helper()
 	names := map[string]bool{}
@@ -145,18 +156,22 @@ func run[F comparable, D any](t *testing.T, cases []Case[F, D], f func(t *testin
 			name = fmt.Sprintf("case-%d", i)
 		}
 		if names[name] {
-			t.Errorf("service case %d: duplicate name %q", i, name)
+			t.Errorf("%q: duplicate name (case %d): give each case its own", name, i)
 			continue
 		}
 		names[name] = true
 		if tc.NewScope == nil && tc.Scope != zero {
 			if other, ok := scopes[tc.Scope]; ok {
-				t.Errorf("service case %q: its fake scope is the one of case %q: give each case its own", name, other)
+				t.Errorf("%q: its fake scope is the one of case %q: give each case its own", name, other)
 				continue
 			}
 			scopes[tc.Scope] = name
 		}
-		t.Run(name, func(t *testing.T) { f(t, tc) })
+		tc.Name = name
+		t.Run(name, func(t *testing.T) {
+			t.Helper()
+			f(t, tc)
+		})
 	}
 }
 
@@ -181,7 +196,7 @@ func runCase[T client.Object, F, D any](t *testing.T, tc Case[F, D], deps D, s F
 	}
 	before, ok := obj.Object.DeepCopyObject().(T)
 	if !ok {
-		t.Fatalf("cannot run the case: DeepCopyObject of %T returned another type", obj.Object)
+		t.Fatalf("%q: cannot run the case: DeepCopyObject of %T returned another type", tc.Name, obj.Object)
 	}
 	op := reconcile.OpReconcile
 	if tc.Delete {
@@ -190,14 +205,20 @@ func runCase[T client.Object, F, D any](t *testing.T, tc Case[F, D], deps D, s F
 	env := reconcile.NewEnv(obj.Object, tc.Options...)
 	o := observed[T]{op: op, before: before, obj: obj, checkpointsBefore: len(obj.Checkpoints()), secret: secret, poll: env.PollInterval()}
 	o.res, o.err = do(reconcile.ContextWithEnv(t.Context(), env))
-	check(t, tc.Want, o)
+	check(t, tc.Name, tc.Want, o)
 	if tc.Check != nil {
 		tc.Check(t, s, deps)
 	}
 }
 
-// check reports every way o differs from want.
-func check[T client.Object](t providertest.TestingT, want Outcome, o observed[T]) {
+// errorf reports a failure of the case named name: the message starts with the name, quoted.
+func errorf(t providertest.TestingT, name, format string, args ...any) {
+	t.Helper()
+	t.Errorf("%q: %s", name, fmt.Sprintf(format, args...))
+}
+
+// check reports every way o differs from want, each failure under the case's name.
+func check[T client.Object](t providertest.TestingT, name string, want Outcome, o observed[T]) {
 	t.Helper()
 	err := o.err
 	got := reconcile.Classify(o.op, o.res, err)
@@ -206,42 +227,42 @@ func check[T client.Object](t providertest.TestingT, want Outcome, o observed[T]
 	}
 	switch {
 	case want.Class != 0 && got.Class != want.Class:
-		t.Errorf("class is %s (%v), want %s", got.Class, err, want.Class)
+		errorf(t, name, "class is %s (%v), want %s", got.Class, err, want.Class)
 	case want.Class == 0 && err != nil:
-		t.Errorf("class is %s (%v), want no error (Done or InProgress, as the Result says)", got.Class, err)
+		errorf(t, name, "class is %s (%v), want no error (Done or InProgress, as the Result says)", got.Class, err)
 	}
 	if want.Reason != "" && got.Reason != want.Reason {
-		t.Errorf("condition reason is %q (%v), want %q", got.Reason, err, want.Reason)
+		errorf(t, name, "condition reason is %q (%v), want %q", got.Reason, err, want.Reason)
 	}
 	if want.RequeueAfter != 0 && got.RequeueAfter != want.RequeueAfter {
-		t.Errorf("requeue after %v (%v), want %v", got.RequeueAfter, err, want.RequeueAfter)
+		errorf(t, name, "requeue after %v (%v), want %v", got.RequeueAfter, err, want.RequeueAfter)
 	}
 	if want.ErrorIs != nil && !errors.Is(err, want.ErrorIs) {
-		t.Errorf("error %v does not wrap %v", err, want.ErrorIs)
+		errorf(t, name, "error %v does not wrap %v", err, want.ErrorIs)
 	}
 	if want.ErrorContains != "" && (err == nil || !strings.Contains(err.Error(), want.ErrorContains)) {
-		t.Errorf("error %v does not contain %q", err, want.ErrorContains)
+		errorf(t, name, "error %v does not contain %q", err, want.ErrorContains)
 	}
 	if o.res != want.Result {
-		t.Errorf("result is %+v, want %+v", o.res, want.Result)
+		errorf(t, name, "result is %+v, want %+v", o.res, want.Result)
 	}
-	checkSecret(t, o)
+	checkSecret(t, name, o)
 	if err == nil {
-		checkPersisted(t, o)
+		checkPersisted(t, name, o)
 	}
 	if want.Unchanged {
 		if n := len(o.obj.Checkpoints()) - o.checkpointsBefore; n > 0 {
-			t.Errorf("the service checkpointed the object %d times, want it unchanged", n)
+			errorf(t, name, "the service checkpointed the object %d times, want it unchanged", n)
 		}
 		if !equality.Semantic.DeepEqual(o.before, o.obj.Object) {
-			t.Errorf("the service changed the object, want it unchanged:\nbefore: %+v\nafter:  %+v", o.before, o.obj.Object)
+			errorf(t, name, "the service changed the object, want it unchanged:\nbefore: %+v\nafter:  %+v", o.before, o.obj.Object)
 		}
 	}
 }
 
 // checkSecret fails when the bootstrap data shows in the error, the result message or a condition message
 // of the object, now or at a checkpoint.
-func checkSecret[T client.Object](t providertest.TestingT, o observed[T]) {
+func checkSecret[T client.Object](t providertest.TestingT, name string, o observed[T]) {
 	t.Helper()
 	if len(o.secret) == 0 {
 		return
@@ -264,25 +285,27 @@ func checkSecret[T client.Object](t providertest.TestingT, o observed[T]) {
 	}
 	for where, text := range texts {
 		if strings.Contains(text, secret) {
-			t.Errorf("the bootstrap data appears in the %s: never put secrets there", where)
+			errorf(t, name, "the bootstrap data appears in the %s: never put secrets there", where)
 		}
 	}
 }
 
-// checkPersisted fails when an ID the call recorded would be lost by a crash right after it.
-func checkPersisted[T client.Object](t providertest.TestingT, o observed[T]) {
+// checkPersisted fails when an ID the call recorded would be lost by a crash right after it: a resource ID
+// not persisted by a checkpoint, or a provider ID neither persisted by the last checkpoint nor naming a
+// persisted resource ID (see RunMachineCases).
+func checkPersisted[T client.Object](t providertest.TestingT, name string, o observed[T]) {
 	t.Helper()
+	var old map[string]string
+	if b, ok := any(o.before).(scope.ResourceIDsAccessor); ok {
+		old = b.GetResourceIDs()
+	}
 	if acc, ok := any(o.obj.Object).(scope.ResourceIDsAccessor); ok {
-		var old map[string]string
-		if b, ok := any(o.before).(scope.ResourceIDsAccessor); ok {
-			old = b.GetResourceIDs()
-		}
 		for key, id := range acc.GetResourceIDs() {
 			if id == "" || old[key] == id {
 				continue
 			}
 			if got, _ := o.obj.PersistedResourceID(key); got != id {
-				t.Errorf("resource %q (id %q) was recorded but not persisted by a checkpoint (persisted: %q): checkpoint right after the create (reconcile.Ensure does)", key, id, got)
+				errorf(t, name, "resource %q (id %q) was recorded but not persisted by a checkpoint (persisted: %q): checkpoint right after the create (reconcile.Ensure does)", key, id, got)
 			}
 		}
 	}
@@ -295,7 +318,42 @@ func checkPersisted[T client.Object](t providertest.TestingT, o observed[T]) {
 		return
 	}
 	cps := o.obj.Checkpoints()
-	if len(cps) == 0 || any(cps[len(cps)-1].Object).(contract.ProviderIDAccessor).GetProviderID() != pid {
-		t.Errorf("spec.providerID %q was set but not persisted by a checkpoint: checkpoint right after the create (scope.ProviderIDTracker does)", pid)
+	if len(cps) > 0 && any(cps[len(cps)-1].Object).(contract.ProviderIDAccessor).GetProviderID() == pid {
+		return // persisted itself
 	}
+	persisted := old // what the API server holds: the object before the call, unless the call patched status
+	for i := len(cps) - 1; i >= o.checkpointsBefore; i-- {
+		if !cps[i].SpecOnly {
+			persisted = cps[i].ResourceIDs
+			break
+		}
+	}
+	for _, id := range persisted {
+		if containsSegment(pid, id) {
+			return // the next reconcile finds the resource by id and sets the provider ID again
+		}
+	}
+	errorf(t, name, "spec.providerID %q was set but not persisted by a checkpoint, and names no resource ID persisted in the resource-ID map (persisted: %v): a crash now loses the cloud resource; "+
+		"record its ID first (reconcile.Ensure does) and build the provider ID from it, or checkpoint the provider ID right after the create (scope.ProviderIDTracker does)", pid, persisted)
+}
+
+// containsSegment reports whether id appears in pid as a whole segment: between pid's start or end and a
+// '/' or ':', so "i-1" is in "mycloud:///zone-a/i-1" but not in "mycloud://i-10".
+func containsSegment(pid, id string) bool {
+	if id == "" {
+		return false
+	}
+	boundary := func(i int) bool { return i < 0 || i >= len(pid) || pid[i] == '/' || pid[i] == ':' }
+	for from := 0; from <= len(pid)-len(id); {
+		i := strings.Index(pid[from:], id)
+		if i < 0 {
+			return false
+		}
+		i += from
+		if boundary(i-1) && boundary(i+len(id)) {
+			return true
+		}
+		from = i + 1
+	}
+	return false
 }

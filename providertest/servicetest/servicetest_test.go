@@ -205,6 +205,58 @@ func TestRunMachineCases(t *testing.T) {
 	}...)
 }
 
+// TestProviderIDFromAnEnsuredID runs the README's pattern: reconcile.Ensure records the VM's ID in
+// status.resources and checkpoints it, then the service sets the provider ID from that ID without a
+// checkpoint of its own. A crash after the call loses nothing: the next reconcile finds the VM by its ID.
+func TestProviderIDFromAnEnsuredID(t *testing.T) {
+	spec := vmSpec{Image: "ubuntu"}
+	tags := reconcile.OwnershipTags("key-m-0", "vm")
+	svc := func(vms reconcile.Resource[vmSpec, string]) reconcile.Service[scope.MachineScoper[*testtypes.FooMachine]] {
+		return reconcile.ServiceFuncs[scope.MachineScoper[*testtypes.FooMachine]]{
+			ReconcileFunc: func(ctx context.Context, s scope.MachineScoper[*testtypes.FooMachine]) (reconcile.Result, error) {
+				res, err := reconcile.Ensure(ctx, s, "vm", vms, reconcile.Given(spec))
+				if err != nil || !res.Result.Done {
+					return res.Result, err
+				}
+				s.InfraMachine().SetProviderID(providerID(res.ID))
+				return reconcile.Result{Done: true}, nil
+			},
+		}
+	}
+	newService := func(t *testing.T) (reconcile.Service[scope.MachineScoper[*testtypes.FooMachine]], *mocks.MockResource[vmSpec, string]) {
+		vms := mocks.NewMockResource[vmSpec, string](gomock.NewController(t))
+		vms.EXPECT().ID(gomock.Any()).DoAndReturn(func(id string) string { return id }).AnyTimes()
+		vms.EXPECT().Validate(gomock.Any()).Return(nil).AnyTimes()
+		return svc(vms), vms
+	}
+	type fake = *scopetest.FakeMachineScope[*testtypes.FooMachine]
+	type vms = *mocks.MockResource[vmSpec, string]
+	servicetest.RunMachineCases(t, newService,
+		servicetest.MachineCase[*testtypes.FooMachine, vms]{
+			Name:  "creates the VM, checkpoints its ID and sets the provider ID from it",
+			Scope: machine(),
+			Setup: func(_ *testing.T, _ fake, vms vms) {
+				vms.EXPECT().FindByTags(gomock.Any(), tags).Return("", false, nil)
+				vms.EXPECT().Create(gomock.Any(), spec, gomock.Any(), tags).Return("vm-1", nil)
+			},
+			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}},
+			Check: func(t *testing.T, s fake, _ vms) {
+				assert.Equal(t, "mem://vm-1", s.Object.Spec.ProviderID)
+				require.Len(t, s.Checkpoints(), 1)
+				assert.Empty(t, s.Checkpoints()[0].Object.Spec.ProviderID, "the provider ID has no checkpoint of its own")
+			},
+		},
+		servicetest.MachineCase[*testtypes.FooMachine, vms]{
+			Name:  "after a crash: finds the recorded VM and sets the provider ID again",
+			Scope: machine(func(s fake) { s.Object.Status.Resources = map[string]string{"vm": "vm-1"} }),
+			Setup: func(_ *testing.T, _ fake, vms vms) {
+				vms.EXPECT().Get(gomock.Any(), "vm-1").Return("vm-1", true, nil)
+			},
+			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}},
+		},
+	)
+}
+
 // networkService is a provider's cluster service: a network recorded in status.resources, the endpoint,
 // a condition.
 type networkService struct {

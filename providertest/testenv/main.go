@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// Main starts an Environment for a package's tests, runs them and stops it, whatever happens. Use it in
-// TestMain:
+// Main starts an Environment for a package's tests, runs them and stops it, whatever happens. A provider's
+// tests use Provider.Main, which also adds the provider's types to the scheme (without them the manager's
+// client fails with "no kind is registered"); Main with options is for anything else:
 //
 //	var env *testenv.Environment
 //

@@ -6,7 +6,8 @@
 //
 // Every object gets the label cluster.x-k8s.io/provider: infrastructure-memcloud, and every namespaced object
 // lives in the Namespace memcloud-system (clusterctl moves them to the target namespace of clusterctl init).
-// The manager's image is the clusterctl variable ${MEMCLOUD_IMAGE:=capkit/memcloud:dev}. The webhook serving
+// The manager's image is the clusterctl variable ${MEMCLOUD_IMAGE:=docker.io/capkit/memcloud:dev}, a
+// canonical reference, as clusterctl init requires (capkit/memcloud:dev is refused). The webhook serving
 // certificate comes from cert-manager, which clusterctl init installs.
 //
 // The output is deterministic; a test fails when the committed file is not what this command writes.

@@ -4,5 +4,6 @@
 //	go run ./examples/podcloud/hack/components [-config examples/podcloud/config] [-o FILE]
 //
 // Every object gets the label cluster.x-k8s.io/provider: infrastructure-podcloud and every namespaced object
-// lives in the Namespace podcloud-system. The manager's image is ${PODCLOUD_IMAGE:=capkit/podcloud:dev}.
+// lives in the Namespace podcloud-system. The manager's image is ${PODCLOUD_IMAGE:=docker.io/capkit/podcloud:dev}, a
+// canonical reference, as clusterctl init requires.
 package main
