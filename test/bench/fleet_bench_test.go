@@ -278,7 +278,7 @@ func parallel(b testing.TB, n int, do func(i int) error) {
 }
 
 // poll calls done every 50ms until it returns true, and fails b after timeout.
-func poll(ctx context.Context, b testing.TB, timeout time.Duration, what string, done func() (bool, error)) {
+func poll(ctx context.Context, b testing.TB, timeout time.Duration, what string, done func() (bool, error), state ...func() string) {
 	b.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
@@ -289,7 +289,11 @@ func poll(ctx context.Context, b testing.TB, timeout time.Duration, what string,
 		case ok:
 			return
 		case time.Now().After(deadline):
-			b.Fatalf("waiting for %s: not done after %s", what, timeout)
+			var last string
+			for _, f := range state {
+				last += " (" + f() + ")"
+			}
+			b.Fatalf("waiting for %s: not done after %s%s", what, timeout, last)
 		}
 		select {
 		case <-ctx.Done():
@@ -300,45 +304,53 @@ func poll(ctx context.Context, b testing.TB, timeout time.Duration, what string,
 }
 
 // waitIdle waits until every controller's work queue is empty and no reconcile is running, twice in a row
-// 50ms apart, from controller-runtime's work queue metrics.
+// 50ms apart, from controller-runtime's work queue metrics. The metrics are per controller name and shared by
+// every manager of the process, so a provider must be idle when it stops (stopIdle): a queue shut down with
+// items in it leaves its depth counted for good.
 func waitIdle(ctx context.Context, b testing.TB) {
 	b.Helper()
 	quiet := 0
+	var busy []string
 	poll(ctx, b, 5*time.Minute, "the controllers to be idle", func() (bool, error) {
-		busy, err := queuesBusy()
-		if err != nil || busy {
+		var err error
+		busy, err = queuesBusy()
+		if err != nil || len(busy) > 0 {
 			quiet = 0
 			return false, err
 		}
 		quiet++
 		return quiet >= 2, nil
-	})
+	}, func() string { return fmt.Sprintf("busy: %v", busy) })
 }
 
-// queuesBusy reports whether a work queue holds items or a reconcile is running.
-func queuesBusy() (bool, error) {
+// queuesBusy returns the work queues that hold items or run a reconcile, as "metric{controller}".
+func queuesBusy() ([]string, error) {
 	families, err := crmetrics.Registry.Gather()
 	if err != nil {
-		return false, err
+		return nil, err
 	}
+	var busy []string
 	for _, fam := range families {
 		switch fam.GetName() {
 		case "workqueue_depth", "workqueue_unfinished_work_seconds":
-			if anyPositive(fam.GetMetric()) {
-				return true, nil
+			for _, m := range fam.GetMetric() {
+				if m.GetGauge().GetValue() > 0 {
+					busy = append(busy, fmt.Sprintf("%s{%s}=%g", fam.GetName(), labelValue(m, "name"), m.GetGauge().GetValue()))
+				}
 			}
 		}
 	}
-	return false, nil
+	return busy, nil
 }
 
-func anyPositive(ms []*dto.Metric) bool {
-	for _, m := range ms {
-		if m.GetGauge().GetValue() > 0 {
-			return true
+// labelValue returns the value of m's label name, "" without it.
+func labelValue(m *dto.Metric, name string) string {
+	for _, l := range m.GetLabel() {
+		if l.GetName() == name {
+			return l.GetValue()
 		}
 	}
-	return false
+	return ""
 }
 
 func must(b testing.TB, err error) {
