@@ -169,7 +169,7 @@ func exportImporter(t *testing.T, pkgs ...string) types.Importer {
 	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("no go command:", err)
+		t.Fatal("cannot type-check the generated code without the go command:", err)
 	}
 	cmd := exec.Command(goTool, append([]string{"list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}"}, pkgs...)...)
 	var stderr bytes.Buffer
