@@ -94,8 +94,9 @@ lint: $(GOLANGCI_LINT) ## Run go vet and golangci-lint.
 .PHONY: generate
 generate: $(CONTROLLER_GEN) $(MOCKGEN) ## Regenerate deepcopy, contract accessors, CRDs, webhooks, RBAC, mocks and clusterctl components.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./contract/... paths=./identity/... paths=./examples/memcloud/api/... \
-	  paths=./examples/podcloud/api/...
-	go run ./cmd/capkit generate accessors ./examples/memcloud/api/v1beta2 ./examples/podcloud/api/v1beta2 ./internal/testtypes
+	  paths=./examples/podcloud/api/... paths=./internal/docstest/myprovider/api/...
+	go run ./cmd/capkit generate accessors ./examples/memcloud/api/v1beta2 ./examples/podcloud/api/v1beta2 ./internal/testtypes \
+	  ./internal/docstest/myprovider/api/v1beta2
 	$(CONTROLLER_GEN) crd webhook rbac:roleName=manager-role paths=./examples/memcloud \
 	  paths=./examples/memcloud/api/... paths=./examples/memcloud/webhooks/... \
 	  output:crd:artifacts:config=examples/memcloud/config/crd/bases \
