@@ -27,10 +27,11 @@ demo-pods: envtest kwok ## The second demo: podcloud, machines as Pods, on a rea
 	@KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" CAPKIT_KWOK_ASSETS="$$(hack/kwok-binaries.sh)" go run ./examples/podcloud/cmd/demo
 
 .PHONY: test
-test: envtest kwok test-tools ## Run every test: unit, envtest (real kube-apiserver), and the test/ module (real CAPI).
+test: envtest kwok kubebuilder test-tools $(CONTROLLER_GEN) ## Run every test: unit, envtest (real kube-apiserver), and the test/ module (real CAPI).
 	@assets="$$(hack/envtest-binaries.sh)"; \
 	echo "capkit: envtest binaries in $$assets"; \
-	KUBEBUILDER_ASSETS="$$assets" CAPKIT_KWOK_ASSETS="$$(hack/kwok-binaries.sh)" go test $(GO_TEST_FLAGS) -cover ./... ; \
+	KUBEBUILDER_ASSETS="$$assets" CAPKIT_KWOK_ASSETS="$$(hack/kwok-binaries.sh)" CAPKIT_CONTROLLER_GEN="$(CONTROLLER_GEN)" \
+	  CAPKIT_KUBEBUILDER="$$(hack/kubebuilder.sh)" go test $(GO_TEST_FLAGS) -cover ./... ; \
 	if [[ -f test/go.mod ]]; then \
 	  $(MAKE) --no-print-directory test-e2e; \
 	fi
@@ -81,6 +82,15 @@ envtest: ## Build (first time) or reuse kube-apiserver and etcd for envtest.
 kwok: ## Build (first time) or reuse kube-scheduler and KWOK's kwok, for tests that run Pods on fake nodes.
 	@hack/kwok-binaries.sh >/dev/null
 
+.PHONY: kubebuilder
+kubebuilder: ## Build (first time) or reuse kubebuilder v4.16.0, which runs capkit's Kubebuilder plugin in make test.
+	@hack/kubebuilder.sh >/dev/null
+
+.PHONY: kubebuilder-plugin
+kubebuilder-plugin: ## Install the Kubebuilder plugin kubebuilder-capkit/v1-alpha where kubebuilder looks for it.
+	GOBIN="$${EXTERNAL_PLUGINS_PATH:-$${XDG_CONFIG_HOME:-$$HOME/.config}/kubebuilder/plugins}/kubebuilder-capkit/v1-alpha" \
+	  go install ./cmd/kubebuilder-capkit
+
 .PHONY: test-tools
 test-tools: ## Install shellcheck and bubblewrap when missing (Debian packages).
 	@hack/install-test-tools.sh
@@ -95,8 +105,9 @@ lint: $(GOLANGCI_LINT) ## Run go vet and golangci-lint.
 generate: $(CONTROLLER_GEN) $(MOCKGEN) ## Regenerate deepcopy, contract accessors, CRDs, webhooks, RBAC, mocks and clusterctl components.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./contract/... paths=./identity/... paths=./examples/memcloud/api/... \
 	  paths=./examples/podcloud/api/... paths=./internal/docstest/myprovider/api/...
+	$(CONTROLLER_GEN) object:headerFile=internal/scaffold/template/hack/boilerplate.go.txt paths=./internal/scaffold/template/api/...
 	go run ./cmd/capkit generate accessors ./examples/memcloud/api/v1beta2 ./examples/podcloud/api/v1beta2 ./internal/testtypes \
-	  ./internal/docstest/myprovider/api/v1beta2
+	  ./internal/docstest/myprovider/api/v1beta2 ./internal/scaffold/template/api/v1beta2
 	$(CONTROLLER_GEN) crd webhook rbac:roleName=manager-role paths=./examples/memcloud \
 	  paths=./examples/memcloud/api/... paths=./examples/memcloud/webhooks/... \
 	  output:crd:artifacts:config=examples/memcloud/config/crd/bases \
@@ -110,6 +121,14 @@ generate: $(CONTROLLER_GEN) $(MOCKGEN) ## Regenerate deepcopy, contract accessor
 	MOCKGEN=$(MOCKGEN) go generate ./mocks/...
 	go run ./examples/memcloud/hack/components
 	go run ./examples/podcloud/hack/components
+	@# The scaffold's template, as its own Makefile's generate does from the project's root (paths=./...); then
+	@# what CreateMachinePool adds, regenerated in a provider written into a temporary folder.
+	$(CONTROLLER_GEN) crd webhook rbac:roleName=manager-role paths=./internal/scaffold/template/... \
+	  output:crd:artifacts:config=internal/scaffold/template/config/crd/bases \
+	  output:webhook:artifacts:config=internal/scaffold/template/config/webhook \
+	  output:rbac:artifacts:config=internal/scaffold/template/config/rbac
+	go run ./internal/scaffold/template/hack/components -config internal/scaffold/template/config
+	go run ./internal/scaffold/internal/regen -controller-gen $(CONTROLLER_GEN)
 
 .PHONY: verify
 verify: generate ## Fail when generated files are stale.

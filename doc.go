@@ -46,8 +46,10 @@
 //     servicetest (service cases on the fake scopes), ensuretest (standard idempotency scenarios),
 //     lifecycle (a whole cluster with a leak check), scaletest (machine pool scaling scenarios), contract
 //     conformance and object builders.
-//   - cmd/capkit: capkit check (CRDs and clusterctl files), capkit render (cloud-config to bash) and
-//     capkit generate accessors (the contract accessor methods of a provider's API types).
+//   - cmd/capkit: capkit init (a new provider repository whose tests pass), capkit check (CRDs and
+//     clusterctl files), capkit render (cloud-config to bash) and capkit generate accessors (the contract
+//     accessor methods of a provider's API types); cmd/kubebuilder-capkit: capkit init's scaffold as a
+//     Kubebuilder external plugin.
 //   - examples/memcloud: a whole provider on an in-memory cloud, with a demo (make demo);
 //     examples/podcloud: machines as Pods on a Kubernetes API (make demo-pods).
 //

@@ -16,17 +16,21 @@ import (
 )
 
 // stubGo is a `go` command that "builds" a small executable after a pause (so that two runs overlap) and
-// records each build in $STUB_LOG; every other go command succeeds and does nothing.
+// records each build in $STUB_LOG (go install names it as the real one does); every other go command succeeds and
+// does nothing.
 const stubGo = `#!/usr/bin/env bash
 set -euo pipefail
 if [[ "${1:-}" == "env" ]]; then echo "$STUB_MODCACHE"; exit 0; fi
 if [[ "${1:-}" == "build" || "${1:-}" == "install" ]]; then
-  out=""
+  out="" pkg=""
   while [[ $# -gt 0 ]]; do
-    if [[ "$1" == "-o" ]]; then out="$2"; shift; fi
+    if [[ "$1" == "-o" ]]; then out="$2"; shift; elif [[ "$1" != -* ]]; then pkg="${1%@*}"; fi
     shift
   done
-  [[ -n "$out" ]] || { mkdir -p "$GOBIN"; out="$GOBIN/kwok"; }
+  # go install names the binary after the package path's last element, or the one before a major version suffix.
+  name="${pkg##*/}"
+  if [[ "$name" =~ ^v[0-9]+$ ]]; then name="${pkg%/*}"; name="${name##*/}"; fi
+  [[ -n "$out" ]] || { mkdir -p "$GOBIN"; out="$GOBIN/$name"; }
   echo "build $out" >>"$STUB_LOG"
   sleep 1
   printf '#!/bin/sh\necho stub\n' >"$out"
@@ -88,13 +92,19 @@ func TestBuildScriptsShareTheCacheSafely(t *testing.T) {
 		{script: "envtest-binaries.sh", wantBuilds: 2, wantFiles: []string{"etcd", "kube-apiserver"}},
 		{script: "kwok-binaries.sh", wantBuilds: 2, wantFiles: []string{"kube-scheduler", "kwok", "stages.yaml"}},
 		{script: "capi-managers.sh", wantBuilds: 2, wantFiles: []string{"cluster-api-manager", "kubeadm-bootstrap-manager"}},
+		// kubebuilder.sh prints the binary's path, not its folder.
+		{script: "kubebuilder.sh", wantBuilds: 1, wantFiles: []string{"kubebuilder"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.script, func(t *testing.T) {
 			outs, builds := runConcurrently(t, tt.script)
 			assert.Equal(t, outs[0], outs[1], "both runs print the same cache folder")
 			assert.Len(t, builds, tt.wantBuilds, "each binary is built once: %q", builds)
-			entries, err := os.ReadDir(outs[0])
+			dir := outs[0]
+			if info, err := os.Stat(dir); err == nil && !info.IsDir() {
+				dir = filepath.Dir(dir)
+			}
+			entries, err := os.ReadDir(dir)
 			require.NoError(t, err)
 			var names []string
 			for _, e := range entries {

@@ -1,0 +1,65 @@
+package services
+
+import (
+	"errors"
+
+	"github.com/capkit/capkit/conditions"
+	"github.com/capkit/capkit/reconcile"
+
+	"github.com/capkit/capkit/internal/scaffold/template/cloud"
+)
+
+// Resource keys: the names under which the services record cloud IDs (status.resources, or spec.providerID
+// for the instance) and tag the resources (reconcile.TagResourceKey).
+const (
+	// KeyLoadBalancer is the key of a QuuxCluster's API server load balancer.
+	KeyLoadBalancer = "load-balancer"
+	// KeyInstance is the key of a QuuxMachine's instance; its ID lives in spec.providerID.
+	KeyInstance = "instance"
+)
+
+// ReasonInstancePending is the reason of the InstanceReady condition while the instance boots.
+const ReasonInstancePending = "InstancePending"
+
+// notFound reports whether err means the resource is gone.
+func notFound(err error) bool { return errors.Is(err, cloud.ErrNotFound) }
+
+// classify gives a cloud error its class for capkit's reconcilers: terminal when retrying cannot help,
+// transient (retried with backoff) otherwise.
+func classify(err error) error {
+	if errors.Is(err, cloud.ErrInvalidParameter) {
+		return reconcile.Terminal(conditions.ReasonInvalidParameters, err)
+	}
+	return err
+}
+
+// LoadBalancers returns the load balancers of c as a reconcile.Resource for Ensure.
+func LoadBalancers(c cloud.LoadBalancers) reconcile.Resource[cloud.LoadBalancerSpec, *cloud.LoadBalancer] {
+	return reconcile.NewResource(reconcile.ResourceFuncs[cloud.LoadBalancerSpec, *cloud.LoadBalancer]{
+		ResourceKind:   "LoadBalancer",
+		ValidateFunc:   cloud.LoadBalancerSpec.Validate,
+		GetFunc:        reconcile.GoneIfNotFound(c.GetLoadBalancer, notFound),
+		FindByTagsFunc: reconcile.FindOldest(c.FindLoadBalancers, nil),
+		CreateFunc:     c.CreateLoadBalancer,
+		DeleteFunc:     reconcile.IgnoreErrors(c.DeleteLoadBalancer, notFound),
+		IDFunc:         func(lb *cloud.LoadBalancer) string { return lb.ID },
+		ClassifyFunc:   classify,
+	})
+}
+
+// Instances returns the instances of c as a reconcile.Resource for Ensure; a pending instance is waited for.
+func Instances(c cloud.Instances) reconcile.Resource[cloud.InstanceSpec, *cloud.Instance] {
+	return reconcile.NewResource(reconcile.ResourceFuncs[cloud.InstanceSpec, *cloud.Instance]{
+		ResourceKind:   "Instance",
+		ValidateFunc:   cloud.InstanceSpec.Validate,
+		GetFunc:        reconcile.GoneIfNotFound(c.GetInstance, notFound),
+		FindByTagsFunc: reconcile.FindOldest(c.FindInstances, nil),
+		CreateFunc:     c.CreateInstance,
+		DeleteFunc:     reconcile.IgnoreErrors(c.DeleteInstance, notFound),
+		IDFunc:         func(i *cloud.Instance) string { return i.ID },
+		PendingFunc: func(i *cloud.Instance) (string, string, bool) {
+			return ReasonInstancePending, "instance " + i.ID + " is booting", i.State == cloud.InstancePending
+		},
+		ClassifyFunc: classify,
+	})
+}
