@@ -18,9 +18,10 @@
 // around a MIME archive (templates go in its parts, as in cloud-init). Jinja errors name the line
 // and the variable, never text from inside {{ }}. A value written into a file's content is written
 // as it is: a template that puts a variable into a script or configuration file quotes it there.
+// From ExampleWithVariables:
 //
 //	cfg, err := cloudinit.Parse(data, cloudinit.WithVariables(map[string]string{
-//		"local_hostname": machine.Name, // serves {{ ds.meta_data.local_hostname }} and {{ v1.local_hostname }}
+//		"local_hostname": machineName, // serves {{ ds.meta_data.local_hostname }} and {{ v1.local_hostname }}
 //		"instance_id":    instanceID,
 //	}))
 //

@@ -134,3 +134,22 @@ func ExampleWithChown() {
 	// capkit_chown() { :; }
 	// capkit_chown() { chown -- "$1" "$2"; }
 }
+
+// A template's variables are the machine's own values; a key without dots serves every reference that ends
+// with it.
+func ExampleWithVariables() {
+	data := []byte("## template: jinja\n#cloud-config\nhostname: '{{ ds.meta_data.local_hostname }}'\n" +
+		"runcmd:\n- 'echo {{ v1.local_hostname }} {{ v1.instance_id }}'\n")
+	machineName, instanceID := "cp-0", "i-0123"
+	// snippet:start variables
+	cfg, err := cloudinit.Parse(data, cloudinit.WithVariables(map[string]string{
+		"local_hostname": machineName, // serves {{ ds.meta_data.local_hostname }} and {{ v1.local_hostname }}
+		"instance_id":    instanceID,
+	}))
+	// snippet:end variables
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(cfg.Hostname.Hostname, cfg.RunCmd[0].Shell)
+	// Output: cp-0 echo cp-0 i-0123
+}

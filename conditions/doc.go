@@ -55,10 +55,13 @@
 //
 // Implement the interfaces on the provider's infrastructure type:
 //
-//	func (m *FooMachine) GetConditions() []metav1.Condition  { return m.Status.Conditions }
+//	// GetConditions implements conditions.Getter.
+//	func (m *FooMachine) GetConditions() []metav1.Condition { return m.Status.Conditions }
+//
+//	// SetConditions implements conditions.Setter.
 //	func (m *FooMachine) SetConditions(c []metav1.Condition) { m.Status.Conditions = c }
 //
-// Report each reconcile step as a condition, then summarize into Ready:
+// Report each reconcile step as a condition, then summarize into Ready (Example_steps):
 //
 //	if err := createVM(ctx); err != nil {
 //		_, _ = conditions.MarkFalse(m, "VMReady", "CreateFailed", "cannot create VM: quota exceeded")
@@ -67,7 +70,7 @@
 //	}
 //	changed, err := conditions.SetSummary(m, []string{"NetworkReady", "VMReady"})
 //
-// Report pausing the way CAPI v1beta2 does, at the start of reconcile:
+// Report pausing the way CAPI v1beta2 does, at the start of reconcile (Example_paused):
 //
 //	_, annotated := m.Annotations["cluster.x-k8s.io/paused"]
 //	_, err := conditions.MarkPaused(m, cluster.Spec.Paused || annotated, "")

@@ -1,6 +1,7 @@
 package conditions_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -18,11 +19,15 @@ type FooMachine struct {
 	}
 }
 
+// snippet:start accessors
+
 // GetConditions implements conditions.Getter.
 func (m *FooMachine) GetConditions() []metav1.Condition { return m.Status.Conditions }
 
 // SetConditions implements conditions.Setter.
 func (m *FooMachine) SetConditions(c []metav1.Condition) { m.Status.Conditions = c }
+
+// snippet:end accessors
 
 var (
 	start = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
@@ -177,4 +182,38 @@ func ExampleDelete() {
 	// deleted: true
 	// deleted again: false
 	// false true
+}
+
+// Each reconcile step is reported as a condition, then summarized into Ready.
+func Example_steps() {
+	ctx := context.Background()
+	createVM := func(context.Context) error { return errors.New("cannot create VM: quota exceeded") }
+	m := &FooMachine{}
+	_, _ = conditions.MarkTrue(m, "NetworkReady", "Provisioned", "")
+	// snippet:start steps
+	if err := createVM(ctx); err != nil {
+		_, _ = conditions.MarkFalse(m, "VMReady", "CreateFailed", "cannot create VM: quota exceeded")
+	} else {
+		_, _ = conditions.MarkTrue(m, "VMReady", "Created", "")
+	}
+	changed, err := conditions.SetSummary(m, []string{"NetworkReady", "VMReady"})
+	// snippet:end steps
+	fmt.Println(changed, err)
+	fmt.Println(conditions.GetReason(m, conditions.Ready), conditions.GetMessage(m, conditions.Ready))
+	// Output:
+	// true <nil>
+	// NotReady VMReady: cannot create VM: quota exceeded
+}
+
+// Pausing is reported the way Cluster API v1beta2 does, at the start of reconcile: Paused is true when the
+// owner Cluster's spec.paused is set or the object has the paused annotation.
+func Example_paused() {
+	var cluster struct{ Spec struct{ Paused bool } } // the owner Cluster, as read by the reconciler
+	m := &FooMachine{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"cluster.x-k8s.io/paused": ""}}}
+	// snippet:start paused
+	_, annotated := m.Annotations["cluster.x-k8s.io/paused"]
+	_, err := conditions.MarkPaused(m, cluster.Spec.Paused || annotated, "")
+	// snippet:end paused
+	fmt.Println(err, conditions.IsTrue(m, conditions.Paused), conditions.GetReason(m, conditions.Paused))
+	// Output: <nil> true Paused
 }

@@ -24,11 +24,14 @@
 // Field[T] reads and writes one field of an unstructured object with a type: Get returns ErrFieldNotFound when
 // the field is absent and ErrFieldType when it has another shape (check with errors.Is); Set creates parent
 // objects and writes JSON-compatible values. The role accessors pick the path for a contract version, so the
-// same code serves both:
+// same code serves both (Example_accessors):
 //
-//	ready, err := contract.InfraCluster(v).Provisioned().Get(u) // status.ready or status.initialization.provisioned
-//	err = contract.InfraMachine(v).ProviderID().Set(u, "mem://"+id)
-//	domains, err := contract.InfraCluster(v).FailureDomains().Get(u) // always a list sorted by name
+//	ready, err := contract.InfraCluster(v).Provisioned().Get(cluster) // status.ready or status.initialization.provisioned
+//	fmt.Println(ready, err)
+//	err = contract.InfraMachine(v).ProviderID().Set(machine, "mem://"+id)
+//	fmt.Println(err)
+//	domains, err := contract.InfraCluster(v).FailureDomains().Get(cluster) // always a list sorted by name
+//	fmt.Println(domains[0].Name, domains[1].Name, err)
 //
 // InfraCluster, InfraMachine and BootstrapConfig cover the provider objects; Cluster and Machine the core
 // objects a provider reads (their version comes from APIVersionOf). FailureDomainsField converts between the
@@ -61,7 +64,7 @@
 // # Embedding the types
 //
 // The types in types.go have the v1beta2 JSON shapes and the kubebuilder validation markers, and deep-copy
-// functions, so a provider embeds them instead of writing them again:
+// functions, so a provider embeds them instead of writing them again (Example_embedding):
 //
 //	type MemClusterSpec struct {
 //		// +optional

@@ -1,9 +1,8 @@
 // Package mocks has go.uber.org/mock mocks of the interfaces of capkit's scope and reconcile packages, so
-// that a provider unit-tests its services against a mocked scope instead of a mocked cloud SDK:
+// that a provider unit-tests its services against a mocked scope instead of a mocked cloud SDK. From
+// Example_serviceAgainstAMockedScope, where ctrl is the gomock.NewController(t) of a test:
 //
-//	ctrl := gomock.NewController(t)
 //	s := mocks.NewMockMachineScoper[*v1beta2.MemMachine](ctrl)
-//	s.EXPECT().InfraMachine().Return(machine).AnyTimes()
 //	s.EXPECT().ResourceID("instance").Return("", false)
 //
 // For most service tests the state-backed fakes of scope/scopetest (FakeMachineScope, FakeClusterScope)

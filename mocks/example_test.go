@@ -45,8 +45,10 @@ func Example_serviceAgainstAMockedScope() {
 	machine := &v1beta2.MemMachine{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "worker-0"}}
 
 	// The instance is not recorded yet: the service waits and touches nothing.
+	// snippet:start mock
 	s := mocks.NewMockMachineScoper[*v1beta2.MemMachine](ctrl)
 	s.EXPECT().ResourceID("instance").Return("", false)
+	// snippet:end mock
 	res, err := providerIDService.Reconcile(ctx, s)
 	fmt.Printf("done=%t reason=%s err=%v\n", res.Done, res.Reason, err)
 

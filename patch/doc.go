@@ -63,11 +63,9 @@
 // # status.observedGeneration
 //
 // There is no counterpart of Cluster API's WithStatusObservedGeneration: a typed object sets its own field,
-// which is one line and needs no JSON surgery. Set it right before Patch, and Patch sends it with the rest
-// of status when anything changed:
-//
-//	m.Status.ObservedGeneration = m.Generation // the generation the reconcile read, as Cluster API does
-//	return h.Patch(ctx, m)
+// which is one line and needs no JSON surgery: m.Status.ObservedGeneration = m.Generation, the generation the
+// reconcile read, as Cluster API does. Set it right before Patch, and Patch sends it with the rest of status
+// when anything changed.
 //
 // To record the generation of a spec change made in the same reconcile, call PatchSpec first (it sets the
 // object's new generation), then set the field and call Patch.

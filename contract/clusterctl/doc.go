@@ -23,9 +23,9 @@
 // rules).
 //
 // ReadYAML and ReadYAMLFile read multi-document YAML with the line of each document, for CheckFiles and for
-// messages that point into a file:
+// messages that point into a file (ExampleReadYAMLFile):
 //
-//	f, err := clusterctl.ReadYAMLFile("out/infrastructure-components.yaml")
+//	f, err := clusterctl.ReadYAMLFile(path)
 //	if err != nil {
 //		return err // names the file; ErrMalformed and ErrTooLarge errors name the line and the bound too
 //	}

@@ -28,16 +28,22 @@
 //
 // # Wiring it into make generate
 //
-// A provider adds a small main package, such as hack/components, that fills a Config and writes the result:
+// A provider adds a small main package, hack/components, that hands its Config to Main; Main runs Run, which
+// takes -config DIR (default Config.ConfigDir) and -o FILE (default DIR/infrastructure-components.yaml):
 //
-//	data, err := components.Build(components.Config{
-//		Name:      "memcloud",
-//		Image:     "${MEMCLOUD_IMAGE:=docker.io/capkit/memcloud:dev}",
-//		ConfigDir: "config",
-//		Generator: "go run ./hack/components",
-//	})
-//	if err != nil { … }
-//	err = os.WriteFile("config/infrastructure-components.yaml", data, 0o644)
+//	// Command components writes config/infrastructure-components.yaml.
+//	package main
+//
+//	import "github.com/capkit/capkit/contract/components"
+//
+//	func main() {
+//		components.Main(components.Config{
+//			Name:      "memcloud",
+//			Image:     "${MEMCLOUD_IMAGE:=docker.io/capkit/memcloud:dev}",
+//			ConfigDir: "config",
+//			Generator: "go run ./hack/components",
+//		})
+//	}
 //
 // and runs it in the generate target of its Makefile, after controller-gen:
 //

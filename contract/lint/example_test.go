@@ -3,6 +3,9 @@ package lint_test
 import (
 	"errors"
 	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -42,6 +45,13 @@ type OldCluster struct {
 		Ready          bool                         `json:"ready"`
 		FailureDomains map[string]map[string]string `json:"failureDomains,omitempty"`
 	} `json:"status,omitempty"`
+}
+
+// TestMemClusterHasTheContractShape is the unit test of the provider's API package that CheckType's doc shows.
+func TestMemClusterHasTheContractShape(t *testing.T) {
+	// snippet:start unit-test
+	require.Empty(t, lint.CheckType(&MemCluster{}, lint.KindInfraCluster, contract.V1Beta2))
+	// snippet:end unit-test
 }
 
 // CheckType belongs in a unit test of the provider's API package.

@@ -24,7 +24,7 @@ var objectMetaType = reflect.TypeFor[metav1.ObjectMeta]()
 // without status.initialization.provisioned, or failure domains as a map under v1beta2. Use it in a unit
 // test of the provider's API package:
 //
-//	require.Empty(t, lint.CheckType(&v1beta2.MemCluster{}, lint.KindInfraCluster, contract.V1Beta2))
+//	require.Empty(t, lint.CheckType(&MemCluster{}, lint.KindInfraCluster, contract.V1Beta2))
 func CheckType(obj any, k Kind, v contract.Version) Violations {
 	if obj == nil {
 		return Violations{{Rule: "gotype.struct", Object: "<nil>", Message: "cannot check a nil value: pass a pointer to the API type, e.g. &MyCluster{}"}}

@@ -7,23 +7,24 @@
 // With Template set it is the webhook of an InfraClusterTemplate or InfraMachineTemplate: the spec it
 // defaults and checks is spec.template.spec, and the template's whole spec cannot change after creation,
 // except in the server-side-apply dry-runs of Cluster API's topology controller, which ClusterClass rollouts
-// need to pass: those requests carry the dry-run flag and the TopologyDryRunAnnotation.
+// need to pass: those requests carry the dry-run flag and the TopologyDryRunAnnotation. From ExampleWebhook:
 //
-//	var MyMachineTemplate = webhook.Webhook[*v1beta2.MyMachineTemplate, v1beta2.MyMachineSpec]{
-//		GroupKind: v1beta2.GroupVersion.WithKind("MyMachineTemplate").GroupKind(),
-//		Template:  true,
-//		Spec:      func(t *v1beta2.MyMachineTemplate) *v1beta2.MyMachineSpec { return &t.Spec.Template.Spec },
-//		DefaultSpec:  DefaultMyMachineSpec,
-//		ValidateSpec: ValidateMyMachineSpec,
+//	machineTemplate := webhook.Webhook[*MachineTemplate, MachineSpec]{
+//		GroupKind:    schema.GroupKind{Group: "infrastructure.example.com", Kind: "MyMachineTemplate"},
+//		Template:     true,
+//		Spec:         func(t *MachineTemplate) *MachineSpec { return &t.Spec.Template.Spec },
+//		DefaultSpec:  defaultMachineSpec,
+//		ValidateSpec: validateMachineSpec,
 //	}
 //
-//	func SetupWithManager(mgr ctrl.Manager) error {
-//		return webhook.SetupWithManager(mgr, MyCluster, MyMachine, MyClusterTemplate, MyMachineTemplate)
-//	}
+// SetupWithManager(mgr, hooks...) registers every webhook of a provider with the manager, as
+// examples/memcloud/webhooks does for its clusters, machines and their templates.
 //
-// That immutability rule is ValidateImmutable, for a provider that writes its template webhook by hand:
+// That immutability rule is ValidateImmutable, for a provider that writes its template webhook by hand
+// (ExampleValidateImmutable_handWritten):
 //
-//	func (MyMachineTemplate) ValidateUpdate(ctx context.Context, oldT, newT *v1beta2.MyMachineTemplate) (admission.Warnings, error) {
+//	// ValidateUpdate refuses any change of the template's spec.
+//	func (MachineTemplateWebhook) ValidateUpdate(ctx context.Context, oldT, newT *MachineTemplate) (admission.Warnings, error) {
 //		errs := webhook.ValidateImmutable(ctx, newT, field.NewPath("spec"), oldT.Spec, newT.Spec)
 //		if len(errs) == 0 {
 //			return nil, nil

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/capkit/capkit/contract/webhook"
 )
@@ -14,6 +16,7 @@ import (
 // A provider declares the webhook of its machine template in one value: the templated spec is defaulted and
 // checked as a machine's, and the template cannot change after creation.
 func ExampleWebhook() {
+	// snippet:start declare
 	machineTemplate := webhook.Webhook[*MachineTemplate, MachineSpec]{
 		GroupKind:    schema.GroupKind{Group: "infrastructure.example.com", Kind: "MyMachineTemplate"},
 		Template:     true,
@@ -21,6 +24,7 @@ func ExampleWebhook() {
 		DefaultSpec:  defaultMachineSpec,
 		ValidateSpec: validateMachineSpec,
 	}
+	// snippet:end declare
 	ctx := context.Background()
 	oldT := &MachineTemplate{}
 	oldT.Name = "workers"
@@ -45,4 +49,38 @@ func ExampleValidateImmutable() {
 	fmt.Println(errs.ToAggregate())
 	// Output:
 	// spec.template.spec.flavor: Forbidden: field is immutable: create a new template and point its users at it
+}
+
+// MachineTemplateWebhook is a provider's hand-written webhook of MachineTemplate.
+type MachineTemplateWebhook struct{}
+
+var groupKind = schema.GroupKind{Group: "infrastructure.example.com", Kind: "MyMachineTemplate"}
+
+// snippet:start validate-update
+
+// ValidateUpdate refuses any change of the template's spec.
+func (MachineTemplateWebhook) ValidateUpdate(ctx context.Context, oldT, newT *MachineTemplate) (admission.Warnings, error) {
+	errs := webhook.ValidateImmutable(ctx, newT, field.NewPath("spec"), oldT.Spec, newT.Spec)
+	if len(errs) == 0 {
+		return nil, nil
+	}
+	return nil, apierrors.NewInvalid(groupKind, newT.Name, errs)
+}
+
+// snippet:end validate-update
+
+// A hand-written template webhook calls ValidateImmutable from its ValidateUpdate.
+func ExampleValidateImmutable_handWritten() {
+	oldT := &MachineTemplate{}
+	oldT.Name = "workers"
+	oldT.Spec.Template.Spec.Flavor = "small"
+	newT := oldT.DeepCopyObject().(*MachineTemplate)
+	_, err := MachineTemplateWebhook{}.ValidateUpdate(context.Background(), oldT, newT)
+	fmt.Println(err)
+	newT.Spec.Template.Spec.Flavor = "large"
+	_, err = MachineTemplateWebhook{}.ValidateUpdate(context.Background(), oldT, newT)
+	fmt.Println(err)
+	// Output:
+	// <nil>
+	// MyMachineTemplate.infrastructure.example.com "workers" is invalid: spec.template.spec.flavor: Forbidden: field is immutable: create a new template and point its users at it
 }

@@ -15,6 +15,16 @@
 //
 // Blocks of other languages (sh, yaml, text) are not checked.
 //
+// Its test also reads the code blocks of Go doc comments (the package doc and the docs of exported
+// declarations, fields and methods) of every package of the repository, the nested test/ module included,
+// testdata excluded. A block is Go when it parses as a file, declarations, statements or struct fields and
+// has syntax only Go has (a declaration, an assignment, a call, a literal, a block statement, ...): YAML such
+// as "kind: Foo" parses as a labeled statement but is not Go, nor are commands, flag listings and output. A
+// Go block must equal, modulo indentation and gofmt, the body of an Example function (without its output
+// comment) of the package's test files or a "// snippet:start NAME" region of the package's .go files, or be
+// a whole file, compiled as above (root module only). A block that does not parse but has lines only Go has
+// (a fragment with "..." in it) fails too.
+//
 // Package myprovider and its sub-packages (api/v1beta2, mycloud, services, controllers, cmd/manager) are the provider the
 // README and docs/ show: a MyCluster and MyMachine on the v1beta2 contract, an in-memory cloud of VMs, the VM
 // service of the README's sketch (tested with providertest/servicetest) and its reconciler's wiring.

@@ -9,18 +9,25 @@
 // rejected before any cloud call:
 //
 //	func TestNetworkResource(t *testing.T) {
-//		ensuretest.RunScenarios(t, ensuretest.ResourceUnderTest[NetworkSpec, *Network]{
-//			Key:         "network",
-//			ValidSpec:   NetworkSpec{CIDR: "10.0.0.0/16"},
-//			InvalidSpec: NetworkSpec{CIDR: "10.0.0.1/16"},
-//			New: func(t testing.TB) ensuretest.CloudFixture[NetworkSpec, *Network] {
-//				c := newFakeCloud(t)
-//				return ensuretest.CloudFixture[NetworkSpec, *Network]{Resource: NewNetworks(c), Count: c.CountNetworks, DeleteOutOfBand: c.DeleteNetwork}
+//		ensuretest.RunScenarios(t, ensuretest.ResourceUnderTest[cloud.NetworkSpec, *cloud.Network]{
+//			Key:             "network",
+//			ValidSpec:       cloud.NetworkSpec{Name: "demo", CIDR: "10.0.0.0/16"},
+//			InvalidSpec:     cloud.NetworkSpec{Name: "demo", CIDR: "10.0.0.1/16"},
+//			OutOfBandDelete: ensuretest.ReportTerminal, // memcloud refuses the token of a deleted network
+//			Options:         []reconcile.EnsureOption{reconcile.WithTags(map[string]string{"capkit.io/cluster": "default/demo"})},
+//			New: func(t testing.TB) ensuretest.CloudFixture[cloud.NetworkSpec, *cloud.Network] {
+//				c := newCloud(t)
+//				return ensuretest.CloudFixture[cloud.NetworkSpec, *cloud.Network]{
+//					Resource:        services.NewResources(c).Networks,
+//					Count:           func() int { return c.Count(cloud.KindNetwork) },
+//					DeleteOutOfBand: func(id string) error { return c.DeleteNetwork(context.Background(), id) },
+//				}
 //			},
 //		})
 //	}
 //
-// NetworkSpec is the spec the provider wants, *Network what the cloud reports (reconcile.Resource[S, O]);
+// This is memcloud's network resource (doc_example_test.go): cloud.NetworkSpec is the spec the provider
+// wants and *cloud.Network what the cloud reports, the S and O of reconcile.Resource[S, O].
 // examples/memcloud/services/scenarios_test.go runs the scenarios for every resource kind of memcloud.
 //
 // Some scenarios need more of the fixture: the eventually consistent search needs CloudFixture.LagSearch,

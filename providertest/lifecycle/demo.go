@@ -146,9 +146,8 @@ func (o Outcome) Err() error {
 
 // Main is a demo's func main: parse reads args, then run runs with os.Stdout until SIGINT or SIGTERM. It
 // returns the exit code: 0 after -h or a clean run, 2 when parse fails, 1 when run fails; errors go to
-// stderr after name.
-//
-//	func main() { os.Exit(lifecycle.Main("demo", os.Args[1:], o.parse, func(ctx context.Context, out io.Writer) error { return run(ctx, out, o) })) }
+// stderr after name. The func main of examples/memcloud/cmd/demo is
+// os.Exit(lifecycle.Main("demo", os.Args[1:], o.parse, o.run)).
 func Main(name string, args []string, parse func(args []string) error, run func(ctx context.Context, out io.Writer) error) int {
 	return mainWith(name, args, parse, run, os.Stdout, os.Stderr)
 }

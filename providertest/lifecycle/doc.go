@@ -4,17 +4,30 @@
 //
 // A Driver creates a Cluster, its InfraCluster, Machines with their bootstrap Secrets and InfraMachines,
 // waits until all are provisioned, deletes them and asks the cloud, through a LeakChecker, what remains of
-// the cluster:
+// the cluster. A test builds a Spec and calls Run(t, env.Client, spec); the package's own tests build
+// theirs so, for a fake provider whose cloud is a map and whose leaks method lists what is left of a cluster:
 //
-//	func TestLifecycle(t *testing.T) {
-//		lifecycle.Run(t, env.Client, lifecycle.Spec{
-//			Namespace: ns, ClusterName: "demo",
-//			InfraClusterGVK: v1beta2.GroupVersion.WithKind("MemCluster"),
-//			InfraMachineGVK: v1beta2.GroupVersion.WithKind("MemMachine"),
+//	func lifecycleSpec(ns string, core contract.Version, p *fakeProvider) lifecycle.Spec {
+//		return lifecycle.Spec{
+//			Namespace: ns, ClusterName: "demo", CoreVersion: core,
+//			InfraClusterGVK: memClusterGVK, InfraMachineGVK: memMachineGVK,
+//			InfraCluster: func(_, _ string) (client.Object, error) {
+//				u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"region": "eu-1"}}}
+//				return u, nil
+//			},
+//			InfraMachine: func(_, _ string, cp bool) (client.Object, error) {
+//				size := "small"
+//				if cp {
+//					size = "large"
+//				}
+//				return &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"image": "ubuntu", "size": size}}}, nil
+//			},
 //			ControlPlaneMachines: 1, WorkerMachines: 2,
-//			PlayCAPI:    true,
-//			LeakChecker: lifecycle.LeakCheckerFunc(cloud.Leaks),
-//		})
+//			PlayCAPI:     true,
+//			Timeout:      30 * time.Second,
+//			PollInterval: 50 * time.Millisecond,
+//			LeakChecker:  lifecycle.LeakCheckerFunc(p.leaks),
+//		}
 //	}
 //
 // With PlayCAPI the driver does Cluster API's minimal part itself (owner references, Cluster and Machine

@@ -171,6 +171,7 @@ func startProvider(t *testing.T, p *fakeProvider) {
 	t.Cleanup(func() { cancel(); <-done })
 }
 
+// snippet:start spec
 func lifecycleSpec(ns string, core contract.Version, p *fakeProvider) lifecycle.Spec {
 	return lifecycle.Spec{
 		Namespace: ns, ClusterName: "demo", CoreVersion: core,
@@ -193,6 +194,8 @@ func lifecycleSpec(ns string, core contract.Version, p *fakeProvider) lifecycle.
 		LeakChecker:  lifecycle.LeakCheckerFunc(p.leaks),
 	}
 }
+
+// snippet:end spec
 
 func TestLifecyclePlaysCAPI(t *testing.T) {
 	for _, core := range []contract.Version{contract.V1Beta1, contract.V1Beta2} {

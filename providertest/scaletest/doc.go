@@ -9,13 +9,8 @@
 //     is left behind.
 //   - DeletesEverything: after scaling up, Delete converges and leaves no live instance.
 //
-// A provider calls RunScalingScenarios from a test with a function that builds a fresh fixture per scenario:
-//
-//	scaletest.RunScalingScenarios(t, func(t *testing.T) scaletest.PoolFixture[*v1beta2.MyMachinePool] {
-//		c := mycloud.NewFake()
-//		return scaletest.PoolFixture[*v1beta2.MyMachinePool]{
-//			Service: services.NewGroup(c), Scope: newPoolScope(),
-//			LiveInstances: c.GroupInstanceIDs, Created: c.InstancesCreated, InjectFault: c.FailNextMutation,
-//		}
-//	})
+// A provider calls RunScalingScenarios from a test with a function that builds a fresh PoolFixture per
+// scenario: the pool service on a fresh cloud, a fake scope of the pool (scopetest.FakeMachinePoolScope), and
+// the cloud's live instances, the number of instances it created and its fault hook. TestInstanceGroupScalingScenarios
+// in examples/memcloud/services/instancegroup_test.go does so for memcloud's instance groups.
 package scaletest

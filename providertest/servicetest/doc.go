@@ -5,35 +5,30 @@
 // reconcile.Classify, which the reconcilers act on; the harness calls the service once and checks that, and
 // what every provider must get right, besides the case's own assertions.
 //
-//	func TestInstance(t *testing.T) {
-//		newService := func(t *testing.T) (reconcile.Service[scope.MachineScoper[*v1beta2.MyMachine]], *fakecloud.Cloud) {
-//			c := fakecloud.New()
-//			return &Instance{Cloud: c}, c
-//		}
-//		servicetest.RunMachineCases(t, newService, []servicetest.MachineCase[*v1beta2.MyMachine, *fakecloud.Cloud]{
-//			{
-//				Name:  "creates the VM and sets the provider ID",
-//				Scope: machine("m-0"), // a new *scopetest.FakeMachineScope[*v1beta2.MyMachine]
-//				Want:  servicetest.Outcome{Result: reconcile.Result{Done: true}},
-//				Check: func(t *testing.T, s *scopetest.FakeMachineScope[*v1beta2.MyMachine], c *fakecloud.Cloud) {
-//					assert.Equal(t, 1, c.Count())
-//					assert.True(t, s.Object.IsProvisioned())
-//				},
-//			},
-//			{
-//				Name:  "a quota error is terminal",
-//				Scope: machine("m-0"),
-//				Setup: func(_ *testing.T, _ *scopetest.FakeMachineScope[*v1beta2.MyMachine], c *fakecloud.Cloud) { c.FailNext(fakecloud.ErrQuota) },
-//				Want:  servicetest.Outcome{Class: reconcile.ClassTerminal, Reason: "QuotaExceeded"},
-//			},
-//			{
-//				Name:  "a throttled call is requeued after the cloud's hint",
-//				Scope: machine("m-0"),
-//				Setup: func(_ *testing.T, _ *scopetest.FakeMachineScope[*v1beta2.MyMachine], c *fakecloud.Cloud) { c.ThrottleNext(2 * time.Second) },
-//				Want:  servicetest.Outcome{Class: reconcile.ClassThrottled, Reason: conditions.ReasonThrottled, RequeueAfter: 2 * time.Second},
-//			},
-//		}...)
+//	type fake = *scopetest.FakeMachineScope[*v1beta2.MyMachine]
+//	newService := func(*testing.T) (reconcile.Service[services.S], *mycloud.Client) {
+//		c := mycloud.New()
+//		return services.VM(services.VMs(c)), c
 //	}
+//	servicetest.RunMachineCases(t, newService,
+//		servicetest.MachineCase[*v1beta2.MyMachine, *mycloud.Client]{
+//			Name:  "creates the VM and records it in spec.providerID at once",
+//			Scope: myMachine(),
+//			Want:  servicetest.Outcome{Result: reconcile.Result{Done: true}},
+//			Check: func(t *testing.T, s fake, c *mycloud.Client) {
+//				assert.Equal(t, 1, c.Count())
+//				assert.Equal(t, "mycloud://vm-1", s.Object.Spec.ProviderID)
+//				require.Len(t, s.Checkpoints(), 1)
+//				assert.Equal(t, "mycloud://vm-1", s.Checkpoints()[0].Object.Spec.ProviderID, "the checkpoint is spec.providerID")
+//				assert.True(t, s.Object.IsProvisioned())
+//				assert.Equal(t, "10.0.0.1", s.Object.Status.Addresses[0].Address)
+//				assert.Equal(t, 1, s.BootstrapReads)
+//			},
+//		},
+//	)
+//
+// This is the first case of TestVM in doc_example_test.go: the README's provider (internal/docstest/myprovider),
+// its VM service on an in-memory cloud, whose VMs mycloud.Client counts.
 //
 // The checks every case gets:
 //

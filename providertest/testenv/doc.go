@@ -1,7 +1,16 @@
 // Package testenv gives a provider's tests a real API server: kube-apiserver and etcd (envtest), with the
 // provider's CRDs and the Cluster API CRDs installed, started once per test package.
 //
-// Main starts the Environment in TestMain, runs the tests and stops it, whatever happens:
+// Main starts the Environment in TestMain, runs the tests and stops it, whatever happens; the main_test.go of a
+// package with tests against the API server:
+//
+//	package controllers_test
+//
+//	import (
+//		"testing"
+//
+//		"github.com/capkit/capkit/providertest/testenv"
+//	)
 //
 //	var env *testenv.Environment
 //

@@ -8,7 +8,15 @@ import (
 
 // Main starts an Environment for a package's tests, runs them and stops it, whatever happens. A provider's
 // tests use Provider.Main, which also adds the provider's types to the scheme (without them the manager's
-// client fails with "no kind is registered"); Main with options is for anything else:
+// client fails with "no kind is registered"); Main with options is for anything else, in a main_test.go:
+//
+//	package controllers_test
+//
+//	import (
+//		"testing"
+//
+//		"github.com/capkit/capkit/providertest/testenv"
+//	)
 //
 //	var env *testenv.Environment
 //

@@ -6,7 +6,24 @@
 //
 // A provider's main.go declares only what is its own: its flags, its API types, and how its controllers and
 // webhooks are set up; Main does the rest (Parse, logging, Run: scheme, kubeconfig, NewManager with
-// Flags.Options, Setup with Flags.ReconcileOptions, the /healthz and /readyz checks, Start until SIGTERM):
+// Flags.Options, Setup with Flags.ReconcileOptions, the /healthz and /readyz checks, Start until SIGTERM).
+// A provider's cmd/manager/main.go:
+//
+//	// Command manager is the controller manager of a provider of the mycloud cloud.
+//	package main
+//
+//	import (
+//		"flag"
+//		"os"
+//
+//		ctrl "sigs.k8s.io/controller-runtime"
+//
+//		"example.com/myprovider/api/v1beta2"
+//		"example.com/myprovider/controllers"
+//		"example.com/myprovider/mycloud"
+//		"github.com/capkit/capkit/reconcile"
+//		"github.com/capkit/capkit/reconcile/manager"
+//	)
 //
 //	type flags struct {
 //		manager.Flags
@@ -21,10 +38,8 @@
 //			AddToScheme: v1beta2.AddToScheme,
 //			Setup: func(mgr ctrl.Manager, opts []reconcile.Option) error {
 //				// opts: watch filter, resync period, poll interval, concurrency, one shared cloud rate limiter
-//				if err := controllers.SetupWithManager(mgr, cloud.New(f.endpoint), controllers.WithReconcileOptions(opts...)); err != nil {
-//					return err
-//				}
-//				return webhooks.SetupWithManager(mgr)
+//				c := mycloud.New() // a real cloud's client takes f.endpoint
+//				return controllers.SetupWithManager(mgr, c, opts...)
 //			},
 //		}
 //	}
@@ -33,6 +48,9 @@
 //		var f flags
 //		os.Exit(manager.Main(os.Args[1:], &f.Flags, f.provider()))
 //	}
+//
+// Its imports of example.com/myprovider are the README's provider (internal/docstest/myprovider), which has no
+// webhooks; a provider with webhooks sets them up in Setup too, after its controllers.
 //
 // A test parses the provider's flags with f.Parse(args, p.Defaults, p.Flags).
 package manager

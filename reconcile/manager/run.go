@@ -97,8 +97,8 @@ func Run(ctx context.Context, f Flags, p Provider) error {
 // Main is a provider's func main: it parses args into f (Parse with p.Defaults and p.Flags), logs with the
 // --zap-* flags, and runs the manager (Run) until SIGTERM or SIGINT. It returns the exit code: 0 after -h
 // or a clean stop, 2 for bad flags (the error goes to stderr), 1 when the manager fails (the error is logged).
-//
-//	func main() { os.Exit(manager.Main(os.Args[1:], &f.Flags, provider)) }
+// A provider's func main is os.Exit(manager.Main(os.Args[1:], &f.Flags, provider)); the package doc shows a whole
+// main.go.
 func Main(args []string, f *Flags, p Provider) int {
 	return mainWith(args, f, p, os.Stderr, ctrl.SetupSignalHandler)
 }

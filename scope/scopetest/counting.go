@@ -1,16 +1,17 @@
 // Package scopetest has test doubles for code built on capkit's scope and reconcile packages: state-backed
 // fake scopes (FakeClusterScope, FakeMachineScope) for service tests, and CountingClient for write budgets.
 //
-// CountingClient wraps any client.Client and counts the API writes made through it, so that a provider's
-// tests can assert the write budget of a reconcile, for example that a no-op reconcile of a provisioned
-// machine makes no write at all:
+// CountingClient wraps any client.Client and counts the API writes (and reads) made through it, so that a
+// provider's tests can assert the write budget of a reconcile: reconcile through it, Reset, reconcile again,
+// and require.Zero(t, cc.Writes()) for a no-op reconcile of a provisioned machine (examples/memcloud/controllers
+// does). From ExampleCountingClient:
 //
-//	cc := scopetest.NewCountingClient(env.Client)
-//	r, _ := reconcile.NewMachineReconciler(cc, newMachine, steps)
-//	_, _ = r.Reconcile(ctx, req)
+//	cc := scopetest.NewCountingClient(c)
+//	_ = cc.Create(ctx, cm)
+//	fmt.Println(cc.Writes(), cc.Log()[0].Verb)
 //	cc.Reset()
-//	_, _ = r.Reconcile(ctx, req)
-//	require.Zero(t, cc.Writes())
+//	_ = cc.Get(ctx, client.ObjectKeyFromObject(cm), cm)
+//	fmt.Println(cc.Writes(), cc.Reads())
 package scopetest
 
 import (

@@ -23,15 +23,15 @@
 //
 // # API calls
 //
-// Each kind has Create, Get, Delete and Find methods that read like a cloud SDK:
+// Each kind has Create, Get, Delete and Find methods that read like a cloud SDK (Example):
 //
-//	c, err := cloud.New(cloud.WithSeed(42))
-//	net, err := c.CreateNetwork(ctx, cloud.NetworkSpec{
+//	c, _ := cloud.New(cloud.WithSeed(42))
+//	net, _ := c.CreateNetwork(ctx, cloud.NetworkSpec{
 //		Name: "demo", CIDR: "10.0.0.0/16",
-//		Tags: map[string]string{"capkit.io/cluster": "default/demo"},
+//		Tags:             map[string]string{"capkit.io/cluster": "default/demo"},
 //		IdempotencyToken: "demo-network",
 //	})
-//	subnet, err := c.CreateSubnet(ctx, cloud.SubnetSpec{Name: "demo", NetworkID: net.ID, CIDR: "10.0.1.0/24"})
+//	subnet, _ := c.CreateSubnet(ctx, cloud.SubnetSpec{Name: "demo", NetworkID: net.ID, CIDR: "10.0.1.0/24"})
 //	found, err := c.FindNetworks(ctx, map[string]string{"capkit.io/cluster": "default/demo"})
 //
 // A security group's ingress rules can be changed in place with UpdateSecurityGroupRules, an
@@ -52,12 +52,12 @@
 // have accounts, created from the test or demo side as an administrator's console would:
 // CreateAccount returns an account's Credentials, RotateCredentials replaces them (the old
 // ones stop working at once), DeleteAccount removes an account without resources, Accounts
-// lists them. Calls carry credentials on their context:
+// lists them. Calls carry credentials on their context (ExampleWithCredentials):
 //
-//	creds, err := c.CreateAccount("team-a")
+//	creds, _ := c.CreateAccount("team-a")
 //	ctx = cloud.WithCredentials(ctx, creds)
-//	net, err := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "demo", CIDR: "10.0.0.0/16"})
-//	_, err = c.GetNetwork(context.Background(), net.ID) // ErrUnauthorized: no credentials
+//	net, _ := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "demo", CIDR: "10.0.0.0/16"})
+//	_, err := c.GetNetwork(context.Background(), net.ID) // ErrUnauthorized: no credentials
 //
 // From the first account on, every API call needs valid credentials, checked on every call: a
 // call without them, with an unknown access key (never issued, rotated, deleted) or a wrong
@@ -79,12 +79,14 @@
 // one). Every API call admitted for its credentials takes a token; a call that finds none fails
 // at once, before any fault, delay or change, with a *ThrottledError matching ErrThrottled. It
 // names the operation and the account, and its RetryAfter is the time until the bucket has a
-// token again (at least MinRetryAfter):
+// token again (at least MinRetryAfter). From ExampleRetryAfter, whose clock is a fake one:
 //
-//	c, err := cloud.New(cloud.WithRateLimit(10, 20))
+//	c, _ := cloud.New(cloud.WithRateLimit(1, 1), clock)
+//	_, _ = c.FindNetworks(ctx, nil) // takes the only token
 //	net, err := c.CreateNetwork(ctx, spec)
 //	if wait, ok := cloud.RetryAfter(err); ok {
-//		// nothing was created: retry with the same idempotency token after wait
+//		now = now.Add(wait) // nothing was created: retry with the same idempotency token after wait
+//		net, err = c.CreateNetwork(ctx, spec)
 //	}
 //
 // Buckets fill on the clock set with WithClock, so a test with a fake clock is deterministic.

@@ -10,12 +10,11 @@
 //
 // # Running the provider
 //
-// In a manager (cmd/manager, or in-process in tests and the demo):
+// In a manager (cmd/manager, or in-process in tests and the demo), with the reconcile options of the
+// manager's flags; from TestManagerServesCloudMetrics:
 //
-//	c, err := cloud.New()
-//	if err == nil {
-//		err = controllers.SetupWithManager(mgr, c, controllers.WithReconcileOptions(reconcile.WithWatchFilter(filter)))
-//	}
+//	require.NoError(t, controllers.SetupWithManager(mgr, cl, controllers.WithReconcileOptions(reconcile.WithDefaultRequeue(50*time.Millisecond), reconcile.WithRateLimiter(limiters))))
+//	require.NoError(t, webhooks.SetupWithManager(mgr))
 //
 // NewClusterReconciler and NewMachineReconciler return the reconcilers without a manager, so that a test
 // can call Reconcile itself, for example through a scopetest.CountingClient to assert the API writes.

@@ -43,8 +43,10 @@ func TestManagerServesCloudMetrics(t *testing.T) {
 		HealthProbeBindAddress: "0", Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
 		WebhookServer: webhook.NewServer(webhook.Options{Host: wo.LocalServingHost, Port: wo.LocalServingPort, CertDir: wo.LocalServingCertDir})})
 	require.NoError(t, err)
+	// snippet:start setup
 	require.NoError(t, controllers.SetupWithManager(mgr, cl, controllers.WithReconcileOptions(reconcile.WithDefaultRequeue(50*time.Millisecond), reconcile.WithRateLimiter(limiters))))
 	require.NoError(t, webhooks.SetupWithManager(mgr))
+	// snippet:end setup
 	mctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(mctx) }()

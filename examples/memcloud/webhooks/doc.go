@@ -24,11 +24,8 @@
 //
 // # Wiring
 //
-// Register the webhooks with the manager, whose scheme holds the v1beta2 types:
-//
-//	if err := webhooks.SetupWithManager(mgr); err != nil {
-//		return err
-//	}
+// SetupWithManager(mgr) registers the webhooks with a manager whose scheme holds the v1beta2 types; the
+// provider's cmd/manager calls it after the controllers' SetupWithManager and returns its error.
 //
 // The +kubebuilder:webhook markers in setup.go generate config/webhook/manifests.yaml (`make generate`). A
 // test starts them against a real API server with testenv.WithWebhooks; see envtest_test.go.

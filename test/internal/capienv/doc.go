@@ -2,19 +2,9 @@
 // hack/capi-managers.sh) as subprocesses against an envtest API server, so that tests can prove a provider
 // against Cluster API itself rather than against a model of it.
 //
-// A test package starts envtest with the Cluster API CRDs installed as clusterctl would install them
-// (CRDs), then starts the managers for a test (StartT) and creates Clusters and Machines:
-//
-//	func TestMain(m *testing.M) {
-//		crds, err := capienv.CRDs("", capienv.Core, capienv.KubeadmBootstrap)
-//		...
-//		testenv.Main(m, &env, testenv.WithoutCAPICRDs(), testenv.WithCRDs(crds...))
-//	}
-//
-//	func TestSomething(t *testing.T) {
-//		capi := capienv.StartT(t, env.Config, env.Client, capienv.Core, capienv.KubeadmBootstrap)
-//		...
-//	}
+// A test package's TestMain calls Main, which starts envtest with the Cluster API CRDs installed as clusterctl
+// would install them (CRDs) and a scheme with Cluster API's types, then a test starts the managers it needs
+// (StartT) and creates Clusters and Machines; test/capi/main_test.go and test/capi/capi_test.go do so.
 //
 // StartT gives each manager free ports, a serving certificate and a kubeconfig, waits until its readyz
 // endpoint answers, then registers the managers' admission webhooks and CRD conversion webhooks in the API

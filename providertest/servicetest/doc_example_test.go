@@ -1,4 +1,4 @@
-package services_test
+package servicetest_test
 
 import (
 	"context"
@@ -18,8 +18,8 @@ import (
 	"github.com/capkit/capkit/scope/scopetest"
 )
 
-// machine returns a fake machine scope of a new MyMachine whose ownership key is persisted.
-func machine(edit ...func(*v1beta2.MyMachine)) *scopetest.FakeMachineScope[*v1beta2.MyMachine] {
+// myMachine returns a fake machine scope of a new MyMachine whose ownership key is persisted.
+func myMachine(edit ...func(*v1beta2.MyMachine)) *scopetest.FakeMachineScope[*v1beta2.MyMachine] {
 	m := &v1beta2.MyMachine{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m-0"}, Spec: v1beta2.MyMachineSpec{Image: "ubuntu-24.04"}}
 	for _, e := range edit {
 		e(m)
@@ -31,8 +31,9 @@ func machine(edit ...func(*v1beta2.MyMachine)) *scopetest.FakeMachineScope[*v1be
 	}
 }
 
-// TestVM runs the README's sketch through capkit's servicetest: the checks every provider must pass (IDs and
-// the provider ID checkpointed, bootstrap data in no error or condition) and the sketch's own.
+// TestVM runs the README's sketch (internal/docstest/myprovider) through servicetest, as the package doc shows:
+// the checks every provider must pass (IDs and the provider ID checkpointed, bootstrap data in no error or
+// condition) and the sketch's own.
 func TestVM(t *testing.T) {
 	// snippet:start servicetest
 	type fake = *scopetest.FakeMachineScope[*v1beta2.MyMachine]
@@ -43,7 +44,7 @@ func TestVM(t *testing.T) {
 	servicetest.RunMachineCases(t, newService,
 		servicetest.MachineCase[*v1beta2.MyMachine, *mycloud.Client]{
 			Name:  "creates the VM and records it in spec.providerID at once",
-			Scope: machine(),
+			Scope: myMachine(),
 			Want:  servicetest.Outcome{Result: reconcile.Result{Done: true}},
 			Check: func(t *testing.T, s fake, c *mycloud.Client) {
 				assert.Equal(t, 1, c.Count())
@@ -55,10 +56,12 @@ func TestVM(t *testing.T) {
 				assert.Equal(t, 1, s.BootstrapReads)
 			},
 		},
-		// snippet:end servicetest
+	)
+	// snippet:end servicetest
+	servicetest.RunMachineCases(t, newService,
 		servicetest.MachineCase[*v1beta2.MyMachine, *mycloud.Client]{
 			Name:  "a VM created before a crash is adopted by its tags, not created again",
-			Scope: machine(),
+			Scope: myMachine(),
 			Setup: func(t *testing.T, s fake, c *mycloud.Client) {
 				tags := reconcile.OwnershipTags("key-m-0", services.KeyVM)
 				_, err := c.RunVM(context.Background(), "ubuntu-24.04", nil, "lost-token", tags)
@@ -73,19 +76,19 @@ func TestVM(t *testing.T) {
 		},
 		servicetest.MachineCase[*v1beta2.MyMachine, *mycloud.Client]{
 			Name:  "a VM deleted behind the provider's back is never created again",
-			Scope: machine(func(m *v1beta2.MyMachine) { m.Spec.ProviderID = "mycloud://vm-9" }),
+			Scope: myMachine(func(m *v1beta2.MyMachine) { m.Spec.ProviderID = "mycloud://vm-9" }),
 			Want:  servicetest.Outcome{Class: reconcile.ClassTerminal, Reason: conditions.ReasonResourceDeleted},
 			Check: func(t *testing.T, _ fake, c *mycloud.Client) { assert.Zero(t, c.Count()) },
 		},
 		servicetest.MachineCase[*v1beta2.MyMachine, *mycloud.Client]{
 			Name:  "an empty image is terminal before any call",
-			Scope: machine(func(m *v1beta2.MyMachine) { m.Spec.Image = "" }),
+			Scope: myMachine(func(m *v1beta2.MyMachine) { m.Spec.Image = "" }),
 			Want:  servicetest.Outcome{Class: reconcile.ClassTerminal, Reason: conditions.ReasonInvalidParameters},
 			Check: func(t *testing.T, _ fake, c *mycloud.Client) { assert.Zero(t, c.Count()) },
 		},
 		servicetest.MachineCase[*v1beta2.MyMachine, *mycloud.Client]{
 			Name:   "delete terminates the VM and keeps the provider ID",
-			Scope:  machine(func(m *v1beta2.MyMachine) { m.Spec.ProviderID = "mycloud://vm-1" }),
+			Scope:  myMachine(func(m *v1beta2.MyMachine) { m.Spec.ProviderID = "mycloud://vm-1" }),
 			Delete: true,
 			Setup: func(t *testing.T, _ fake, c *mycloud.Client) {
 				_, err := c.RunVM(context.Background(), "ubuntu-24.04", nil, "t", reconcile.OwnershipTags("key-m-0", services.KeyVM))
