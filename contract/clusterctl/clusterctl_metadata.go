@@ -11,6 +11,7 @@ import (
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/contract/internal/jsonvalue"
 	"github.com/capkit/capkit/contract/lint"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -191,10 +192,29 @@ func (r release) checkMetadataFile(f *YAMLFile) Findings {
 		}
 		have := contract.ContractLabelKeys(e.crd.Labels)
 		out = append(out, finding(e.doc, lint.Violation{Rule: RuleMetadataCRDContract, Object: e.doc.ObjectRef(), Path: "metadata.labels",
-			Message: fmt.Sprintf("%s maps the newest release series %s to contract %s, but the CRD has no %q label (contract labels: %s): add it, or fix metadata.yaml",
-				f.Name, newest, newest.Contract, label, listOrNone(have))}))
+			Message: fmt.Sprintf("%s maps the newest release series %s to contract %s, but the CRD has no %q label (contract labels: %s): %s",
+				f.Name, newest, newest.Contract, label, listOrNone(have), metadataFix(label, newest, have, e.crd.Spec.Versions))}))
 	}
 	return out
+}
+
+// metadataFix says how to make metadata.yaml and a CRD agree: label the CRD for the release series' contract, or,
+// when the CRD declares another contract, map the release series to that one.
+func metadataFix(label string, newest *ReleaseSeries, have []string, versions []apiextensionsv1.CustomResourceDefinitionVersion) string {
+	served := ""
+	for _, v := range versions {
+		if v.Served {
+			served = v.Name // the last served version, as controller-gen lists them
+		}
+	}
+	fix := fmt.Sprintf("label the CRD %q once its schema has the fields of contract %s (the +kubebuilder:metadata:labels=%q marker or config/crd's kustomization labels)",
+		label+": "+served, newest.Contract, label+"="+served)
+	if len(have) > 0 {
+		if declared := contract.Version(strings.TrimPrefix(have[0], contract.ContractLabelPrefix)); declared.Valid() {
+			fix += fmt.Sprintf(", or set contract: %s for release series %s in metadata.yaml", declared, newest)
+		}
+	}
+	return fix
 }
 
 func listOrNone(s []string) string {

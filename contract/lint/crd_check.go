@@ -34,6 +34,9 @@ const (
 	// RuleCRDUntypedField: a contract field is only kept by x-kubernetes-preserve-unknown-fields, so its type is
 	// never validated.
 	RuleCRDUntypedField = "crd.untyped-field"
+	// RuleCRDStorageVersionFields: with conversion strategy None, the storage version's schema lacks a contract
+	// field that a labelled version has, so the API server prunes it from every stored object.
+	RuleCRDStorageVersionFields = "crd.storage-version-fields"
 )
 
 // CRDOption configures CheckCRD.
@@ -78,9 +81,12 @@ func RoleOf(group, kind string) (Kind, bool) {
 // served version (templates excepted), contract labels that name existing served API versions, and, for every
 // contract capkit knows (v1beta1, v1beta2) that a label declares, that the schema of each API version the label
 // names has every field of Rules with the right type. A label that declares v1beta2 over a status still in
-// v1beta1 shape (status.ready, failure domains as a map, no status.initialization) gets a RuleCRDContractShape
-// violation that says so. When versions share their stored form (conversion strategy None), every served version
-// must also have the contract fields the contract's API version has, else the API server prunes them.
+// v1beta1 shape (status.ready, failure domains as a map, no status.initialization) gets one RuleCRDContractShape
+// violation that says so and lists every status field to fix, instead of one violation per field. When versions
+// share their stored form (conversion strategy None), the storage version must have every contract field that a
+// labelled version has (RuleCRDStorageVersionFields), and every other served version the contract fields the
+// contract's API version has (RuleCRDServedVersionFields), else the API server prunes them. With a conversion
+// webhook neither applies: the webhook may keep a field at another path of the storage version.
 //
 // The role is inferred with RoleOf unless WithRole gives it; a CRD of unknown role is only checked for listKind
 // and the consistency of the contract labels it has. The result is sorted.
@@ -171,6 +177,7 @@ func (c *crdChecker) checkContract(role Kind, known bool) {
 		return
 	}
 	named := map[string]bool{} // API versions named by a supported contract label
+	var labelled []contractVersions
 	var newest contract.Version
 	var newestAPI string
 	for _, key := range keys {
@@ -181,6 +188,9 @@ func (c *crdChecker) checkContract(role Kind, known bool) {
 		}
 		if newest == "" && len(apiVersions) > 0 {
 			newest, newestAPI = cv, apiVersions[len(apiVersions)-1]
+		}
+		if len(apiVersions) > 0 {
+			labelled = append(labelled, contractVersions{cv, apiVersions})
 		}
 		for _, name := range apiVersions {
 			named[name] = true
@@ -194,6 +204,7 @@ func (c *crdChecker) checkContract(role Kind, known bool) {
 			strings.Join(keys, ", "), contract.ContractLabel(contract.V1Beta2), contract.ContractLabel(contract.V1Beta1))
 	}
 	if newest != "" && sharesStoredForm(c.crd) {
+		c.checkStorageVersion(role, labelled)
 		c.checkServedVersions(role, newest, newestAPI, named)
 	}
 }
@@ -213,9 +224,11 @@ func (c *crdChecker) checkLabelValue(key string) []string {
 		case name == "":
 			c.add(RuleCRDContractLabelVersion, path, "label %q has value %q with an empty API version: join versions with a single %q", key, value, "_")
 		case v == nil:
-			c.add(RuleCRDContractLabelVersion, path, "label %q names API version %q, which the CRD does not define (versions: %q)", key, name, c.versionNames())
+			c.add(RuleCRDContractLabelVersion, path, "label %q names API version %q, which the CRD does not define (versions: %q): remove %s from the label or add it to spec.versions",
+				key, name, c.versionNames(), name)
 		case !v.Served:
-			c.add(RuleCRDContractLabelVersion, path, "label %q names API version %q, which the CRD does not serve", key, name)
+			c.add(RuleCRDContractLabelVersion, path, "label %q names API version %q, which the CRD does not serve: remove %s from the label or serve it (served: true); Cluster API reads the contract fields through the newest version the label names",
+				key, name, name)
 		default:
 			out = append(out, name)
 		}
@@ -241,146 +254,14 @@ func (c *crdChecker) schemaOf(name string) *apiextensionsv1.JSONSchemaProps {
 	return v.Schema.OpenAPIV3Schema
 }
 
-// checkSchema checks the schema of API version name against the fields contract version cv asks of role.
-func (c *crdChecker) checkSchema(role Kind, cv contract.Version, name string) {
-	root := c.schemaOf(name)
-	where := fmt.Sprintf("API version %q (contract %s)", name, cv)
-	if root == nil {
-		c.add(RuleCRDInvalid, "spec.versions["+name+"].schema", "%s has no openAPIV3Schema", where)
-		return
-	}
-	untyped := map[string][]string{}
-	var missing []contract.Path
-	for _, r := range Rules(role, cv) {
-		if slices.ContainsFunc(missing, func(p contract.Path) bool { return hasPrefix(r.Path, p) }) {
-			continue // the parent is already reported missing
-		}
-		s, res, at := lookupSchema(root, r.Path)
-		switch res {
-		case schemaMissing:
-			if r.Required {
-				missing = append(missing, r.Path)
-				c.add(r.Rule, r.Path.String(), "%s has no %s%s: %s", where, r.Path, c.otherShape(root, role, cv, r), r.Hint)
-			}
-			continue
-		case schemaUntyped:
-			untyped[at.String()] = append(untyped[at.String()], r.Path.String())
-			continue
-		}
-		if got := schemaType(s); got != r.Type {
-			c.add(r.Rule, r.Path.String(), "%s has %s of type %s, want %s%s: %s", where, r.Path, got, r.Type, c.otherShape(root, role, cv, r), r.Hint)
-			continue
-		}
-		c.checkItems(where, r, s)
-	}
-	for at, fields := range untyped {
-		c.add(RuleCRDUntypedField, at, "%s keeps unknown fields at %s (x-kubernetes-preserve-unknown-fields), so %s are stored but never validated: declare them in the schema",
-			where, at, strings.Join(fields, ", "))
-	}
-	c.checkShape(root, role, cv, name)
-}
-
-// checkItems checks the fields of the items (array) or values (map) of the schema s of rule r.
-func (c *crdChecker) checkItems(where string, r FieldRule, s *apiextensionsv1.JSONSchemaProps) {
-	item := itemSchema(s)
-	if item == nil || len(r.Items) == 0 {
-		return
-	}
-	if strings.HasSuffix(r.Rule, ".conditions") && r.Path.String() == "status.conditions" {
-		if _, res, _ := lookupSchema(item, contract.Path{"severity"}); res == schemaFound {
-			c.add(r.Rule, r.Path.String(), "%s: items of %s have a severity field: they are v1beta1 Cluster API conditions, contract v1beta2 wants metav1.Condition", where, r.Path)
-			return
-		}
-	}
-	for _, ir := range r.Items {
-		full := append(append(contract.Path{}, r.Path...), ir.Path...)
-		s, res, _ := lookupSchema(item, ir.Path)
-		switch {
-		case res == schemaMissing && ir.Required:
-			c.add(ir.Rule, full.String(), "%s: items of %s have no %s: %s", where, r.Path, ir.Path, ir.Hint)
-		case res == schemaFound && schemaType(s) != ir.Type:
-			c.add(ir.Rule, full.String(), "%s has %s of type %s, want %s: %s", where, full, schemaType(s), ir.Type, ir.Hint)
-		}
-	}
-}
-
-// otherShape explains a missing or mistyped field when the schema has it in the other contract's shape.
-func (c *crdChecker) otherShape(root *apiextensionsv1.JSONSchemaProps, role Kind, cv contract.Version, r FieldRule) string {
-	other := pick(cv, contract.V1Beta2, contract.V1Beta1)
-	for _, o := range Rules(role, other) {
-		if o.Rule != r.Rule {
-			continue
-		}
-		if s, res, _ := lookupSchema(root, o.Path); res == schemaFound && schemaType(s) == o.Type {
-			if o.Path.String() == r.Path.String() {
-				return fmt.Sprintf(" (type %s is the %s shape)", o.Type, other)
-			}
-			return fmt.Sprintf(" but has %s, the %s field", o.Path, other)
-		}
-	}
-	return ""
-}
-
-// checkShape reports a status whose shape is that of the other contract version than the label declares.
-func (c *crdChecker) checkShape(root *apiextensionsv1.JSONSchemaProps, role Kind, cv contract.Version, name string) {
-	if isTemplate(role) {
-		return
-	}
-	other := pick(cv, contract.V1Beta2, contract.V1Beta1)
-	var wrong, right []string // signs of the other shape; required fields of the declared one that are missing
-	for _, r := range Rules(role, cv) {
-		if _, res, _ := lookupSchema(root, r.Path); res == schemaMissing && r.Required && r.Path[0] == "status" {
-			right = append(right, r.Path.String()+" missing")
-		}
-	}
-	for _, o := range Rules(role, other) {
-		if o.Path[0] != "status" {
-			continue
-		}
-		s, res, _ := lookupSchema(root, o.Path)
-		if res != schemaFound || schemaType(s) != o.Type {
-			continue
-		}
-		if d, ok := declaredAs(role, cv, o); ok && d.Type == o.Type && d.Path.String() == o.Path.String() {
-			continue // same field in both contracts (e.g. status.dataSecretName)
-		}
-		if other == contract.V1Beta2 && strings.HasSuffix(o.Rule, ".conditions") {
-			continue // v1beta1 types have status.conditions too (Cluster API's own condition type)
-		}
-		sign := o.Path.String() + " present"
-		if o.Rule == "infracluster.failureDomains" {
-			sign = o.Path.String() + " is " + pick(other, "a map", "a list")
-		}
-		wrong = append(wrong, sign)
-	}
-	if len(right) == 0 || len(wrong) == 0 {
-		return
-	}
-	c.add(RuleCRDContractShape, "spec.versions["+name+"].schema.openAPIV3Schema.properties.status",
-		"label declares contract %s but status has %s shape: %s; %s", cv, other,
-		strings.Join(append(wrong, right...), ", "), pick(cv,
-			"the v1beta1 contract reads status.ready: declare cluster.x-k8s.io/v1beta2 instead, or add the v1beta1 fields",
-			"move readiness to status.initialization (contract.InfraClusterInitialization, InfraMachineInitialization or BootstrapConfigInitialization) and failure domains to a list of contract.FailureDomain"))
-}
-
-// declaredAs returns the rule of contract version cv that has the same identifier as o.
-func declaredAs(role Kind, cv contract.Version, o FieldRule) (FieldRule, bool) {
-	for _, r := range Rules(role, cv) {
-		if r.Rule == o.Rule {
-			return r, true
-		}
-	}
-	return FieldRule{}, false
-}
-
-// checkServedVersions checks that every served API version not named by a contract label has the contract fields
-// that the API version of contract cv (contractAPI) has; they share one stored form, so a field absent from a
-// version's schema is pruned.
+// checkServedVersions checks that every served API version not named by a contract label, except the storage
+// version, has the contract fields that the API version of contract cv (contractAPI) has; they share one stored
+// form, so a field absent from a version's schema is pruned.
 func (c *crdChecker) checkServedVersions(role Kind, cv contract.Version, contractAPI string, named map[string]bool) {
 	root := c.schemaOf(contractAPI)
 	for _, v := range c.crd.Spec.Versions {
-		if !v.Served || named[v.Name] {
-			continue
+		if !v.Served || named[v.Name] || v.Storage {
+			continue // the storage version is checked by checkStorageVersion
 		}
 		other := c.schemaOf(v.Name)
 		var lost []string

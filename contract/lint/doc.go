@@ -23,6 +23,24 @@
 //   - CheckCRD checks a CustomResourceDefinition: namespaced, list kind, name, status subresource, contract
 //     labels naming served API versions, and each labelled version's schema against the contract fields (WithRole
 //     names the role when RoleOf cannot infer it from the group and kind).
+//
+// # The v1beta1 to v1beta2 migration
+//
+// Each mistake a provider makes when it moves to contract v1beta2 gets exactly one violation, whose message
+// names the CRD or type, the API version, the field path and the fix:
+//
+//   - the label declares v1beta2 but a labelled version has no status.initialization.provisioned: the field
+//     rule (e.g. "inframachine.provisioned"), or RuleCRDContractShape when the status is still in the v1beta1
+//     shape (only the label changed), listing every field to add;
+//   - without a conversion webhook, the storage version lacks a contract field that a labelled version has, so
+//     the API server prunes it from every stored object: RuleCRDStorageVersionFields. With a webhook the
+//     storage version may hold the field at another path (status.ready), so only the webhook's round-trip tests
+//     can tell;
+//   - metadata.yaml maps the newest release series to a contract the CRDs do not declare: package
+//     contract/clusterctl's "metadata.crd-contract";
+//   - a label names an API version the CRD does not have or does not serve: RuleCRDContractLabelVersion;
+//   - a Go type's SetProvisioned writes status.ready, not status.initialization.provisioned (or panics on a new
+//     object): RuleGoTypeSetProvisioned, from CheckType; a type without the field gets the field rule.
 //   - CheckInfraCluster, CheckInfraMachine, CheckInfraMachinePool and CheckBootstrapConfig check live objects:
 //     shapes for the contract version, endpoint and providerID set when provisioned, addresses and conditions
 //     valid.

@@ -121,7 +121,6 @@ func ExampleCheckCRD() {
 	}
 	// Output:
 	// crd.contract-shape: spec.versions[v1alpha1].schema.openAPIV3Schema.properties.status
-	// inframachine.provisioned: status.initialization.provisioned
 }
 
 // A tool that returns errors turns violations into one with Err: it wraps ErrViolations, and errors.As gets the

@@ -21,8 +21,10 @@ var objectMetaType = reflect.TypeFor[metav1.ObjectMeta]()
 // except for templates, a status struct.
 //
 // A type still in the shape of the other contract version gets violations that say so, e.g. status.ready
-// without status.initialization.provisioned, or failure domains as a map under v1beta2. Use it in a unit
-// test of the provider's API package:
+// without status.initialization.provisioned, or failure domains as a map under v1beta2. An InfraCluster,
+// InfraMachine or InfraMachinePool type whose SetProvisioned (contract.ProvisionedAccessor) does not write the
+// flag of contract version v on a new object (a v1beta1 setter left writing status.ready) gets a
+// RuleGoTypeSetProvisioned violation. Use it in a unit test of the provider's API package:
 //
 //	require.Empty(t, lint.CheckType(&MemCluster{}, lint.KindInfraCluster, contract.V1Beta2))
 func CheckType(obj any, k Kind, v contract.Version) Violations {
@@ -62,6 +64,7 @@ func CheckType(obj any, k Kind, v contract.Version) Violations {
 	for _, r := range rules {
 		out = append(out, checkRuleOnType(t, name, r, v)...)
 	}
+	out = append(out, checkSetProvisioned(t, name, k, v)...)
 	out.Sort()
 	return out
 }
