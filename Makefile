@@ -107,7 +107,7 @@ generate: $(CONTROLLER_GEN) $(MOCKGEN) ## Regenerate deepcopy, contract accessor
 	  paths=./examples/podcloud/api/... paths=./internal/docstest/myprovider/api/...
 	$(CONTROLLER_GEN) object:headerFile=internal/scaffold/template/hack/boilerplate.go.txt paths=./internal/scaffold/template/api/...
 	go run ./cmd/capkit generate accessors ./examples/memcloud/api/v1beta2 ./examples/podcloud/api/v1beta2 ./internal/testtypes \
-	  ./internal/docstest/myprovider/api/v1beta2 ./internal/scaffold/template/api/v1beta2
+	  ./internal/docstest/myprovider/api/v1beta2 ./internal/scaffold/template/api/v1beta2 ./contract/conversion/internal/testapi/dual
 	$(CONTROLLER_GEN) crd webhook rbac:roleName=manager-role paths=./examples/memcloud \
 	  paths=./examples/memcloud/api/... paths=./examples/memcloud/webhooks/... \
 	  output:crd:artifacts:config=examples/memcloud/config/crd/bases \

@@ -14,6 +14,9 @@
 //     ClusterClass definitions and their CRDs) and their bounded YAML reader, also as the command `capkit check`.
 //   - contract/components: builds a provider's infrastructure-components.yaml from controller-gen's output,
 //     without kustomize.
+//   - contract/conversion: conversion helpers between a provider's v1beta1- and v1beta2-contract API versions
+//     (provider ID, provisioned flag, conditions, failure domains, a stash for what the other version cannot
+//     hold); contract/conversion/conversiontest: a round-trip test of hub and spokes.
 //   - contract/webhook: the defaulting and validating admission webhook of a provider's API type, from its
 //     spec functions, with Cluster API's template rule (immutable, except in the topology controller's dry-runs).
 //   - conditions: metav1.Condition helpers (set, mark, sort, summarise into Ready, Paused).
