@@ -2,6 +2,8 @@ package lint_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,8 +57,8 @@ func applyCRD(ctx context.Context, t *testing.T, c client.Client, crd *apiextens
 
 // TestEnvtestContract runs the fixtures and the checkers against a real kube-apiserver: the good CRDs are real
 // CRDs that check clean also in the server's (defaulted) form, a v1beta2 InfraCluster written with the contract
-// accessors passes the live-object checker, and a served version that lacks a status field prunes it, which is
-// what crd.served-version-fields warns about.
+// accessors passes the live-object checker, a served version that lacks a status field prunes it, which is
+// what crd.served-version-fields warns about, and so does a storage version (crd.storage-version-fields).
 func TestEnvtestContract(t *testing.T) {
 	env := startAPIServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -151,5 +153,42 @@ func TestEnvtestContract(t *testing.T) {
 		require.NoError(t, c.Status().Update(ctx, old))
 		_, err = f.Provisioned().Get(read("v1alpha2"))
 		assert.ErrorIs(t, err, contract.ErrFieldNotFound, "status.initialization.provisioned was pruned for good")
+	})
+
+	t.Run("a storage version without a contract field prunes it from every object, which the storage rule predicts", func(t *testing.T) {
+		crd := loadCRDs(t, "../../lint/testdata/migration/bad/crds/storage-drops-fields.yaml")["PrunedCluster"]
+		server := applyCRD(ctx, t, c, crd)
+		require.Equal(t, []string{lint.RuleCRDStorageVersionFields}, lint.CheckCRD(server).Rules(), "the checker predicts the pruning")
+		good := loadCRDs(t, "../../lint/testdata/migration/good/two-versions.yaml")
+		require.Len(t, good, 1)
+		var goodKind string
+		for kind, g := range good {
+			goodKind = kind
+			require.Empty(t, lint.CheckCRD(applyCRD(ctx, t, c, g)).Strings())
+		}
+
+		// Written and read through v1beta2: kept only where the storage version has the field.
+		provisionedAfterWrite := func(group, kind string) bool {
+			f := contract.InfraCluster(contract.V1Beta2)
+			u := &unstructured.Unstructured{}
+			u.SetGroupVersionKind(schema.GroupVersionKind{Group: group, Version: "v1beta2", Kind: kind})
+			u.SetNamespace(ns)
+			u.SetName(strings.ToLower(kind))
+			require.NoError(t, c.Create(ctx, u))
+			require.NoError(t, f.Provisioned().Set(u, true))
+			require.NoError(t, c.Status().Update(ctx, u))
+			got := &unstructured.Unstructured{}
+			got.SetGroupVersionKind(u.GroupVersionKind())
+			require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(u), got))
+			provisioned, err := f.Provisioned().Get(got)
+			if errors.Is(err, contract.ErrFieldNotFound) {
+				return false
+			}
+			require.NoError(t, err)
+			return provisioned
+		}
+		assert.False(t, provisionedAfterWrite(crd.Spec.Group, "PrunedCluster"),
+			"the storage version v1beta1 has no status.initialization: the API server drops what v1beta2 wrote")
+		assert.True(t, provisionedAfterWrite(good[goodKind].Spec.Group, goodKind), "the good CRD's storage version keeps it")
 	})
 }

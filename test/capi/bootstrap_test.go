@@ -189,6 +189,9 @@ func joinNode(ctx context.Context, t *testing.T, ns, name, providerID string) {
 func waitNodeRef(ctx context.Context, t *testing.T, m *clusterv1.Machine, node string) {
 	t.Helper()
 	require.Eventually(t, func() bool {
+		// A first control plane Node triggers no reconcile of its Machine: see capienv.JoinFirstControlPlaneNode.
+		_, err := capienv.NudgeMachineWithoutNodeRef(ctx, env.Client, client.ObjectKeyFromObject(m))
+		require.NoError(t, err)
 		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(m), m))
 		return m.Status.NodeRef.Name == node
 	}, wait, tick, "Machine %q must get nodeRef %q", m.Name, node)

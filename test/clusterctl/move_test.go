@@ -215,7 +215,8 @@ func provision(ctx context.Context, t *testing.T, ns, name string, workers int32
 		if env.Client.Get(ctx, client.ObjectKeyFromObject(m), m) != nil || m.Spec.ProviderID == "" {
 			return false
 		}
-		return capienv.JoinNode(ctx, env.Client, cp, m.Spec.ProviderID) == nil
+		ok, err := capienv.JoinFirstControlPlaneNode(ctx, env.Client, client.ObjectKeyFromObject(m), cp, m.Spec.ProviderID)
+		return err == nil && ok
 	}, moveWait, tick, "memcloud must boot the control plane Machine with CABPK's init data")
 	require.Eventually(t, func() bool {
 		return env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), cluster) == nil &&

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -74,6 +75,20 @@ func createAll(ctx context.Context, objs ...client.Object) error {
 // joinNode plays the kubelet of a booted instance in the workload cluster (envtest); see capienv.JoinNode.
 func joinNode(ctx context.Context, name, providerID string) error {
 	return capienv.JoinNode(ctx, env.Client, name, providerID)
+}
+
+// joinFirstControlPlaneNode plays the kubelet of the Cluster's first control plane Machine ns/name until the
+// Machine has its nodeRef; see capienv.JoinFirstControlPlaneNode for why joining once is not enough.
+func joinFirstControlPlaneNode(ctx context.Context, t *testing.T, ns, name, providerID string) {
+	t.Helper()
+	state := &note{}
+	require.Eventually(t, func() bool {
+		ok, err := capienv.JoinFirstControlPlaneNode(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: name}, name, providerID)
+		if err != nil {
+			return state.Set(false, err.Error())
+		}
+		return state.Set(ok, "no nodeRef yet")
+	}, lifecycleWait, tick, "Machine %q must get the nodeRef of its Node: %s", name, state)
 }
 
 // deleteNodes deletes the Nodes that are left.

@@ -86,7 +86,7 @@ func TestMemcloudWithRealClusterAPI(t *testing.T) {
 		"every module the KubeadmConfig asks for is in the data and was parsed strictly")
 
 	// The kubelet joins: the Machine gets its nodeRef and the Cluster's control plane is initialized.
-	require.NoError(t, joinNode(ctx, cp, machine.Spec.ProviderID))
+	joinFirstControlPlaneNode(ctx, t, ns, cp, machine.Spec.ProviderID)
 	waitMachinePhase(ctx, t, ns, cp, clusterv1.MachinePhaseRunning)
 	require.Eventually(t, func() bool {
 		return env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), cluster) == nil && meta.IsStatusConditionTrue(cluster.Status.Conditions, clusterv1.ClusterControlPlaneInitializedCondition)

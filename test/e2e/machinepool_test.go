@@ -50,7 +50,7 @@ func TestMemMachinePoolWithRealClusterAPI(t *testing.T) {
 	cp := name + "-cp-0"
 	require.NoError(t, createAll(ctx, newMachine(ns, name, cp, true, controlPlaneConfig())...))
 	machine := waitMachinePhase(ctx, t, ns, cp, clusterv1.MachinePhaseProvisioned)
-	require.NoError(t, joinNode(ctx, cp, machine.Spec.ProviderID))
+	joinFirstControlPlaneNode(ctx, t, ns, cp, machine.Spec.ProviderID)
 	waitMachinePhase(ctx, t, ns, cp, clusterv1.MachinePhaseRunning)
 
 	// The MachinePool: a KubeadmConfig, a MemMachinePool and the MachinePool of 3 replicas.

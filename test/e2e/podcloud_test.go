@@ -88,7 +88,7 @@ func TestPodcloudWithRealClusterAPI(t *testing.T) {
 	assert.Equal(t, "kindest/node:"+kubernetesVersion, pod.Spec.Containers[0].Image)
 	assert.Contains(t, machine.Status.Addresses, clusterv1.MachineAddress{Type: clusterv1.MachineInternalIP, Address: pod.Status.PodIP})
 	assertPodRunsCABPKData(ctx, t, machine, "kubeadm init")
-	require.NoError(t, joinNode(ctx, cp, machine.Spec.ProviderID))
+	joinFirstControlPlaneNode(ctx, t, ns, cp, machine.Spec.ProviderID)
 	waitMachinePhase(ctx, t, ns, cp, clusterv1.MachinePhaseRunning)
 	step("control plane Machine running")
 

@@ -36,11 +36,6 @@ func bootstrapSecret(ctx context.Context, t *testing.T, m *clusterv1.Machine) []
 	return s.Data["value"]
 }
 
-// joinNode plays the kubelet of a booted instance; see capienv.JoinNode.
-func joinNode(ctx context.Context, name, providerID string) error {
-	return capienv.JoinNode(ctx, env.Client, name, providerID)
-}
-
 // deleteNode deletes the Node name if it is left (Cluster API keeps the last control plane Node).
 func deleteNode(ctx context.Context, name string) error {
 	return capienv.DeleteNodes(ctx, env.Client, name)

@@ -147,7 +147,11 @@ func TestV1Beta1ProviderWithRealClusterAPI(t *testing.T) {
 	step("control plane Machine provisioned")
 
 	// The kubelet joins: nodeRef, phase Running, control plane initialized.
-	require.NoError(t, joinNode(ctx, cp, providerID))
+	// The first control plane Node triggers no reconcile of its Machine: see capienv.JoinFirstControlPlaneNode.
+	require.Eventually(t, func() bool {
+		ok, err := capienv.JoinFirstControlPlaneNode(ctx, env.Client, client.ObjectKeyFromObject(machine), cp, providerID)
+		return err == nil && ok
+	}, wait, tick, "Machine %q must get the nodeRef of its Node", cp)
 	waitMachinePhase(ctx, t, machine, clusterv1.MachinePhaseRunning)
 	require.Eventually(t, func() bool {
 		return env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), cluster) == nil &&

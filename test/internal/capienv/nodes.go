@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -76,4 +78,47 @@ func TailFile(path string, n int) string {
 	}
 	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// NodeJoinedAnnotation is the annotation JoinFirstControlPlaneNode touches on a Machine to have Cluster API
+// reconcile it again.
+const NodeJoinedAnnotation = "capienv.capkit.io/node-joined"
+
+// JoinFirstControlPlaneNode plays the kubelet of a Cluster's first control plane Machine (see JoinNode) and
+// reports whether the Machine has its nodeRef; call it until it does.
+//
+// Cluster API v1.14's Machine controller watches a workload cluster's Nodes only once the Cluster's
+// ControlPlaneInitialized condition is True, and for a Cluster without a control plane provider that condition
+// waits for the first control plane Machine's nodeRef. So the creation of that Machine's Node triggers no
+// reconcile: the Machine controller, which found no Node at its last reconcile and does not requeue, sets the
+// nodeRef only at the Machine's next event, and without one waits for its sync period (10 minutes). A kubelet on
+// a real machine comes much later than the Machine's other events, so a real cluster rarely meets this; a test
+// that joins at once does (TestPodcloudWithRealClusterAPI failed so). While the Machine has no nodeRef, this
+// touches NodeJoinedAnnotation on it, an update event that makes Cluster API reconcile it and find the Node.
+func JoinFirstControlPlaneNode(ctx context.Context, c client.Client, machine client.ObjectKey, nodeName, providerID string) (bool, error) {
+	if err := JoinNode(ctx, c, nodeName, providerID); err != nil {
+		return false, err
+	}
+	return NudgeMachineWithoutNodeRef(ctx, c, machine)
+}
+
+// NudgeMachineWithoutNodeRef reports whether the Machine has its nodeRef and, while it has none, touches
+// NodeJoinedAnnotation on it so that Cluster API reconciles it again (see JoinFirstControlPlaneNode).
+func NudgeMachineWithoutNodeRef(ctx context.Context, c client.Client, machine client.ObjectKey) (bool, error) {
+	m := &clusterv1.Machine{}
+	if err := c.Get(ctx, machine, m); err != nil {
+		return false, fmt.Errorf("cannot read Machine %s: %w", machine, err)
+	}
+	if m.Status.NodeRef.IsDefined() {
+		return true, nil
+	}
+	patch := client.MergeFrom(m.DeepCopy())
+	if m.Annotations == nil {
+		m.Annotations = map[string]string{}
+	}
+	m.Annotations[NodeJoinedAnnotation] = time.Now().UTC().Format(time.RFC3339Nano)
+	if err := c.Patch(ctx, m, patch); err != nil {
+		return false, fmt.Errorf("cannot annotate Machine %s: %w", machine, err)
+	}
+	return false, nil
 }

@@ -8,6 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -79,4 +83,51 @@ func TestJoinNodeReportsAnExistingNodeReady(t *testing.T) {
 	require.NoError(t, capienv.JoinNode(ctx, c, "n1", "memcloud://i-1"))
 	require.NoError(t, capienv.JoinNode(ctx, c, "n1", "memcloud://i-1"))
 	assert.Equal(t, corev1.ConditionTrue, nodeConditions(t, c, "n1")[corev1.NodeReady])
+}
+
+// A first control plane Machine without a nodeRef is touched (an update event for Cluster API) each time, and once
+// it has its nodeRef it is reported and left alone.
+func TestJoinFirstControlPlaneNodeNudgesTheMachineUntilItHasItsNodeRef(t *testing.T) {
+	crds, err := capienv.CRDs("", capienv.Core)
+	require.NoError(t, err)
+	env := &envtest.Environment{CRDs: crds}
+	_, err = env.Start()
+	require.NoError(t, err, "cannot start envtest (KUBEBUILDER_ASSETS from hack/envtest-binaries.sh)")
+	t.Cleanup(func() { _ = env.Stop() })
+	ctx := context.Background()
+	scheme := runtime.NewScheme()
+	require.NoError(t, clientgoscheme.AddToScheme(scheme))
+	require.NoError(t, clusterv1.AddToScheme(scheme))
+	c, err := client.New(env.Config, client.Options{Scheme: scheme})
+	require.NoError(t, err)
+	require.NoError(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns"}}))
+	m := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cp-0"}, Spec: clusterv1.MachineSpec{
+		ClusterName: "c", ProviderID: "memcloud://i-0",
+		Bootstrap:         clusterv1.Bootstrap{DataSecretName: ptr.To("data")},
+		InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: "infrastructure.example.io", Kind: "FooMachine", Name: "cp-0"}}}
+	require.NoError(t, c.Create(ctx, m))
+	key := client.ObjectKeyFromObject(m)
+
+	ok, err := capienv.JoinFirstControlPlaneNode(ctx, c, key, "cp-0", "memcloud://i-0")
+	require.NoError(t, err)
+	assert.False(t, ok, "no nodeRef yet")
+	require.NoError(t, c.Get(ctx, key, m))
+	first := m.Annotations[capienv.NodeJoinedAnnotation]
+	assert.NotEmpty(t, first, "the Machine is touched")
+	assert.Equal(t, corev1.ConditionTrue, nodeConditions(t, c, "cp-0")[corev1.NodeReady], "the Node is joined")
+
+	ok, err = capienv.JoinFirstControlPlaneNode(ctx, c, key, "cp-0", "memcloud://i-0")
+	require.NoError(t, err)
+	assert.False(t, ok)
+	require.NoError(t, c.Get(ctx, key, m))
+	assert.NotEqual(t, first, m.Annotations[capienv.NodeJoinedAnnotation], "touched again: a new update event")
+
+	m.Status.NodeRef = clusterv1.MachineNodeReference{Name: "cp-0"}
+	require.NoError(t, c.Status().Update(ctx, m))
+	rv := m.ResourceVersion
+	ok, err = capienv.JoinFirstControlPlaneNode(ctx, c, key, "cp-0", "memcloud://i-0")
+	require.NoError(t, err)
+	assert.True(t, ok, "the nodeRef is reported")
+	require.NoError(t, c.Get(ctx, key, m))
+	assert.Equal(t, rv, m.ResourceVersion, "a Machine with its nodeRef is left alone")
 }
