@@ -13,7 +13,8 @@ import (
 )
 
 // machinePool is what CreateMachinePool adds to a repository Init wrote: new files, and the whole new contents of
-// the generated files (deepcopy, accessors, RBAC, components) as make generate writes them after the addition.
+// the generated files (deepcopy, accessors, RBAC, webhooks, components) as make generate writes them after the
+// addition.
 //
 //go:embed machinepool
 var machinePool embed.FS
@@ -24,7 +25,7 @@ const machinePoolRoot = "machinepool"
 var generatedGo = []string{"api/v1beta2/zz_generated.deepcopy.go", "api/v1beta2/" + accessorsFile}
 
 // generatedYAML are the generated files that CreateMachinePool replaces only when Init wrote them as they are.
-var generatedYAML = []string{"config/rbac/role.yaml", "config/infrastructure-components.yaml"}
+var generatedYAML = []string{"config/rbac/role.yaml", "config/webhook/manifests.yaml", "config/infrastructure-components.yaml"}
 
 // edit is an insertion before the line of a marker comment in a hand-written file.
 type edit struct {
@@ -41,6 +42,10 @@ var machinePoolEdits = []edit{
 // +kubebuilder:rbac:groups=infrastructure.sample.capkit.io,resources=quuxmachinepools/finalizers,verbs=update
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinepools,verbs=get;list;watch
 `},
+	{"webhooks/setup.go", "// +capkit:scaffold:webhookmarkers", `// +kubebuilder:webhook:path=/mutate-infrastructure-sample-capkit-io-v1beta2-quuxmachinepool,mutating=true,failurePolicy=fail,sideEffects=None,groups=infrastructure.sample.capkit.io,resources=quuxmachinepools,verbs=create;update,versions=v1beta2,name=default.quuxmachinepool.infrastructure.sample.capkit.io,admissionReviewVersions=v1
+// +kubebuilder:webhook:path=/validate-infrastructure-sample-capkit-io-v1beta2-quuxmachinepool,mutating=false,failurePolicy=fail,sideEffects=None,groups=infrastructure.sample.capkit.io,resources=quuxmachinepools,verbs=create;update,versions=v1beta2,name=validation.quuxmachinepool.infrastructure.sample.capkit.io,admissionReviewVersions=v1
+`},
+	{"webhooks/setup.go", "// +capkit:scaffold:webhooks", "\thooks = append(hooks, QuuxMachinePool)\n"},
 }
 
 func createMachinePool(o Options, existing func(path string) ([]byte, error)) (Files, error) {
@@ -75,9 +80,11 @@ func createMachinePool(o Options, existing func(path string) ([]byte, error)) (F
 	rep := r.replacer()
 	for _, e := range machinePoolEdits {
 		p := rep.Replace(e.path)
-		data, err := existing(p)
-		if err != nil {
-			return nil, fmt.Errorf("cannot add the machine pool: cannot read file %q: %w", p, err)
+		data, ok := out[p] // a file edited twice
+		if !ok {
+			if data, err = existing(p); err != nil {
+				return nil, fmt.Errorf("cannot add the machine pool: cannot read file %q: %w", p, err)
+			}
 		}
 		edited, err := insertBefore(data, e.marker, rep.Replace(e.text))
 		if err != nil {
@@ -92,8 +99,8 @@ func createMachinePool(o Options, existing func(path string) ([]byte, error)) (F
 	}
 	for _, p := range generatedYAML {
 		data, err := existing(p)
-		if err == nil && bytes.Equal(data, initial[p]) {
-			out[p] = added[p] // as make generate writes it; a changed file waits for make generate
+		if a, ok := added[p]; ok && err == nil && bytes.Equal(data, initial[p]) {
+			out[p] = a // as make generate writes it; a changed file waits for make generate
 		}
 	}
 	for _, p := range generatedGo {

@@ -186,6 +186,10 @@ func TestCreateMachinePoolEditsAndRefusesTwice(t *testing.T) {
 	assert.Contains(t, mp, "api/v1beta2/acmemachinepool_types.go")
 	assert.Contains(t, string(mp["controllers/controllers.go"]), "setupMachinePool(")
 	assert.Contains(t, string(mp["api/v1beta2/zz_generated.deepcopy.go"]), "func (in *AcmeMachinePool) DeepCopyInto")
+	assert.Contains(t, mp, "webhooks/machinepool.go")
+	assert.Contains(t, string(mp["webhooks/setup.go"]), "hooks = append(hooks, AcmeMachinePool)")
+	assert.Contains(t, string(mp["webhooks/setup.go"]), "resources=acmemachinepools")
+	assert.Contains(t, string(mp["config/webhook/manifests.yaml"]), "/validate-infrastructure-cluster-x-k8s-io-v1beta2-acmemachinepool")
 	for p, d := range mp {
 		files[p] = d
 	}
