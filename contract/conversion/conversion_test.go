@@ -2,6 +2,7 @@ package conversion_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +33,7 @@ func TestStash(t *testing.T) {
 			A string `json:"a,omitempty"`
 		}{}},
 		{name: "nil removes", annots: map[string]string{"a": "b", conversion.StashAnnotation: "x"}, value: nil, want: map[string]string{"a": "b"}},
-		{name: "too big", value: strings.Repeat("x", conversion.MaxStashSize), wantErr: `cannot stash fields of "ns/m": 32770 bytes of JSON, more than 32768`},
+		{name: "too big", value: strings.Repeat("x", conversion.MaxStashSize), wantErr: `cannot stash fields of "ns/m": 131074 bytes of JSON, more than 131072`},
 		{name: "not JSON", value: func() {}, wantErr: `cannot stash fields of "ns/m": json: unsupported type`},
 	}
 	for _, tt := range tests {
@@ -68,7 +69,7 @@ func TestRestore(t *testing.T) {
 			wantErr: `cannot restore annotation "conversion.capkit.io/stash" of "ns/m": bad stash annotation: unexpected end of JSON input`},
 		{name: "wrong type", annots: map[string]string{conversion.StashAnnotation: `[1]`}, wantErr: "cannot unmarshal array"},
 		{name: "too big", annots: map[string]string{conversion.StashAnnotation: strings.Repeat(" ", conversion.MaxStashSize+1)},
-			wantErr: `cannot restore annotation "conversion.capkit.io/stash" of "ns/m": 32769 bytes, more than 32768: bad stash annotation`},
+			wantErr: `cannot restore annotation "conversion.capkit.io/stash" of "ns/m": 131073 bytes, more than 131072: bad stash annotation`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -303,4 +304,26 @@ func TestDualAccessorsFresh(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, string(want), string(got), "run make generate")
 	assert.NotContains(t, string(got), "Provisioned")
+}
+
+// The largest failure domain list the contract's schema allows, out of order and with controlPlane unset, fits in
+// one stash with room to spare.
+func TestTheLargestFailureDomainStashFits(t *testing.T) {
+	var domains []contract.FailureDomain
+	for i := 99; i >= 0; i-- {
+		domains = append(domains, contract.FailureDomain{Name: fmt.Sprintf("%03d", i) + strings.Repeat("z", 253)})
+	}
+	m, stash, err := conversion.FailureDomainsToV1Beta1(domains)
+	require.NoError(t, err)
+	require.Len(t, m, 100)
+	obj := &metav1.ObjectMeta{Namespace: "ns", Name: "c"}
+	require.NoError(t, conversion.Stash(obj, stash))
+	assert.Less(t, len(obj.Annotations[conversion.StashAnnotation]), conversion.MaxStashSize/2)
+	var restored conversion.FailureDomainsStash
+	found, err := conversion.Restore(obj, &restored)
+	require.NoError(t, err)
+	require.True(t, found)
+	back, err := conversion.FailureDomainsToV1Beta2(m, restored)
+	require.NoError(t, err)
+	assert.Equal(t, domains, back)
 }

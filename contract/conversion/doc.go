@@ -25,8 +25,8 @@
 // Stash writes what the target version cannot hold, as JSON, in the annotation StashAnnotation of the converted
 // object (at most MaxStashSize bytes; nothing when nothing was lost), and Restore reads it back and removes it.
 // A spoke's ConvertTo and ConvertFrom both copy the metadata, Restore what the source stashed, convert, and
-// Stash what they lost; see the package's internal/testapi/v1beta1 for a whole FooMachine. A missing annotation
-// is not an error; a garbage or oversized one is removed and reported with ErrBadStash.
+// Stash what they lost; see the package's internal/testapi/v1beta1 for a whole FooMachine and FooCluster. A
+// missing annotation is not an error; a garbage or oversized one is removed and reported with ErrBadStash.
 //
 // # Serving both contracts
 //

@@ -15,8 +15,10 @@ import (
 const StashAnnotation = "conversion.capkit.io/stash"
 
 // MaxStashSize is the largest stash, in bytes of JSON, that Stash writes and Restore reads. All the annotations
-// of an object share 256 KiB, so a stash stays well below.
-const MaxStashSize = 32 * 1024
+// of an object share 256 KiB; the largest stash the helpers write for an object the contract's schemas allow
+// (100 failure domains with 256-byte names, out of order and with controlPlane unset) is about 52 KiB, which
+// leaves room for the provider's own fields and the object's other annotations.
+const MaxStashSize = 128 * 1024
 
 // ErrBadStash is wrapped by the error of Restore when the annotation is too large or not the JSON of the value;
 // the annotation is removed all the same, so a provider that prefers to convert without it checks

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/randfill"
 
+	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/contract/conversion"
 	"github.com/capkit/capkit/contract/conversion/conversiontest"
 	"github.com/capkit/capkit/contract/conversion/internal/testapi/v1beta1"
@@ -16,7 +17,8 @@ import (
 )
 
 // fooFuncs shape what the API server would refuse and the conversions need not keep: empty or repeated
-// condition types, reasons metav1.Condition does not allow, a provider ID that points to "".
+// condition types, reasons metav1.Condition does not allow, a provider ID that points to "", empty or repeated
+// failure domain names (the v1beta1 map's keys, the v1beta2 list's map keys).
 var fooFuncs = []any{
 	func(s *v1beta1.FooMachineSpec, c randfill.Continue) {
 		c.FillNoCustom(s)
@@ -33,12 +35,24 @@ var fooFuncs = []any{
 		cond.Type = fmt.Sprintf("Type%d", c.Uint64())
 		cond.Reason = fmt.Sprintf("Reason%d", c.Uint64())
 	},
+	func(d *contract.FailureDomain, c randfill.Continue) {
+		c.FillNoCustom(d)
+		d.Name = fmt.Sprintf("fd-%d", c.Uint64())
+	},
+	func(m *map[string]conversion.V1Beta1FailureDomain, c randfill.Continue) {
+		c.FillNoCustom(m)
+		delete(*m, "")
+	},
 }
 
 func TestRoundTripFooMachine(t *testing.T) {
 	// snippet:start roundtrip
 	conversiontest.RoundTrip[v1beta2.FooMachine, v1beta1.FooMachine](t, conversiontest.WithFuncs(fooFuncs...))
 	// snippet:end roundtrip
+}
+
+func TestRoundTripFooCluster(t *testing.T) {
+	conversiontest.RoundTrip[v1beta2.FooCluster, v1beta1.FooCluster](t, conversiontest.WithFuncs(fooFuncs...))
 }
 
 // recorder is a conversiontest.TestingT that records failures.

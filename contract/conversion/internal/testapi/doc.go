@@ -1,5 +1,6 @@
-// Package testapi holds, in its sub-packages, the API types of a test provider moving its FooMachine from the
-// v1beta1 contract (package v1beta1, the spoke) to the v1beta2 contract (package v1beta2, the hub), converted
-// with package conversion's helpers, and a FooMachine that serves both contracts from one version (package
-// dual). Their tests run them through conversiontest.RoundTrip.
+// Package testapi holds, in its sub-packages, the API types of a test provider moving its FooMachine (an
+// InfraMachine) and FooCluster (an InfraCluster) from the v1beta1 contract (package v1beta1, the spoke) to the
+// v1beta2 contract (package v1beta2, the hub), converted with package conversion's helpers, and a FooMachine
+// that serves both contracts from one version (package dual). Their tests run them through
+// conversiontest.RoundTrip.
 package testapi

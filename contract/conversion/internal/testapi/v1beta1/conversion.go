@@ -84,3 +84,65 @@ func (m *LossyFooMachine) ConvertTo(hub conversion.Hub) error {
 func (m *LossyFooMachine) ConvertFrom(hub conversion.Hub) error {
 	return m.convertFrom(hub.(*v1beta2.FooMachine), false)
 }
+
+// clusterHubOnly is what a v1beta2 FooCluster holds that a v1beta1 one cannot, stashed on the v1beta1 object.
+type clusterHubOnly struct {
+	Provisioned    *bool                                `json:"provisioned,omitempty"`
+	Conditions     capkitconversion.ConditionsStash     `json:"conditions,omitempty"`
+	FailureDomains capkitconversion.FailureDomainsStash `json:"failureDomains,omitzero"`
+}
+
+// clusterSpokeOnly is what a v1beta1 FooCluster holds that a v1beta2 one cannot, stashed on the v1beta2 object.
+type clusterSpokeOnly struct {
+	Conditions     capkitconversion.ConditionsStash `json:"conditions,omitempty"`
+	FailureReason  *string                          `json:"failureReason,omitempty"`
+	FailureMessage *string                          `json:"failureMessage,omitempty"`
+}
+
+// ConvertTo converts c to the hub.
+func (c *FooCluster) ConvertTo(hub conversion.Hub) error {
+	dst := hub.(*v1beta2.FooCluster)
+	dst.ObjectMeta = *c.ObjectMeta.DeepCopy()
+	var restored clusterHubOnly
+	if _, err := capkitconversion.Restore(dst, &restored); err != nil {
+		return err
+	}
+	dst.Spec.ControlPlaneEndpoint = c.Spec.ControlPlaneEndpoint
+	dst.Status.Initialization.Provisioned = capkitconversion.ReadyToProvisioned(c.Status.Ready, restored.Provisioned)
+	conds, lost, err := capkitconversion.ConditionsToV1Beta2(c.Status.Conditions, restored.Conditions)
+	if err != nil {
+		return err
+	}
+	dst.Status.Conditions = conds
+	domains, err := capkitconversion.FailureDomainsToV1Beta2(c.Status.FailureDomains, restored.FailureDomains)
+	if err != nil {
+		return err
+	}
+	dst.Status.FailureDomains = domains
+	return capkitconversion.Stash(dst, clusterSpokeOnly{Conditions: lost, FailureReason: c.Status.FailureReason, FailureMessage: c.Status.FailureMessage})
+}
+
+// ConvertFrom converts the hub to c.
+func (c *FooCluster) ConvertFrom(hub conversion.Hub) error {
+	src := hub.(*v1beta2.FooCluster)
+	c.ObjectMeta = *src.ObjectMeta.DeepCopy()
+	var restored clusterSpokeOnly
+	if _, err := capkitconversion.Restore(c, &restored); err != nil {
+		return err
+	}
+	c.Spec.ControlPlaneEndpoint = src.Spec.ControlPlaneEndpoint
+	ready, provisioned := capkitconversion.ProvisionedToReady(src.Status.Initialization.Provisioned)
+	c.Status.Ready = ready
+	conds, lost, err := capkitconversion.ConditionsToV1Beta1(src.Status.Conditions, restored.Conditions)
+	if err != nil {
+		return err
+	}
+	c.Status.Conditions = conds
+	domains, domainsLost, err := capkitconversion.FailureDomainsToV1Beta1(src.Status.FailureDomains)
+	if err != nil {
+		return err
+	}
+	c.Status.FailureDomains = domains
+	c.Status.FailureReason, c.Status.FailureMessage = restored.FailureReason, restored.FailureMessage
+	return capkitconversion.Stash(c, clusterHubOnly{Provisioned: provisioned, Conditions: lost, FailureDomains: domainsLost})
+}

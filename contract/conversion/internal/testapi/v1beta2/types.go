@@ -1,4 +1,5 @@
-// Package v1beta2 is the test provider's FooMachine on the v1beta2 contract: the hub of its conversions.
+// Package v1beta2 is the test provider's FooMachine and FooCluster on the v1beta2 contract: the hubs of their
+// conversions.
 // +kubebuilder:object:generate=true
 package v1beta2
 
@@ -46,3 +47,43 @@ type FooMachineStatus struct {
 
 // Hub marks FooMachine as the hub of its conversions.
 func (*FooMachine) Hub() {}
+
+// FooCluster is an InfraCluster on the v1beta2 contract.
+// +kubebuilder:object:root=true
+type FooCluster struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   FooClusterSpec   `json:"spec,omitempty"`
+	Status FooClusterStatus `json:"status,omitempty"`
+}
+
+// FooClusterSpec is the spec of a FooCluster.
+type FooClusterSpec struct {
+	// controlPlaneEndpoint is the endpoint of the cluster's API server.
+	// +optional
+	ControlPlaneEndpoint contract.APIEndpoint `json:"controlPlaneEndpoint,omitempty,omitzero"`
+}
+
+// FooClusterStatus is the status of a FooCluster.
+type FooClusterStatus struct {
+	// initialization holds status.initialization.provisioned.
+	// +optional
+	Initialization contract.InfraClusterInitialization `json:"initialization,omitempty,omitzero"`
+
+	// conditions are the cluster's conditions.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// failureDomains are the failure domains machines may be placed in, sorted by name unless written otherwise.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=100
+	FailureDomains []contract.FailureDomain `json:"failureDomains,omitempty"`
+}
+
+// Hub marks FooCluster as the hub of its conversions.
+func (*FooCluster) Hub() {}
