@@ -139,7 +139,7 @@ func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk ful
 
 type panickingScaffolder struct{ *fakeScaffolder }
 
-func (panickingScaffolder) Init(scaffold.Options) (scaffold.Files, error) { panic("TODO") }
+func (panickingScaffolder) Init(scaffold.Options) (scaffold.Files, error) { panic("the scaffold crashed") }
 
 func TestRunReportsAPanicInTheResponse(t *testing.T) {
 	var out bytes.Buffer
@@ -148,5 +148,5 @@ func TestRunReportsAPanicInTheResponse(t *testing.T) {
 	var res Response
 	require.NoError(t, json.Unmarshal(out.Bytes(), &res))
 	assert.True(t, res.Error)
-	assert.Equal(t, []string{`cannot run command "init": kubebuilder-capkit/v1-alpha panicked: TODO`}, res.ErrorMsgs)
+	assert.Equal(t, []string{`cannot run command "init": kubebuilder-capkit/v1-alpha panicked: the scaffold crashed`}, res.ErrorMsgs)
 }

@@ -1,7 +1,6 @@
 package scaffold
 
-// This file fixes the package's API, which cmd/capkit ("capkit init") and the Kubebuilder external plugin both call.
-// Keep the signatures; fill in the bodies.
+// The package's API, which cmd/capkit ("capkit init") and the Kubebuilder external plugin (internal/kbplugin) call.
 
 // Options name the provider a scaffold is written for.
 type Options struct {
