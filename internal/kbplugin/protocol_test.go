@@ -139,7 +139,9 @@ func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk ful
 
 type panickingScaffolder struct{ *fakeScaffolder }
 
-func (panickingScaffolder) Init(scaffold.Options) (scaffold.Files, error) { panic("the scaffold crashed") }
+func (panickingScaffolder) Init(scaffold.Options) (scaffold.Files, error) {
+	panic("the scaffold crashed")
+}
 
 func TestRunReportsAPanicInTheResponse(t *testing.T) {
 	var out bytes.Buffer
