@@ -113,6 +113,13 @@ generate: $(CONTROLLER_GEN) $(MOCKGEN) ## Regenerate deepcopy, contract accessor
 	  output:crd:artifacts:config=examples/memcloud/config/crd/bases \
 	  output:webhook:artifacts:config=examples/memcloud/config/webhook \
 	  output:rbac:artifacts:config=examples/memcloud/config/rbac
+	@# memcloud's release v0.1.0 (contract v1beta1, API version v1beta1 only): its CRDs from package v1beta1, with
+	@# the v1beta2 version that controller-gen adds to some of them removed, and the manager role.
+	$(CONTROLLER_GEN) crd paths=./examples/memcloud/api/v1beta1 \
+	  output:crd:artifacts:config=examples/memcloud/config/releases/v0.1.0/crd/bases
+	go run ./examples/memcloud/hack/crdversions -keep v1beta1 examples/memcloud/config/releases/v0.1.0/crd/bases
+	$(CONTROLLER_GEN) rbac:roleName=manager-role paths=./examples/memcloud \
+	  output:rbac:artifacts:config=examples/memcloud/config/releases/v0.1.0/rbac
 	$(CONTROLLER_GEN) crd webhook rbac:roleName=manager-role paths=./examples/podcloud \
 	  paths=./examples/podcloud/api/... paths=./examples/podcloud/webhooks/... \
 	  output:crd:artifacts:config=examples/podcloud/config/crd/bases \
@@ -120,6 +127,7 @@ generate: $(CONTROLLER_GEN) $(MOCKGEN) ## Regenerate deepcopy, contract accessor
 	  output:rbac:artifacts:config=examples/podcloud/config/rbac
 	MOCKGEN=$(MOCKGEN) go generate ./mocks/...
 	go run ./examples/memcloud/hack/components
+	go run ./examples/memcloud/hack/components -config examples/memcloud/config/releases/v0.1.0
 	go run ./examples/podcloud/hack/components
 	@# The scaffold's template, as its own Makefile's generate does from the project's root (paths=./...); then
 	@# what CreateMachinePool adds, regenerated in a provider written into a temporary folder.

@@ -27,7 +27,7 @@ func TestCheckGood(t *testing.T) {
 	code, stdout, stderr := check(filepath.Join(testdata, "good"))
 	assert.Equal(t, 0, code, stdout+stderr)
 	assert.Empty(t, stdout)
-	assert.Equal(t, "capkit check: 10 files, 0 violations\n", stderr)
+	assert.Equal(t, "capkit check: 11 files, 0 violations\n", stderr)
 }
 
 func TestCheckGoodThroughMain(t *testing.T) {

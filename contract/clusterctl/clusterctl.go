@@ -152,25 +152,42 @@ type crdEntry struct {
 // release holds what CheckFiles learned from all files, for the checks that span files.
 type release struct {
 	crds []crdEntry
+	// releaseDirs are the folders that hold a metadata.yaml: each is one release, whose CRDs are its own.
+	releaseDirs []string
 }
 
 // CheckFiles checks CRDs and clusterctl release files (see Classify, which looks at the name, then the content):
-// every CustomResourceDefinition in any file with lint.CheckCRD, and a cluster-scoped one that plays no contract role for
-// a clusterctl move label (RuleCRDMoveLabel); metadata.yaml with CheckMetadata, and against the contract labels of
-// the CRDs in its folder and below; *-components.yaml (exactly one Namespace, every namespaced object in it, the
-// provider label, a Deployment with a container named manager, canonical container images with the default
-// variables, cert-manager.io/inject-ca-from values, clusterctl variables); cluster-template*.yaml (a
-// Cluster whose infrastructureRef names a kind of the provider's CRDs and an object of the template, namespaces,
-// variables); clusterclass-*.yaml ClusterClass definitions (one ClusterClass, named as the file, every template it
-// references in the file, no namespaces, no Namespace, no variables); and no List in any of these (the items of a
-// List are checked as documents of their own, see ReadYAML).
-// The CRDs a template is checked against are those in the nearest folder, going up from the template's, that has
-// any. It returns an error wrapping ErrMalformed for a CRD document that cannot be decoded. The findings are sorted;
-// a file lists at most its limit of findings (DefaultMaxFindings, WithMaxFindings), and then one finding of rule
+// every CustomResourceDefinition in any file with lint.CheckCRD, and a cluster-scoped one that plays no contract
+// role for a clusterctl move label (RuleCRDMoveLabel); metadata.yaml with CheckMetadata, and against the contract
+// labels of the CRDs in its folder and below; *-components.yaml (exactly one Namespace, every namespaced object in
+// it, the provider label, a Deployment with a container named manager, canonical container images with the default
+// variables, cert-manager.io/inject-ca-from values, the conversion of multi-version CRDs, clusterctl variables);
+// cluster-template*.yaml (a Cluster whose infrastructureRef names a kind of the provider's CRDs and an object of
+// the template, namespaces, variables); clusterclass-*.yaml ClusterClass definitions (one ClusterClass, named as
+// the file, every template it references in the file, no namespaces, no Namespace, no variables); and no List in
+// any of these (the items of a List are checked as documents of their own, see ReadYAML).
+//
+// A folder with a metadata.yaml is a release: the CRDs in it and below belong to it, except those below a folder
+// with a metadata.yaml of its own (another release, such as config/releases/v0.1.0 under config). The CRDs a
+// template is checked against are those of the nearest folder, going up from the template's, that has any. A CRD
+// without spec.conversion (as controller-gen writes it, e.g. in config/crd/bases) that a components file of its
+// release installs with a conversion webhook is checked with that conversion, which is the one the API server
+// gets.
+//
+// It returns an error wrapping ErrMalformed for a CRD document that cannot be decoded. The findings are sorted; a
+// file lists at most its limit of findings (DefaultMaxFindings, WithMaxFindings), and then one finding of rule
 // RuleMoreFindings that counts the others (Findings.Count counts them all).
 func CheckFiles(files ...*YAMLFile) (Findings, error) {
 	var out Findings
 	rel := release{}
+	kinds := make([]FileKind, len(files))
+	kindOf := make(map[string]FileKind, len(files))
+	for i, f := range files {
+		if kinds[i] = Classify(f); kinds[i] == FileMetadata {
+			rel.releaseDirs = append(rel.releaseDirs, filepath.Dir(f.Name))
+		}
+		kindOf[f.Name] = kinds[i]
+	}
 	for _, f := range files {
 		for _, d := range f.Documents {
 			if d.Object.GetKind() != "CustomResourceDefinition" {
@@ -187,23 +204,32 @@ func CheckFiles(files ...*YAMLFile) (Findings, error) {
 			}
 			role, known := lint.RoleOf(crd.Spec.Group, crd.Spec.Names.Kind)
 			rel.crds = append(rel.crds, crdEntry{doc: d, crd: crd, role: role, known: known})
-			for _, v := range lint.CheckCRD(crd) {
-				out = append(out, finding(d, v))
-			}
-			if v, ok := checkMoveLabel(d, crd, known); !ok {
-				out = append(out, finding(d, v))
-			}
+		}
+	}
+	installed := rel.installedConversions(kindOf)
+	for _, e := range rel.crds {
+		crd := e.crd
+		if conv := rel.installedConversion(e, kindOf, installed); conv != nil {
+			crd = crd.DeepCopy()
+			crd.Spec.Conversion = conv
+		}
+		for _, v := range lint.CheckCRD(crd) {
+			out = append(out, finding(e.doc, v))
+		}
+		if v, ok := checkMoveLabel(e.doc, e.crd, e.known); !ok {
+			out = append(out, finding(e.doc, v))
 		}
 	}
 	more := map[string]int{} // findings beyond a file's limit, counted where they were not made
-	for _, f := range files {
-		kind := Classify(f)
+	for i, f := range files {
+		kind := kinds[i]
 		switch kind {
 		case FileMetadata:
 			out = append(out, rel.checkMetadataFile(f)...)
 		case FileComponents:
 			out = append(out, rel.checkComponents(f)...)
 			out = append(out, rel.checkAggregatedRole(f)...)
+			out = append(out, rel.checkConversion(f)...)
 			vars, n := checkFileVariables(f)
 			out, more[f.Name] = append(out, vars...), more[f.Name]+n
 		case FileClusterTemplate:
@@ -288,15 +314,53 @@ func finding(d Document, v lint.Violation) Finding {
 	return Finding{File: d.File, Line: d.Line, Violation: v}
 }
 
-// crdsUnder returns the CRDs in files in dir or below.
+// crdsUnder returns the CRDs in files in dir or below, but not those of another release below dir: a folder
+// below dir that holds its own metadata.yaml, such as releases/v0.1.0 in a provider's config folder, is an
+// older (or another) release, whose CRDs its own metadata.yaml judges.
 func (r release) crdsUnder(dir string) []crdEntry {
 	var out []crdEntry
 	for _, e := range r.crds {
-		if within(dir, e.doc.File) {
+		if within(dir, e.doc.File) && !r.inNestedRelease(dir, e.doc.File) {
 			out = append(out, e)
 		}
 	}
 	return out
+}
+
+// installedConversions returns, by CRD name, the CRDs of components files that have a conversion webhook.
+func (r release) installedConversions(kindOf map[string]FileKind) map[string][]crdEntry {
+	out := map[string][]crdEntry{}
+	for _, c := range r.crds {
+		if conv := c.crd.Spec.Conversion; kindOf[c.doc.File] == FileComponents && conv != nil && conv.Strategy == apiextensionsv1.WebhookConverter {
+			out[c.crd.Name] = append(out[c.crd.Name], c)
+		}
+	}
+	return out
+}
+
+// installedConversion returns the conversion webhook with which a components file of e's release (one of
+// installed, see installedConversions) installs the CRD of e, when e is a CRD without spec.conversion in another
+// kind of file, such as controller-gen's config/crd/bases; or nil.
+func (r release) installedConversion(e crdEntry, kindOf map[string]FileKind, installed map[string][]crdEntry) *apiextensionsv1.CustomResourceConversion {
+	if e.crd.Spec.Conversion != nil || kindOf[e.doc.File] == FileComponents {
+		return nil
+	}
+	for _, c := range installed[e.crd.Name] {
+		if dir := filepath.Dir(c.doc.File); within(dir, e.doc.File) && !r.inNestedRelease(dir, e.doc.File) {
+			return c.crd.Spec.Conversion
+		}
+	}
+	return nil
+}
+
+// inNestedRelease reports whether file is in a release folder below dir (not dir itself).
+func (r release) inNestedRelease(dir, file string) bool {
+	for _, d := range r.releaseDirs {
+		if filepath.Clean(d) != filepath.Clean(dir) && within(dir, filepath.Join(d, "metadata.yaml")) && within(d, file) {
+			return true
+		}
+	}
+	return false
 }
 
 // nearestCRDs returns the CRDs of the nearest folder, from dir up, that has any in it or below.

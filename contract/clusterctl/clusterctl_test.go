@@ -2,6 +2,7 @@ package clusterctl_test
 
 import (
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -85,7 +86,7 @@ func TestClassifyFile(t *testing.T) {
 }
 
 func TestCheckFilesGood(t *testing.T) {
-	for _, dir := range []string{"good/v1beta2", "good/v1beta1", "good/bootstrap", "good/identity", "good"} {
+	for _, dir := range []string{"good/v1beta2", "good/v1beta1", "good/bootstrap", "good/identity", "good/conversion", "good"} {
 		t.Run(dir, func(t *testing.T) {
 			findings, err := clusterctl.CheckFiles(readTree(t, dir)...)
 			require.NoError(t, err)
@@ -98,10 +99,11 @@ func TestCheckFilesBad(t *testing.T) {
 	findings, err := clusterctl.CheckFiles(readTree(t, "bad")...)
 	require.NoError(t, err)
 	want := map[string][]string{
-		"crds/apiextensions-v1beta1.yaml":         {clusterctl.RuleCRDAPIVersion},
-		"crds/bootstrap-no-data-secret-name.yaml": {"bootstrapconfig.dataSecretName"},
-		"crds/cluster-scoped.yaml":                {lint.RuleCRDScope},
-		"crds/cluster-scoped-no-move-label.yaml":  {clusterctl.RuleCRDMoveLabel},
+		"crds/apiextensions-v1beta1.yaml":           {clusterctl.RuleCRDAPIVersion},
+		"conversion/infrastructure-components.yaml": {clusterctl.RuleComponentsConversionWebhook},
+		"crds/bootstrap-no-data-secret-name.yaml":   {"bootstrapconfig.dataSecretName"},
+		"crds/cluster-scoped.yaml":                  {lint.RuleCRDScope},
+		"crds/cluster-scoped-no-move-label.yaml":    {clusterctl.RuleCRDMoveLabel},
 		"clusterclass/clusterclass-mem.yaml": {clusterctl.RuleClusterClassFileName, clusterctl.RuleClusterClassNamespace, clusterctl.RuleClusterClassObjectNamespace,
 			clusterctl.RuleClusterClassTemplateRef, clusterctl.RuleClusterClassVariables},
 		"clusterclass/clusterclass-legacy.yaml":    {clusterctl.RuleClusterClassCount, clusterctl.RuleClusterClassObjectNamespace, clusterctl.RuleClusterClassTemplateRef},
@@ -398,6 +400,64 @@ releaseSeries: [{major: 2, minor: 0, contract: v1beta2}]
 	findings, err = clusterctl.CheckFiles(append(files, meta)...)
 	require.NoError(t, err)
 	assert.Empty(t, findings)
+}
+
+func TestCheckMetadataOfReleaseFolders(t *testing.T) {
+	// A provider's config folder, whose metadata.yaml lists an older series with an older contract, and below it
+	// the folder of that older release, with its own metadata.yaml and CRDs.
+	oldCRDs, err := os.ReadFile(filepath.Join("testdata", "good", "v1beta1", "crds.yaml")) // contract v1beta1 only
+	require.NoError(t, err)
+	meta := func(series string) string {
+		return "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries: [" + series + "]\n"
+	}
+	current := meta("{major: 0, minor: 1, contract: v1beta1}, {major: 0, minor: 2, contract: v1beta2}")
+	old := filepath.Join("config", "releases", "v0.1.0")
+	tests := []struct {
+		name  string
+		files map[string]string
+		// want are the files:objects of the metadata.crd-contract findings.
+		want []string
+	}{
+		{name: "newest series decides, older series describe older releases", files: map[string]string{
+			"config/metadata.yaml": current, "config/crd/bases/crds.yaml": templateCRD}},
+		{name: "a nested release is judged by its own metadata.yaml", files: map[string]string{
+			"config/metadata.yaml": current, "config/crd/bases/crds.yaml": templateCRD,
+			old + "/metadata.yaml": meta("{major: 0, minor: 1, contract: v1beta1}"), old + "/crd/bases/crds.yaml": string(oldCRDs)}},
+		{name: "the nested release's CRDs against the wrong contract", files: map[string]string{
+			"config/metadata.yaml": current, "config/crd/bases/crds.yaml": templateCRD,
+			old + "/metadata.yaml": meta("{major: 0, minor: 1, contract: v1beta2}"), old + "/crd/bases/crds.yaml": string(oldCRDs)},
+			want: []string{old + "/crd/bases/crds.yaml:CustomResourceDefinition/legacyclusters.infrastructure.legacy.example.io",
+				old + "/crd/bases/crds.yaml:CustomResourceDefinition/legacymachines.infrastructure.legacy.example.io",
+				old + "/crd/bases/crds.yaml:CustomResourceDefinition/legacyclustertemplates.infrastructure.legacy.example.io",
+				old + "/crd/bases/crds.yaml:CustomResourceDefinition/legacymachinetemplates.infrastructure.legacy.example.io"}},
+		{name: "without its metadata.yaml a folder below is part of the release", files: map[string]string{
+			"config/metadata.yaml": current, "config/crd/bases/crds.yaml": templateCRD, old + "/crd/bases/crds.yaml": string(oldCRDs)},
+			want: []string{old + "/crd/bases/crds.yaml:CustomResourceDefinition/legacyclusters.infrastructure.legacy.example.io",
+				old + "/crd/bases/crds.yaml:CustomResourceDefinition/legacymachines.infrastructure.legacy.example.io",
+				old + "/crd/bases/crds.yaml:CustomResourceDefinition/legacyclustertemplates.infrastructure.legacy.example.io",
+				old + "/crd/bases/crds.yaml:CustomResourceDefinition/legacymachinetemplates.infrastructure.legacy.example.io"}},
+		{name: "the newest series' contract is missing", files: map[string]string{
+			"config/metadata.yaml":       meta("{major: 0, minor: 2, contract: v1beta1}, {major: 0, minor: 1, contract: v1beta2}"),
+			"config/crd/bases/crds.yaml": templateCRD},
+			want: []string{"config/crd/bases/crds.yaml:CustomResourceDefinition/memmachines.infrastructure.example.io"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var files []*clusterctl.YAMLFile
+			for name, text := range tt.files {
+				files = append(files, yamlFile(t, filepath.FromSlash(name), text))
+			}
+			findings, err := clusterctl.CheckFiles(files...)
+			require.NoError(t, err)
+			var got []string
+			for _, f := range findings {
+				if f.Rule == clusterctl.RuleMetadataCRDContract {
+					got = append(got, filepath.ToSlash(f.File)+":"+f.Object)
+				}
+			}
+			assert.Equal(t, tt.want, got, findings.Violations().String())
+		})
+	}
 }
 
 const templateCRD = `apiVersion: apiextensions.k8s.io/v1

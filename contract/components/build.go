@@ -2,7 +2,10 @@ package components
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 
@@ -14,9 +17,13 @@ import (
 // Build returns infrastructure-components.yaml for the files controller-gen wrote in cfg.ConfigDir: the
 // provider's Namespace, its CRDs, RBAC, the manager's Service and Deployment, the cert-manager Issuer and
 // Certificate of the webhook server and the webhook configurations, each labelled with the provider and, when
-// namespaced, in the Namespace. The output is deterministic. Build returns an error wrapping ErrInvalidConfig
-// when cfg is invalid (see Config.Validate), and an error naming the file when a generated file is missing or
-// is not what controller-gen writes.
+// namespaced, in the Namespace. A CRD with more than one version gets a conversion webhook served by the
+// manager at /convert through the Service, with the CA of the Certificate. The Service, Issuer and Certificate
+// are written whether or not there are webhook configurations, since the manager's webhook server (and the
+// conversion webhook) needs them; webhook/manifests.yaml may be missing, for a provider without admission
+// webhooks. The output is deterministic. Build returns an error wrapping ErrInvalidConfig when cfg is invalid
+// (see Config.Validate), and an error naming the file when a generated file is missing or is not what
+// controller-gen writes.
 func Build(cfg Config) ([]byte, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -30,7 +37,7 @@ func Build(cfg Config) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	hooks, err := readFile(filepath.Join(cfg.ConfigDir, "webhook", "manifests.yaml"))
+	hooks, err := readOptionalFile(filepath.Join(cfg.ConfigDir, "webhook", "manifests.yaml"))
 	if err != nil {
 		return nil, err
 	}
@@ -40,6 +47,11 @@ func Build(cfg Config) ([]byte, error) {
 	rbac, err := rbacObjects(n, roles, crds)
 	if err != nil {
 		return nil, err
+	}
+	for _, c := range crds {
+		if err := fixCRDConversion(n, c); err != nil {
+			return nil, err
+		}
 	}
 	objs = append(objs, rbac...)
 	typed, err := toObjects(managerObjects(n, cfg.Image, cfg.ManagerArgs)...)
@@ -96,6 +108,15 @@ func readDir(dir string) ([]object, error) {
 		out = append(out, objs...)
 	}
 	return out, nil
+}
+
+// readOptionalFile reads the objects of a multi-document YAML file, and returns none when the file does not
+// exist: a provider without admission webhooks has no webhook/manifests.yaml.
+func readOptionalFile(name string) ([]object, error) {
+	if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return readFile(name)
 }
 
 // readFile reads the objects of a multi-document YAML file.

@@ -16,12 +16,22 @@ import (
 	"github.com/capkit/capkit/contract/components"
 )
 
-// Files of the tiny config folder in testdata/config, relative to the folder.
+// Files of the tiny config folder in testdata/config, relative to the folder, and gadgetFile, where a test puts
+// the two-version CRD of testdata/conversion.
 const (
 	crdFile     = "crd/bases/infrastructure.example.com_widgets.yaml"
 	roleFile    = "rbac/role.yaml"
 	webhookFile = "webhook/manifests.yaml"
+	gadgetFile  = "crd/bases/infrastructure.example.com_gadgets.yaml"
 )
+
+// gadgetCRD returns the two-version CRD of testdata/conversion.
+func gadgetCRD(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "conversion", filepath.Base(gadgetFile)))
+	require.NoError(t, err)
+	return string(data)
+}
 
 // configDir writes the tiny CRD, role and webhook files of testdata/config into a temporary folder, replacing
 // the files named in files ("" removes a file), and returns the folder.
@@ -175,7 +185,11 @@ func TestBuildErrors(t *testing.T) {
 			"kind: CustomResourceDefinition\nmetadata:\n  name: gadgets.other.example.com\n" +
 			"spec:\n  group: other.example.com\n  names:\n    plural: gadgets\n"},
 			wantErr: `cannot read the group and plural of CustomResourceDefinition/gadgets.other.example.com, or it is not in group "infrastructure.example.com"`},
-		{name: "no webhook file", files: map[string]string{webhookFile: ""}, wantErr: "cannot read generated file: "},
+		{name: "CRD without versions", files: map[string]string{gadgetFile: "apiVersion: apiextensions.k8s.io/v1\n" +
+			"kind: CustomResourceDefinition\nmetadata:\n  name: gadgets.infrastructure.example.com\n" +
+			"spec:\n  group: infrastructure.example.com\n  names:\n    plural: gadgets\n"},
+			wantErr: "cannot read the versions of CustomResourceDefinition/gadgets.infrastructure.example.com: want a list"},
+		{name: "malformed webhook file", files: map[string]string{webhookFile: "webhooks: [\n"}, wantErr: "cannot read generated file: "},
 		{name: "webhook without service", files: map[string]string{webhookFile: "apiVersion: admissionregistration.k8s.io/v1\n" +
 			"kind: ValidatingWebhookConfiguration\nmetadata:\n  name: v\nwebhooks:\n- name: a.example.com\n  clientConfig:\n    url: https://x\n"},
 			wantErr: "cannot read webhooks[0].clientConfig.service of ValidatingWebhookConfiguration/v"},
@@ -217,4 +231,86 @@ func TestBuildFollowsClusterctlContract(t *testing.T) {
 		lines = append(lines, finding.String())
 	}
 	assert.Empty(t, lines)
+}
+
+func TestBuildConversionWebhook(t *testing.T) {
+	tests := []struct {
+		name string
+		// files changes the tiny config folder (see configDir); the gadget CRD has two versions.
+		files     func(t *testing.T) map[string]string
+		change    func(*components.Config)
+		namespace string
+		prefix    string
+		// converted are the CRDs that get a conversion webhook; the others must stay single-version as written.
+		converted []string
+		// admission reports whether the ValidatingWebhookConfiguration is in the components.
+		admission bool
+	}{
+		{name: "multi-version CRD with admission webhooks",
+			files:     func(t *testing.T) map[string]string { return map[string]string{gadgetFile: gadgetCRD(t)} },
+			namespace: "widgetcloud-system", prefix: "widgetcloud-",
+			converted: []string{"gadgets.infrastructure.example.com"}, admission: true},
+		{name: "multi-version CRD without admission webhooks",
+			files: func(t *testing.T) map[string]string {
+				return map[string]string{gadgetFile: gadgetCRD(t), webhookFile: ""}
+			},
+			namespace: "widgetcloud-system", prefix: "widgetcloud-",
+			converted: []string{"gadgets.infrastructure.example.com"}},
+		{name: "explicit namespace and prefix",
+			files:  func(t *testing.T) map[string]string { return map[string]string{gadgetFile: gadgetCRD(t)} },
+			change: func(c *components.Config) { c.Namespace, c.Prefix = "capw-system", "capw-" }, namespace: "capw-system", prefix: "capw-",
+			converted: []string{"gadgets.infrastructure.example.com"}, admission: true},
+		{name: "single-version CRDs only",
+			files:     func(*testing.T) map[string]string { return map[string]string{} },
+			namespace: "widgetcloud-system", prefix: "widgetcloud-", admission: true},
+		{name: "single-version CRDs without admission webhooks",
+			files:     func(*testing.T) map[string]string { return map[string]string{webhookFile: ""} },
+			namespace: "widgetcloud-system", prefix: "widgetcloud-"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := validConfig(configDir(t, tt.files(t)))
+			if tt.change != nil {
+				tt.change(&cfg)
+			}
+			data, err := components.Build(cfg)
+			require.NoError(t, err)
+			var converted []string
+			kinds := map[string]bool{}
+			for _, u := range decode(t, data) {
+				kinds[u.GetKind()] = true
+				if u.GetKind() != "CustomResourceDefinition" {
+					continue
+				}
+				conversion, found, err := unstructured.NestedMap(u.Object, "spec", "conversion")
+				require.NoError(t, err)
+				inject, annotated := u.GetAnnotations()["cert-manager.io/inject-ca-from"]
+				if !found {
+					assert.False(t, annotated, "%s: CA annotation without conversion webhook", u.GetName())
+					continue
+				}
+				converted = append(converted, u.GetName())
+				assert.Equal(t, map[string]any{
+					"strategy": "Webhook",
+					"webhook": map[string]any{
+						"conversionReviewVersions": []any{"v1"},
+						"clientConfig": map[string]any{"service": map[string]any{
+							"name": tt.prefix + "webhook-service", "namespace": tt.namespace, "path": "/convert"}},
+					},
+				}, conversion, u.GetName())
+				assert.Equal(t, tt.namespace+"/"+tt.prefix+"serving-cert", inject, u.GetName())
+			}
+			assert.Equal(t, tt.converted, converted)
+			for _, k := range []string{"Service", "Issuer", "Certificate"} {
+				assert.True(t, kinds[k], "the webhook server and the conversion webhook need the %s", k)
+			}
+			assert.Equal(t, tt.admission, kinds["ValidatingWebhookConfiguration"], "admission webhooks")
+
+			f, err := clusterctl.ReadYAML(bytes.NewReader(data), filepath.Join(cfg.ConfigDir, "infrastructure-components.yaml"))
+			require.NoError(t, err)
+			findings, err := clusterctl.CheckFiles(f)
+			require.NoError(t, err)
+			assert.Empty(t, findings.Violations().Strings(), "the components follow clusterctl's contract")
+		})
+	}
 }

@@ -22,7 +22,7 @@ type Config struct {
 	// "${MEMCLOUD_IMAGE:=docker.io/capkit/memcloud:dev}".
 	Image string
 	// ConfigDir is the folder holding what controller-gen writes: crd/bases/*.yaml, rbac/role.yaml (the single
-	// ClusterRole manager-role) and webhook/manifests.yaml.
+	// ClusterRole manager-role) and, for a provider with admission webhooks, webhook/manifests.yaml.
 	ConfigDir string
 	// Generator is the command line that writes the file, named in its "DO NOT EDIT" header, such as
 	// "go run ./examples/memcloud/hack/components".

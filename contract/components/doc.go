@@ -5,12 +5,15 @@
 //
 //	crd/bases/*.yaml        the CRDs (controller-gen crd), all in one API group
 //	rbac/role.yaml          the single ClusterRole manager-role (controller-gen rbac:roleName=manager-role)
-//	webhook/manifests.yaml  the webhook configurations (controller-gen webhook)
+//	webhook/manifests.yaml  the webhook configurations (controller-gen webhook); none when it is missing
 //
 // and writes, after a "DO NOT EDIT" header naming Config.Generator:
 //
 //   - the Namespace "<Name>-system" (Config.Namespace);
-//   - the CRDs;
+//   - the CRDs; one with more than one version gets a conversion webhook (spec.conversion strategy Webhook,
+//     conversionReviewVersions v1, the Service below at path /convert, where controller-runtime serves
+//     conversion) and the annotation cert-manager.io/inject-ca-from naming the Certificate below, while a
+//     single-version CRD is left as controller-gen wrote it;
 //   - the ClusterRole "<prefix>manager-role" (controller-gen's manager-role), the ServiceAccount
 //     "<prefix>manager" and its bindings, the leader-election Role, and the ClusterRole
 //     "<prefix>capi-aggregated-role" labelled cluster.x-k8s.io/aggregate-to-manager, which lets Cluster API's
@@ -18,7 +21,9 @@
 //   - the webhook Service "<prefix>webhook-service" and the Deployment "<prefix>controller-manager", whose
 //     container "manager" runs /manager from Config.Image with --leader-elect, --health-probe-bind-address=:9440,
 //     --webhook-port=9443, --webhook-cert-dir (controller-runtime's default folder) and Config.ManagerArgs;
-//   - a cert-manager Issuer and Certificate for the webhook server (clusterctl init installs cert-manager);
+//   - a cert-manager Issuer and Certificate for the webhook server (clusterctl init installs cert-manager),
+//     with or without webhook configurations: the Deployment mounts the Certificate's Secret, and the
+//     conversion webhook needs the Service and the Certificate;
 //   - the webhook configurations, pointed at the Service, with cert-manager's CA injection annotation.
 //
 // The prefix is Config.Prefix, "<Name>-" by default. Every object gets the label cluster.x-k8s.io/provider:

@@ -2,6 +2,10 @@ package components
 
 import "fmt"
 
+// injectCAFromAnnotation is cert-manager's annotation that injects the CA of a Certificate into a webhook
+// configuration or a CRD's conversion webhook.
+const injectCAFromAnnotation = "cert-manager.io/inject-ca-from"
+
 // fixWebhookConfiguration points the webhooks of o at the manager's Service and lets cert-manager inject the CA
 // of the serving Certificate.
 func fixWebhookConfiguration(n names, o object) error {
@@ -17,7 +21,7 @@ func fixWebhookConfiguration(n names, o object) error {
 		svc["name"] = n.webhookService
 		svc["namespace"] = n.namespace
 	}
-	child(meta(o), "annotations")["cert-manager.io/inject-ca-from"] = n.namespace + "/" + n.certificate
+	child(meta(o), "annotations")[injectCAFromAnnotation] = n.namespace + "/" + n.certificate
 	return nil
 }
 
@@ -35,4 +39,31 @@ func certificateObjects(n names) []object {
 				"secretName": n.certSecret,
 			}},
 	}
+}
+
+// conversionPath is where controller-runtime's webhook server serves CRD conversion.
+const conversionPath = "/convert"
+
+// fixCRDConversion gives a CRD with more than one version, which the API server converts between, a conversion
+// webhook: the manager's Service at /convert, with the CA of the serving Certificate injected by cert-manager.
+// It replaces any conversion the CRD has (controller-gen writes none) and leaves a single-version CRD as it is.
+func fixCRDConversion(n names, crd object) error {
+	raw, _ := nested(crd, "spec")
+	versions, ok := raw["versions"].([]any)
+	if !ok {
+		return fmt.Errorf("cannot read the versions of %s: want a list", ref(crd))
+	}
+	if len(versions) < 2 {
+		return nil
+	}
+	raw["conversion"] = map[string]any{
+		"strategy": "Webhook",
+		"webhook": map[string]any{
+			"conversionReviewVersions": []any{"v1"},
+			"clientConfig": map[string]any{"service": map[string]any{
+				"name": n.webhookService, "namespace": n.namespace, "path": conversionPath}},
+		},
+	}
+	child(meta(crd), "annotations")[injectCAFromAnnotation] = n.namespace + "/" + n.certificate
+	return nil
 }

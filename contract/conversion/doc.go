@@ -47,4 +47,10 @@
 //
 // Failure domains cannot be served both ways from one version: the two contracts put a map and a list at the
 // same path.
+//
+// # Storage
+//
+// Once a release stores the new version, objects written before stay in the old one until something rewrites
+// them. MigrateStorage rewrites every object of a CRD in its storage version and then sets
+// status.storedVersions to it alone, after which the API server lets a later release drop the old version.
 package conversion

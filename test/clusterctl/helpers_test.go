@@ -96,3 +96,14 @@ func writeKubeconfig(t *testing.T, e *testenv.Environment, name string) string {
 	}
 	return path
 }
+
+// stepTimer returns a function that logs what a test just did, with the time since the first call and since the
+// previous one.
+func stepTimer(t *testing.T) func(what string) {
+	start, last := time.Now(), time.Now()
+	return func(what string) {
+		now := time.Now()
+		t.Logf("%5.1fs (+%4.1fs) %s", now.Sub(start).Seconds(), now.Sub(last).Seconds(), what)
+		last = now
+	}
+}

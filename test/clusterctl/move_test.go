@@ -45,8 +45,8 @@ const (
 	tick     = 250 * time.Millisecond
 )
 
-// memcloudVersion is the version of memcloud in the inventory, of its only release series (metadata.yaml).
-const memcloudVersion = "v0.1.0"
+// memcloudVersion is the version of memcloud in the inventory: today's release series, v0.2 (metadata.yaml).
+const memcloudVersion = "v0.2.0"
 
 // TestMoveMemcloudClusterWithClusterctl moves a provisioned memcloud cluster (a control plane Machine and a
 // MachineDeployment of two workers, driven by the real Cluster API core and kubeadm bootstrap managers) from one
@@ -57,12 +57,7 @@ const memcloudVersion = "v0.1.0"
 // status comes back with the same resource IDs, and deleting the Cluster on the target empties the cloud.
 func TestMoveMemcloudClusterWithClusterctl(t *testing.T) {
 	ctx := context.Background()
-	start, last := time.Now(), time.Now()
-	step := func(what string) {
-		now := time.Now()
-		t.Logf("%5.1fs (+%4.1fs) %s", now.Sub(start).Seconds(), now.Sub(last).Seconds(), what)
-		last = now
-	}
+	step := stepTimer(t)
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // clusterctl's own configuration folder, empty
 
 	// The target management cluster: a second API server with the package's CRDs, webhooks and scheme.
@@ -92,7 +87,7 @@ func TestMoveMemcloudClusterWithClusterctl(t *testing.T) {
 	dumpOnFailure(t, env.Client, "source", ns)
 	dumpOnFailure(t, target.Client, "target", ns)
 	const name, workers = "wl", 2
-	nodes := provision(ctx, t, ns, name, workers)
+	nodes := provision(ctx, t, env, ns, name, workers, v1beta2Objects)
 	t.Cleanup(func() { assert.NoError(t, capienv.DeleteNodes(context.Background(), env.Client, nodes...)) })
 	step("source cluster provisioned: control plane and workers Running")
 	provisioning := cl.Calls()
@@ -188,17 +183,39 @@ func inventory(t *testing.T) []capienv.InventoryProvider {
 		Version: memcloudVersion, Namespace: "memcloud-system", CRDs: capienv.CRDNames(crds...)})
 }
 
-// provision creates a memcloud cluster as test/e2e's lifecycle test does: the kubeconfig Secret (the source API
-// server doubles as the workload cluster), the MemCluster and Cluster, a control plane Machine with a CABPK init
-// KubeadmConfig, then a MachineDeployment of workers; it plays the kubelet of each instance and waits until
-// every Machine runs. It returns the names of the Nodes it created.
-func provision(ctx context.Context, t *testing.T, ns, name string, workers int32) []string {
+// infraObjects makes the memcloud objects of a cluster, in the API version a test provisions with.
+type infraObjects struct {
+	cluster, machine, template func(ns, name string) client.Object
+}
+
+// v1beta2Objects are memcloud's objects of today's API version; the workers' template asks for small instances.
+var v1beta2Objects = infraObjects{
+	cluster: func(ns, name string) client.Object {
+		return &v1beta2.MemCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	},
+	machine: func(ns, name string) client.Object {
+		return &v1beta2.MemMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	},
+	template: func(ns, name string) client.Object {
+		mmt := &v1beta2.MemMachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+		mmt.Spec.Template.Spec = v1beta2.MemMachineSpec{Flavor: v1beta2.FlavorSmall}
+		return mmt
+	},
+}
+
+// provision creates a memcloud cluster on the API server of e as test/e2e's lifecycle test does: the kubeconfig
+// Secret (the management API server doubles as the workload cluster), the MemCluster and Cluster, a control plane
+// Machine with a CABPK init KubeadmConfig, then a MachineDeployment of workers, with the memcloud objects infra
+// makes; it plays the kubelet of each instance and waits until every Machine runs. It returns the names of the
+// Nodes it created.
+func provision(ctx context.Context, t *testing.T, e *testenv.Environment, ns, name string, workers int32, infra infraObjects) []string {
 	t.Helper()
-	kubeconfig, err := capienv.KubeconfigSecret(ns, name, env.Config)
+	c := e.Client
+	kubeconfig, err := capienv.KubeconfigSecret(ns, name, e.Config)
 	require.NoError(t, err)
 	cluster := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 	cluster.Spec.InfrastructureRef = memRef("MemCluster", name)
-	require.NoError(t, capienv.CreateAll(ctx, env.Client, kubeconfig, &v1beta2.MemCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}, cluster))
+	require.NoError(t, capienv.CreateAll(ctx, c, kubeconfig, infra.cluster(ns, name), cluster))
 
 	// The node names are unique to the namespace: Nodes are cluster-wide and a failed run may leave some.
 	cp := ns + "-cp"
@@ -210,51 +227,49 @@ func provision(ctx context.Context, t *testing.T, ns, name string, workers int32
 		InfrastructureRef: memRef("MemMachine", cp)}
 	config := &bootstrapv1.KubeadmConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: cp}}
 	config.Spec.InitConfiguration.NodeRegistration.Name = "{{ ds.meta_data.local_hostname }}"
-	require.NoError(t, capienv.CreateAll(ctx, env.Client, config, &v1beta2.MemMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: cp}}, m))
+	require.NoError(t, capienv.CreateAll(ctx, c, config, infra.machine(ns, cp), m))
 	require.Eventually(t, func() bool {
-		if env.Client.Get(ctx, client.ObjectKeyFromObject(m), m) != nil || m.Spec.ProviderID == "" {
+		if c.Get(ctx, client.ObjectKeyFromObject(m), m) != nil || m.Spec.ProviderID == "" {
 			return false
 		}
-		ok, err := capienv.JoinFirstControlPlaneNode(ctx, env.Client, client.ObjectKeyFromObject(m), cp, m.Spec.ProviderID)
+		ok, err := capienv.JoinFirstControlPlaneNode(ctx, c, client.ObjectKeyFromObject(m), cp, m.Spec.ProviderID)
 		return err == nil && ok
 	}, moveWait, tick, "memcloud must boot the control plane Machine with CABPK's init data")
 	require.Eventually(t, func() bool {
-		return env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), cluster) == nil &&
+		return c.Get(ctx, client.ObjectKeyFromObject(cluster), cluster) == nil &&
 			meta.IsStatusConditionTrue(cluster.Status.Conditions, clusterv1.ClusterControlPlaneInitializedCondition)
 	}, moveWait, tick, "a control plane Machine with a Node initializes the control plane")
 
 	kct := &bootstrapv1.KubeadmConfigTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "workers"}}
 	kct.Spec.Template.Spec.JoinConfiguration.NodeRegistration.Name = "{{ ds.meta_data.local_hostname }}"
-	mmt := &v1beta2.MemMachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "workers"}}
-	mmt.Spec.Template.Spec = v1beta2.MemMachineSpec{Flavor: v1beta2.FlavorSmall}
 	md := &clusterv1.MachineDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "workers"}}
 	md.Spec = clusterv1.MachineDeploymentSpec{ClusterName: name, Replicas: ptr.To(workers)}
 	md.Spec.Template.Spec = clusterv1.MachineSpec{ClusterName: name, Version: kubernetesVersion,
 		Bootstrap:         clusterv1.Bootstrap{ConfigRef: kubeadmRef("KubeadmConfigTemplate", "workers")},
 		InfrastructureRef: memRef("MemMachineTemplate", "workers")}
-	require.NoError(t, capienv.CreateAll(ctx, env.Client, kct, mmt, md))
+	require.NoError(t, capienv.CreateAll(ctx, c, kct, infra.template(ns, "workers"), md))
 	joined := map[string]bool{}
 	require.Eventually(t, func() bool {
 		list := &clusterv1.MachineList{}
-		if err := env.Client.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: "workers"}); err != nil {
+		if err := c.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: "workers"}); err != nil {
 			return false
 		}
 		for _, w := range list.Items {
 			if w.Spec.ProviderID == "" || joined[w.Name] {
 				continue
 			}
-			if capienv.JoinNode(ctx, env.Client, w.Name, w.Spec.ProviderID) != nil {
+			if capienv.JoinNode(ctx, c, w.Name, w.Spec.ProviderID) != nil {
 				return false
 			}
 			joined[w.Name] = true
 			nodes = append(nodes, w.Name)
 		}
-		return env.Client.Get(ctx, client.ObjectKeyFromObject(md), md) == nil && len(list.Items) == int(workers) &&
+		return c.Get(ctx, client.ObjectKeyFromObject(md), md) == nil && len(list.Items) == int(workers) &&
 			ptr.Deref(md.Status.ReadyReplicas, 0) == workers
 	}, moveWait, tick, "memcloud must boot the MachineDeployment's Machines and they must get Ready Nodes")
 	require.Eventually(t, func() bool {
 		list := &clusterv1.MachineList{}
-		if env.Client.List(ctx, list, client.InNamespace(ns)) != nil {
+		if c.List(ctx, list, client.InNamespace(ns)) != nil {
 			return false
 		}
 		for _, m := range list.Items {

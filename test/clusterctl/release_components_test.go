@@ -29,7 +29,7 @@ func TestExampleComponentsWithClusterctl(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join("..", "..", "examples", name, "config", "infrastructure-components.yaml"))
 			require.NoError(t, err)
 			// clusterctl's local repository layout: {basepath}/{provider-label}/{version}/{components file}.
-			file := filepath.Join(t.TempDir(), "infrastructure-"+name, "v0.1.0", "infrastructure-components.yaml")
+			file := filepath.Join(t.TempDir(), "infrastructure-"+name, "v0.2.0", "infrastructure-components.yaml")
 			require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
 			require.NoError(t, os.WriteFile(file, data, 0o644))
 

@@ -18,7 +18,7 @@ import (
 )
 
 // TestGenerateMemcloudTopologyClusterWithClusterctl generates a cluster from memcloud's "topology" flavor the way
-// `clusterctl generate cluster --infrastructure memcloud:v0.1.0 --flavor topology` does: from a clusterctl
+// `clusterctl generate cluster --infrastructure memcloud:v0.2.0 --flavor topology` does: from a clusterctl
 // provider repository (a local one, laid out as a release: components, metadata, templates side by side).
 // clusterctl adds memcloud's ClusterClass (clusterclass-memcloud.yaml) to the output because the namespace has
 // none, puts every object in the target namespace, and the API server accepts them all: the class and its
@@ -36,7 +36,7 @@ func TestGenerateMemcloudTopologyClusterWithClusterctl(t *testing.T) {
 	// A local clusterctl repository with memcloud's release files, and a clusterctl configuration naming it.
 	dir, err := memcloudtest.ConfigDir()
 	require.NoError(t, err)
-	repo := filepath.Join(t.TempDir(), "infrastructure-memcloud", "v0.1.0")
+	repo := filepath.Join(t.TempDir(), "infrastructure-memcloud", memcloudVersion)
 	require.NoError(t, os.MkdirAll(repo, 0o755))
 	for _, f := range []string{"infrastructure-components.yaml", "metadata.yaml", "templates/cluster-template-topology.yaml", "templates/clusterclass-memcloud.yaml"} {
 		b, err := os.ReadFile(filepath.Join(dir, f))
@@ -56,7 +56,7 @@ func TestGenerateMemcloudTopologyClusterWithClusterctl(t *testing.T) {
 	cp, workers := int64(1), int64(2)
 	tmpl, err := c.GetClusterTemplate(ctx, clusterctl.GetClusterTemplateOptions{
 		Kubeconfig:               clusterctl.Kubeconfig{Path: kubeconfig},
-		ProviderRepositorySource: &clusterctl.ProviderRepositorySourceOptions{InfrastructureProvider: "memcloud:v0.1.0", Flavor: "topology"},
+		ProviderRepositorySource: &clusterctl.ProviderRepositorySourceOptions{InfrastructureProvider: "memcloud:" + memcloudVersion, Flavor: "topology"},
 		ClusterName:              "from-class", TargetNamespace: ns, KubernetesVersion: "v1.35.0",
 		ControlPlaneMachineCount: &cp, WorkerMachineCount: &workers,
 	})

@@ -29,7 +29,10 @@ import (
 
 // SetupWithManager registers the defaulting and validating webhooks of MemCluster, MemMachine,
 // MemClusterTemplate, MemMachineTemplate, MemMachinePool and MemClusterIdentity with the manager's webhook
-// server. The manager's scheme must hold the v1beta2 types (v1beta2.AddToScheme).
+// server. The manager's scheme must hold the v1beta2 types (v1beta2.AddToScheme). When it holds the v1beta1
+// types too (v1beta1.AddToScheme), controller-runtime's webhook builder also serves /convert, the conversion
+// webhook of MemCluster, MemMachine and MemMachineTemplate, whose v1beta2 versions are the hubs. Requests to the
+// admission webhooks come in v1beta2: the API server converts a v1beta1 object before it calls them.
 func SetupWithManager(mgr ctrl.Manager) error {
 	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta2.MemClusterIdentity{}).WithValidator(MemClusterIdentity{}).Complete(); err != nil {
 		return fmt.Errorf("cannot set up the MemClusterIdentity webhook: %w", err)

@@ -21,6 +21,9 @@ import (
 // crdDir is where controller-gen writes the CRDs of this package.
 const crdDir = "../../config/crd/bases"
 
+// componentsFile is memcloud's clusterctl components, with the CRDs as deployed.
+const componentsFile = "../../config/infrastructure-components.yaml"
+
 // The infrastructure kinds implement the accessors capkit's scopes use, with one-line methods over their
 // fields: the typed scope.ClusterScope[*MemCluster] and scope.MachineScope[*MemMachine] need nothing else.
 var (
@@ -91,7 +94,11 @@ func TestGeneratedCRDsFollowContractV1Beta2(t *testing.T) {
 
 		})
 	}
-	providertest.AssertCRDConformance(t, crdDir)
+	// MemCluster, MemMachine and MemMachineTemplate also serve v1beta1, which the API server converts with the
+	// manager's conversion webhook: controller-gen writes CRDs without one (conversion strategy None, which would
+	// prune status.ready from the stored v1beta2 objects), and the components file adds it. Check the CRDs as
+	// they are deployed.
+	providertest.AssertCRDConformance(t, componentsFile)
 }
 
 func TestConditionsLiveInStatus(t *testing.T) {

@@ -24,6 +24,15 @@
 // checks the Go types with lint.CheckType (package github.com/capkit/capkit/contract/lint), so that a field
 // renamed or moved breaks the build, not a cluster.
 //
+// # Older API version
+//
+// MemCluster, MemMachine and MemMachineTemplate are also served, deprecated, in API version v1beta1 (package
+// examples/memcloud/api/v1beta1, contract v1beta1, as memcloud v0.1 shipped them). This package's types are the
+// hubs (Hub): the API server stores v1beta2 and converts every v1beta1 object read or written through the
+// manager's conversion webhook, which calls v1beta1's ConvertTo and ConvertFrom; what one version cannot hold
+// waits in an annotation until the object comes back. The CRDs of these kinds carry cluster.x-k8s.io/v1beta1=v1beta1
+// too.
+//
 // # Defaults and validation
 //
 // The CRD schemas default the simple fields (network CIDR 10.0.0.0/16, load balancer port 6443, image

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"os"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/capkit/capkit/examples/memcloud/api/v1beta1"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/controllers"
@@ -31,9 +34,15 @@ func (f *flags) provider() manager.Provider {
 			fs.Uint64Var(&f.cloudSeed, "cloud-seed", cloud.DefaultSeed, "seed of the in-memory cloud's IDs")
 			fs.StringVar(&f.identityNamespace, "identity-namespace", "", "namespace of the MemClusterIdentities' credentials Secrets, usually memcloud's own (empty: no identities)")
 		},
-		AddToScheme: v1beta2.AddToScheme,
+		AddToScheme: addToScheme,
 		Setup:       f.setup,
 	}
+}
+
+// addToScheme adds memcloud's API versions: v1beta2, the hub, and v1beta1, which the conversion webhook that
+// webhooks.SetupWithManager registers converts to and from it.
+func addToScheme(s *runtime.Scheme) error {
+	return errors.Join(v1beta2.AddToScheme(s), v1beta1.AddToScheme(s))
 }
 
 // setup creates the in-memory cloud (a real provider creates its cloud SDK client here) and registers the

@@ -10,5 +10,10 @@
 // canonical reference, as clusterctl init requires (capkit/memcloud:dev is refused). The webhook serving
 // certificate comes from cert-manager, which clusterctl init installs.
 //
-// The output is deterministic; a test fails when the committed file is not what this command writes.
+// `make generate` also runs it on the folder of the old release v0.1.0 (contract v1beta1, API version v1beta1
+// only, no admission webhooks), whose CRDs and role it generates first:
+//
+//	go run ./examples/memcloud/hack/components -config examples/memcloud/config/releases/v0.1.0
+//
+// The output is deterministic; a test fails when a committed file is not what this command writes.
 package main

@@ -15,13 +15,17 @@ import (
 	"github.com/capkit/capkit/contract/components"
 )
 
-// configDir is memcloud's config folder, relative to this package.
-const configDir = "../../config"
+// configDir is memcloud's config folder, relative to this package, and oldReleaseDir the folder of release
+// v0.1.0 (contract v1beta1), which has no admission webhooks.
+const (
+	configDir     = "../../config"
+	oldReleaseDir = configDir + "/releases/v0.1.0"
+)
 
-// committed returns the committed infrastructure-components.yaml.
-func committed(t *testing.T) string {
+// committed returns the committed infrastructure-components.yaml of the config folder dir.
+func committed(t *testing.T, dir string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(configDir, "infrastructure-components.yaml"))
+	data, err := os.ReadFile(filepath.Join(dir, "infrastructure-components.yaml"))
 	require.NoError(t, err)
 	return string(data)
 }
@@ -50,7 +54,9 @@ func TestRunFlags(t *testing.T) {
 	tests := []struct {
 		name string
 		// args returns the command line and the file it should write ("" for none).
-		args    func(t *testing.T) ([]string, string)
+		args func(t *testing.T) ([]string, string)
+		// dir is the config folder whose committed file the written one must equal (configDir when empty).
+		dir     string
 		wantErr error
 		// wantMsg is part of the error when wantErr is nil but an error is expected.
 		wantMsg string
@@ -59,6 +65,10 @@ func TestRunFlags(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "components.yaml")
 			return []string{"-config", configDir, "-o", out}, out
 		}},
+		{name: "committed v0.1.0 file is fresh", args: func(t *testing.T) ([]string, string) {
+			out := filepath.Join(t.TempDir(), "components.yaml")
+			return []string{"-config", oldReleaseDir, "-o", out}, out
+		}, dir: oldReleaseDir},
 		{name: "output defaults to the config folder", args: func(t *testing.T) ([]string, string) {
 			dir := copyGenerated(t)
 			return []string{"-config", dir}, filepath.Join(dir, "infrastructure-components.yaml")
@@ -90,29 +100,44 @@ func TestRunFlags(t *testing.T) {
 				require.NoError(t, err)
 				got, err := os.ReadFile(out)
 				require.NoError(t, err)
-				assert.Equal(t, committed(t), string(got), "infrastructure-components.yaml is stale: run make generate")
+				dir := tt.dir
+				if dir == "" {
+					dir = configDir
+				}
+				assert.Equal(t, committed(t, dir), string(got), "infrastructure-components.yaml is stale: run make generate")
 			}
 		})
 	}
 }
 
 func TestReleaseFilesFollowContract(t *testing.T) {
-	var files []*clusterctl.YAMLFile
-	for _, pattern := range []string{"metadata.yaml", "infrastructure-components.yaml", "templates/*.yaml"} {
-		names, err := filepath.Glob(filepath.Join(configDir, pattern))
-		require.NoError(t, err)
-		require.NotEmpty(t, names, pattern)
-		for _, n := range names {
-			f, err := clusterctl.ReadYAMLFile(n)
+	tests := []struct {
+		dir      string
+		patterns []string
+	}{
+		{dir: configDir, patterns: []string{"metadata.yaml", "infrastructure-components.yaml", "templates/*.yaml"}},
+		{dir: oldReleaseDir, patterns: []string{"metadata.yaml", "infrastructure-components.yaml"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.dir, func(t *testing.T) {
+			var files []*clusterctl.YAMLFile
+			for _, pattern := range tt.patterns {
+				names, err := filepath.Glob(filepath.Join(tt.dir, pattern))
+				require.NoError(t, err)
+				require.NotEmpty(t, names, pattern)
+				for _, n := range names {
+					f, err := clusterctl.ReadYAMLFile(n)
+					require.NoError(t, err)
+					files = append(files, f)
+				}
+			}
+			findings, err := clusterctl.CheckFiles(files...)
 			require.NoError(t, err)
-			files = append(files, f)
-		}
+			var lines []string
+			for _, f := range findings {
+				lines = append(lines, f.String())
+			}
+			assert.Empty(t, lines)
+		})
 	}
-	findings, err := clusterctl.CheckFiles(files...)
-	require.NoError(t, err)
-	var lines []string
-	for _, f := range findings {
-		lines = append(lines, f.String())
-	}
-	assert.Empty(t, lines)
 }

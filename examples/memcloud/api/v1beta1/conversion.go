@@ -1,0 +1,230 @@
+package v1beta1
+
+import (
+	"maps"
+	"slices"
+
+	"sigs.k8s.io/controller-runtime/pkg/conversion"
+
+	"github.com/capkit/capkit/contract"
+	capkitconversion "github.com/capkit/capkit/contract/conversion"
+	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
+	"github.com/capkit/capkit/identity"
+)
+
+// The kinds of this package convert to and from their hubs in package v1beta2.
+var (
+	_ conversion.Convertible = &MemCluster{}
+	_ conversion.Convertible = &MemMachine{}
+	_ conversion.Convertible = &MemMachineTemplate{}
+)
+
+// clusterHubOnly is what a v1beta2 MemCluster holds that a v1beta1 one cannot, stashed on the v1beta1 object.
+type clusterHubOnly struct {
+	IdentityRef    *identity.Ref                        `json:"identityRef,omitempty"`
+	Provisioned    *bool                                `json:"provisioned,omitempty"`
+	Conditions     capkitconversion.ConditionsStash     `json:"conditions,omitempty"`
+	FailureDomains capkitconversion.FailureDomainsStash `json:"failureDomains,omitzero"`
+}
+
+// spokeOnly is what a v1beta1 MemCluster or MemMachine holds that a v1beta2 one cannot, stashed on the
+// v1beta2 object.
+type spokeOnly struct {
+	Conditions     capkitconversion.ConditionsStash `json:"conditions,omitempty"`
+	FailureReason  *string                          `json:"failureReason,omitempty"`
+	FailureMessage *string                          `json:"failureMessage,omitempty"`
+}
+
+// ConvertTo converts c to the hub, a *v1beta2.MemCluster.
+func (c *MemCluster) ConvertTo(hub conversion.Hub) error {
+	dst := hub.(*v1beta2.MemCluster)
+	dst.ObjectMeta = *c.ObjectMeta.DeepCopy()
+	var restored clusterHubOnly
+	if _, err := capkitconversion.Restore(dst, &restored); err != nil {
+		return err
+	}
+	dst.Spec = v1beta2.MemClusterSpec{
+		ControlPlaneEndpoint: c.Spec.ControlPlaneEndpoint,
+		Network:              *c.Spec.Network.DeepCopy(),
+		LoadBalancer:         c.Spec.LoadBalancer,
+		SecurityGroup:        *c.Spec.SecurityGroup.DeepCopy(),
+		FailureDomains:       slices.Clone(c.Spec.FailureDomains),
+		IdentityRef:          restored.IdentityRef,
+	}
+	conds, lost, err := capkitconversion.ConditionsToV1Beta2(c.Status.Conditions, restored.Conditions)
+	if err != nil {
+		return err
+	}
+	domains, err := capkitconversion.FailureDomainsToV1Beta2(c.Status.FailureDomains, restored.FailureDomains)
+	if err != nil {
+		return err
+	}
+	dst.Status = v1beta2.MemClusterStatus{
+		Initialization: contract.InfraClusterInitialization{
+			Provisioned: capkitconversion.ReadyToProvisioned(c.Status.Ready, restored.Provisioned),
+		},
+		Conditions:         conds,
+		FailureDomains:     domains,
+		Resources:          maps.Clone(c.Status.Resources),
+		ObservedGeneration: c.Status.ObservedGeneration,
+	}
+	return capkitconversion.Stash(dst, spokeOnly{Conditions: lost, FailureReason: c.Status.FailureReason, FailureMessage: c.Status.FailureMessage})
+}
+
+// ConvertFrom converts the hub, a *v1beta2.MemCluster, to c.
+func (c *MemCluster) ConvertFrom(hub conversion.Hub) error {
+	src := hub.(*v1beta2.MemCluster)
+	c.ObjectMeta = *src.ObjectMeta.DeepCopy()
+	var restored spokeOnly
+	if _, err := capkitconversion.Restore(c, &restored); err != nil {
+		return err
+	}
+	c.Spec = MemClusterSpec{
+		ControlPlaneEndpoint: src.Spec.ControlPlaneEndpoint,
+		Network:              *src.Spec.Network.DeepCopy(),
+		LoadBalancer:         src.Spec.LoadBalancer,
+		SecurityGroup:        *src.Spec.SecurityGroup.DeepCopy(),
+		FailureDomains:       slices.Clone(src.Spec.FailureDomains),
+	}
+	ready, provisioned := capkitconversion.ProvisionedToReady(src.Status.Initialization.Provisioned)
+	conds, lost, err := capkitconversion.ConditionsToV1Beta1(src.Status.Conditions, restored.Conditions)
+	if err != nil {
+		return err
+	}
+	domains, domainsLost, err := capkitconversion.FailureDomainsToV1Beta1(src.Status.FailureDomains)
+	if err != nil {
+		return err
+	}
+	c.Status = MemClusterStatus{
+		Ready:              ready,
+		FailureDomains:     domains,
+		Conditions:         conds,
+		FailureReason:      restored.FailureReason,
+		FailureMessage:     restored.FailureMessage,
+		Resources:          maps.Clone(src.Status.Resources),
+		ObservedGeneration: src.Status.ObservedGeneration,
+	}
+	return capkitconversion.Stash(c, clusterHubOnly{IdentityRef: src.Spec.IdentityRef.DeepCopy(), Provisioned: provisioned,
+		Conditions: lost, FailureDomains: domainsLost})
+}
+
+// machineHubOnly is what a v1beta2 MemMachine holds that a v1beta1 one cannot, stashed on the v1beta1 object.
+type machineHubOnly struct {
+	Provisioned   *bool                            `json:"provisioned,omitempty"`
+	Conditions    capkitconversion.ConditionsStash `json:"conditions,omitempty"`
+	FailureDomain string                           `json:"failureDomain,omitempty"`
+}
+
+// ConvertTo converts m to the hub, a *v1beta2.MemMachine.
+func (m *MemMachine) ConvertTo(hub conversion.Hub) error {
+	dst := hub.(*v1beta2.MemMachine)
+	dst.ObjectMeta = *m.ObjectMeta.DeepCopy()
+	var restored machineHubOnly
+	if _, err := capkitconversion.Restore(dst, &restored); err != nil {
+		return err
+	}
+	dst.Spec = machineSpecToHub(m.Spec)
+	conds, lost, err := capkitconversion.ConditionsToV1Beta2(m.Status.Conditions, restored.Conditions)
+	if err != nil {
+		return err
+	}
+	dst.Status = v1beta2.MemMachineStatus{
+		Initialization: contract.InfraMachineInitialization{
+			Provisioned: capkitconversion.ReadyToProvisioned(m.Status.Ready, restored.Provisioned),
+		},
+		Addresses:          slices.Clone(m.Status.Addresses),
+		FailureDomain:      restored.FailureDomain,
+		Conditions:         conds,
+		Resources:          maps.Clone(m.Status.Resources),
+		InstanceState:      m.Status.InstanceState,
+		ObservedGeneration: m.Status.ObservedGeneration,
+	}
+	return capkitconversion.Stash(dst, spokeOnly{Conditions: lost, FailureReason: m.Status.FailureReason, FailureMessage: m.Status.FailureMessage})
+}
+
+// ConvertFrom converts the hub, a *v1beta2.MemMachine, to m.
+func (m *MemMachine) ConvertFrom(hub conversion.Hub) error {
+	src := hub.(*v1beta2.MemMachine)
+	m.ObjectMeta = *src.ObjectMeta.DeepCopy()
+	var restored spokeOnly
+	if _, err := capkitconversion.Restore(m, &restored); err != nil {
+		return err
+	}
+	m.Spec = machineSpecFromHub(src.Spec)
+	ready, provisioned := capkitconversion.ProvisionedToReady(src.Status.Initialization.Provisioned)
+	conds, lost, err := capkitconversion.ConditionsToV1Beta1(src.Status.Conditions, restored.Conditions)
+	if err != nil {
+		return err
+	}
+	m.Status = MemMachineStatus{
+		Ready:              ready,
+		Addresses:          slices.Clone(src.Status.Addresses),
+		Conditions:         conds,
+		FailureReason:      restored.FailureReason,
+		FailureMessage:     restored.FailureMessage,
+		Resources:          maps.Clone(src.Status.Resources),
+		InstanceState:      src.Status.InstanceState,
+		ObservedGeneration: src.Status.ObservedGeneration,
+	}
+	return capkitconversion.Stash(m, machineHubOnly{Provisioned: provisioned, Conditions: lost, FailureDomain: src.Status.FailureDomain})
+}
+
+// machineTemplateHubOnly is what a v1beta2 MemMachineTemplate holds that a v1beta1 one cannot, stashed on the
+// v1beta1 object: its status, nil when empty.
+type machineTemplateHubOnly struct {
+	Status *contract.MachineTemplateCapacity `json:"status,omitempty"`
+}
+
+// ConvertTo converts t to the hub, a *v1beta2.MemMachineTemplate.
+func (t *MemMachineTemplate) ConvertTo(hub conversion.Hub) error {
+	dst := hub.(*v1beta2.MemMachineTemplate)
+	dst.ObjectMeta = *t.ObjectMeta.DeepCopy()
+	var restored machineTemplateHubOnly
+	if _, err := capkitconversion.Restore(dst, &restored); err != nil {
+		return err
+	}
+	dst.Spec.Template = v1beta2.MemMachineTemplateResource{
+		ObjectMeta: *t.Spec.Template.ObjectMeta.DeepCopy(),
+		Spec:       machineSpecToHub(t.Spec.Template.Spec),
+	}
+	dst.Status = contract.MachineTemplateCapacity{}
+	if restored.Status != nil {
+		dst.Status = *restored.Status
+	}
+	return nil
+}
+
+// ConvertFrom converts the hub, a *v1beta2.MemMachineTemplate, to t.
+func (t *MemMachineTemplate) ConvertFrom(hub conversion.Hub) error {
+	src := hub.(*v1beta2.MemMachineTemplate)
+	t.ObjectMeta = *src.ObjectMeta.DeepCopy() // ConvertTo stashes nothing on the hub; Stash replaces any annotation
+	t.Spec.Template = MemMachineTemplateResource{
+		ObjectMeta: *src.Spec.Template.ObjectMeta.DeepCopy(),
+		Spec:       machineSpecFromHub(src.Spec.Template.Spec),
+	}
+	var lost machineTemplateHubOnly
+	if len(src.Status.Capacity) > 0 || src.Status.NodeInfo != (contract.NodeInfo{}) {
+		lost.Status = src.Status.DeepCopy()
+	}
+	return capkitconversion.Stash(t, lost)
+}
+
+// machineSpecToHub returns the v1beta2 spec of a v1beta1 MemMachine, which loses nothing.
+func machineSpecToHub(in MemMachineSpec) v1beta2.MemMachineSpec {
+	return v1beta2.MemMachineSpec{
+		ProviderID:    capkitconversion.ProviderIDToV1Beta2(in.ProviderID),
+		FailureDomain: in.FailureDomain,
+		Image:         in.Image,
+		Flavor:        in.Flavor,
+	}
+}
+
+// machineSpecFromHub returns the v1beta1 spec of a v1beta2 MemMachine, which loses nothing.
+func machineSpecFromHub(in v1beta2.MemMachineSpec) MemMachineSpec {
+	return MemMachineSpec{
+		ProviderID:    capkitconversion.ProviderIDToV1Beta1(in.ProviderID),
+		FailureDomain: in.FailureDomain,
+		Image:         in.Image,
+		Flavor:        in.Flavor,
+	}
+}
