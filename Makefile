@@ -45,10 +45,11 @@ test-e2e: envtest kwok ## Run the test/ module: memcloud and podcloud with the r
 # The fuzz targets of what parses hostile input, each run for FUZZTIME (CI: 30 s each); a crasher fails the run and is
 # written to the package's testdata/fuzz/<target>/ (commit it: it then runs in every make test).
 FUZZTIME ?= 30s
-FUZZ_TARGETS := ./cloudinit:FuzzParse ./cloudinit:FuzzRender ./contract/clusterctl:FuzzReadYAML ./contract/clusterctl:FuzzCheckFiles
+FUZZ_TARGETS := ./cloudinit:FuzzParse ./cloudinit:FuzzRender ./contract/clusterctl:FuzzReadYAML ./contract/clusterctl:FuzzCheckFiles \
+  ./inplace:FuzzHandler
 
 .PHONY: fuzz
-fuzz: ## Fuzz cloudinit (Parse, Render) and contract/clusterctl (ReadYAML, CheckFiles) for FUZZTIME each (default 30s).
+fuzz: ## Fuzz cloudinit (Parse, Render), contract/clusterctl (ReadYAML, CheckFiles) and inplace (Handler) for FUZZTIME each (default 30s).
 	@for t in $(FUZZ_TARGETS); do \
 	  pkg="$${t%%:*}"; fn="$${t##*:}"; \
 	  echo "capkit: fuzzing $$fn in $$pkg for $(FUZZTIME)"; \

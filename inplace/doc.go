@@ -1,0 +1,56 @@
+// Package inplace serves Cluster API's in-place update hooks (Runtime SDK, hooks.runtime.cluster.x-k8s.io/v1alpha1,
+// Cluster API v1.14) for an infrastructure provider that can change some fields of a running machine, such
+// as its flavor or its tags, without replacing it.
+//
+// # What Cluster API does
+//
+// With the RuntimeSDK and InPlaceUpdates feature gates on, when a MachineDeployment's template changes (its
+// spec.template.spec.infrastructureRef points at a new InfraMachine template), the MachineDeployment
+// controller asks the one extension registered for CanUpdateMachineSet whether it can turn the old
+// MachineSet's Machines into the new one's. The request holds both MachineSets and their InfraMachine and
+// bootstrap templates; the extension answers with patches that, applied to the current objects, cover the
+// changes it makes in place. Cluster API applies them and compares with the desired objects: when
+// everything matches, it moves the old Machines to the new MachineSet, writes the new spec into each
+// InfraMachine (same name, same UID) and calls UpdateMachine for the Machine until the extension reports it
+// done. Otherwise it rolls out new Machines as usual. The KubeadmControlPlane controller asks the same per
+// Machine with CanUpdateMachine.
+//
+// # What the provider declares
+//
+// A Config: the kind of its InfraMachine, the fields below its spec that it changes in place (Mutable), and
+// an idempotent Update that makes the machine match the InfraMachine it is given. The package computes the
+// answers: a MachineSet whose InfraMachine template changed only under Mutable fields gets one RFC 6902
+// JSON patch of the template's spec.template.spec; anything else (a field not covered, a Kubernetes
+// version or failure domain, a bootstrap template change, another provider's kind) is declined with a
+// message, which makes Cluster API roll out. Declining is always a Success: a Failure would block the
+// MachineDeployment.
+//
+// NewHandler serves discovery and the three hooks on a server of the provider's own; Register adds them to
+// controller-runtime's webhook server, so that the extension shares the manager's webhook certificate. An
+// ExtensionConfig (runtime.cluster.x-k8s.io/v1beta2, cluster-scoped) then points Cluster API at it:
+//
+//	apiVersion: runtime.cluster.x-k8s.io/v1beta2
+//	kind: ExtensionConfig
+//	metadata:
+//	  name: memcloud
+//	  annotations:
+//	    runtime.cluster.x-k8s.io/inject-ca-from-secret: memcloud-system/memcloud-webhook-service-cert
+//	spec:
+//	  clientConfig:
+//	    service: {namespace: memcloud-system, name: memcloud-webhook-service, port: 443}
+//
+// # Limits
+//
+//   - Cluster API allows one extension per hook in the whole management cluster (two are an error), and
+//     selects handlers only by the ExtensionConfig's namespaceSelector: the extension also receives other
+//     providers' MachineSets, which it declines (cluster-api#13285).
+//   - MachineDeployments update in place only with the RollingUpdate strategy, never OnDelete.
+//   - Templates are replaced, not edited: Cluster API compares the template refs, so editing a template in
+//     place triggers nothing. Create a new template and point the MachineDeployment at it.
+//   - Cluster API caches each CanUpdateMachineSet answer for 24 hours per pair of MachineSets: after a
+//     "no", upgrading the provider to cover the field does not change that pair's rollout.
+//   - Only the InfraMachine is patched. Machine fields Cluster API compares (version, failureDomain) and
+//     bootstrap changes are declined, since an infrastructure provider does not make them.
+//   - Update's errors, and panics, are reported to Cluster API as they are, which shows them in the Machine's
+//     conditions: they must not carry secrets.
+package inplace
