@@ -32,6 +32,12 @@
 //		return nil, apierrors.NewInvalid(groupKind, newT.Name, errs)
 //	}
 //
+// An InfraMachine whose provider changes some fields on the running machine (package inplace) lets exactly
+// those change: its ValidateSpecUpdate calls ValidateImmutableExcept with the same list of fields as the
+// extension's inplace.Config.Mutable, and refuses a change of any other field, naming it
+// (ExampleValidateImmutableExcept). Its template stays immutable: Cluster API replaces templates, it does not
+// edit them.
+//
 // The kubebuilder markers (+kubebuilder:webhook) stay in the provider: the paths are controller-runtime's,
 // /mutate-<group>-<version>-<kind> for a Webhook with DefaultSpec and /validate-<group>-<version>-<kind>.
 package webhook

@@ -51,6 +51,18 @@ func ExampleValidateImmutable() {
 	// spec.template.spec.flavor: Forbidden: field is immutable: create a new template and point its users at it
 }
 
+// An InfraMachine whose flavor and tags change in place lets them change, and nothing else: its webhook's
+// ValidateSpecUpdate calls ValidateImmutableExcept with the fields its in-place update extension declares.
+func ExampleValidateImmutableExcept() {
+	mutable := [][]string{{"flavor"}, {"tags"}}
+	oldSpec := map[string]any{"image": "ubuntu-24.04", "flavor": "small", "tags": map[string]any{"team": "a"}}
+	newSpec := map[string]any{"image": "ubuntu-26.04", "flavor": "large", "tags": map[string]any{"team": "b"}}
+	errs := webhook.ValidateImmutableExcept(field.NewPath("spec"), oldSpec, newSpec, mutable)
+	fmt.Println(errs.ToAggregate())
+	// Output:
+	// spec.image: Forbidden: field is immutable
+}
+
 // MachineTemplateWebhook is a provider's hand-written webhook of MachineTemplate.
 type MachineTemplateWebhook struct{}
 

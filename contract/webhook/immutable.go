@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -42,8 +43,8 @@ func ValidateImmutable(ctx context.Context, newObj metav1.Object, path *field.Pa
 		return nil
 	}
 	var errs field.ErrorList
-	for _, p := range changedPaths(path, oldSpec, newSpec) {
-		errs = append(errs, field.Forbidden(p, Immutable))
+	for _, f := range changedFields(oldSpec, newSpec) {
+		errs = append(errs, field.Forbidden(child(path, f), Immutable))
 	}
 	if len(errs) == 0 { // equal as JSON but not as Go values: report the whole spec
 		errs = field.ErrorList{field.Forbidden(path, Immutable)}
@@ -51,26 +52,64 @@ func ValidateImmutable(ctx context.Context, newObj metav1.Object, path *field.Pa
 	return errs
 }
 
-// changedPaths returns the paths, under path, of the JSON fields that differ, going into objects that both
-// sides have.
-func changedPaths(path *field.Path, oldSpec, newSpec any) []*field.Path {
+// ValidateImmutableExcept returns a Forbidden error ("field is immutable") for each field that differs between
+// oldSpec and newSpec, found at path (compared as JSON, as ValidateImmutable does), unless it lies under one of
+// the mutable fields, given as paths of JSON keys below path: {"tags"} lets any tag change, {"network",
+// "cidr"} only spec.network.cidr. A change above a mutable field (its parent added or removed) is not
+// covered, and lists are compared whole, as package inplace does for the fields it updates in place: the
+// webhook of an InfraMachine lets change exactly the fields its in-place update extension declares (the same
+// list as inplace.Config's Mutable), plus the fields the provider checks itself (a providerID set once, say).
+// A provider calls it from a Webhook's ValidateSpecUpdate; an empty or nil mutable makes the whole spec
+// immutable.
+func ValidateImmutableExcept(path *field.Path, oldSpec, newSpec any, mutable [][]string) field.ErrorList {
+	var errs field.ErrorList
+	for _, f := range changedFields(oldSpec, newSpec) {
+		if !covered(f, mutable) {
+			errs = append(errs, field.Forbidden(child(path, f), apivalidation.FieldImmutableErrorMsg))
+		}
+	}
+	return errs
+}
+
+// covered reports whether the field f lies under one of the fields of mutable (empty ones cover nothing).
+func covered(f []string, mutable [][]string) bool {
+	for _, m := range mutable {
+		if len(m) > 0 && len(m) <= len(f) && slices.Equal(f[:len(m)], m) {
+			return true
+		}
+	}
+	return false
+}
+
+// child returns the path of field f below path.
+func child(path *field.Path, f []string) *field.Path {
+	if len(f) == 0 {
+		return path
+	}
+	return path.Child(f[0], f[1:]...)
+}
+
+// changedFields returns the JSON fields that differ between the specs, as keys below them, going into objects
+// that both sides have, sorted.
+func changedFields(oldSpec, newSpec any) [][]string {
 	oldM, newM := toMap(oldSpec), toMap(newSpec)
 	if oldM == nil || newM == nil {
 		return nil
 	}
-	var out []*field.Path
+	var out [][]string
 	for _, k := range unionKeys(oldM, newM) {
 		if equality.Semantic.DeepEqual(oldM[k], newM[k]) {
 			continue
 		}
-		o, n := oldM[k], newM[k]
-		om, ok1 := o.(map[string]any)
-		nm, ok2 := n.(map[string]any)
+		om, ok1 := oldM[k].(map[string]any)
+		nm, ok2 := newM[k].(map[string]any)
 		if ok1 && ok2 {
-			out = append(out, changedPaths(path.Child(k), om, nm)...)
+			for _, f := range changedFields(om, nm) {
+				out = append(out, append([]string{k}, f...))
+			}
 			continue
 		}
-		out = append(out, path.Child(k))
+		out = append(out, []string{k})
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package webhook_test
 
 import (
 	"context"
+	"maps"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -62,6 +63,62 @@ func TestValidateImmutable(t *testing.T) {
 			errs := webhook.ValidateImmutable(tt.ctx, tt.obj, field.NewPath("spec"), base, tt.new)
 			var got []string
 			for _, e := range errs {
+				got = append(got, e.Error())
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestValidateImmutableExcept(t *testing.T) {
+	type network struct {
+		CIDR    string   `json:"cidr,omitempty"`
+		Subnets []string `json:"subnets,omitempty"`
+	}
+	type machineSpec struct {
+		Image   string            `json:"image,omitempty"`
+		Flavor  string            `json:"flavor,omitempty"`
+		Tags    map[string]string `json:"tags,omitempty"`
+		Network *network          `json:"network,omitempty"`
+	}
+	base := machineSpec{Image: "i1", Flavor: "small", Tags: map[string]string{"a": "1"}, Network: &network{CIDR: "10.0.0.0/16", Subnets: []string{"s1"}}}
+	with := func(f func(s *machineSpec)) machineSpec {
+		s := base
+		s.Tags = maps.Clone(base.Tags)
+		n := *base.Network
+		s.Network = &n
+		f(&s)
+		return s
+	}
+	mutable := [][]string{{"flavor"}, {"tags"}, {"network", "cidr"}}
+	tests := []struct {
+		name    string
+		new     machineSpec
+		mutable [][]string
+		want    []string
+	}{
+		{"unchanged", base, mutable, nil},
+		{"mutable fields changed", with(func(s *machineSpec) {
+			s.Flavor, s.Tags["a"], s.Tags["b"], s.Network.CIDR = "large", "2", "3", "10.1.0.0/16"
+		}), mutable, nil},
+		{"tags removed whole", with(func(s *machineSpec) { s.Tags = nil }), mutable, nil},
+		{"an immutable field", with(func(s *machineSpec) { s.Image = "i2" }), mutable, []string{"spec.image: Forbidden: field is immutable"}},
+		{"beside a mutable field", with(func(s *machineSpec) { s.Network.Subnets = []string{"s2"} }), mutable,
+			[]string{"spec.network.subnets: Forbidden: field is immutable"}},
+		{"the parent of a mutable field removed", with(func(s *machineSpec) { s.Network = nil }), mutable,
+			[]string{"spec.network: Forbidden: field is immutable"}},
+		{"each field named, sorted", with(func(s *machineSpec) { s.Image, s.Flavor = "i2", "large" }), nil, []string{
+			"spec.flavor: Forbidden: field is immutable", "spec.image: Forbidden: field is immutable",
+		}},
+		{"an empty path covers nothing", with(func(s *machineSpec) { s.Flavor = "large" }), [][]string{{}},
+			[]string{"spec.flavor: Forbidden: field is immutable"}},
+		{"a path below a field does not cover it", with(func(s *machineSpec) { s.Flavor = "large" }), [][]string{{"flavor", "name"}},
+			[]string{"spec.flavor: Forbidden: field is immutable"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, e := range webhook.ValidateImmutableExcept(field.NewPath("spec"), &base, &tt.new, tt.mutable) {
 				got = append(got, e.Error())
 			}
 			assert.Equal(t, tt.want, got)

@@ -99,6 +99,10 @@ func (p *provider) start(ctx context.Context) error {
 		if err := controllers.SetupWithManager(mgr, p.cloud, controllers.WithClient(c), controllers.WithReconcileOptions(reconcile.WithDefaultRequeue(p.poll))); err != nil {
 			return err
 		}
+		// The in-place update extension, which Cluster API calls only when an ExtensionConfig points at it.
+		if err := controllers.SetupInPlaceExtension(mgr, p.cloud); err != nil {
+			return err
+		}
 	}
 	if err := webhooks.SetupWithManager(mgr); err != nil {
 		return err

@@ -19,14 +19,14 @@ func BenchmarkInstanceLifecycle(b *testing.B) {
 	net, _ := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "n", CIDR: "10.0.0.0/16"})
 	subnet, _ := c.CreateSubnet(ctx, cloud.SubnetSpec{Name: "s", NetworkID: net.ID, CIDR: "10.0.0.0/20"})
 	for i := range 100 {
-		if _, err := c.CreateInstance(ctx, cloud.InstanceSpec{Name: fmt.Sprint(i), SubnetID: subnet.ID, Image: "img", Flavor: "f"}); err != nil {
+		if _, err := c.CreateInstance(ctx, cloud.InstanceSpec{Name: fmt.Sprint(i), SubnetID: subnet.ID, Image: "img", Flavor: "small"}); err != nil {
 			b.Fatal(err)
 		}
 	}
 	tags := map[string]string{"owner": "bench"}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		inst, err := c.CreateInstance(ctx, cloud.InstanceSpec{Name: "x", SubnetID: subnet.ID, Image: "img", Flavor: "f",
+		inst, err := c.CreateInstance(ctx, cloud.InstanceSpec{Name: "x", SubnetID: subnet.ID, Image: "img", Flavor: "small",
 			Tags: tags, IdempotencyToken: fmt.Sprint(i)})
 		if err != nil {
 			b.Fatal(err)

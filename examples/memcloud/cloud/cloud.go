@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -12,6 +13,10 @@ import (
 // InstanceGroupSpec.UserData: 16 KiB, as in EC2.
 const DefaultMaxUserDataSize = 16 * 1024
 
+// DefaultFlavors returns the flavors of a cloud created without WithFlavors: the sizes memcloud's
+// provider offers (its API's v1beta2.Flavors), smallest first.
+func DefaultFlavors() []string { return []string{"small", "medium", "large"} }
+
 // DefaultSeed is the seed used when WithSeed is not given, so that a Cloud is deterministic by
 // default.
 const DefaultSeed uint64 = 1
@@ -19,7 +24,8 @@ const DefaultSeed uint64 = 1
 // Cloud is an in-memory IaaS. All methods are safe for concurrent use.
 //
 // The API methods (Create*, Get*, Delete*, Find*, UpdateSecurityGroupRules,
-// UpdateInstanceGroupUserData, ScaleInstanceGroup, RegisterTarget, DeregisterTarget) behave
+// UpdateInstanceGroupUserData, ScaleInstanceGroup, ResizeInstance, TagInstance, RegisterTarget,
+// DeregisterTarget) behave
 // like a remote cloud API: they are counted (Calls), throttled by the rate limit when there is
 // one (WithRateLimit), slowed down and failed by fault injection (FaultConfig, FailNext),
 // honour context cancellation and return copies, never internal pointers. The inspection methods (Count, List, Report, InstanceUserData, AccountOf, ...) and
@@ -56,6 +62,7 @@ type Cloud struct {
 	faults      FaultConfig
 	scripted    map[Op][]FaultMode
 	pendingGets int
+	flavors     []string
 	maxUserData int
 	quotas      map[Kind]int
 	limit       *rateLimit         // nil: no rate limit
@@ -123,6 +130,13 @@ func WithPendingGets(n int) Option {
 	return func(c *Cloud) { c.pendingGets = n }
 }
 
+// WithFlavors sets the flavors of the cloud's instances: CreateInstance, CreateInstanceGroup and
+// ResizeInstance refuse any other with ErrInvalidParameter. At least one, none empty or listed twice.
+// Default: DefaultFlavors.
+func WithFlavors(flavors ...string) Option {
+	return func(c *Cloud) { c.flavors = slices.Clone(flavors) }
+}
+
 // WithQuota limits the number of live resources of a kind to maxLive in each account (in the
 // whole cloud when it has no account); creating one more fails with ErrQuotaExceeded. The
 // instances of instance groups count as instances. Default: no limit.
@@ -142,6 +156,7 @@ func New(opts ...Option) (*Cloud, error) {
 	c := &Cloud{
 		now:         time.Now,
 		scripted:    map[Op][]FaultMode{},
+		flavors:     DefaultFlavors(),
 		maxUserData: DefaultMaxUserDataSize,
 		quotas:      map[Kind]int{},
 		buckets:     map[string]*bucket{},
@@ -173,6 +188,14 @@ func (c *Cloud) validateOptions() error {
 	}
 	if c.pendingGets < 0 {
 		return invalid("pendingGets", c.pendingGets, "must not be negative")
+	}
+	if len(c.flavors) == 0 {
+		return invalid("flavors", "", "must not be empty")
+	}
+	for i, f := range c.flavors {
+		if f == "" || slices.Index(c.flavors, f) != i {
+			return invalid("flavors", strings.Join(c.flavors, ","), "must not hold an empty flavor or a flavor twice")
+		}
 	}
 	if c.maxUserData < 0 {
 		return invalid("maxUserDataSize", c.maxUserData, "must not be negative")

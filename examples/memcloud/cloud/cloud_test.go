@@ -28,6 +28,9 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		{"user data size", cloud.WithMaxUserDataSize(-1), `maxUserDataSize "-1"`},
 		{"negative quota", cloud.WithQuota(cloud.KindSubnet, -2), `quota.Subnet "-2"`},
 		{"unknown kind quota", cloud.WithQuota(cloud.Kind("Bucket"), 1), `quota kind "Bucket"`},
+		{"no flavors", cloud.WithFlavors(), `flavors "" must not be empty`},
+		{"empty flavor", cloud.WithFlavors("small", ""), `flavors "small," must not hold an empty flavor`},
+		{"flavor twice", cloud.WithFlavors("small", "small"), `flavors "small,small" must not hold an empty flavor or a flavor twice`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -125,7 +128,7 @@ func TestReturnedResourcesAreCopies(t *testing.T) {
 	assert.Equal(t, map[string]string{"k": "v"}, got.Tags)
 	assert.Equal(t, 22, got.Ingress[0].Port)
 
-	inst, err := e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "f", SecurityGroupIDs: []string{sg.ID}})
+	inst, err := e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "small", SecurityGroupIDs: []string{sg.ID}})
 	require.NoError(t, err)
 	inst.SecurityGroupIDs[0] = "sg-other"
 	found, err := e.c.FindInstances(ctx, map[string]string{})
@@ -187,7 +190,7 @@ func TestKindsAndOps(t *testing.T) {
 	assert.Equal(t, "CreateSecurityGroup", cloud.VerbCreate.On(cloud.KindSecurityGroup).String())
 	for verb, mutating := range map[cloud.Verb]bool{cloud.VerbCreate: true, cloud.VerbDelete: true,
 		cloud.VerbRegister: true, cloud.VerbDeregister: true, cloud.VerbUpdate: true, cloud.VerbScale: true,
-		cloud.VerbGet: false, cloud.VerbFind: false, cloud.Verb("Reboot"): false} {
+		cloud.VerbResize: true, cloud.VerbTag: true, cloud.VerbGet: false, cloud.VerbFind: false, cloud.Verb("Reboot"): false} {
 		assert.Equal(t, mutating, verb.On(cloud.KindLoadBalancer).Mutating(), verb)
 	}
 }

@@ -141,6 +141,8 @@ func (c *Cloud) checkInstanceLocked(account string, spec InstanceSpec) (*record,
 		return nil, invalid("image", spec.Image, "must not be empty")
 	case spec.Flavor == "":
 		return nil, invalid("flavor", spec.Flavor, "must not be empty")
+	case !slices.Contains(c.flavors, spec.Flavor):
+		return nil, c.unknownFlavor(spec.Flavor)
 	case len(spec.UserData) > c.maxUserData:
 		return nil, c.userDataTooLarge(spec.UserData)
 	}
@@ -206,7 +208,8 @@ func (c *Cloud) FindInstances(ctx context.Context, tags map[string]string) ([]In
 	return asList[Instance](c.find(ctx, KindInstance, tags))
 }
 
-// advanceInstance moves a pending instance towards running on a GetInstance call.
+// advanceInstance moves a pending instance towards running on a GetInstance call; a resized one runs
+// with its new flavor.
 func advanceInstance(rec *record) {
 	inst := rec.obj.(*Instance)
 	if inst.State != InstancePending {
@@ -217,4 +220,7 @@ func advanceInstance(rec *record) {
 		return
 	}
 	inst.State = InstanceRunning
+	if inst.ResizingTo != "" {
+		inst.Flavor, inst.ResizingTo = inst.ResizingTo, ""
+	}
 }

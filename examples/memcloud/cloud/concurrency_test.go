@@ -115,7 +115,7 @@ func runCluster(ctx context.Context, c *cloud.Cloud, i int) error {
 	for m := range 2 + r.IntN(3) {
 		var inst *cloud.Instance
 		if err := retry(func() (err error) {
-			inst, err = c.CreateInstance(ctx, cloud.InstanceSpec{Name: fmt.Sprint("m", m), SubnetID: subnet.ID, Image: "img", Flavor: "f",
+			inst, err = c.CreateInstance(ctx, cloud.InstanceSpec{Name: fmt.Sprint("m", m), SubnetID: subnet.ID, Image: "img", Flavor: "small",
 				Tags: owner, IdempotencyToken: fmt.Sprint(i, "-m", m)})
 			return err
 		}); err != nil {

@@ -16,7 +16,7 @@ func TestDependencyViolations(t *testing.T) {
 	e := newEnv(t)
 	lb, err := e.c.CreateLoadBalancer(ctx, cloud.LoadBalancerSpec{Name: "lb", NetworkID: e.net.ID})
 	require.NoError(t, err)
-	inst, err := e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "f", SecurityGroupIDs: []string{e.sg.ID}})
+	inst, err := e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "small", SecurityGroupIDs: []string{e.sg.ID}})
 	require.NoError(t, err)
 	require.NoError(t, e.c.RegisterTarget(ctx, lb.ID, inst.ID))
 
@@ -56,7 +56,7 @@ func TestDependencyViolationNamesAtMostThree(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
 	for i := range 4 {
-		_, err := e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: fmt.Sprint(i), SubnetID: e.subnet.ID, Image: "img", Flavor: "f"})
+		_, err := e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: fmt.Sprint(i), SubnetID: e.subnet.ID, Image: "img", Flavor: "small"})
 		require.NoError(t, err)
 	}
 	err := e.c.DeleteSubnet(ctx, e.subnet.ID)

@@ -36,11 +36,15 @@
 //
 // A security group's ingress rules can be changed in place with UpdateSecurityGroupRules, an
 // instance group's user data with UpdateInstanceGroupUserData and its size with
-// ScaleInstanceGroup; nothing else changes after creation. API calls return copies, never internal pointers, and errors of the form
+// ScaleInstanceGroup, an instance's tags with TagInstance (at once) and its flavor, one of the
+// cloud's (WithFlavors, DefaultFlavors otherwise), with ResizeInstance: a running instance stops
+// and starts again, pending with Instance.ResizingTo set for as many GetInstance calls as a new
+// one, then running with the new flavor. Both are idempotent. Nothing else changes after creation.
+// API calls return copies, never internal pointers, and errors of the form
 // `cannot create subnet "demo": invalid parameter: cidr "10.1.0.0/24" is not inside …` that wrap
 // one sentinel: ErrNotFound (Delete of a resource already gone returns it: treat it as
 // success), ErrInvalidParameter, ErrDependencyViolation, ErrTokenReused, ErrTokenMismatch,
-// ErrQuotaExceeded, ErrUnauthorized, ErrThrottled or ErrInjected.
+// ErrQuotaExceeded, ErrIncorrectState, ErrUnauthorized, ErrThrottled or ErrInjected.
 //
 // A create request with an IdempotencyToken is safe to retry: the cloud returns the resource
 // created with that token instead of a second one, even when the first response was lost. A

@@ -30,6 +30,10 @@ var (
 	// ErrQuotaExceeded means that a kind's quota (WithQuota) is used up, or that a subnet has no
 	// free address left for a new instance (of an instance group too).
 	ErrQuotaExceeded = errors.New("quota exceeded")
+	// ErrIncorrectState means that a resource is not in a state that allows the call: an instance that
+	// is booting, failed or being resized to another flavor cannot be resized. The message names the
+	// resource and its state. Retrying may help once the state has changed.
+	ErrIncorrectState = errors.New("incorrect state")
 	// ErrInjected is wrapped by every fault injected by FaultConfig or FailNext, so that tests
 	// can tell injected failures from real ones. Errors wrapping it are transient: retry.
 	ErrInjected = errors.New("injected fault")

@@ -120,7 +120,7 @@ func TestFaultOnRegisterTarget(t *testing.T) {
 	e := newEnv(t)
 	lb, err := e.c.CreateLoadBalancer(ctx, cloud.LoadBalancerSpec{Name: "lb", NetworkID: e.net.ID})
 	require.NoError(t, err)
-	inst, err := e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "f"})
+	inst, err := e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "small"})
 	require.NoError(t, err)
 	require.NoError(t, e.c.FailNext(cloud.VerbRegister.On(cloud.KindLoadBalancer), cloud.AfterChange))
 	require.ErrorIs(t, e.c.RegisterTarget(ctx, lb.ID, inst.ID), cloud.ErrInjected)

@@ -74,9 +74,14 @@ func (c *Cloud) InstanceGroupUserData(id string) ([]byte, error) {
 	return slices.Clone(rec.userData), nil
 }
 
+// Flavors returns the flavors of the cloud's instances (WithFlavors).
+func (c *Cloud) Flavors() []string { return slices.Clone(c.flavors) }
+
 // SetInstanceState forces the state of a live instance, for example to InstanceFailed to test
 // how a provider reports a machine that will never boot. An instance set to InstancePending stays
 // pending for as many GetInstance calls as a new one (WithPendingGets, at least one), then runs.
+// It ends a resize in progress (Instance.ResizingTo), as a failed resize: the instance keeps its
+// old flavor.
 func (c *Cloud) SetInstanceState(id string, state InstanceState) error {
 	switch state {
 	case InstancePending, InstanceRunning, InstanceStopped, InstanceFailed:
@@ -89,7 +94,8 @@ func (c *Cloud) SetInstanceState(id string, state InstanceState) error {
 	if err != nil {
 		return fmt.Errorf("cannot set state of instance %q: %w", id, err)
 	}
-	rec.obj.(*Instance).State = state
+	inst := rec.obj.(*Instance)
+	inst.State, inst.ResizingTo = state, ""
 	rec.pendingGets = 0
 	if state == InstancePending {
 		rec.pendingGets = max(c.pendingGets, 1) // as a new instance: pending for at least the next Get

@@ -19,7 +19,7 @@ func TestInstanceAddresses(t *testing.T) {
 	subnet, err := c.CreateSubnet(ctx, cloud.SubnetSpec{Name: "s", NetworkID: net.ID, CIDR: "10.0.0.16/28"})
 	require.NoError(t, err)
 	create := func(i int) (*cloud.Instance, error) {
-		return c.CreateInstance(ctx, cloud.InstanceSpec{Name: fmt.Sprint(i), SubnetID: subnet.ID, Image: "img", Flavor: "f"})
+		return c.CreateInstance(ctx, cloud.InstanceSpec{Name: fmt.Sprint(i), SubnetID: subnet.ID, Image: "img", Flavor: "small"})
 	}
 	var insts []*cloud.Instance
 	for i := range 11 { // a /28 has 16 addresses: 4 reserved at the start, 1 at the end
@@ -54,7 +54,7 @@ func TestInstanceStates(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, cloud.WithPendingGets(tt.pendingGets))
-			inst, err := e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "f", Tags: map[string]string{"a": "b"}})
+			inst, err := e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "small", Tags: map[string]string{"a": "b"}})
 			require.NoError(t, err)
 			got := []cloud.InstanceState{inst.State}
 			for range len(tt.want) - 1 {
@@ -74,7 +74,7 @@ func TestInstanceStates(t *testing.T) {
 func TestSetInstanceState(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, cloud.WithPendingGets(5))
-	inst, err := e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "f"})
+	inst, err := e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "small"})
 	require.NoError(t, err)
 	require.NoError(t, e.c.SetInstanceState(inst.ID, cloud.InstanceFailed))
 	got, err := e.c.GetInstance(ctx, inst.ID)
@@ -97,7 +97,7 @@ func TestInstanceUserData(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
 	data := []byte("#!/bin/bash\necho hi\n")
-	inst, err := e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "f", UserData: data})
+	inst, err := e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "small", UserData: data})
 	require.NoError(t, err)
 	data[0] = 'X'
 	got, err := e.c.InstanceUserData(inst.ID)
@@ -127,7 +127,7 @@ func TestLoadBalancers(t *testing.T) {
 
 	var ids []string
 	for i := range 2 {
-		inst, err := e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: fmt.Sprint(i), SubnetID: e.subnet.ID, Image: "img", Flavor: "f"})
+		inst, err := e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: fmt.Sprint(i), SubnetID: e.subnet.ID, Image: "img", Flavor: "small"})
 		require.NoError(t, err)
 		ids = append(ids, inst.ID)
 	}

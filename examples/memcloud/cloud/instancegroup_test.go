@@ -599,6 +599,7 @@ func TestInstanceGroupInvalidParameters(t *testing.T) {
 		{"empty name", func(_ env, s *cloud.InstanceGroupSpec) { s.Name = "" }, `name "" must not be empty`},
 		{"no image", func(_ env, s *cloud.InstanceGroupSpec) { s.Image = "" }, `image "" must not be empty`},
 		{"no flavor", func(_ env, s *cloud.InstanceGroupSpec) { s.Flavor = "" }, `flavor "" must not be empty`},
+		{"unknown flavor", func(_ env, s *cloud.InstanceGroupSpec) { s.Flavor = "huge" }, `flavor "huge" is not a flavor of this cloud`},
 		{"unknown subnet", func(_ env, s *cloud.InstanceGroupSpec) { s.SubnetID = "subnet-00000000" }, `subnetID "subnet-00000000" does not exist`},
 		{"network as subnet", func(e env, s *cloud.InstanceGroupSpec) { s.SubnetID = e.net.ID }, `is not a subnet ID`},
 		{"security group listed twice", func(e env, s *cloud.InstanceGroupSpec) { s.SecurityGroupIDs = []string{e.sg.ID, e.sg.ID} },

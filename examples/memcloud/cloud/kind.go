@@ -92,6 +92,10 @@ const (
 	VerbUpdate Verb = "Update"
 	// VerbScale changes the size of an instance group (mutating).
 	VerbScale Verb = "Scale"
+	// VerbResize changes the flavor of an instance (mutating).
+	VerbResize Verb = "Resize"
+	// VerbTag changes the tags of an instance (mutating).
+	VerbTag Verb = "Tag"
 )
 
 // On returns the operation of this verb on resources of kind k.
@@ -100,7 +104,7 @@ func (v Verb) On(k Kind) Op { return Op{Verb: v, Kind: k} }
 // Mutating reports whether calls with this verb change the cloud.
 func (v Verb) Mutating() bool {
 	switch v {
-	case VerbCreate, VerbDelete, VerbRegister, VerbDeregister, VerbUpdate, VerbScale:
+	case VerbCreate, VerbDelete, VerbRegister, VerbDeregister, VerbUpdate, VerbScale, VerbResize, VerbTag:
 		return true
 	}
 	return false
@@ -135,6 +139,8 @@ func (o Op) valid() bool {
 		return o.Kind == KindSecurityGroup || o.Kind == KindInstanceGroup
 	case VerbScale:
 		return o.Kind == KindInstanceGroup
+	case VerbResize, VerbTag:
+		return o.Kind == KindInstance
 	}
 	return false
 }

@@ -602,7 +602,7 @@ func runThrottledCluster(ctx context.Context, c *cloud.Cloud, clock *fakeClock, 
 	for _, m := range []string{"m0", "m1"} {
 		var inst *cloud.Instance
 		if err := retryThrottled(clock, func() (err error) {
-			inst, err = c.CreateInstance(ctx, cloud.InstanceSpec{Name: m, SubnetID: subnet.ID, Image: "img", Flavor: "f", IdempotencyToken: token(m)})
+			inst, err = c.CreateInstance(ctx, cloud.InstanceSpec{Name: m, SubnetID: subnet.ID, Image: "img", Flavor: "small", IdempotencyToken: token(m)})
 			return err
 		}); err != nil {
 			return err

@@ -183,11 +183,13 @@ type InstanceState string
 
 // Instance states.
 const (
-	// InstancePending is the state of a booting instance (see WithPendingGets).
+	// InstancePending is the state of a booting instance (see WithPendingGets), or of a running
+	// instance restarting with a new flavor (see Cloud.ResizeInstance).
 	InstancePending InstanceState = "pending"
 	// InstanceRunning is the state of a booted instance.
 	InstanceRunning InstanceState = "running"
-	// InstanceStopped is the state of a stopped instance; only SetInstanceState sets it.
+	// InstanceStopped is the state of a stopped instance; only SetInstanceState sets it (a resize
+	// stops and starts a running instance without reporting it stopped).
 	InstanceStopped InstanceState = "stopped"
 	// InstanceFailed is the state of an instance that failed to boot; only SetInstanceState sets it.
 	InstanceFailed InstanceState = "failed"
@@ -206,8 +208,12 @@ type Instance struct {
 	PrivateIP string
 	// Image is the boot image.
 	Image string
-	// Flavor is the size of the machine.
+	// Flavor is the size of the machine, one of the cloud's flavors (WithFlavors). It changes with
+	// Cloud.ResizeInstance.
 	Flavor string
+	// ResizingTo is the flavor a resize in progress gives the instance (Cloud.ResizeInstance); the
+	// instance is InstancePending meanwhile. It is empty when no resize is in progress.
+	ResizingTo string
 	// SecurityGroupIDs are the IDs of the security groups attached to the instance.
 	SecurityGroupIDs []string
 	// State is the lifecycle state.
@@ -229,7 +235,7 @@ type InstanceSpec struct {
 	SubnetID string
 	// Image is required.
 	Image string
-	// Flavor is required.
+	// Flavor is required, one of the cloud's flavors (WithFlavors).
 	Flavor string
 	// SecurityGroupIDs are optional IDs of existing security groups of the subnet's network.
 	SecurityGroupIDs []string

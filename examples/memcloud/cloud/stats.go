@@ -8,8 +8,8 @@ type Stats struct {
 	// Calls counts every API call by operation, failed ones included (refused for their
 	// credentials or throttled too). Mutations, Reads and Total count them alike.
 	Calls map[Op]int
-	// Mutations is the number of mutating calls (create, delete, update, scale, register,
-	// deregister).
+	// Mutations is the number of mutating calls (create, delete, update, scale, resize, tag,
+	// register, deregister).
 	Mutations int
 	// Reads is the number of Get and Find calls.
 	Reads int
@@ -24,7 +24,8 @@ type Stats struct {
 	Deleted map[Kind]int
 	// Updated counts the resources changed in place, by kind: security groups by their rules,
 	// instance groups by their user data and by scales that start or delete instances or change
-	// the size. An update that changes nothing is not counted here.
+	// the size, instances by resizes and tag changes. An update that changes nothing is not
+	// counted here.
 	Updated map[Kind]int
 	// ByAccount counts the API calls admitted with the valid credentials of each account, by
 	// account name, failed ones included: a test asserts that no call was made for an account

@@ -105,20 +105,20 @@ func TestParentsOfAnotherAccountDoNotExist(t *testing.T) {
 			return err
 		}, `networkID "` + a.net.ID + `"`},
 		{"instance in a's subnet", func() error {
-			_, err := c.CreateInstance(b.ctx, cloud.InstanceSpec{Name: "i", SubnetID: a.subnet.ID, Image: "img", Flavor: "f"})
+			_, err := c.CreateInstance(b.ctx, cloud.InstanceSpec{Name: "i", SubnetID: a.subnet.ID, Image: "img", Flavor: "small"})
 			return err
 		}, `subnetID "` + a.subnet.ID + `"`},
 		{"instance with a's security group", func() error {
-			_, err := c.CreateInstance(b.ctx, cloud.InstanceSpec{Name: "i", SubnetID: b.subnet.ID, Image: "img", Flavor: "f",
+			_, err := c.CreateInstance(b.ctx, cloud.InstanceSpec{Name: "i", SubnetID: b.subnet.ID, Image: "img", Flavor: "small",
 				SecurityGroupIDs: []string{b.sg.ID, a.sg.ID}})
 			return err
 		}, `securityGroupIDs[1] "` + a.sg.ID + `"`},
 		{"instance group in a's subnet", func() error {
-			_, err := c.CreateInstanceGroup(b.ctx, cloud.InstanceGroupSpec{Name: "g", SubnetID: a.subnet.ID, Image: "img", Flavor: "f", Size: 1})
+			_, err := c.CreateInstanceGroup(b.ctx, cloud.InstanceGroupSpec{Name: "g", SubnetID: a.subnet.ID, Image: "img", Flavor: "small", Size: 1})
 			return err
 		}, `subnetID "` + a.subnet.ID + `"`},
 		{"instance group with a's security group", func() error {
-			_, err := c.CreateInstanceGroup(b.ctx, cloud.InstanceGroupSpec{Name: "g", SubnetID: b.subnet.ID, Image: "img", Flavor: "f", Size: 1,
+			_, err := c.CreateInstanceGroup(b.ctx, cloud.InstanceGroupSpec{Name: "g", SubnetID: b.subnet.ID, Image: "img", Flavor: "small", Size: 1,
 				SecurityGroupIDs: []string{a.sg.ID}})
 			return err
 		}, `securityGroupIDs[0] "` + a.sg.ID + `"`},

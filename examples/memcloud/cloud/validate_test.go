@@ -103,20 +103,23 @@ func TestInvalidParameters(t *testing.T) {
 			return gotErr(e.c.CreateLoadBalancer(ctx, cloud.LoadBalancerSpec{Name: "lb", NetworkID: "net-00000000"}))
 		}, `networkID "net-00000000" does not exist`},
 		{"instance without image", cloud.KindInstance, func(e env) error {
-			return gotErr(e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Flavor: "f"}))
+			return gotErr(e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Flavor: "small"}))
 		}, `image "" must not be empty`},
 		{"instance without flavor", cloud.KindInstance, func(e env) error {
 			return gotErr(e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img"}))
 		}, `flavor "" must not be empty`},
+		{"instance of an unknown flavor", cloud.KindInstance, func(e env) error {
+			return gotErr(e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "huge"}))
+		}, `flavor "huge" is not a flavor of this cloud (small, medium, large)`},
 		{"instance in unknown subnet", cloud.KindInstance, func(e env) error {
-			return gotErr(e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: "subnet-00000000", Image: "img", Flavor: "f"}))
+			return gotErr(e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: "subnet-00000000", Image: "img", Flavor: "small"}))
 		}, `subnetID "subnet-00000000" does not exist`},
 		{"instance with unknown security group", cloud.KindInstance, func(e env) error {
-			return gotErr(e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "f",
+			return gotErr(e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "small",
 				SecurityGroupIDs: []string{e.sg.ID, "sg-00000000"}}))
 		}, `securityGroupIDs[1] "sg-00000000" does not exist`},
 		{"instance with a security group listed twice", cloud.KindInstance, func(e env) error {
-			return gotErr(e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "f",
+			return gotErr(e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "small",
 				SecurityGroupIDs: []string{e.sg.ID, e.sg.ID}}))
 		}, `securityGroupIDs[1] "` + "sg-"},
 		{"instance with a security group of another network", cloud.KindInstance, func(e env) error {
@@ -124,11 +127,11 @@ func TestInvalidParameters(t *testing.T) {
 			require.NoError(t, err)
 			sg, err := e.c.CreateSecurityGroup(ctx, cloud.SecurityGroupSpec{Name: "other", NetworkID: n.ID})
 			require.NoError(t, err)
-			return gotErr(e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "f",
+			return gotErr(e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "small",
 				SecurityGroupIDs: []string{sg.ID}}))
 		}, `not in network "` + "net-"},
 		{"user data too large", cloud.KindInstance, func(e env) error {
-			return gotErr(e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "f",
+			return gotErr(e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "small",
 				UserData: []byte(strings.Repeat("S", cloud.DefaultMaxUserDataSize+1))}))
 		}, `userData "16385 bytes" must be at most 16384 bytes`},
 		{"find with empty tag key", cloud.KindNetwork, func(e env) error {
@@ -156,9 +159,9 @@ func gotErr2[T any](_ []T, err error) error { return err }
 
 func TestMaxUserDataSizeOption(t *testing.T) {
 	e := newEnv(t, cloud.WithMaxUserDataSize(4))
-	_, err := e.c.CreateInstance(context.Background(), cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "f", UserData: []byte("12345")})
+	_, err := e.c.CreateInstance(context.Background(), cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "small", UserData: []byte("12345")})
 	require.ErrorIs(t, err, cloud.ErrInvalidParameter)
-	_, err = e.c.CreateInstance(context.Background(), cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "f", UserData: []byte("1234")})
+	_, err = e.c.CreateInstance(context.Background(), cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "small", UserData: []byte("1234")})
 	require.NoError(t, err)
 }
 

@@ -82,8 +82,9 @@ func newConfig(opts []Option) config {
 	return cfg
 }
 
-// identityOption returns the reconcile option that binds each cluster's memcloud account, or nil.
-func (cfg config) identityOption(c client.Client) (reconcile.Option, error) {
+// binder returns the binder of each cluster's memcloud account, reading identities through c, or nil when
+// identities are off.
+func (cfg config) binder(c client.Reader) (identity.Binder, error) {
 	if cfg.identityNamespace == "" {
 		return nil, nil
 	}
@@ -103,6 +104,15 @@ func (cfg config) identityOption(c client.Client) (reconcile.Option, error) {
 		},
 		cloud.WithCredentials)
 	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// identityOption returns the reconcile option that binds each cluster's memcloud account, or nil.
+func (cfg config) identityOption(c client.Client) (reconcile.Option, error) {
+	b, err := cfg.binder(c)
+	if err != nil || b == nil {
 		return nil, err
 	}
 	return reconcile.WithIdentity(b, func() identity.Referencer { return &v1beta2.MemCluster{} }), nil

@@ -32,4 +32,13 @@
 // The ingress rules of a MemCluster's security group (spec.securityGroup.ingressRules) may change: the next
 // reconcile updates the security group in place, as it does when the rules were changed in the cloud behind
 // the controller's back. The rest of the spec is immutable (webhooks).
+//
+// # Updating machines in place
+//
+// A MemMachine's flavor and tags (v1beta2.InPlaceFields) may change: the Instance step resizes and retags the
+// running instance. SetupInPlaceExtension serves memcloud's extension of Cluster API's in-place update hooks
+// (package inplace) on the manager's webhook server, so that a MachineDeployment whose new MemMachineTemplate
+// changes only those fields updates its Machines in place instead of replacing them; an ExtensionConfig points
+// Cluster API at it (docs/in-place-updates.md). cmd/manager and memcloudtest.StartProvider register it beside
+// the webhooks; with WithIdentities it calls memcloud with the account of each machine's cluster.
 package controllers

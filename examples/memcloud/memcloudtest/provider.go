@@ -27,8 +27,8 @@ type Options struct {
 	PollInterval time.Duration
 	// Logger receives the manager's logs; default: discarded.
 	Logger logr.Logger
-	// WebhooksOnly starts the webhooks without the controllers, for tests that call the reconcilers
-	// themselves.
+	// WebhooksOnly starts the webhooks (and the in-place update extension) without the controllers, for
+	// tests that call the reconcilers themselves.
 	WebhooksOnly bool
 	// Shared runs the provider on this cloud instead of a new one (Cloud is then ignored): a cloud outlives
 	// a provider, e.g. across a restart or a clusterctl move.
@@ -52,8 +52,9 @@ type Provider struct {
 }
 
 // StartProvider starts a manager with memcloud's controllers and webhooks on env and a new cloud
-// (testenv.StartManager), and waits until its caches are synced and its webhook server answers. Stop it with
-// Stop.
+// (testenv.StartManager), and waits until its caches are synced and its webhook server answers. The webhook
+// server also serves memcloud's in-place update extension (controllers.SetupInPlaceExtension) on envtest's
+// webhook port, for an ExtensionConfig whose clientConfig.url is that port. Stop it with Stop.
 func StartProvider(ctx context.Context, env *testenv.Environment, o Options) (*Provider, error) {
 	if o.Logger.GetSink() == nil {
 		o.Logger = logr.Discard()
@@ -83,7 +84,10 @@ func StartProvider(ctx context.Context, env *testenv.Environment, o Options) (*P
 				return err
 			}
 		}
-		return webhooks.SetupWithManager(mgr)
+		if err := webhooks.SetupWithManager(mgr); err != nil {
+			return err
+		}
+		return controllers.SetupInPlaceExtension(mgr, cl, copts...)
 	})
 	if err != nil {
 		return nil, err

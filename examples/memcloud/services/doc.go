@@ -31,6 +31,18 @@
 // instance reconcile.Ensure returns: a steady-state reconcile reads the instance once (and the load balancer
 // of a control plane machine) and nothing else.
 //
+// # In-place updates
+//
+// A MemMachine's flavor and tags (v1beta2.InPlaceFields) change on its running instance: the instance gets the
+// user tags of spec.tags besides memcloud's own, and when the spec's flavor or tags differ from the instance's
+// (the spec was edited, Cluster API wrote a new template's spec into it, or someone changed the tags out of
+// band), the Instance step changes the tags at once, starts a resize (the instance restarts with the new
+// flavor) and reports ReasonInstanceUpdating until the instance runs with the spec's flavor. The comparison is
+// made on the instance Ensure observed, after Ensure: a steady-state reconcile still makes one read and no
+// other call, and never reads the bootstrap data Secret (the Lazy spec is computed only for a create).
+// UpdateInstanceInPlace makes the same changes for Cluster API's UpdateMachine hook, served by memcloud's
+// in-place update extension (controllers.NewInPlaceExtension), and reports when they are done.
+//
 // # Cloud resources
 //
 // Resources adapts each memcloud kind to reconcile.Resource, observed as the cloud's own type (*cloud.Network,

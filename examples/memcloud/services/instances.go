@@ -9,8 +9,9 @@ import (
 )
 
 // newInstances returns memcloud's instances as a reconcile.Resource and a reconcile.PendingReporter: Ensure
-// waits for a booting instance, with ReasonInstancePending and the poll interval. A stopped or failed
-// instance is not in transition: the instance service decides what it means.
+// waits for a booting instance, with ReasonInstancePending and the poll interval, and for one restarting with
+// a new flavor, with ReasonInstanceUpdating. A stopped or failed instance is not in transition: the instance
+// service decides what it means.
 func newInstances(c *cloud.Cloud) reconcile.Resource[cloud.InstanceSpec, *cloud.Instance] {
 	f := kind[cloud.InstanceSpec]("instance", c.GetInstance, c.FindInstances, c.DeleteInstance, func(i *cloud.Instance) string { return i.ID })
 	f.ValidateFunc = func(s cloud.InstanceSpec) error {
@@ -26,8 +27,11 @@ func newInstances(c *cloud.Cloud) reconcile.Resource[cloud.InstanceSpec, *cloud.
 		return c.CreateInstance(ctx, s)
 	}
 	f.PendingFunc = func(obs *cloud.Instance) (reason, message string, pending bool) {
-		if obs.State != cloud.InstancePending {
+		switch {
+		case obs.State != cloud.InstancePending:
 			return "", "", false
+		case obs.ResizingTo != "":
+			return ReasonInstanceUpdating, instanceProgress(obs), true
 		}
 		return ReasonInstancePending, "instance " + obs.ID + " is booting", true
 	}

@@ -17,7 +17,9 @@ import (
 // Instance is the step of a MemMachine: it creates the instance with the Machine's bootstrap data as user
 // data, in the subnet of the machine's role and with the cluster's security group, registers control plane
 // instances with the API server load balancer, and sets spec.providerID, status.addresses,
-// status.failureDomain and, once the instance runs, the provisioned flag.
+// status.failureDomain and, once the instance runs, the provisioned flag. It converges an existing instance
+// to the spec's flavor and tags (v1beta2.InPlaceFields), changed in place: when they drifted, it changes the
+// tags, starts a resize and reports ReasonInstanceUpdating until the instance runs with the spec's flavor.
 //
 // The instance's ID is recorded in spec.providerID ("memcloud://<id>") through scope.ProviderIDTracker, so
 // that the checkpoint after the create is a single spec write.
@@ -79,8 +81,9 @@ func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper[*v1beta2
 			SecurityGroupIDs: []string{net.SecurityGroupID}, UserData: data,
 		}, nil
 	})
+	// The user tags first: memcloud's own win (WithTags keeps the last value, the ownership tags always win).
 	res, err := reconcile.Ensure(ctx, tracker, KeyInstance, n.res.Instances, desired,
-		clusterTags(mm.Namespace, s.Cluster().Name), reconcile.CreateOnce())
+		reconcile.WithTags(userTags(spec.Tags)), clusterTags(mm.Namespace, s.Cluster().Name), reconcile.CreateOnce())
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -99,10 +102,23 @@ func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper[*v1beta2
 		}
 	}
 	switch {
-	case !res.Result.Done: // booting (reconcile.PendingReporter)
+	case !res.Result.Done: // booting or being resized (reconcile.PendingReporter)
 		return res.Result, nil
 	case inst.State == cloud.InstanceFailed:
 		return reconcile.Result{}, reconcile.Terminal(ReasonInstanceFailed, fmt.Errorf("instance %q failed to boot", inst.ID))
+	}
+	// snippet:start drift
+	// The drift check compares what Ensure observed: a steady-state reconcile calls nothing more, and never
+	// computes the Lazy spec (it would read the bootstrap data Secret).
+	inst, matched, err := converge(ctx, n.cloud, inst, string(spec.Flavor), userTags(spec.Tags))
+	if err != nil {
+		return reconcile.Result{}, classify(fmt.Errorf("cannot update instance %q in place: %w", inst.ID, err))
+	}
+	mm.Status.InstanceState = string(inst.State)
+	// snippet:end drift
+	switch {
+	case !matched:
+		return reconcile.Result{Reason: ReasonInstanceUpdating, Message: instanceProgress(inst), RequeueAfter: reconcile.EnvFrom(ctx).PollInterval()}, nil
 	case inst.State != cloud.InstanceRunning:
 		return reconcile.Result{Reason: ReasonInstanceStopped, Message: fmt.Sprintf("instance %s is %s", inst.ID, inst.State)}, nil
 	}

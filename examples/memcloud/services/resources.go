@@ -25,6 +25,9 @@ const (
 	ReasonDependencyViolation = "DependencyViolation"
 	// ReasonInstancePending: the instance is booting.
 	ReasonInstancePending = "InstancePending"
+	// ReasonInstanceUpdating: the instance's flavor or tags differ from the spec's (v1beta2.InPlaceFields) and
+	// are being changed in place: the instance restarts with its new flavor.
+	ReasonInstanceUpdating = "InstanceUpdating"
 	// ReasonInstanceStopped: the instance is stopped.
 	ReasonInstanceStopped = "InstanceStopped"
 	// ReasonInstanceFailed: the instance failed to boot; it will not recover.

@@ -9,8 +9,9 @@
 //     the network, not overlapping, with unique names and at least one of each role; a control plane
 //     endpoint with both host and port; the network and the load balancer port never change, the control
 //     plane endpoint never changes once set.
-//   - MemMachine: a known flavor and a "memcloud://" provider ID; the spec never changes, except providerID
-//     and failureDomain, which may each be set once.
+//   - MemMachine: a known flavor, a "memcloud://" provider ID and user tags outside memcloud's and capkit's own
+//     keys; the spec never changes, except flavor and tags (v1beta2.InPlaceFields, changed on the running
+//     instance) and providerID and failureDomain, which may each be set once.
 //   - Templates: their spec is defaulted and validated as the spec of the objects made from them, a
 //     MemMachineTemplate must not set providerID, and spec.template.spec never changes.
 //

@@ -2,6 +2,7 @@ package webhooks_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -95,6 +96,25 @@ func TestWebhooksInAPIServer(t *testing.T) {
 		err := c.Create(ctx, m)
 		require.True(t, apierrors.IsInvalid(err), "want Invalid, got %v", err)
 		assert.Contains(t, err.Error(), `spec.flavor: Unsupported value: "huge"`)
+	})
+
+	t.Run("a MemMachine's flavor and tags change in place, and the tags are checked", func(t *testing.T) {
+		m := &v1beta2.MemMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "in-place"},
+			Spec: v1beta2.MemMachineSpec{Tags: map[string]string{"team": "blue"}}}
+		require.NoError(t, c.Create(ctx, m))
+		m.Spec.Flavor, m.Spec.Tags = v1beta2.FlavorLarge, map[string]string{"team": "red", "example.com/cost-center": "42"}
+		require.NoError(t, c.Update(ctx, m))
+
+		m.Spec.Tags = map[string]string{"capkit.io/resource": "instance"}
+		err := c.Update(ctx, m)
+		require.True(t, apierrors.IsInvalid(err), "want Invalid, got %v", err)
+		assert.Contains(t, err.Error(), `spec.tags[capkit.io/resource]: Forbidden: tag key "capkit.io/resource" is reserved`)
+
+		m.Spec.Tags = map[string]string{"-bad": "x", "long": strings.Repeat("v", 256)}
+		err = c.Update(ctx, m)
+		require.True(t, apierrors.IsInvalid(err), "the schema rejects it: want Invalid, got %v", err)
+		assert.Contains(t, err.Error(), "tag keys must be qualified names of at most 63 characters")
+		assert.Contains(t, err.Error(), "tag values must be at most 255 characters")
 	})
 
 	t.Run("a MemMachine's spec is immutable except providerID set once", func(t *testing.T) {

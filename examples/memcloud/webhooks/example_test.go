@@ -29,16 +29,18 @@ func ExampleValidateMemClusterSpec() {
 	// spec.network.subnets[1].cidr: Invalid value: "192.168.1.0/25": must be inside the network cidr "192.168.0.0/24"
 }
 
-// Only providerID may change in a MemMachine's spec, and only from empty to a value.
+// In a MemMachine's spec, providerID may go from empty to a value, flavor and tags change in place (on the
+// running instance), and nothing else changes.
 func ExampleValidateMemMachineSpecUpdate() {
 	oldSpec := v1beta2.MemMachineSpec{Image: "ubuntu-24.04", Flavor: v1beta2.FlavorMedium}
 	newSpec := oldSpec
 	newSpec.ProviderID = v1beta2.ProviderID("i-1f2e3d4c")
+	newSpec.Flavor, newSpec.Tags = v1beta2.FlavorLarge, map[string]string{"team": "blue"}
 	fmt.Println(webhooks.ValidateMemMachineSpecUpdate(&oldSpec, &newSpec, field.NewPath("spec")))
 
-	newSpec.Flavor = v1beta2.FlavorLarge
+	newSpec.Image = "ubuntu-26.04"
 	fmt.Println(webhooks.ValidateMemMachineSpecUpdate(&oldSpec, &newSpec, field.NewPath("spec")).ToAggregate())
 	// Output:
 	// []
-	// spec.flavor: Forbidden: field is immutable
+	// spec.image: Forbidden: field is immutable
 }

@@ -1,8 +1,11 @@
 package webhooks
 
 import (
+	"fmt"
+	"maps"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/capkit/capkit/contract/webhook"
@@ -25,8 +28,8 @@ func defaultImageAndFlavor(image *string, flavor *v1beta2.Flavor) {
 	}
 }
 
-// ValidateMemMachineSpec checks spec, found at path: an image, a known flavor, and a provider ID, when set,
-// of the form "memcloud://<instance ID>".
+// ValidateMemMachineSpec checks spec, found at path: an image, a known flavor, a provider ID, when set, of the
+// form "memcloud://<instance ID>", and user tags (validateTags).
 func ValidateMemMachineSpec(spec *v1beta2.MemMachineSpec, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if spec.Image == "" {
@@ -41,11 +44,40 @@ func ValidateMemMachineSpec(spec *v1beta2.MemMachineSpec, path *field.Path) fiel
 				`must be "`+v1beta2.ProviderIDPrefix+`" followed by the instance ID`))
 		}
 	}
+	return append(errs, validateTags(spec.Tags, path.Child("tags"))...)
+}
+
+// validateTags checks the user tags found at path, as the CRD schema does (at most v1beta2.MaxTags, keys
+// qualified names of at most v1beta2.MaxTagKeyLength characters, values of at most v1beta2.MaxTagValueLength),
+// and refuses the keys memcloud and capkit reserve for their own tags (v1beta2.IsReservedTagKey), naming each.
+func validateTags(tags map[string]string, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if len(tags) > v1beta2.MaxTags {
+		errs = append(errs, field.TooMany(path, len(tags), v1beta2.MaxTags))
+	}
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
+		p := path.Key(k)
+		switch {
+		case v1beta2.IsReservedTagKey(k):
+			errs = append(errs, field.Forbidden(p, fmt.Sprintf("tag key %q is reserved: keys under %s are memcloud's and capkit's own tags",
+				k, v1beta2.ReservedTagDomain)))
+		case len(validation.IsQualifiedName(k)) > 0:
+			errs = append(errs, field.Invalid(p, k, `tag key must be a qualified name: an optional lowercase DNS subdomain and "/", `+
+				"then alphanumerics, '-', '_' and '.', starting and ending with an alphanumeric"))
+		case len(k) > v1beta2.MaxTagKeyLength:
+			errs = append(errs, field.TooLong(p, k, v1beta2.MaxTagKeyLength))
+		}
+		if len(tags[k]) > v1beta2.MaxTagValueLength {
+			errs = append(errs, field.TooLong(p, "", v1beta2.MaxTagValueLength))
+		}
+	}
 	return errs
 }
 
 // ValidateMemMachineSpecUpdate checks that an update of a MemMachine's spec, found at path, changes nothing
-// but what may be set once: providerID and failureDomain may go from empty to a value, never change after.
+// but the fields memcloud changes on the running instance (v1beta2.InPlaceFields: flavor, tags) and what may
+// be set once: providerID and failureDomain may go from empty to a value, never change after. Any other change
+// is refused, naming the field (webhook.ValidateImmutableExcept).
 func ValidateMemMachineSpecUpdate(oldSpec, newSpec *v1beta2.MemMachineSpec, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	setOnce := func(name, oldV, newV string) {
@@ -55,17 +87,15 @@ func ValidateMemMachineSpecUpdate(oldSpec, newSpec *v1beta2.MemMachineSpec, path
 	}
 	setOnce("providerID", oldSpec.ProviderID, newSpec.ProviderID)
 	setOnce("failureDomain", oldSpec.FailureDomain, newSpec.FailureDomain)
-	if oldSpec.Image != newSpec.Image {
-		errs = append(errs, field.Forbidden(path.Child("image"), immutable))
-	}
-	if oldSpec.Flavor != newSpec.Flavor {
-		errs = append(errs, field.Forbidden(path.Child("flavor"), immutable))
-	}
-	return errs
+	// snippet:start immutable-except
+	mutable := append([][]string{{"providerID"}, {"failureDomain"}}, v1beta2.InPlaceFields...)
+	return append(errs, webhook.ValidateImmutableExcept(path, oldSpec, newSpec, mutable)...)
+	// snippet:end immutable-except
 }
 
 // MemMachine is the defaulting and validating admission webhook of MemMachine: DefaultMemMachineSpec,
-// ValidateMemMachineSpec, and ValidateMemMachineSpecUpdate on a change.
+// ValidateMemMachineSpec, and ValidateMemMachineSpecUpdate on a change. MemMachineTemplate's stays fully
+// immutable: Cluster API replaces templates, it does not edit them.
 var MemMachine = webhook.Webhook[*v1beta2.MemMachine, v1beta2.MemMachineSpec]{
 	GroupKind: groupKind("MemMachine"), Spec: func(m *v1beta2.MemMachine) *v1beta2.MemMachineSpec { return &m.Spec },
 	DefaultSpec: DefaultMemMachineSpec, ValidateSpec: ValidateMemMachineSpec, ValidateSpecUpdate: ValidateMemMachineSpecUpdate,

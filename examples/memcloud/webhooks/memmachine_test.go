@@ -2,6 +2,8 @@ package webhooks_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -42,6 +44,28 @@ func TestValidateMemMachineSpec(t *testing.T) {
 			[]string{`spec.flavor: FieldValueNotSupported: supported values: "small", "medium", "large"`}},
 		{"foreign provider ID", v1beta2.MemMachineSpec{Image: "i", Flavor: "small", ProviderID: "aws:///i-1"},
 			[]string{`spec.providerID: FieldValueInvalid: must be "memcloud://" followed by the instance ID`}},
+		{"tags", v1beta2.MemMachineSpec{Image: "i", Flavor: "small", Tags: map[string]string{
+			"team": "blue", "example.com/cost-center": "42", "a_b.c-d": "", "k": strings.Repeat("v", 255)}}, nil},
+		{"reserved tag keys", v1beta2.MemMachineSpec{Image: "i", Flavor: "small", Tags: map[string]string{
+			"memcloud.capkit.io/cluster": "ns/other", "capkit.io/ownership-key": "x", "team": "blue"}}, []string{
+			`spec.tags[capkit.io/ownership-key]: FieldValueForbidden: tag key "capkit.io/ownership-key" is reserved: keys under capkit.io are memcloud's and capkit's own tags`,
+			`spec.tags[memcloud.capkit.io/cluster]: FieldValueForbidden: tag key "memcloud.capkit.io/cluster" is reserved: keys under capkit.io are memcloud's and capkit's own tags`,
+		}},
+		{"bad tag keys", v1beta2.MemMachineSpec{Image: "i", Flavor: "small", Tags: map[string]string{
+			"-team": "x", "Example.com/x": "y", "example.com/" + strings.Repeat("k", 52): "z"}}, []string{
+			`spec.tags[-team]: FieldValueInvalid: tag key must be a qualified name: an optional lowercase DNS subdomain and "/", then alphanumerics, '-', '_' and '.', starting and ending with an alphanumeric`,
+			`spec.tags[Example.com/x]: FieldValueInvalid: tag key must be a qualified name: an optional lowercase DNS subdomain and "/", then alphanumerics, '-', '_' and '.', starting and ending with an alphanumeric`,
+			`spec.tags[example.com/kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk]: FieldValueTooLong: may not be more than 63 bytes`,
+		}},
+		{"a long tag value", v1beta2.MemMachineSpec{Image: "i", Flavor: "small", Tags: map[string]string{"k": strings.Repeat("v", 256)}},
+			[]string{`spec.tags[k]: FieldValueTooLong: may not be more than 255 bytes`}},
+		{"too many tags", v1beta2.MemMachineSpec{Image: "i", Flavor: "small", Tags: func() map[string]string {
+			tags := map[string]string{}
+			for i := range 17 {
+				tags[fmt.Sprint("k", i)] = ""
+			}
+			return tags
+		}()}, []string{`spec.tags: FieldValueTooMany: must have at most 16 items`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, nilIfEmpty(errorStrings(webhooks.ValidateMemMachineSpec(&tc.spec, field.NewPath("spec")))))
@@ -69,9 +93,17 @@ func TestValidateMemMachineSpecUpdate(t *testing.T) {
 			[]string{"spec.providerID: FieldValueForbidden: field is immutable once set"}},
 		{"failure domain changed", withFD, func() v1beta2.MemMachineSpec { s := withFD; s.FailureDomain = "az-2"; return s }(),
 			[]string{"spec.failureDomain: FieldValueForbidden: field is immutable once set"}},
-		{"image and flavor", base, v1beta2.MemMachineSpec{Image: "debian-13", Flavor: "large"}, []string{
+		{"flavor and tags change in place", base, func() v1beta2.MemMachineSpec {
+			s := base
+			s.Flavor, s.Tags = "large", map[string]string{"team": "blue"}
+			return s
+		}(), nil},
+		{"image", base, v1beta2.MemMachineSpec{Image: "debian-13", Flavor: "large"}, []string{
 			"spec.image: FieldValueForbidden: field is immutable",
-			"spec.flavor: FieldValueForbidden: field is immutable",
+		}},
+		{"everything", withFD, v1beta2.MemMachineSpec{Image: "debian-13", Flavor: "large", FailureDomain: "az-2", Tags: map[string]string{"a": "b"}}, []string{
+			"spec.failureDomain: FieldValueForbidden: field is immutable once set",
+			"spec.image: FieldValueForbidden: field is immutable",
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

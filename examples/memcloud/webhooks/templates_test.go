@@ -78,6 +78,18 @@ func TestMemMachineTemplateWebhook(t *testing.T) {
 	require.True(t, apierrors.IsInvalid(err))
 	assert.Contains(t, err.Error(), `MemMachineTemplate.infrastructure.memcloud.capkit.io "workers" is invalid: spec.template.spec.flavor: Forbidden: field is immutable`)
 
+	tagged := tmpl.DeepCopy()
+	tagged.Spec.Template.Spec.Tags = map[string]string{"team": "blue"}
+	_, err = wh.ValidateUpdate(ctx, tmpl, tagged)
+	require.True(t, apierrors.IsInvalid(err), "fields changed in place on machines are immutable in their template all the same")
+	assert.Contains(t, err.Error(), `spec.template.spec.tags: Forbidden: field is immutable: create a new template`)
+
+	reserved := tmpl.DeepCopy()
+	reserved.Spec.Template.Spec.Tags = map[string]string{"memcloud.capkit.io/cluster": "ns/other"}
+	_, err = wh.ValidateCreate(ctx, reserved)
+	require.True(t, apierrors.IsInvalid(err))
+	assert.Contains(t, err.Error(), `spec.template.spec.tags[memcloud.capkit.io/cluster]: Forbidden: tag key "memcloud.capkit.io/cluster" is reserved`)
+
 	_, err = wh.ValidateDelete(ctx, tmpl)
 	require.NoError(t, err)
 }

@@ -110,6 +110,7 @@ func (c *MemCluster) ConvertFrom(hub conversion.Hub) error {
 
 // machineHubOnly is what a v1beta2 MemMachine holds that a v1beta1 one cannot, stashed on the v1beta1 object.
 type machineHubOnly struct {
+	Tags          map[string]string                `json:"tags,omitempty"`
 	Provisioned   *bool                            `json:"provisioned,omitempty"`
 	Conditions    capkitconversion.ConditionsStash `json:"conditions,omitempty"`
 	FailureDomain string                           `json:"failureDomain,omitempty"`
@@ -123,7 +124,7 @@ func (m *MemMachine) ConvertTo(hub conversion.Hub) error {
 	if _, err := capkitconversion.Restore(dst, &restored); err != nil {
 		return err
 	}
-	dst.Spec = machineSpecToHub(m.Spec)
+	dst.Spec = machineSpecToHub(m.Spec, restored.Tags)
 	conds, lost, err := capkitconversion.ConditionsToV1Beta2(m.Status.Conditions, restored.Conditions)
 	if err != nil {
 		return err
@@ -166,12 +167,14 @@ func (m *MemMachine) ConvertFrom(hub conversion.Hub) error {
 		InstanceState:      src.Status.InstanceState,
 		ObservedGeneration: src.Status.ObservedGeneration,
 	}
-	return capkitconversion.Stash(m, machineHubOnly{Provisioned: provisioned, Conditions: lost, FailureDomain: src.Status.FailureDomain})
+	return capkitconversion.Stash(m, machineHubOnly{Tags: maps.Clone(src.Spec.Tags), Provisioned: provisioned, Conditions: lost,
+		FailureDomain: src.Status.FailureDomain})
 }
 
 // machineTemplateHubOnly is what a v1beta2 MemMachineTemplate holds that a v1beta1 one cannot, stashed on the
-// v1beta1 object: its status, nil when empty.
+// v1beta1 object: the templated spec's tags, and its status, nil when empty.
 type machineTemplateHubOnly struct {
+	Tags   map[string]string                 `json:"tags,omitempty"`
 	Status *contract.MachineTemplateCapacity `json:"status,omitempty"`
 }
 
@@ -185,7 +188,7 @@ func (t *MemMachineTemplate) ConvertTo(hub conversion.Hub) error {
 	}
 	dst.Spec.Template = v1beta2.MemMachineTemplateResource{
 		ObjectMeta: *t.Spec.Template.ObjectMeta.DeepCopy(),
-		Spec:       machineSpecToHub(t.Spec.Template.Spec),
+		Spec:       machineSpecToHub(t.Spec.Template.Spec, restored.Tags),
 	}
 	dst.Status = contract.MachineTemplateCapacity{}
 	if restored.Status != nil {
@@ -202,24 +205,27 @@ func (t *MemMachineTemplate) ConvertFrom(hub conversion.Hub) error {
 		ObjectMeta: *src.Spec.Template.ObjectMeta.DeepCopy(),
 		Spec:       machineSpecFromHub(src.Spec.Template.Spec),
 	}
-	var lost machineTemplateHubOnly
+	lost := machineTemplateHubOnly{Tags: maps.Clone(src.Spec.Template.Spec.Tags)}
 	if len(src.Status.Capacity) > 0 || src.Status.NodeInfo != (contract.NodeInfo{}) {
 		lost.Status = src.Status.DeepCopy()
 	}
 	return capkitconversion.Stash(t, lost)
 }
 
-// machineSpecToHub returns the v1beta2 spec of a v1beta1 MemMachine, which loses nothing.
-func machineSpecToHub(in MemMachineSpec) v1beta2.MemMachineSpec {
+// machineSpecToHub returns the v1beta2 spec of a v1beta1 MemMachine, with the tags v1beta1 has not (restored
+// from the stash, nil when none).
+func machineSpecToHub(in MemMachineSpec, tags map[string]string) v1beta2.MemMachineSpec {
 	return v1beta2.MemMachineSpec{
 		ProviderID:    capkitconversion.ProviderIDToV1Beta2(in.ProviderID),
 		FailureDomain: in.FailureDomain,
 		Image:         in.Image,
 		Flavor:        in.Flavor,
+		Tags:          tags,
 	}
 }
 
-// machineSpecFromHub returns the v1beta1 spec of a v1beta2 MemMachine, which loses nothing.
+// machineSpecFromHub returns the v1beta1 spec of a v1beta2 MemMachine, which loses only the tags (the caller
+// stashes them).
 func machineSpecFromHub(in v1beta2.MemMachineSpec) MemMachineSpec {
 	return MemMachineSpec{
 		ProviderID:    capkitconversion.ProviderIDToV1Beta1(in.ProviderID),

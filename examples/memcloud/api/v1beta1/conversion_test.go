@@ -197,6 +197,33 @@ func TestMemMachineTemplateCapacitySurvives(t *testing.T) {
 	assert.Empty(t, spoke.Annotations, "no status, nothing stashed")
 }
 
+// v1beta1 has no spec.tags: a v1beta2 MemMachine's or template's tags wait in the stash of the v1beta1 object.
+func TestMemMachineTagsSurvive(t *testing.T) {
+	tags := map[string]string{"team": "blue", "example.com/cost-center": "42"}
+	spec := v1beta2.MemMachineSpec{ProviderID: "memcloud://i-1", Image: "ubuntu-24.04", Flavor: v1beta2.FlavorSmall, Tags: tags}
+	t.Run("MemMachine", func(t *testing.T) {
+		hub := &v1beta2.MemMachine{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m"}, Spec: spec}
+		spoke := &v1beta1.MemMachine{}
+		require.NoError(t, spoke.ConvertFrom(hub))
+		assert.Contains(t, spoke.Annotations[conversion.StashAnnotation], `"tags":{"example.com/cost-center":"42","team":"blue"}`)
+		back := &v1beta2.MemMachine{}
+		require.NoError(t, spoke.ConvertTo(back))
+		assert.Equal(t, hub, back)
+	})
+	t.Run("MemMachineTemplate", func(t *testing.T) {
+		spec := spec
+		spec.ProviderID = ""
+		hub := &v1beta2.MemMachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "t"}}
+		hub.Spec.Template.Spec = spec
+		spoke := &v1beta1.MemMachineTemplate{}
+		require.NoError(t, spoke.ConvertFrom(hub))
+		assert.Contains(t, spoke.Annotations[conversion.StashAnnotation], `"tags":{"example.com/cost-center":"42","team":"blue"}`)
+		back := &v1beta2.MemMachineTemplate{}
+		require.NoError(t, spoke.ConvertTo(back))
+		assert.Equal(t, hub, back)
+	})
+}
+
 func TestConvertBadStash(t *testing.T) {
 	in := &v1beta1.MemMachine{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m",
 		Annotations: map[string]string{conversion.StashAnnotation: "{"}}}

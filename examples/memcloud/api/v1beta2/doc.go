@@ -39,9 +39,10 @@
 // ubuntu-24.04, flavor medium) and check their syntax. The admission webhooks of package
 // examples/memcloud/webhooks add what a schema cannot express: subnets derived from the network CIDR,
 // subnets inside the network and not overlapping, the default ingress rule of the security group (the load
-// balancer port from anywhere), rules with canonical CIDRs and no duplicates, and immutable fields. The
-// security group's ingress rules are the only part of a MemCluster's infrastructure that may change after
-// creation.
+// balancer port from anywhere), rules with canonical CIDRs and no duplicates, user tags outside memcloud's
+// and capkit's own keys (IsReservedTagKey), and immutable fields. The security group's ingress rules are the
+// only part of a MemCluster's infrastructure that may change after creation; a MemMachine's InPlaceFields
+// (flavor, tags) change on its running instance, without replacing it.
 //
 // # Resource IDs
 //

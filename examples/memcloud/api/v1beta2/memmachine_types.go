@@ -1,6 +1,8 @@
 package v1beta2
 
 import (
+	"strings"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/capkit/capkit/contract"
@@ -10,8 +12,38 @@ import (
 // the instance, so that deleting the MemMachine deletes the instance first.
 const MemMachineFinalizer = GroupName + "/memmachine"
 
-// MemMachineSpec is the desired state of a MemMachine. Only providerID may change after creation, and only
-// from empty to a value.
+// InPlaceFields are the fields of a MemMachine's spec that memcloud changes on a running instance, without
+// replacing it (the paths below spec): the admission webhook lets them change, the controller converges the
+// instance to them, and memcloud's in-place update extension declares them to Cluster API (inplace.Config's
+// Mutable). Every other field of a machine's spec is immutable, but providerID and failureDomain, which are
+// set once.
+var InPlaceFields = [][]string{{"flavor"}, {"tags"}}
+
+// Limits of spec.tags, which the CRD schema and the admission webhook check.
+const (
+	// MaxTags is the number of user tags a machine may have.
+	MaxTags = 16
+	// MaxTagKeyLength is the length of a tag key, its prefix included.
+	MaxTagKeyLength = 63
+	// MaxTagValueLength is the length of a tag value.
+	MaxTagValueLength = 255
+	// ReservedTagDomain is the domain of the tag keys memcloud and capkit put on cloud resources themselves
+	// (services.TagCluster, reconcile.TagOwnershipKey, reconcile.TagResourceKey, the cloud's
+	// TagInstanceGroup): a user tag key cannot have it, or one of its subdomains, as prefix (IsReservedTagKey).
+	ReservedTagDomain = "capkit.io"
+)
+
+// IsReservedTagKey reports whether key is one of memcloud's and capkit's own tag keys: its prefix (the part
+// before "/") is ReservedTagDomain or a subdomain of it, such as "capkit.io/resource" or
+// "memcloud.capkit.io/cluster".
+func IsReservedTagKey(key string) bool {
+	prefix, _, ok := strings.Cut(key, "/")
+	return ok && (prefix == ReservedTagDomain || strings.HasSuffix(prefix, "."+ReservedTagDomain))
+}
+
+// MemMachineSpec is the desired state of a MemMachine. The InPlaceFields (flavor, tags) may change at any time
+// and are changed on the running instance; providerID and failureDomain may go from empty to a value; nothing
+// else changes after creation.
 type MemMachineSpec struct {
 	// providerID is "memcloud://" followed by the instance ID. The controller sets it once the instance
 	// exists; Cluster API copies it to the Machine and matches it with the Node.
@@ -33,10 +65,22 @@ type MemMachineSpec struct {
 	// +kubebuilder:validation:MaxLength=128
 	Image string `json:"image,omitempty"`
 
-	// flavor is the size of the instance: small, medium or large.
+	// flavor is the size of the instance: small, medium or large. A change resizes the running instance in
+	// place (it restarts with the new flavor).
 	// +optional
 	// +kubebuilder:default=medium
 	Flavor Flavor `json:"flavor,omitempty"`
+
+	// tags are the user tags of the instance, besides the tags memcloud puts on it itself (its cluster and
+	// ownership tags). A change is made on the running instance. Keys are qualified names of at most 63
+	// characters: an optional DNS subdomain and "/", then alphanumerics, '-', '_' and '.', starting and ending
+	// with an alphanumeric. Keys under capkit.io (capkit.io/..., memcloud.capkit.io/...) are memcloud's and
+	// capkit's own: the admission webhook refuses them. Values are at most 255 characters.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=16
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) <= 63 && k.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$'))",message="tag keys must be qualified names of at most 63 characters"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(self[k]) <= 255)",message="tag values must be at most 255 characters"
+	Tags map[string]string `json:"tags,omitempty"`
 }
 
 // MemMachineStatus is the observed state of a MemMachine.

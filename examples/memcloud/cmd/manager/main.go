@@ -46,7 +46,8 @@ func addToScheme(s *runtime.Scheme) error {
 }
 
 // setup creates the in-memory cloud (a real provider creates its cloud SDK client here) and registers the
-// controllers and webhooks.
+// controllers, the webhooks and the in-place update extension (served by the webhook server, for an
+// ExtensionConfig that points at the webhook Service).
 func (f *flags) setup(mgr ctrl.Manager, opts []reconcile.Option) error {
 	c, err := cloud.New(cloud.WithSeed(f.cloudSeed))
 	if err != nil {
@@ -56,10 +57,15 @@ func (f *flags) setup(mgr ctrl.Manager, opts []reconcile.Option) error {
 	if f.identityNamespace != "" {
 		copts = append(copts, controllers.WithIdentities(f.identityNamespace, mgr.GetAPIReader()))
 	}
+	// snippet:start setup
 	if err := controllers.SetupWithManager(mgr, c, copts...); err != nil {
 		return err
 	}
-	return webhooks.SetupWithManager(mgr)
+	if err := webhooks.SetupWithManager(mgr); err != nil {
+		return err
+	}
+	return controllers.SetupInPlaceExtension(mgr, c, copts...)
+	// snippet:end setup
 }
 
 func main() {

@@ -1,0 +1,280 @@
+package controllers_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/capkit/capkit/conditions"
+	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
+	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/controllers"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
+	"github.com/capkit/capkit/inplace"
+	"github.com/capkit/capkit/providertest/lifecycle"
+)
+
+// hooks calls the in-place update extension the provider serves on envtest's webhook port, as Cluster API
+// does once an ExtensionConfig points at it.
+type hooks struct {
+	base string
+	http *http.Client
+}
+
+func newHooks(t *testing.T) hooks {
+	t.Helper()
+	wo := env.WebhookInstallOptions()
+	roots := x509.NewCertPool()
+	require.True(t, roots.AppendCertsFromPEM(wo.LocalServingCAData))
+	return hooks{
+		base: "https://" + net.JoinHostPort(wo.LocalServingHost, strconv.Itoa(wo.LocalServingPort)) + "/" + inplace.APIVersion + "/",
+		http: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}},
+	}
+}
+
+// call posts req to the hook at path and decodes the answer into resp.
+func (h hooks) call(t *testing.T, path string, req, resp any) {
+	t.Helper()
+	body, err := json.Marshal(req)
+	require.NoError(t, err)
+	r, err := h.http.Post(h.base+path, "application/json", bytes.NewReader(body))
+	require.NoError(t, err)
+	defer func() { _ = r.Body.Close() }()
+	require.Equal(t, http.StatusOK, r.StatusCode)
+	require.NoError(t, json.NewDecoder(r.Body).Decode(resp))
+}
+
+// updateMachine asks the extension to update the machine to mm.
+func (h hooks) updateMachine(t *testing.T, mm *v1beta2.MemMachine) inplace.UpdateMachineResponse {
+	t.Helper()
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(mm)
+	require.NoError(t, err)
+	infra := &unstructured.Unstructured{Object: u}
+	infra.SetGroupVersionKind(v1beta2.GroupVersion.WithKind("MemMachine"))
+	machine := &unstructured.Unstructured{}
+	machine.SetAPIVersion("cluster.x-k8s.io/v1beta2")
+	machine.SetKind("Machine")
+	machine.SetNamespace(mm.Namespace)
+	machine.SetName(mm.Name)
+	var resp inplace.UpdateMachineResponse
+	h.call(t, "updatemachine/"+controllers.InPlaceExtensionName+"-update-machine", inplace.UpdateMachineRequest{
+		Desired: inplace.MachineObjects{Machine: machine, InfrastructureMachine: infra},
+	}, &resp)
+	return resp
+}
+
+// provisionedCluster creates a cluster of one worker, waits until it is provisioned and returns its driver and
+// the worker's MemMachine.
+func provisionedCluster(t *testing.T, cl *cloud.Cloud, spec memcloudtest.Cluster) (*lifecycle.Driver, *v1beta2.MemMachine) {
+	t.Helper()
+	ctx := context.Background()
+	d, err := lifecycle.New(env.Client, memcloudtest.LifecycleSpec(spec, memcloudtest.LeakChecker(cl)))
+	require.NoError(t, err)
+	require.NoError(t, d.Create(ctx))
+	require.NoError(t, d.WaitProvisioned(ctx))
+	mm := &v1beta2.MemMachine{}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: spec.Namespace, Name: spec.Name + "-md-0"}, mm))
+	return d, mm
+}
+
+// TestInPlaceExtension drives memcloud's in-place update extension as Cluster API does, over HTTPS on the
+// manager's webhook server: discovery, then, once the MemMachine holds the new spec, UpdateMachine until it is
+// done. The flavor and tags change on the same instance; the controller reports InstanceReady again afterwards.
+func TestInPlaceExtension(t *testing.T) {
+	ctx := context.Background()
+	cl, err := cloud.New(cloud.WithSeed(27), cloud.WithPendingGets(2))
+	require.NoError(t, err)
+	p, err := memcloudtest.StartProvider(ctx, env, memcloudtest.Options{Shared: cl})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, p.Stop()) })
+	h := newHooks(t)
+
+	var discovery inplace.DiscoveryResponse
+	h.call(t, "discovery", map[string]string{"apiVersion": inplace.APIVersion, "kind": "DiscoveryRequest"}, &discovery)
+	require.Equal(t, inplace.ResponseStatusSuccess, discovery.Status)
+	var names []string
+	for _, hd := range discovery.Handlers {
+		names = append(names, hd.Name)
+	}
+	assert.Equal(t, []string{"memcloud-can-update-machine", "memcloud-can-update-machineset", "memcloud-update-machine"}, names)
+
+	d, mm := provisionedCluster(t, cl, memcloudtest.Cluster{Namespace: newNamespace(t), Name: "inplace", ControlPlane: 1, Workers: 1})
+	id, err := v1beta2.InstanceIDFromProviderID(mm.Spec.ProviderID)
+	require.NoError(t, err)
+	created := cl.TotalCreated()
+
+	// Cluster API writes the new template's spec into the MemMachine (the webhook lets flavor and tags change),
+	// then calls UpdateMachine until it is done.
+	mm.Spec.Flavor, mm.Spec.Tags = v1beta2.FlavorLarge, map[string]string{"team": "blue"}
+	require.NoError(t, env.Client.Update(ctx, mm))
+	var last inplace.UpdateMachineResponse
+	require.Eventually(t, func() bool {
+		last = h.updateMachine(t, mm)
+		require.Equal(t, inplace.ResponseStatusSuccess, last.Status, last.Message)
+		return last.RetryAfterSeconds == 0
+	}, 30*time.Second, 50*time.Millisecond)
+	assert.Equal(t, fmt.Sprintf("instance %s runs with flavor large", id), last.Message)
+
+	inst, err := cl.GetInstance(ctx, id)
+	require.NoError(t, err)
+	assert.Equal(t, "large", inst.Flavor)
+	assert.Equal(t, "blue", inst.Tags["team"])
+	assert.Equal(t, created, cl.TotalCreated(), "the same instance: nothing created")
+	require.Eventually(t, func() bool {
+		got := &v1beta2.MemMachine{}
+		return env.Client.Get(ctx, client.ObjectKeyFromObject(mm), got) == nil &&
+			conditions.IsTrue(got, v1beta2.InstanceReadyCondition) && got.Status.ObservedGeneration == got.Generation
+	}, 30*time.Second, 50*time.Millisecond, "the controller sees the instance up to date")
+
+	gone := mm.DeepCopy()
+	gone.Spec.ProviderID = v1beta2.ProviderID("i-00000000")
+	resp := h.updateMachine(t, gone)
+	assert.Equal(t, inplace.ResponseStatusFailure, resp.Status)
+	assert.Contains(t, resp.Message, `its instance "i-00000000" is gone`)
+
+	require.NoError(t, d.Delete(ctx))
+	leaks, err := d.Leaks(ctx, nil)
+	require.NoError(t, err)
+	assert.Empty(t, leaks)
+}
+
+// TestInPlaceExtensionUsesTheClusterIdentity: with identities, the extension calls memcloud with the account of
+// the machine's cluster, as the controllers do; without them, a cloud with accounts refuses its calls.
+func TestInPlaceExtensionUsesTheClusterIdentity(t *testing.T) {
+	ctx := context.Background()
+	cl, err := cloud.New(cloud.WithSeed(28))
+	require.NoError(t, err)
+	system := newNamespace(t)
+	p, err := memcloudtest.StartProvider(ctx, env, memcloudtest.Options{Shared: cl, IdentityNamespace: system})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, p.Stop()) })
+	ns := newNamespace(t)
+	tenant := "tenant-" + ns[len(ns)-5:]
+	require.NoError(t, memcloudtest.CreateIdentity(ctx, env.Client, cl, system, tenant, ns))
+	d, mm := provisionedCluster(t, cl, memcloudtest.Cluster{Namespace: ns, Name: "tenant", Workers: 1, Identity: tenant})
+	mm.Spec.Tags = map[string]string{"team": "blue"}
+	require.NoError(t, env.Client.Update(ctx, mm), "as Cluster API does before it calls UpdateMachine")
+	req := &inplace.UpdateMachineRequest{Desired: inplace.MachineObjects{InfrastructureMachine: toUnstructured(t, mm)}}
+
+	anonymous, err := controllers.NewInPlaceExtension(env.Client, cl)
+	require.NoError(t, err)
+	resp := anonymous.UpdateMachine(ctx, req)
+	assert.Equal(t, inplace.ResponseStatusFailure, resp.Status)
+	assert.Contains(t, resp.Message, "unauthorized: GetInstance without credentials")
+
+	ext, err := controllers.NewInPlaceExtension(env.Client, cl, controllers.WithIdentities(system, nil))
+	require.NoError(t, err)
+	calls := cl.Calls().ByAccount[tenant]
+	resp = ext.UpdateMachine(ctx, req)
+	assert.Equal(t, inplace.ResponseStatusSuccess, resp.Status, resp.Message)
+	assert.Zero(t, resp.RetryAfterSeconds, "tags change at once")
+	assert.GreaterOrEqual(t, cl.Calls().ByAccount[tenant], calls+1, "with the tenant's credentials (the controller may call too)")
+	id, err := v1beta2.InstanceIDFromProviderID(mm.Spec.ProviderID)
+	require.NoError(t, err)
+	inst, err := cl.GetInstance(cloud.WithCredentials(ctx, tenantCredentials(t, system, tenant)), id)
+	require.NoError(t, err)
+	assert.Equal(t, "blue", inst.Tags["team"])
+
+	unlabelled := mm.DeepCopy()
+	unlabelled.Labels = nil
+	resp = ext.UpdateMachine(ctx, &inplace.UpdateMachineRequest{Desired: inplace.MachineObjects{InfrastructureMachine: toUnstructured(t, unlabelled)}})
+	assert.Equal(t, inplace.ResponseStatusFailure, resp.Status)
+	assert.Contains(t, resp.Message, `cannot find the identity of MemMachine "`+ns+`/tenant-md-0": it has no cluster.x-k8s.io/cluster-name label`)
+
+	require.NoError(t, d.Delete(ctx))
+}
+
+// tenantCredentials reads the memcloud credentials of identity name from its Secret in system.
+func tenantCredentials(t *testing.T, system, name string) cloud.Credentials {
+	t.Helper()
+	s := &corev1.Secret{}
+	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKey{Namespace: system, Name: name}, s))
+	return cloud.Credentials{AccessKeyID: string(s.Data[v1beta2.CredentialsAccessKeyID]), SecretAccessKey: string(s.Data[v1beta2.CredentialsSecretAccessKey])}
+}
+
+func toUnstructured(t *testing.T, mm *v1beta2.MemMachine) *unstructured.Unstructured {
+	t.Helper()
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(mm)
+	require.NoError(t, err)
+	obj := &unstructured.Unstructured{Object: u}
+	obj.SetGroupVersionKind(v1beta2.GroupVersion.WithKind("MemMachine"))
+	return obj
+}
+
+func TestNewInPlaceExtensionRejects(t *testing.T) {
+	cl, err := cloud.New()
+	require.NoError(t, err)
+	_, err = controllers.NewInPlaceExtension(env.Client, nil)
+	require.ErrorContains(t, err, "cloud must not be nil")
+	_, err = controllers.NewInPlaceExtension(nil, cl)
+	require.ErrorContains(t, err, "reader is nil")
+	require.ErrorContains(t, controllers.SetupInPlaceExtension(nil, cl), "manager is nil")
+	cfg, err := controllers.NewInPlaceExtension(env.Client, cl)
+	require.NoError(t, err)
+	assert.Equal(t, v1beta2.InPlaceFields, cfg.Mutable)
+}
+
+// TestInPlaceExtensionAnswers checks which template changes memcloud makes in place, with the answers of
+// CanUpdateMachineSet: no API server or cloud call is needed.
+func TestInPlaceExtensionAnswers(t *testing.T) {
+	cl, err := cloud.New()
+	require.NoError(t, err)
+	ext, err := controllers.NewInPlaceExtension(env.Client, cl)
+	require.NoError(t, err)
+	// snippet:start canupdate
+	template := func(name string, spec v1beta2.MemMachineSpec) *unstructured.Unstructured {
+		tmpl := &v1beta2.MemMachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}}
+		tmpl.Spec.Template.Spec = spec
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(tmpl)
+		require.NoError(t, err)
+		obj := &unstructured.Unstructured{Object: u}
+		obj.SetGroupVersionKind(v1beta2.GroupVersion.WithKind("MemMachineTemplate"))
+		return obj
+	}
+	small := v1beta2.MemMachineSpec{Image: "ubuntu-24.04", Flavor: v1beta2.FlavorSmall}
+	tests := []struct {
+		name      string
+		desired   v1beta2.MemMachineSpec
+		wantPatch string // the JSON patch of the current template; "" when Cluster API must roll out
+		wantMsg   string
+	}{
+		{"a new flavor", v1beta2.MemMachineSpec{Image: "ubuntu-24.04", Flavor: v1beta2.FlavorLarge},
+			`[{"op":"replace","path":"/spec/template/spec/flavor","value":"large"}]`, ""},
+		{"new tags", v1beta2.MemMachineSpec{Image: "ubuntu-24.04", Flavor: v1beta2.FlavorSmall, Tags: map[string]string{"team": "blue"}},
+			`[{"op":"add","path":"/spec/template/spec/tags","value":{"team":"blue"}}]`, ""},
+		{"a new image", v1beta2.MemMachineSpec{Image: "ubuntu-26.04", Flavor: v1beta2.FlavorLarge}, "",
+			`MemMachineTemplate spec.template.spec.image cannot be updated in place by "memcloud"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := ext.CanUpdateMachineSet(context.Background(), &inplace.CanUpdateMachineSetRequest{
+				Current: inplace.MachineSetObjects{InfrastructureMachineTemplate: template("workers-1", small)},
+				Desired: inplace.MachineSetObjects{InfrastructureMachineTemplate: template("workers-2", tt.desired)},
+			})
+			require.Equal(t, inplace.ResponseStatusSuccess, resp.Status, "declining is a Success too")
+			if tt.wantPatch == "" {
+				assert.False(t, resp.InfrastructureMachineTemplatePatch.IsDefined())
+				assert.Contains(t, resp.Message, tt.wantMsg)
+				return
+			}
+			assert.JSONEq(t, tt.wantPatch, string(resp.InfrastructureMachineTemplatePatch.Patch))
+		})
+	}
+	// snippet:end canupdate
+}
