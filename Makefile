@@ -39,7 +39,7 @@ test: envtest kwok kubebuilder test-tools $(CONTROLLER_GEN) ## Run every test: u
 .PHONY: test-e2e
 test-e2e: envtest kwok ## Run the test/ module: memcloud and podcloud with the real Cluster API controllers and CRDs.
 	@KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" CAPKIT_CAPI_BIN="$$(hack/capi-managers.sh)" \
-	  CAPKIT_KWOK_ASSETS="$$(hack/kwok-binaries.sh)" \
+	  CAPKIT_KWOK_ASSETS="$$(hack/kwok-binaries.sh)" CAPKIT_IPAM_BIN="$$(hack/ipam-provider.sh)" \
 	  bash -c 'cd test && go test $(GO_TEST_FLAGS) -timeout 40m ./...'
 
 # The fuzz targets of what parses hostile input, each run for FUZZTIME (CI: 30 s each); a crasher fails the run and is

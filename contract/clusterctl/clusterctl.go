@@ -230,6 +230,7 @@ func CheckFiles(files ...*YAMLFile) (Findings, error) {
 			out = append(out, rel.checkComponents(f)...)
 			out = append(out, rel.checkAggregatedRole(f)...)
 			out = append(out, rel.checkConversion(f)...)
+			out = append(out, checkIPAMRBAC(f)...)
 			vars, n := checkFileVariables(f)
 			out, more[f.Name] = append(out, vars...), more[f.Name]+n
 		case FileClusterTemplate:

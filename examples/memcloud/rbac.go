@@ -10,7 +10,9 @@
 //   - the Cluster API Clusters, Machines and MachinePools the controllers read (owners, pause, bootstrap data
 //     secret name, replicas);
 //   - Secrets, to read the bootstrap data of Machines;
-//   - Events, which the reconcilers emit.
+//   - Events, which the reconcilers emit;
+//   - Cluster API IPAddressClaims, which the MemMachine controller creates, watches and deletes for
+//     spec.addressesFromPools, and the IPAddresses the IPAM provider binds them to, which it reads.
 //
 // +kubebuilder:rbac:groups=infrastructure.memcloud.capkit.io,resources=memclusters;memmachines;memmachinepools,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=infrastructure.memcloud.capkit.io,resources=memclusters/status;memmachines/status;memmachinepools/status,verbs=get;update;patch
@@ -23,4 +25,6 @@
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=ipam.cluster.x-k8s.io,resources=ipaddressclaims,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=ipam.cluster.x-k8s.io,resources=ipaddresses,verbs=get;list;watch
 package memcloud

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
@@ -106,4 +108,16 @@ func stepTimer(t *testing.T) func(what string) {
 		t.Logf("%5.1fs (+%4.1fs) %s", now.Sub(start).Seconds(), now.Sub(last).Seconds(), what)
 		last = now
 	}
+}
+
+// deleteCluster deletes Cluster ns/name on the API server of c and waits until Cluster API and memcloud have
+// deleted it with its Machines and infrastructure.
+func deleteCluster(ctx context.Context, t *testing.T, c client.Client, ns, name string) {
+	t.Helper()
+	cluster := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	require.NoError(t, c.Delete(ctx, cluster))
+	require.Eventually(t, func() bool {
+		err := c.Get(ctx, client.ObjectKeyFromObject(cluster), &clusterv1.Cluster{})
+		return client.IgnoreNotFound(err) == nil && err != nil
+	}, moveWait, tick, "deleting the Cluster deletes its Machines and infrastructure")
 }

@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
+
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta1"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
@@ -19,7 +21,7 @@ import (
 var env *testenv.Environment
 
 // addToScheme are the types the package's clients use besides Cluster API's.
-var addToScheme = []func(*runtime.Scheme) error{v1beta2.AddToScheme, v1beta1.AddToScheme}
+var addToScheme = []func(*runtime.Scheme) error{v1beta2.AddToScheme, v1beta1.AddToScheme, ipamv1.AddToScheme}
 
 // TestMain starts envtest with Cluster API's CRDs (core, kubeadm bootstrap and kubeadm control plane, which the
 // template uses) and memcloud's CRDs and webhooks.

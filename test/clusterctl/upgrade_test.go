@@ -135,11 +135,7 @@ func TestUpgradeFromV1beta1ContractWithClusterctl(t *testing.T) {
 	step("scaled up to 3 workers on the v1beta2 contract")
 
 	// Delete: memcloud v0.2.0 deletes everything v0.1.0 created.
-	require.NoError(t, e.Client.Delete(ctx, &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}))
-	require.Eventually(t, func() bool {
-		err := e.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &clusterv1.Cluster{})
-		return client.IgnoreNotFound(err) == nil && err != nil
-	}, moveWait, tick, "deleting the Cluster deletes its Machines and infrastructure")
+	deleteCluster(ctx, t, e.Client, ns, name)
 	assert.Empty(t, cl.All(), "the cloud is empty: %s", cl.Report(cloud.OwnerTagValue(services.TagCluster)))
 	assert.Empty(t, cl.Leaks(cloud.OwnerTagValue(services.TagCluster), ns+"/"+name), "nothing leaked")
 	step("cluster deleted: the cloud is empty")

@@ -15,6 +15,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
+	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/test/internal/capienv"
 )
 
@@ -126,4 +127,13 @@ func (n *note) String() string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.s
+}
+
+// instanceOf returns the instance of mm from cl (a read the cloud counts, as the provider's).
+func instanceOf(ctx context.Context, cl *cloud.Cloud, mm *v1beta2.MemMachine) (*cloud.Instance, error) {
+	id, err := v1beta2.InstanceIDFromProviderID(mm.Spec.ProviderID)
+	if err != nil {
+		return nil, err
+	}
+	return cl.GetInstance(ctx, id)
 }

@@ -212,18 +212,14 @@ func waitInPlaceWorkers(ctx context.Context, t *testing.T, cl *cloud.Cloud, ns s
 			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: m.Spec.InfrastructureRef.Name}, mm); err != nil {
 				return state.Set(false, err.Error())
 			}
-			id, err := v1beta2.InstanceIDFromProviderID(mm.Spec.ProviderID)
-			if err != nil {
-				return state.Set(false, err.Error())
-			}
-			inst, err := cl.GetInstance(ctx, id) // a read the cloud counts, as the provider's
+			inst, err := instanceOf(ctx, cl, mm)
 			if err != nil {
 				return state.Set(false, err.Error())
 			}
 			if inst.State != cloud.InstanceRunning || !ok(mm, inst) {
-				return state.Set(false, fmt.Sprintf("Machine %q: instance %s %s, flavor %s, image %s", m.Name, id, inst.State, inst.Flavor, inst.Image))
+				return state.Set(false, fmt.Sprintf("Machine %q: instance %s %s, flavor %s, image %s", m.Name, inst.ID, inst.State, inst.Flavor, inst.Image))
 			}
-			out[m.Name] = id
+			out[m.Name] = inst.ID
 		}
 		if len(list.Items) != want {
 			return state.Set(false, fmt.Sprintf("%d Machines", len(list.Items)))

@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
+
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta1"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
@@ -39,7 +41,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
 		os.Exit(1)
 	}
-	capienv.Main(m, &env, "e2e", []func(*runtime.Scheme) error{v1beta2.AddToScheme, v1beta1.AddToScheme, podv1beta2.AddToScheme},
+	capienv.Main(m, &env, "e2e", []func(*runtime.Scheme) error{v1beta2.AddToScheme, v1beta1.AddToScheme, podv1beta2.AddToScheme, ipamv1.AddToScheme},
 		testenv.WithCRDs(hostedcp.CRDs()...),
 		testenv.WithCRDPaths(filepath.Join(dir, "crd", "bases"), filepath.Join(podDir, "crd", "bases")),
 		testenv.WithWebhooks(envtest.WebhookInstallOptions{Paths: []string{filepath.Join(dir, "webhook"), filepath.Join(podDir, "webhook")}}),

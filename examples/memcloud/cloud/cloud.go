@@ -3,6 +3,7 @@ package cloud
 import (
 	"fmt"
 	"math/rand/v2"
+	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -73,7 +74,8 @@ type Cloud struct {
 	hasAccounts bool                // an account was created: every call needs credentials
 
 	records      map[string]*record
-	issued       map[string]bool // every resource and access key ID ever issued, never reused
+	staticIPs    map[netip.Addr]string // static addresses of live instances -> instance ID
+	issued       map[string]bool       // every resource and access key ID ever issued, never reused
 	tokens       map[tokenKey]*tokenEntry
 	findSeq      map[scope]uint64 // Find calls per account and kind, the clock of search lag
 	seq          uint64           // creation order
@@ -163,6 +165,7 @@ func New(opts ...Option) (*Cloud, error) {
 		accounts:    map[string]*account{},
 		accessKeys:  map[string]*account{},
 		records:     map[string]*record{},
+		staticIPs:   map[netip.Addr]string{},
 		issued:      map[string]bool{},
 		tokens:      map[tokenKey]*tokenEntry{},
 		findSeq:     map[scope]uint64{},

@@ -116,7 +116,7 @@ func (c *Cloud) CreateInstance(ctx context.Context, spec InstanceSpec) (*Instanc
 	return as[Instance](c.create(ctx, createReq{
 		kind: KindInstance, name: spec.Name, tags: spec.Tags, token: spec.IdempotencyToken,
 		fingerprint: fingerprint(spec.Name, formatTags(spec.Tags), spec.SubnetID, spec.Image, spec.Flavor,
-			strings.Join(spec.SecurityGroupIDs, ","), digest(spec.UserData)),
+			strings.Join(spec.SecurityGroupIDs, ","), digest(spec.UserData), strings.Join(spec.StaticIPs, ",")),
 		build: func(m Meta, account string) (*record, error) { return c.buildInstanceLocked(m, account, spec) },
 	}))
 }
@@ -126,11 +126,50 @@ func (c *Cloud) buildInstanceLocked(m Meta, account string, spec InstanceSpec) (
 	if err != nil {
 		return nil, err
 	}
+	static, err := c.checkStaticIPsLocked(spec.StaticIPs)
+	if err != nil {
+		return nil, err
+	}
 	ip, ok := allocateIP(subnet.prefix, subnet.usedIPs)
 	if !ok {
 		return nil, fmt.Errorf("%w: no free address in subnet %q", ErrQuotaExceeded, spec.SubnetID)
 	}
-	return c.newInstanceLocked(m, spec, subnet, ip), nil
+	rec := c.newInstanceLocked(m, spec, subnet, ip)
+	if len(static) > 0 {
+		inst := rec.obj.(*Instance)
+		rec.staticIPs = static
+		for _, a := range static {
+			c.staticIPs[a] = m.ID
+			inst.StaticIPs = append(inst.StaticIPs, a.String())
+		}
+	}
+	return rec, nil
+}
+
+// checkStaticIPsLocked parses the static addresses of a new instance: at most MaxStaticIPs, each an
+// IP address without zone, listed once and attached to no live instance. It changes nothing.
+func (c *Cloud) checkStaticIPsLocked(addrs []string) ([]netip.Addr, error) {
+	if len(addrs) > MaxStaticIPs {
+		return nil, invalid("staticIPs", strings.Join(addrs, ","), fmt.Sprintf("has %d addresses, at most %d are allowed", len(addrs), MaxStaticIPs))
+	}
+	out := make([]netip.Addr, 0, len(addrs))
+	for i, s := range addrs {
+		field := fmt.Sprintf("staticIPs[%d]", i)
+		a, err := netip.ParseAddr(s)
+		if err != nil || a.Zone() != "" {
+			return nil, invalid(field, s, "is not an IP address without zone")
+		}
+		a = a.Unmap() // "::ffff:10.0.0.1" is 10.0.0.1
+		if slices.Contains(out, a) {
+			return nil, invalid(field, s, "is listed twice")
+		}
+		if _, used := c.staticIPs[a]; used {
+			// The owner is not named: it may belong to another account.
+			return nil, fmt.Errorf("%w: %s %q is attached to another instance", ErrAddressInUse, field, s)
+		}
+		out = append(out, a)
+	}
+	return out, nil
 }
 
 // checkInstanceLocked validates the parameters of a new instance, or of the instances of a new

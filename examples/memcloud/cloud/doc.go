@@ -9,7 +9,10 @@
 // Subnet holds InstanceGroups and Instances. Every resource has an ID made of a kind prefix and
 // 8 hex digits ("net-1f2e3d4c", "subnet-…", "sg-…", "lb-…", "ig-…", "i-…"), a Name, Tags and a
 // creation time. An instance gets the lowest free private IP of its subnet and keeps its user
-// data (read it with InstanceUserData); a load balancer has a Host ("<id>.memcloud.local") and
+// data (read it with InstanceUserData); it may also be created with static addresses
+// (InstanceSpec.StaticIPs, reported in Instance.StaticIPs), for example from an IPAM pool, which
+// are unique in the whole cloud (ErrAddressInUse) until the instance is deleted (StaticIPs lists
+// those attached); a load balancer has a Host ("<id>.memcloud.local") and
 // a Port (6443 by default) and a list of registered instances.
 //
 // An instance group (an auto scaling group, what a Cluster API MachinePool runs on) keeps Size

@@ -30,6 +30,11 @@ var (
 	// ErrQuotaExceeded means that a kind's quota (WithQuota) is used up, or that a subnet has no
 	// free address left for a new instance (of an instance group too).
 	ErrQuotaExceeded = errors.New("quota exceeded")
+	// ErrAddressInUse means that a create request asks for a static address
+	// (InstanceSpec.StaticIPs) that another live instance of the cloud has. The message names the
+	// address, not the instance, which may belong to another account. Retrying helps only once that
+	// instance is deleted.
+	ErrAddressInUse = errors.New("address in use")
 	// ErrIncorrectState means that a resource is not in a state that allows the call: an instance that
 	// is booting, failed or being resized to another flavor cannot be resized. The message names the
 	// resource and its state. Retrying may help once the state has changed.

@@ -74,6 +74,19 @@ func (c *Cloud) InstanceGroupUserData(id string) ([]byte, error) {
 	return slices.Clone(rec.userData), nil
 }
 
+// StaticIPs returns the static addresses attached to live instances (InstanceSpec.StaticIPs), in
+// every account: each address, in canonical form, maps to the ID of its instance. An address is
+// released, and leaves the map, when its instance is deleted.
+func (c *Cloud) StaticIPs() map[string]string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]string, len(c.staticIPs))
+	for a, id := range c.staticIPs {
+		out[a.String()] = id
+	}
+	return out
+}
+
 // Flavors returns the flavors of the cloud's instances (WithFlavors).
 func (c *Cloud) Flavors() []string { return slices.Clone(c.flavors) }
 

@@ -206,6 +206,10 @@ type Instance struct {
 	// PrivateIP is the instance's address, the lowest free one of the subnet (the first four
 	// addresses and the last one are reserved).
 	PrivateIP string
+	// StaticIPs are the addresses attached to the instance besides PrivateIP, as created with
+	// InstanceSpec.StaticIPs (in canonical form, in the order given); nil when none. No other
+	// instance of the cloud has them while the instance lives.
+	StaticIPs []string
 	// Image is the boot image.
 	Image string
 	// Flavor is the size of the machine, one of the cloud's flavors (WithFlavors). It changes with
@@ -224,6 +228,7 @@ func (i *Instance) clone() object {
 	c := *i
 	c.Meta = i.cloneMeta()
 	c.SecurityGroupIDs = slices.Clone(i.SecurityGroupIDs)
+	c.StaticIPs = slices.Clone(i.StaticIPs)
 	return &c
 }
 
@@ -239,6 +244,13 @@ type InstanceSpec struct {
 	Flavor string
 	// SecurityGroupIDs are optional IDs of existing security groups of the subnet's network.
 	SecurityGroupIDs []string
+	// StaticIPs are optional addresses to attach to the instance besides the private IP of its
+	// subnet, for example addresses an IPAM pool gave out; at most MaxStaticIPs. Each must parse
+	// as an IP address (IPv4 or IPv6, no zone), be listed once and not be attached to another
+	// live instance of the cloud, in any account: static addresses are unique in the whole cloud,
+	// whatever the network (private IPs are unique per subnet only). They are released when the
+	// instance is deleted.
+	StaticIPs []string
 	// UserData is the bootstrap data, stored as given, at most WithMaxUserDataSize bytes. It
 	// never appears in errors.
 	UserData []byte
@@ -247,6 +259,9 @@ type InstanceSpec struct {
 	// IdempotencyToken, when not empty, makes the request idempotent: see Cloud.
 	IdempotencyToken string
 }
+
+// MaxStaticIPs is the number of static addresses an instance may have (InstanceSpec.StaticIPs).
+const MaxStaticIPs = 8
 
 // TagInstanceGroup is the tag every instance of an instance group carries, with the group's ID
 // as its value. The instances carry every tag of their group too.

@@ -22,6 +22,7 @@ type record struct {
 	prefix      netip.Prefix          // networks and subnets
 	usedIPs     map[netip.Addr]string // subnets: address -> instance ID
 	ip          netip.Addr            // instances
+	staticIPs   []netip.Addr          // instances: the static addresses, in Cloud.staticIPs
 	userData    []byte                // instances; instance groups: the data of new instances
 	pendingGets int                   // instances: GetInstance calls left before running
 	group       string                // instances of a group: the group's ID
@@ -353,6 +354,9 @@ func (c *Cloud) removeLocked(rec *record) {
 	}
 	if subnet, ok := c.records[rec.parent]; ok {
 		delete(subnet.usedIPs, rec.ip)
+	}
+	for _, ip := range rec.staticIPs {
+		delete(c.staticIPs, ip)
 	}
 	if group, ok := c.records[rec.group]; ok {
 		group.members = slices.DeleteFunc(group.members, func(m string) bool { return m == id })

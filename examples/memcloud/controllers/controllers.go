@@ -13,6 +13,7 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/identity"
+	"github.com/capkit/capkit/ipam"
 	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/reconcile/capacity"
 	"github.com/capkit/capkit/scope"
@@ -153,9 +154,10 @@ func ClusterSteps(cl *cloud.Cloud) ([]reconcile.Step[scope.ClusterScoper[*v1beta
 }
 
 // MachineSteps returns the steps of a MemMachine: Instance. lookup finds the cluster network
-// (services.MemClusterLookup).
-func MachineSteps(cl *cloud.Cloud, lookup services.NetworkLookup) ([]reconcile.Step[scope.MachineScoper[*v1beta2.MemMachine]], error) {
-	inst, err := services.NewInstance(cl, lookup)
+// (services.MemClusterLookup); opts configure the instance service, e.g. services.WithAddressClaimer for
+// spec.addressesFromPools.
+func MachineSteps(cl *cloud.Cloud, lookup services.NetworkLookup, opts ...services.InstanceOption) ([]reconcile.Step[scope.MachineScoper[*v1beta2.MemMachine]], error) {
+	inst, err := services.NewInstance(cl, lookup, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +210,11 @@ func NewClusterReconciler(c client.Client, cl *cloud.Cloud, opts ...Option) (*re
 	return reconcile.NewClusterReconciler(c, func() *v1beta2.MemCluster { return &v1beta2.MemCluster{} }, steps, recOpts...)
 }
 
-// NewMachineReconciler returns the MemMachine reconciler on memcloud cl, reading and writing through c.
+// NewMachineReconciler returns the MemMachine reconciler on memcloud cl, reading and writing through c. The
+// machines' IPAddressClaims (spec.addressesFromPools) are written and read through c too, by an
+// ipam.Claimer. The reconciler does not watch them: a machine waiting for its addresses looks at its claims
+// again after the poll interval (services.DefaultPollInterval), and so does one waiting for its claims to be
+// deleted.
 func NewMachineReconciler(c client.Client, cl *cloud.Cloud, opts ...Option) (*reconcile.MachineReconciler[*v1beta2.MemMachine], error) {
 	if cl == nil {
 		return nil, fmt.Errorf("cannot create the MemMachine reconciler: %w", errNilCloud)
@@ -217,7 +223,13 @@ func NewMachineReconciler(c client.Client, cl *cloud.Cloud, opts ...Option) (*re
 		return nil, errors.New("cannot create the MemMachine reconciler: client is nil")
 	}
 	cfg := newConfig(opts)
-	steps, err := MachineSteps(cl, services.MemClusterLookup(c))
+	// snippet:start claimer
+	claimer, err := ipam.NewClaimer(c)
+	if err != nil {
+		return nil, fmt.Errorf("cannot create the MemMachine reconciler: %w", err)
+	}
+	steps, err := MachineSteps(cl, services.MemClusterLookup(c), services.WithAddressClaimer(claimer))
+	// snippet:end claimer
 	if err != nil {
 		return nil, err
 	}

@@ -31,6 +31,20 @@
 // instance reconcile.Ensure returns: a steady-state reconcile reads the instance once (and the load balancer
 // of a control plane machine) and nothing else.
 //
+// # Addresses from IPAM pools
+//
+// A MemMachine whose spec.addressesFromPools names Cluster API IPAM pools takes one address from each, for its
+// device eth0, through an AddressClaimer (capkit's ipam.Claimer, WithAddressClaimer). Until its instance is
+// recorded, the Instance step claims them (one IPAddressClaim per pool, owned by the MemMachine, with the
+// Cluster's name) and waits with ReasonWaitingForIPAddresses, naming the claims, until every claim is bound;
+// then it creates the instance with the addresses as static IPs (cloud.InstanceSpec.StaticIPs), and
+// status.addresses lists them as InternalIP after the private IP. Once the instance is recorded, the addresses
+// are read from it: no claim is read in the steady state, nor after clusterctl move, when the claims have lost
+// their status until the IPAM provider runs again. Delete deletes the instance first, then releases the claims
+// and waits with ReasonReleasingIPAddresses until they are gone (without the Cluster and without the garbage
+// collector). Bad values (ipam.ErrInvalid) are terminal, with ReasonInvalidIPAddress; a claim of another object
+// (ipam.ErrConflict) and an address another instance has (cloud.ErrAddressInUse) are retried with backoff.
+//
 // # In-place updates
 //
 // A MemMachine's flavor and tags (v1beta2.InPlaceFields) change on its running instance: the instance gets the

@@ -25,17 +25,25 @@ import (
 // that the checkpoint after the create is a single spec write.
 type Instance struct {
 	base
-	lookup NetworkLookup
+	lookup  NetworkLookup
+	claimer AddressClaimer
 }
 
 // NewInstance returns the instance service of memcloud c; lookup finds the machine's cluster network
-// (MemClusterLookup in a controller).
-func NewInstance(c *cloud.Cloud, lookup NetworkLookup) (*Instance, error) {
+// (MemClusterLookup in a controller). WithAddressClaimer lets it take addresses from IPAM pools
+// (spec.addressesFromPools).
+func NewInstance(c *cloud.Cloud, lookup NetworkLookup, opts ...InstanceOption) (*Instance, error) {
 	b, err := newBase(c, "instance")
 	if err == nil && lookup == nil {
 		err = errors.New("cannot create the instance service: network lookup must not be nil")
 	}
-	return &Instance{base: b, lookup: lookup}, err
+	n := &Instance{base: b, lookup: lookup}
+	for _, o := range opts {
+		if o != nil {
+			o(n)
+		}
+	}
+	return n, err
 }
 
 // tracker keeps the instance's ID in spec.providerID and every other ID in status.resources.
@@ -69,6 +77,19 @@ func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper[*v1beta2
 		return reconcile.Result{}, err
 	}
 	spec := machineSpec(mm)
+	// The addresses of IPAM pools are claimed until the instance is recorded: once it is, they are the
+	// instance's (a steady-state reconcile reads no claim, and a machine moved by clusterctl, whose claims
+	// have lost their status.addressRef until the IPAM provider runs again, keeps running).
+	// snippet:start claim
+	var staticIPs []string
+	if _, recorded := tracker.ResourceID(KeyInstance); !recorded && len(spec.AddressesFromPools) > 0 {
+		ips, res, err := n.claimAddresses(ctx, s, spec.AddressesFromPools)
+		if err != nil || !res.Done {
+			return res, err // WaitingForIPAddresses, with the names of the claims
+		}
+		staticIPs = ips
+	}
+	// snippet:end claim
 	// The bootstrap data is read only when the instance must be created: a steady-state reconcile reads
 	// the instance and nothing else.
 	desired := reconcile.Lazy(func(ctx context.Context) (cloud.InstanceSpec, error) {
@@ -78,7 +99,7 @@ func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper[*v1beta2
 		}
 		return cloud.InstanceSpec{
 			Name: mm.Name, SubnetID: subnetID, Image: spec.Image, Flavor: string(spec.Flavor),
-			SecurityGroupIDs: []string{net.SecurityGroupID}, UserData: data,
+			SecurityGroupIDs: []string{net.SecurityGroupID}, StaticIPs: staticIPs, UserData: data,
 		}, nil
 	})
 	// The user tags first: memcloud's own win (WithTags keeps the last value, the ownership tags always win).
@@ -89,10 +110,7 @@ func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper[*v1beta2
 	}
 	inst := res.Observed
 	mm.Status.InstanceState = string(inst.State)
-	mm.Status.Addresses = []contract.MachineAddress{
-		{Type: contract.MachineInternalIP, Address: inst.PrivateIP},
-		{Type: contract.MachineHostName, Address: inst.Name},
-	}
+	mm.Status.Addresses = machineAddresses(inst)
 	if fd := cmp.Or(s.Machine().FailureDomain, spec.FailureDomain); fd != "" {
 		mm.Status.FailureDomain = fd
 	}
@@ -127,6 +145,17 @@ func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper[*v1beta2
 	return reconcile.Result{Done: true}, nil
 }
 
+// machineAddresses returns the addresses of inst for status.addresses: its private IP, its static IPs (from
+// IPAM pools), all InternalIP, and its name as HostName.
+func machineAddresses(inst *cloud.Instance) []contract.MachineAddress {
+	out := make([]contract.MachineAddress, 0, 2+len(inst.StaticIPs))
+	out = append(out, contract.MachineAddress{Type: contract.MachineInternalIP, Address: inst.PrivateIP})
+	for _, ip := range inst.StaticIPs {
+		out = append(out, contract.MachineAddress{Type: contract.MachineInternalIP, Address: ip})
+	}
+	return append(out, contract.MachineAddress{Type: contract.MachineHostName, Address: inst.Name})
+}
+
 // register adds the instance to the load balancer's targets unless it is there: a registered instance
 // costs a read, never a write.
 func (n *Instance) register(ctx context.Context, lbID, instanceID string) error {
@@ -150,7 +179,9 @@ func (n *Instance) register(ctx context.Context, lbID, instanceID string) error 
 }
 
 // Delete deregisters a control plane instance from the load balancer and deletes the instance, recorded in
-// spec.providerID or found by its tags.
+// spec.providerID or found by its tags; then it releases the IPAddressClaims of spec.addressesFromPools and
+// waits until they are gone (ReasonReleasingIPAddresses), so that an address returns to its pool only once no
+// instance has it.
 func (n *Instance) Delete(ctx context.Context, s scope.MachineScoper[*v1beta2.MemMachine]) (reconcile.Result, error) {
 	tracker, err := n.tracker(s)
 	if err != nil {
@@ -161,7 +192,13 @@ func (n *Instance) Delete(ctx context.Context, s scope.MachineScoper[*v1beta2.Me
 			return reconcile.Result{}, err
 		}
 	}
-	return n.deleted(reconcile.EnsureDeleted(ctx, tracker, KeyInstance, n.res.Instances))
+	// snippet:start release
+	res, err := n.deleted(reconcile.EnsureDeleted(ctx, tracker, KeyInstance, n.res.Instances))
+	if err != nil || !res.Done || len(s.InfraMachine().Spec.AddressesFromPools) == 0 {
+		return res, err // the instance first: an address goes back to its pool only once no instance has it
+	}
+	return n.releaseAddresses(ctx, s.InfraMachine()) // ReleasingIPAddresses until the claims are gone
+	// snippet:end release
 }
 
 // deregister removes the instance from the load balancer's targets when both still exist.

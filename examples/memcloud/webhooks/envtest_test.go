@@ -137,6 +137,29 @@ func TestWebhooksInAPIServer(t *testing.T) {
 		assert.Contains(t, err.Error(), "spec.providerID: Forbidden: field is immutable once set")
 	})
 
+	t.Run("a MemMachine's IPAM pools are checked by the schema and immutable", func(t *testing.T) {
+		pool := v1beta2.IPPoolRef{APIGroup: "ipam.cluster.x-k8s.io", Kind: "InClusterIPPool", Name: "nodes"}
+		twice := &v1beta2.MemMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pool-twice"},
+			Spec: v1beta2.MemMachineSpec{AddressesFromPools: []v1beta2.IPPoolRef{pool, pool}}}
+		err := c.Create(ctx, twice)
+		require.True(t, apierrors.IsInvalid(err), "the schema rejects it: want Invalid, got %v", err)
+		assert.Contains(t, err.Error(), "a pool must not be listed twice")
+
+		bad := &v1beta2.MemMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pool-bad"},
+			Spec: v1beta2.MemMachineSpec{AddressesFromPools: []v1beta2.IPPoolRef{{APIGroup: "ipam.cluster.x-k8s.io", Kind: "In Cluster", Name: "nodes"}}}}
+		err = c.Create(ctx, bad)
+		require.True(t, apierrors.IsInvalid(err), "want Invalid, got %v", err)
+		assert.Contains(t, err.Error(), "spec.addressesFromPools[0].kind")
+
+		m := &v1beta2.MemMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pools"},
+			Spec: v1beta2.MemMachineSpec{AddressesFromPools: []v1beta2.IPPoolRef{pool}}}
+		require.NoError(t, c.Create(ctx, m))
+		m.Spec.AddressesFromPools = append(m.Spec.AddressesFromPools, v1beta2.IPPoolRef{APIGroup: pool.APIGroup, Kind: pool.Kind, Name: "more"})
+		err = c.Update(ctx, m)
+		require.True(t, apierrors.IsInvalid(err), "want Invalid, got %v", err)
+		assert.Contains(t, err.Error(), "spec.addressesFromPools: Forbidden: field is immutable")
+	})
+
 	t.Run("a MemMachineTemplate cannot change", func(t *testing.T) {
 		tmpl := &v1beta2.MemMachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "workers"}}
 		require.NoError(t, c.Create(ctx, tmpl))

@@ -66,6 +66,30 @@ func TestValidateMemMachineSpec(t *testing.T) {
 			}
 			return tags
 		}()}, []string{`spec.tags: FieldValueTooMany: must have at most 16 items`}},
+		{"pools", v1beta2.MemMachineSpec{Image: "i", Flavor: "small", AddressesFromPools: []v1beta2.IPPoolRef{
+			{APIGroup: "ipam.cluster.x-k8s.io", Kind: "InClusterIPPool", Name: "workers"},
+			{APIGroup: "ipam.cluster.x-k8s.io", Kind: "GlobalInClusterIPPool", Name: "shared.v4"},
+		}}, nil},
+		{"bad pools", v1beta2.MemMachineSpec{Image: "i", Flavor: "small", AddressesFromPools: []v1beta2.IPPoolRef{
+			{Kind: "InClusterIPPool", Name: "workers"},
+			{APIGroup: "IPAM", Kind: "1Pool", Name: "Workers"},
+		}}, []string{
+			"spec.addressesFromPools[0].apiGroup: FieldValueRequired: the API group of the pool",
+			`spec.addressesFromPools[1].apiGroup: FieldValueInvalid: must be a DNS subdomain: at most 253 lowercase alphanumerics, '-' and '.', starting and ending with an alphanumeric`,
+			"spec.addressesFromPools[1].kind: FieldValueInvalid: must be at most 63 alphanumerics or '-', start with a letter and end with an alphanumeric",
+			`spec.addressesFromPools[1].name: FieldValueInvalid: must be a DNS subdomain: at most 253 lowercase alphanumerics, '-' and '.', starting and ending with an alphanumeric`,
+		}},
+		{"a pool twice", v1beta2.MemMachineSpec{Image: "i", Flavor: "small", AddressesFromPools: []v1beta2.IPPoolRef{
+			{APIGroup: "ipam.cluster.x-k8s.io", Kind: "InClusterIPPool", Name: "workers"},
+			{APIGroup: "ipam.cluster.x-k8s.io", Kind: "InClusterIPPool", Name: "workers"},
+		}}, []string{"spec.addressesFromPools[1]: FieldValueDuplicate: "}},
+		{"too many pools", v1beta2.MemMachineSpec{Image: "i", Flavor: "small", AddressesFromPools: func() []v1beta2.IPPoolRef {
+			var pools []v1beta2.IPPoolRef
+			for i := range 5 {
+				pools = append(pools, v1beta2.IPPoolRef{APIGroup: "ipam.cluster.x-k8s.io", Kind: "InClusterIPPool", Name: fmt.Sprint("p", i)})
+			}
+			return pools
+		}()}, []string{`spec.addressesFromPools: FieldValueTooMany: must have at most 4 items`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, nilIfEmpty(errorStrings(webhooks.ValidateMemMachineSpec(&tc.spec, field.NewPath("spec")))))
@@ -101,6 +125,11 @@ func TestValidateMemMachineSpecUpdate(t *testing.T) {
 		{"image", base, v1beta2.MemMachineSpec{Image: "debian-13", Flavor: "large"}, []string{
 			"spec.image: FieldValueForbidden: field is immutable",
 		}},
+		{"pools are immutable", base, func() v1beta2.MemMachineSpec {
+			s := base
+			s.AddressesFromPools = []v1beta2.IPPoolRef{{APIGroup: "ipam.cluster.x-k8s.io", Kind: "InClusterIPPool", Name: "workers"}}
+			return s
+		}(), []string{"spec.addressesFromPools: FieldValueForbidden: field is immutable"}},
 		{"everything", withFD, v1beta2.MemMachineSpec{Image: "debian-13", Flavor: "large", FailureDomain: "az-2", Tags: map[string]string{"a": "b"}}, []string{
 			"spec.failureDomain: FieldValueForbidden: field is immutable once set",
 			"spec.image: FieldValueForbidden: field is immutable",

@@ -111,6 +111,7 @@ func (c *MemCluster) ConvertFrom(hub conversion.Hub) error {
 // machineHubOnly is what a v1beta2 MemMachine holds that a v1beta1 one cannot, stashed on the v1beta1 object.
 type machineHubOnly struct {
 	Tags          map[string]string                `json:"tags,omitempty"`
+	Pools         []v1beta2.IPPoolRef              `json:"addressesFromPools,omitempty"`
 	Provisioned   *bool                            `json:"provisioned,omitempty"`
 	Conditions    capkitconversion.ConditionsStash `json:"conditions,omitempty"`
 	FailureDomain string                           `json:"failureDomain,omitempty"`
@@ -124,7 +125,7 @@ func (m *MemMachine) ConvertTo(hub conversion.Hub) error {
 	if _, err := capkitconversion.Restore(dst, &restored); err != nil {
 		return err
 	}
-	dst.Spec = machineSpecToHub(m.Spec, restored.Tags)
+	dst.Spec = machineSpecToHub(m.Spec, restored.Tags, restored.Pools)
 	conds, lost, err := capkitconversion.ConditionsToV1Beta2(m.Status.Conditions, restored.Conditions)
 	if err != nil {
 		return err
@@ -167,14 +168,15 @@ func (m *MemMachine) ConvertFrom(hub conversion.Hub) error {
 		InstanceState:      src.Status.InstanceState,
 		ObservedGeneration: src.Status.ObservedGeneration,
 	}
-	return capkitconversion.Stash(m, machineHubOnly{Tags: maps.Clone(src.Spec.Tags), Provisioned: provisioned, Conditions: lost,
-		FailureDomain: src.Status.FailureDomain})
+	return capkitconversion.Stash(m, machineHubOnly{Tags: maps.Clone(src.Spec.Tags), Pools: slices.Clone(src.Spec.AddressesFromPools),
+		Provisioned: provisioned, Conditions: lost, FailureDomain: src.Status.FailureDomain})
 }
 
 // machineTemplateHubOnly is what a v1beta2 MemMachineTemplate holds that a v1beta1 one cannot, stashed on the
-// v1beta1 object: the templated spec's tags, and its status, nil when empty.
+// v1beta1 object: the templated spec's tags and IPAM pools, and its status, nil when empty.
 type machineTemplateHubOnly struct {
 	Tags   map[string]string                 `json:"tags,omitempty"`
+	Pools  []v1beta2.IPPoolRef               `json:"addressesFromPools,omitempty"`
 	Status *contract.MachineTemplateCapacity `json:"status,omitempty"`
 }
 
@@ -188,7 +190,7 @@ func (t *MemMachineTemplate) ConvertTo(hub conversion.Hub) error {
 	}
 	dst.Spec.Template = v1beta2.MemMachineTemplateResource{
 		ObjectMeta: *t.Spec.Template.ObjectMeta.DeepCopy(),
-		Spec:       machineSpecToHub(t.Spec.Template.Spec, restored.Tags),
+		Spec:       machineSpecToHub(t.Spec.Template.Spec, restored.Tags, restored.Pools),
 	}
 	dst.Status = contract.MachineTemplateCapacity{}
 	if restored.Status != nil {
@@ -205,27 +207,28 @@ func (t *MemMachineTemplate) ConvertFrom(hub conversion.Hub) error {
 		ObjectMeta: *src.Spec.Template.ObjectMeta.DeepCopy(),
 		Spec:       machineSpecFromHub(src.Spec.Template.Spec),
 	}
-	lost := machineTemplateHubOnly{Tags: maps.Clone(src.Spec.Template.Spec.Tags)}
+	lost := machineTemplateHubOnly{Tags: maps.Clone(src.Spec.Template.Spec.Tags), Pools: slices.Clone(src.Spec.Template.Spec.AddressesFromPools)}
 	if len(src.Status.Capacity) > 0 || src.Status.NodeInfo != (contract.NodeInfo{}) {
 		lost.Status = src.Status.DeepCopy()
 	}
 	return capkitconversion.Stash(t, lost)
 }
 
-// machineSpecToHub returns the v1beta2 spec of a v1beta1 MemMachine, with the tags v1beta1 has not (restored
-// from the stash, nil when none).
-func machineSpecToHub(in MemMachineSpec, tags map[string]string) v1beta2.MemMachineSpec {
+// machineSpecToHub returns the v1beta2 spec of a v1beta1 MemMachine, with the tags and IPAM pools v1beta1 has
+// not (restored from the stash, nil when none).
+func machineSpecToHub(in MemMachineSpec, tags map[string]string, pools []v1beta2.IPPoolRef) v1beta2.MemMachineSpec {
 	return v1beta2.MemMachineSpec{
-		ProviderID:    capkitconversion.ProviderIDToV1Beta2(in.ProviderID),
-		FailureDomain: in.FailureDomain,
-		Image:         in.Image,
-		Flavor:        in.Flavor,
-		Tags:          tags,
+		ProviderID:         capkitconversion.ProviderIDToV1Beta2(in.ProviderID),
+		FailureDomain:      in.FailureDomain,
+		Image:              in.Image,
+		Flavor:             in.Flavor,
+		Tags:               tags,
+		AddressesFromPools: pools,
 	}
 }
 
-// machineSpecFromHub returns the v1beta1 spec of a v1beta2 MemMachine, which loses only the tags (the caller
-// stashes them).
+// machineSpecFromHub returns the v1beta1 spec of a v1beta2 MemMachine, which loses only the tags and the IPAM
+// pools (the caller stashes them).
 func machineSpecFromHub(in v1beta2.MemMachineSpec) MemMachineSpec {
 	return MemMachineSpec{
 		ProviderID:    capkitconversion.ProviderIDToV1Beta1(in.ProviderID),

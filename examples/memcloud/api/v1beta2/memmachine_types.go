@@ -81,7 +81,26 @@ type MemMachineSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) <= 63 && k.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$'))",message="tag keys must be qualified names of at most 63 characters"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, size(self[k]) <= 255)",message="tag values must be at most 255 characters"
 	Tags map[string]string `json:"tags,omitempty"`
+
+	// addressesFromPools are the IPAM pools the machine takes static addresses from: the machine's single
+	// device (MachineDevice, "eth0") gets one address from each pool, in this order, through a Cluster API
+	// IPAddressClaim per pool, owned by the MemMachine. The instance is created only once every claim is
+	// bound, with the addresses attached; status.addresses reports them as InternalIP. A pool is listed at
+	// most once. Immutable: a machine keeps its addresses for its lifetime.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=4
+	// +kubebuilder:validation:XValidation:rule="self.all(p, self.exists_one(q, q == p))",message="a pool must not be listed twice"
+	AddressesFromPools []IPPoolRef `json:"addressesFromPools,omitempty"`
 }
+
+// MachineDevice is the name of a MemMachine's single network device, the device of its IPAM claims
+// (spec.addressesFromPools).
+const MachineDevice = "eth0"
+
+// MaxAddressesFromPools is the number of pools a machine may take addresses from (spec.addressesFromPools).
+const MaxAddressesFromPools = 4
 
 // MemMachineStatus is the observed state of a MemMachine.
 // +kubebuilder:validation:MinProperties=1
