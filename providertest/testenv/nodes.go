@@ -10,6 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -117,10 +118,14 @@ func (f *FakeNodes) untaintWhenReady(ctx context.Context, name string) error {
 				}
 			}
 			node.Spec.Taints = kept
-			if err := f.env.Client.Update(ctx, node); err != nil {
+			err := f.env.Client.Update(ctx, node)
+			switch {
+			case err == nil:
+				return nil
+			case !apierrors.IsConflict(err): // kwok writes the Node too (its status): on a conflict, read it again
 				return fmt.Errorf("cannot untaint node %q: %w", name, err)
 			}
-			return nil
+			continue
 		}
 		select {
 		case <-ctx.Done():

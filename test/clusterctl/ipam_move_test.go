@@ -57,55 +57,59 @@ func TestMoveWithIPAddressClaims(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	crds, err := capienv.IPAMCRDs()
 	require.NoError(t, err)
-	opts, err := envOptions()
-	require.NoError(t, err)
-	target, err := capienv.NewEnvironment(addToScheme, opts...)
-	require.NoError(t, err)
-	t.Cleanup(func() { assert.NoError(t, target.Stop()) })
+	// Two management clusters of their own: the package's API server keeps the inventory other tests expect.
+	var source, target *testenv.Environment
+	for _, e := range []**testenv.Environment{&source, &target} {
+		opts, err := envOptions()
+		require.NoError(t, err)
+		*e, err = capienv.NewEnvironment(addToScheme, opts...)
+		require.NoError(t, err)
+		t.Cleanup(func() { assert.NoError(t, (*e).Stop()) })
+	}
 	providers := append(inventory(t), capienv.InventoryProvider{Name: "in-cluster", Type: clusterctlv1.IPAMProviderType,
 		Version: "v1.1.0", Namespace: "capi-ipam-in-cluster-system", CRDs: capienv.CRDNames(crds...)})
-	for _, e := range []*testenv.Environment{env, target} {
+	for _, e := range []*testenv.Environment{source, target} {
 		fresh, err := capienv.IPAMCRDs() // InstallCRDs writes into the objects it installs
 		require.NoError(t, err)
 		_, err = envtest.InstallCRDs(e.Config, envtest.CRDInstallOptions{CRDs: fresh})
 		require.NoError(t, err)
 		require.NoError(t, capienv.InstallInventory(ctx, e.Client, providers...))
 	}
-	step("target started; the in-cluster IPAM provider's CRDs and the inventory in both")
+	step("source and target started; the in-cluster IPAM provider's CRDs and the inventory in both")
 
 	cl, err := cloud.New(cloud.WithSeed(47))
 	require.NoError(t, err)
-	srcCAPI := capienv.StartT(t, env.Config, env.Client, capienv.AllComponents)
-	capienv.StartIPAMProvider(t, env.Config, "source")
-	startMemcloud(t, env, cl, "source-ipam")
-	ns, err := env.CreateNamespace(ctx, "move-ipam")
+	srcCAPI := capienv.StartT(t, source.Config, source.Client, capienv.AllComponents)
+	capienv.StartIPAMProvider(t, source.Config, "source")
+	startMemcloud(t, source, cl, "source-ipam")
+	ns, err := source.CreateNamespace(ctx, "move-ipam")
 	require.NoError(t, err)
-	dumpOnFailure(t, env.Client, "source", ns)
+	dumpOnFailure(t, source.Client, "source", ns)
 	dumpOnFailure(t, target.Client, "target", ns)
-	require.NoError(t, env.Client.Create(ctx, inClusterPool(ns)))
+	require.NoError(t, source.Client.Create(ctx, inClusterPool(ns)))
 	const name, workers = "wl", 3
-	nodes := provision(ctx, t, env, ns, name, workers, pooledObjects)
-	t.Cleanup(func() { assert.NoError(t, capienv.DeleteNodes(context.Background(), env.Client, nodes...)) })
+	nodes := provision(ctx, t, source, ns, name, workers, pooledObjects)
+	t.Cleanup(func() { assert.NoError(t, capienv.DeleteNodes(context.Background(), source.Client, nodes...)) })
 	step("source cluster provisioned with addresses from the pool")
 
 	// A hole: the worker with the lowest address goes, and the MachineDeployment shrinks to two.
-	before := claimAddresses(ctx, t, env.Client, ns)
+	before := claimAddresses(ctx, t, source.Client, ns)
 	require.Len(t, before, 1+workers)
-	victim := lowestWorker(ctx, t, env.Client, ns, before)
+	victim := lowestWorker(ctx, t, source.Client, ns, before)
 	md := &clusterv1.MachineDeployment{}
-	require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "workers"}, md))
+	require.NoError(t, source.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "workers"}, md))
 	m := &clusterv1.Machine{}
-	require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: victim}, m))
+	require.NoError(t, source.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: victim}, m))
 	patch := client.MergeFrom(m.DeepCopy())
 	m.Annotations = map[string]string{clusterv1.DeleteMachineAnnotation: ""}
-	require.NoError(t, env.Client.Patch(ctx, m, patch))
+	require.NoError(t, source.Client.Patch(ctx, m, patch))
 	mdPatch := client.MergeFrom(md.DeepCopy())
 	md.Spec.Replicas = ptr.To[int32](workers - 1)
-	require.NoError(t, env.Client.Patch(ctx, md, mdPatch))
+	require.NoError(t, source.Client.Patch(ctx, md, mdPatch))
 	require.Eventually(t, func() bool {
-		return len(claimAddresses(ctx, t, env.Client, ns)) == workers
+		return len(claimAddresses(ctx, t, source.Client, ns)) == workers
 	}, moveWait, tick, "deleting worker %q releases its claim", victim)
-	before = claimAddresses(ctx, t, env.Client, ns)
+	before = claimAddresses(ctx, t, source.Client, ns)
 	t.Logf("claims and addresses before the move, %s's freed: %v", victim, before)
 	resources, created := ids(cl.All()), cl.TotalCreated()
 	step("a hole in the pool: worker " + victim + " deleted")
@@ -118,7 +122,7 @@ func TestMoveWithIPAddressClaims(t *testing.T) {
 	c, err := clusterctl.New(ctx, "")
 	require.NoError(t, err)
 	err = c.Move(ctx, clusterctl.MoveOptions{
-		FromKubeconfig: clusterctl.Kubeconfig{Path: writeKubeconfig(t, env, "source")},
+		FromKubeconfig: clusterctl.Kubeconfig{Path: writeKubeconfig(t, source, "source")},
 		ToKubeconfig:   clusterctl.Kubeconfig{Path: writeKubeconfig(t, target, "target")},
 		Namespace:      ns,
 	})
@@ -145,7 +149,7 @@ func TestMoveWithIPAddressClaims(t *testing.T) {
 		return len(got) == len(before)
 	}, moveWait, tick, "the IPAM provider and memcloud on the target must bind every claim again")
 	assert.Equal(t, before, got, "every claim keeps its address across the move")
-	assert.Empty(t, claimAddresses(ctx, t, env.Client, ns), "no claim left on the source")
+	assert.Empty(t, claimAddresses(ctx, t, source.Client, ns), "no claim left on the source")
 	assert.Equal(t, resources, ids(cl.All()), "the same cloud resources")
 	assert.Equal(t, created, cl.TotalCreated(), "nothing created in the cloud after the move")
 	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(reconcile.TagOwnershipKey), reconcile.TagResourceKey))
