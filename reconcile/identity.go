@@ -145,7 +145,7 @@ func clusterRequests(_ context.Context, ics []identity.Referencer) []ctrl.Reques
 
 // machineRequests maps InfraClusters to the infra objects of kind gvk of their clusters (by the cluster-name
 // label), for the machine and machine pool reconcilers.
-func machineRequests(c client.Reader, gvk schema.GroupVersionKind) func(context.Context, []identity.Referencer) []ctrl.Request {
+func machineRequests(c client.Client, gvk schema.GroupVersionKind) func(context.Context, []identity.Referencer) []ctrl.Request {
 	return func(ctx context.Context, ics []identity.Referencer) []ctrl.Request {
 		var out []ctrl.Request
 		for _, ic := range ics {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -95,26 +94,6 @@ func MachinePoolToInfraMachinePool(gk schema.GroupKind) handler.MapFunc {
 	return refMapper(gk, "spec", "template", "spec", "infrastructureRef")
 }
 
-// ClusterToInfraMachines maps a core Cluster to every InfraMachine of kind gvk in its namespace that has
-// the Cluster's cluster.x-k8s.io/cluster-name label, so machines waiting for the cluster infrastructure are
-// reconciled when it becomes provisioned. It lists object metadata only.
-func ClusterToInfraMachines(r client.Reader, gvk schema.GroupVersionKind) handler.MapFunc {
-	return func(ctx context.Context, obj client.Object) []ctrl.Request {
-		list := &metav1.PartialObjectMetadataList{}
-		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		if err := r.List(ctx, list, client.InNamespace(obj.GetNamespace()),
-			client.MatchingLabels{contract.ClusterNameLabel: obj.GetName()}); err != nil {
-			logFrom(ctx).Error(err, "cannot list infra machines of a Cluster", "Cluster", client.ObjectKeyFromObject(obj).String())
-			return nil
-		}
-		out := make([]ctrl.Request, 0, len(list.Items))
-		for _, m := range list.Items {
-			out = append(out, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: m.Namespace, Name: m.Name}})
-		}
-		return out
-	}
-}
-
 func (r *base) core(kind string) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(schema.GroupVersionKind{Group: contract.GroupName, Version: string(r.coreVersion), Kind: kind})
@@ -136,7 +115,7 @@ func (r *ClusterReconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 		WithOptions(r.controllerOptions()).
 		For(r.newObject(), builder.WithPredicates(ResourceNotExternallyManaged(), ResourceHasFilterLabel(r.watchFilter))).
 		Watches(r.core("Cluster"), handler.EnqueueRequestsFromMapFunc(ClusterToInfraCluster(r.kind.GroupKind())),
-			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter)))
+			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter), ClusterChanged()))
 	b, err := r.watchIdentities(b, mgr.GetClient(), clusterRequests)
 	if err != nil {
 		return err
@@ -154,11 +133,14 @@ func (r *MachineReconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 }
 
 // setupOwned registers rec, the reconciler of infra objects like forObj owned by core objects of ownerKind
-// (a Machine, a MachinePool): it watches forObj's kind, the owners mapped by ownerMapper, the Clusters mapped
-// to their infra objects, and with identities the identities and their Secrets. Bootstrap data Secrets are
+// (a Machine, a MachinePool): it indexes forObj's kind by cluster name (IndexClusterName), and watches forObj's
+// kind, the owners mapped by ownerMapper, the Clusters mapped to their infra objects (ClusterChanged), and with identities the identities and their Secrets. Bootstrap data Secrets are
 // read through mgr.GetAPIReader(), and only when an instance must be created: a cached read would start an
 // informer on every Secret of the cluster. A provider's own scope.WithSecretReader comes later and wins.
 func (r *base) setupOwned(mgr ctrl.Manager, rec crreconcile.Reconciler, forObj client.Object, ownerKind string, ownerMapper handler.MapFunc) error {
+	if err := IndexClusterName(context.Background(), mgr.GetFieldIndexer(), forObj); err != nil {
+		return err
+	}
 	r.scopeOpts = append([]scope.Option{scope.WithSecretReader(mgr.GetAPIReader())}, r.scopeOpts...)
 	r.useManagerRecorder(mgr)
 	b := ctrl.NewControllerManagedBy(mgr).
@@ -168,7 +150,7 @@ func (r *base) setupOwned(mgr ctrl.Manager, rec crreconcile.Reconciler, forObj c
 		Watches(r.core(ownerKind), handler.EnqueueRequestsFromMapFunc(ownerMapper),
 			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter))).
 		Watches(r.core("Cluster"), handler.EnqueueRequestsFromMapFunc(ClusterToInfraMachines(mgr.GetClient(), r.kind)),
-			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter)))
+			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter), ClusterChanged()))
 	b, err := r.watchIdentities(b, mgr.GetClient(), machineRequests(mgr.GetClient(), r.kind))
 	if err != nil {
 		return err

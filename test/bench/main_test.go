@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/providertest/testenv"
 )
@@ -61,7 +63,11 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 func (rc *requestCounter) wrap(rt http.RoundTripper) http.RoundTripper {
 	return roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		rc.mu.Lock()
-		rc.reqs = append(rc.reqs, r.Method+" "+r.URL.Path)
+		req := r.Method + " " + r.URL.Path
+		if r.URL.RawQuery != "" {
+			req += "?" + r.URL.RawQuery
+		}
+		rc.reqs = append(rc.reqs, req)
 		rc.mu.Unlock()
 		return rt.RoundTrip(r)
 	})
@@ -94,22 +100,87 @@ func countingClient(tb testing.TB, env *testenv.Environment) (client.Client, *re
 	return c, rc
 }
 
-// startCountedProvider starts memcloud's manager on the shared environment with every HTTP request it sends
-// counted, and stops it when tb ends.
-func startCountedProvider(tb testing.TB) (*testenv.Environment, *memcloudtest.Provider, *requestCounter) {
+// countedProvider is memcloud's manager, its controllers reconciling the objects with the watch-filter label
+// capkitFleet, and in the same manager the floor controller (floorFleet), on one cloud.
+type countedProvider struct {
+	*memcloudtest.Provider
+	floor *floor
+}
+
+// startCountedProvider starts a countedProvider on the shared environment and a new cloud, with every HTTP
+// request of its manager counted, and stops it when tb ends.
+func startCountedProvider(tb testing.TB) (*testenv.Environment, *countedProvider, *requestCounter) {
 	tb.Helper()
 	env := sharedEnv(tb)
-	rc := &requestCounter{}
-	counted := *env
-	counted.Config = countedConfig(env.Config, rc)
-	p, err := memcloudtest.StartProvider(context.Background(), &counted, memcloudtest.Options{})
+	cl, err := cloud.New()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() {
+	rc := &requestCounter{}
+	return env, startCountedOn(tb, tb, env, cl, rc), rc
+}
+
+// startCountedOn starts a countedProvider on env and cloud cl whose HTTP requests rc counts, and stops it
+// when owner ends (Stop may stop it earlier): owner is tb, or the benchmark whose sub-benchmark tb restarts
+// the provider for the next ones.
+func startCountedOn(tb, owner testing.TB, env *testenv.Environment, cl *cloud.Cloud, rc *requestCounter) *countedProvider {
+	tb.Helper()
+	counted := *env
+	counted.Config = countedConfig(env.Config, rc)
+	cp := &countedProvider{}
+	setup := func(mgr ctrl.Manager) (err error) {
+		cp.floor, err = setupFloor(mgr, cl)
+		return err
+	}
+	p, err := memcloudtest.StartProvider(context.Background(), &counted, memcloudtest.Options{Shared: cl, WatchFilter: capkitFleet, Setup: setup})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cp.Provider = p
+	owner.Cleanup(func() {
 		if err := p.Stop(); err != nil {
-			tb.Error(err)
+			owner.Error(err)
 		}
 	})
-	return env, p, rc
+	return cp
+}
+
+// isListOrWatch reports whether a request recorded by requestCounter is a list or a watch of a collection
+// (what informers send), not a read of one object, a write or an event.
+func isListOrWatch(req string) bool {
+	method, rest, _ := strings.Cut(req, " ")
+	path, _, _ := strings.Cut(rest, "?")
+	if method != http.MethodGet {
+		return false
+	}
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	// /api/v1/<res>, /api/v1/namespaces/<ns>/<res>, /apis/<g>/<v>/<res>, /apis/<g>/<v>/namespaces/<ns>/<res>
+	n := len(parts)
+	switch parts[0] {
+	case "api":
+		n--
+	case "apis":
+		n -= 2
+	default:
+		return false
+	}
+	return n == 2 || (n == 4 && parts[len(parts)-3] == "namespaces")
+}
+
+// isDiscovery reports whether a request recorded by requestCounter is API discovery (/api, /apis, or a group
+// version's resource list), which a REST mapper sends once per process for the groups its clients use.
+func isDiscovery(req string) bool {
+	method, rest, _ := strings.Cut(req, " ")
+	path, _, _ := strings.Cut(rest, "?")
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	if method != http.MethodGet {
+		return false
+	}
+	switch parts[0] {
+	case "api":
+		return len(parts) <= 2
+	case "apis":
+		return len(parts) <= 3
+	}
+	return false
 }

@@ -26,7 +26,7 @@ func TestNoOpReconcileCost(t *testing.T) {
 	ctx := context.Background()
 	env, p, rc := startCountedProvider(t)
 
-	f := newFleet(ctx, t, env, p, 1)
+	f := newFleet(ctx, t, env, p.Provider, 1)
 	cp, err := f.newMachine(ctx, clusterName+"-cp-0", true)
 	require.NoError(t, err)
 	f.machines = append(f.machines, cp)

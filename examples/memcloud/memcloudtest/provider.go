@@ -38,6 +38,12 @@ type Options struct {
 	// IdentityNamespace turns identities on (controllers.WithIdentities): MemClusterIdentities' credentials
 	// Secrets are read from this namespace.
 	IdentityNamespace string
+	// WatchFilter makes the controllers reconcile only the objects whose cluster.x-k8s.io/watch-filter label
+	// has this value (reconcile.WithWatchFilter); empty: every object.
+	WatchFilter string
+	// Setup registers more controllers with the manager before it starts, e.g. another provider's sharing
+	// the same caches.
+	Setup func(ctrl.Manager) error
 }
 
 // Provider is memcloud's controller manager running in-process against an Environment, with its own
@@ -71,6 +77,9 @@ func StartProvider(ctx context.Context, env *testenv.Environment, o Options) (*P
 	if o.RateLimiter != nil {
 		ropts = append(ropts, reconcile.WithRateLimiter(o.RateLimiter))
 	}
+	if o.WatchFilter != "" {
+		ropts = append(ropts, reconcile.WithWatchFilter(o.WatchFilter))
+	}
 	copts := []controllers.Option{controllers.WithReconcileOptions(ropts...)}
 	if o.IdentityNamespace != "" {
 		copts = append(copts, controllers.WithIdentities(o.IdentityNamespace, nil))
@@ -86,6 +95,11 @@ func StartProvider(ctx context.Context, env *testenv.Environment, o Options) (*P
 		}
 		if err := webhooks.SetupWithManager(mgr); err != nil {
 			return err
+		}
+		if o.Setup != nil {
+			if err := o.Setup(mgr); err != nil {
+				return err
+			}
 		}
 		return controllers.SetupInPlaceExtension(mgr, cl, copts...)
 	})
