@@ -51,6 +51,8 @@
 //     "no", upgrading the provider to cover the field does not change that pair's rollout.
 //   - Only the InfraMachine is patched. Machine fields Cluster API compares (version, failureDomain) and
 //     bootstrap changes are declined, since an infrastructure provider does not make them.
-//   - Update's errors, and panics, are reported to Cluster API as they are, which shows them in the Machine's
-//     conditions: they must not carry secrets.
+//   - Update's errors, panics and messages are reported to Cluster API, which shows them in the Machine's
+//     conditions. Each call's context carries a Redactor of its own (redact.FromContext): the credentials an
+//     identity binder resolves, and bootstrap data a scope reads, with that context are masked in them.
+//     Anything else must not carry secrets.
 package inplace

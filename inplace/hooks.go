@@ -9,6 +9,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/capkit/capkit/redact"
 )
 
 // shape is where a hook's objects keep what is compared, and the names used in messages.
@@ -138,12 +140,17 @@ func (c Config) decline(kind string, base []string, ch change) verdict {
 // Success with retryAfterSeconds 0 when it is done, Success with retryAfterSeconds > 0 while it is not
 // (at least 1; DefaultRetryAfter when Progress.RetryAfter is 0), Failure with the error's message when it
 // failed. An InfraMachine of another kind is a Failure: a CanUpdate hook of this extension never accepted it.
-// A panic in Update is a Failure too.
+// A panic in Update is a Failure too. Update's context carries a Redactor of its own (redact.FromContext):
+// every value registered with it (an identity's credentials, bootstrap data) is masked in the message.
 func (c Config) UpdateMachine(ctx context.Context, req *UpdateMachineRequest) (resp *UpdateMachineResponse) {
 	resp = &UpdateMachineResponse{Status: ResponseStatusSuccess}
 	resp.APIVersion, resp.Kind = APIVersion, "UpdateMachineResponse"
+	// The call's own Redactor: credentials an identity binder or a scope registers during Update are masked
+	// in whatever message goes back to Cluster API (the Machine's conditions, its logs).
+	red := redact.New()
+	ctx = redact.NewContext(ctx, red)
 	fail := func(format string, args ...any) *UpdateMachineResponse {
-		resp.Status, resp.Message, resp.RetryAfterSeconds = ResponseStatusFailure, fmt.Sprintf(format, args...), 0
+		resp.Status, resp.Message, resp.RetryAfterSeconds = ResponseStatusFailure, red.String(fmt.Sprintf(format, args...)), 0
 		return resp
 	}
 
@@ -169,7 +176,7 @@ func (c Config) UpdateMachine(ctx context.Context, req *UpdateMachineRequest) (r
 	if err != nil {
 		return fail("cannot update %s %q in place: %v", gk.Kind, infra.GetName(), err)
 	}
-	resp.Message = p.Message
+	resp.Message = red.String(p.Message)
 	if !p.Done {
 		resp.RetryAfterSeconds = retryAfterSeconds(p.RetryAfter)
 	}

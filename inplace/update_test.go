@@ -2,6 +2,7 @@ package inplace_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/capkit/capkit/inplace"
+	"github.com/capkit/capkit/redact"
 )
 
 func TestUpdateMachine(t *testing.T) {
@@ -63,6 +65,40 @@ func TestUpdateMachine(t *testing.T) {
 			got := config().UpdateMachine(context.Background(), req)
 			got.TypeMeta = tt.want.TypeMeta
 			assert.Equal(t, tt.want, *got)
+		})
+	}
+}
+
+// TestUpdateMachineRedactsCredentials: a secret that Update's context learnt (as an identity binder registers
+// an account's credentials) never reaches Cluster API, in an error, a panic or a progress message.
+func TestUpdateMachineRedactsCredentials(t *testing.T) {
+	const secret = "s3cr3t-access-key-0123456789"
+	for _, tc := range []struct {
+		name   string
+		update func(ctx context.Context) (inplace.Progress, error)
+	}{
+		{"error", func(context.Context) (inplace.Progress, error) {
+			return inplace.Progress{}, errors.New("cloud said: bad key " + secret)
+		}},
+		{"panic", func(context.Context) (inplace.Progress, error) { panic("key " + secret + " refused") }},
+		{"message", func(context.Context) (inplace.Progress, error) {
+			return inplace.Progress{Message: "resizing with " + secret}, nil
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := config()
+			c.Update = func(ctx context.Context, _ *unstructured.Unstructured) (inplace.Progress, error) {
+				redact.FromContext(ctx).Add([]byte(secret))
+				return tc.update(ctx)
+			}
+			req := &inplace.UpdateMachineRequest{Desired: inplace.MachineObjects{
+				Machine:               u("cluster.x-k8s.io/v1beta2", "Machine", "m-1", machineSpec("v1.35.0", "t2")),
+				InfrastructureMachine: u(group+"/v1beta2", "MemMachine", "m-1", obj{"flavor": "m2"}),
+			}}
+			got := c.UpdateMachine(context.Background(), req)
+			assert.NotEmpty(t, got.Message)
+			assert.NotContains(t, got.Message, secret)
+			assert.NotContains(t, got.Message, "s3cr3t")
 		})
 	}
 }
