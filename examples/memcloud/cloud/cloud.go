@@ -74,6 +74,7 @@ type Cloud struct {
 	hasAccounts bool                // an account was created: every call needs credentials
 
 	records      map[string]*record
+	index        recordIndex           // lookups of records by tag, referrer and load balancer target
 	staticIPs    map[netip.Addr]string // static addresses of live instances -> instance ID
 	issued       map[string]bool       // every resource and access key ID ever issued, never reused
 	tokens       map[tokenKey]*tokenEntry
@@ -165,6 +166,7 @@ func New(opts ...Option) (*Cloud, error) {
 		accounts:    map[string]*account{},
 		accessKeys:  map[string]*account{},
 		records:     map[string]*record{},
+		index:       newRecordIndex(),
 		staticIPs:   map[netip.Addr]string{},
 		issued:      map[string]bool{},
 		tokens:      map[tokenKey]*tokenEntry{},

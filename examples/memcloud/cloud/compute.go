@@ -89,7 +89,7 @@ func (c *Cloud) changeTargets(ctx context.Context, verb Verb, lbID, instanceID s
 	}
 	lb := rec.obj.(*LoadBalancer)
 	if verb == VerbDeregister {
-		lb.Targets = slices.DeleteFunc(lb.Targets, func(t string) bool { return t == instanceID })
+		c.deregisterLocked(rec, instanceID)
 	} else {
 		inst, err := c.parentLocked(k.owner(), "instanceID", KindInstance, instanceID)
 		if err != nil {
@@ -98,15 +98,29 @@ func (c *Cloud) changeTargets(ctx context.Context, verb Verb, lbID, instanceID s
 		if network := inst.obj.(*Instance).NetworkID; network != lb.NetworkID {
 			return invalid("instanceID", instanceID, fmt.Sprintf("is in network %q, not in network %q of the load balancer", network, lb.NetworkID))
 		}
-		if !slices.Contains(lb.Targets, instanceID) {
-			lb.Targets = append(lb.Targets, instanceID)
-			slices.Sort(lb.Targets)
-		}
+		c.registerLocked(rec, instanceID)
 	}
 	if k.after {
 		return c.faultLocked(op)
 	}
 	return nil
+}
+
+// registerLocked adds an instance to the targets of a load balancer, unless it is one already.
+func (c *Cloud) registerLocked(lb *record, instanceID string) {
+	l := lb.obj.(*LoadBalancer)
+	if !slices.Contains(l.Targets, instanceID) {
+		l.Targets = append(l.Targets, instanceID)
+		slices.Sort(l.Targets)
+		c.index.targetOf.put(instanceID, lb)
+	}
+}
+
+// deregisterLocked removes an instance from the targets of a load balancer, if it is one.
+func (c *Cloud) deregisterLocked(lb *record, instanceID string) {
+	l := lb.obj.(*LoadBalancer)
+	l.Targets = slices.DeleteFunc(l.Targets, func(t string) bool { return t == instanceID })
+	c.index.targetOf.drop(instanceID, lb)
 }
 
 // CreateInstance starts an instance in a subnet, or returns the one created earlier with the
@@ -130,7 +144,7 @@ func (c *Cloud) buildInstanceLocked(m Meta, account string, spec InstanceSpec) (
 	if err != nil {
 		return nil, err
 	}
-	ip, ok := allocateIP(subnet.prefix, subnet.usedIPs)
+	ip, ok := subnet.addrs.take(m.ID)
 	if !ok {
 		return nil, fmt.Errorf("%w: no free address in subnet %q", ErrQuotaExceeded, spec.SubnetID)
 	}
@@ -211,10 +225,9 @@ func (c *Cloud) userDataTooLarge(data []byte) error {
 	return invalid("userData", fmt.Sprintf("%d bytes", len(data)), fmt.Sprintf("must be at most %d bytes", c.maxUserData))
 }
 
-// newInstanceLocked returns the record of a new instance of spec at address ip of subnet, and
-// marks the address used.
+// newInstanceLocked returns the record of a new instance of spec at address ip of subnet, which
+// the caller took from the subnet's addresses.
 func (c *Cloud) newInstanceLocked(m Meta, spec InstanceSpec, subnet *record, ip netip.Addr) *record {
-	subnet.usedIPs[ip] = m.ID
 	state := InstanceRunning
 	if c.pendingGets > 0 {
 		state = InstancePending

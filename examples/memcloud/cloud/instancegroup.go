@@ -63,7 +63,7 @@ func (c *Cloud) checkGrowLocked(account string, subnet *record, n int) error {
 	if err := c.checkQuotaLocked(account, KindInstance, n); err != nil {
 		return err
 	}
-	if free := freeAddresses(subnet.prefix, subnet.usedIPs); free < n {
+	if free := subnet.addrs.free(); free < n {
 		return fmt.Errorf("%w: %d free addresses in subnet %q, %d needed", ErrQuotaExceeded, free, subnet.id(), n)
 	}
 	return nil
@@ -79,7 +79,7 @@ func (c *Cloud) growGroupLocked(rec *record, n int) {
 		tags := cloneTags(g.Tags)
 		tags[TagInstanceGroup] = g.ID
 		m := Meta{ID: c.newIDLocked(KindInstance), Name: g.Name + "-" + strconv.Itoa(rec.started), Tags: tags, CreatedAt: c.now()}
-		ip, _ := allocateIP(subnet.prefix, subnet.usedIPs) // checkGrowLocked counted the free addresses
+		ip, _ := subnet.addrs.take(m.ID) // checkGrowLocked counted the free addresses
 		inst := c.newInstanceLocked(m, spec, subnet, ip)
 		inst.kind, inst.group, inst.account = KindInstance, g.ID, rec.account
 		c.addLocked(inst)

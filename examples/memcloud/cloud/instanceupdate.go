@@ -118,7 +118,7 @@ func (c *Cloud) tag(ctx context.Context, id string, set map[string]string, remov
 		return nil, invalid("tags", formatTags(tags), fmt.Sprintf("would be %d tags, at most %d are allowed", len(tags), maxTags))
 	}
 	if !maps.Equal(tags, inst.Tags) {
-		inst.Tags = tags
+		c.setTagsLocked(rec, tags)
 		c.stats.Updated[KindInstance]++
 	}
 	if k.after {

@@ -62,7 +62,7 @@ func (c *Cloud) CreateSubnet(ctx context.Context, spec SubnetSpec) (*Subnet, err
 			}
 			return &record{
 				obj:    &Subnet{Meta: m, NetworkID: spec.NetworkID, CIDR: p.String()},
-				parent: spec.NetworkID, prefix: p, usedIPs: map[netip.Addr]string{},
+				parent: spec.NetworkID, prefix: p, addrs: newAddrPool(p),
 			}, nil
 		},
 	}))
@@ -71,7 +71,7 @@ func (c *Cloud) CreateSubnet(ctx context.Context, spec SubnetSpec) (*Subnet, err
 // overlappingLocked returns the oldest subnet of the network that overlaps p, or nil.
 func (c *Cloud) overlappingLocked(networkID string, p netip.Prefix) *record {
 	var found *record
-	for _, r := range c.records {
+	for r := range c.index.referrers[networkID] {
 		if r.kind == KindSubnet && r.parent == networkID && r.prefix.Overlaps(p) && (found == nil || r.seq < found.seq) {
 			found = r
 		}

@@ -19,15 +19,15 @@ type record struct {
 	token       string
 	visibleFrom uint64 // first value of findSeq[kind] at which Find sees the resource
 
-	prefix      netip.Prefix          // networks and subnets
-	usedIPs     map[netip.Addr]string // subnets: address -> instance ID
-	ip          netip.Addr            // instances
-	staticIPs   []netip.Addr          // instances: the static addresses, in Cloud.staticIPs
-	userData    []byte                // instances; instance groups: the data of new instances
-	pendingGets int                   // instances: GetInstance calls left before running
-	group       string                // instances of a group: the group's ID
-	members     []string              // instance groups: IDs of the live instances, oldest first
-	started     int                   // instance groups: instances started so far, to name the next
+	prefix      netip.Prefix // networks and subnets
+	addrs       *addrPool    // subnets: the private addresses of their instances
+	ip          netip.Addr   // instances
+	staticIPs   []netip.Addr // instances: the static addresses, in Cloud.staticIPs
+	userData    []byte       // instances; instance groups: the data of new instances
+	pendingGets int          // instances: GetInstance calls left before running
+	group       string       // instances of a group: the group's ID
+	members     []string     // instance groups: IDs of the live instances, oldest first
+	started     int          // instance groups: instances started so far, to name the next
 }
 
 func (r *record) id() string { return r.obj.meta().ID }
@@ -167,6 +167,7 @@ func (c *Cloud) addLocked(rec *record) {
 	rec.seq = c.seq
 	rec.visibleFrom = c.findSeq[scope{rec.account, rec.kind}] + uint64(c.faults.SearchLag) + 1
 	c.records[rec.id()] = rec
+	c.index.add(rec)
 	c.live[rec.kind]++
 	c.liveIn[scope{rec.account, rec.kind}]++
 	c.totalCreated++
@@ -299,7 +300,7 @@ func (c *Cloud) doDelete(ctx context.Context, kind Kind, id string) error {
 // instance group's instances do not prevent deleting it: they are deleted with it.
 func (c *Cloud) dependentsLocked(rec *record) []*record {
 	var deps []*record
-	for _, r := range c.records {
+	for r := range c.index.referrers[rec.id()] {
 		switch {
 		case rec.kind == KindNetwork && r.parent == rec.id(),
 			rec.kind == KindSubnet && (r.kind == KindInstance || r.kind == KindInstanceGroup) && r.parent == rec.id(),
@@ -343,6 +344,7 @@ func (c *Cloud) removeLocked(rec *record) {
 	c.shrinkGroupLocked(rec, len(rec.members))
 	id := rec.id()
 	delete(c.records, id)
+	c.index.remove(rec)
 	c.live[rec.kind]--
 	c.liveIn[scope{rec.account, rec.kind}]--
 	c.stats.Deleted[rec.kind]++
@@ -353,7 +355,7 @@ func (c *Cloud) removeLocked(rec *record) {
 		return
 	}
 	if subnet, ok := c.records[rec.parent]; ok {
-		delete(subnet.usedIPs, rec.ip)
+		subnet.addrs.release(rec.ip)
 	}
 	for _, ip := range rec.staticIPs {
 		delete(c.staticIPs, ip)
@@ -361,11 +363,16 @@ func (c *Cloud) removeLocked(rec *record) {
 	if group, ok := c.records[rec.group]; ok {
 		group.members = slices.DeleteFunc(group.members, func(m string) bool { return m == id })
 	}
-	for _, r := range c.records {
-		if lb, ok := r.obj.(*LoadBalancer); ok {
-			lb.Targets = slices.DeleteFunc(lb.Targets, func(t string) bool { return t == id })
-		}
+	for lb := range c.index.targetOf[id] {
+		c.deregisterLocked(lb, id)
 	}
+}
+
+// setTagsLocked replaces the tags of rec, which keeps the map it is given.
+func (c *Cloud) setTagsLocked(rec *record, tags map[string]string) {
+	c.index.dropTags(rec)
+	rec.obj.meta().Tags = tags
+	c.index.putTags(rec)
 }
 
 func (c *Cloud) find(ctx context.Context, kind Kind, tags map[string]string) ([]object, error) {
@@ -393,8 +400,8 @@ func (c *Cloud) doFind(ctx context.Context, kind Kind, tags map[string]string) (
 	c.findSeq[sc]++
 	now := c.findSeq[sc]
 	var found []*record
-	for _, r := range c.records {
-		if r.kind == kind && r.account == sc.account && r.visibleFrom <= now && tagsMatch(r.obj.meta().Tags, tags) {
+	for r := range c.index.tagged(sc.account, kind, tags) {
+		if r.visibleFrom <= now && tagsMatch(r.obj.meta().Tags, tags) {
 			found = append(found, r)
 		}
 	}

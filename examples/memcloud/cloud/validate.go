@@ -2,7 +2,6 @@ package cloud
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"maps"
@@ -120,28 +119,6 @@ func validRules(rules []Rule) error {
 		}
 	}
 	return nil
-}
-
-// allocateIP returns the lowest free address of a subnet. The first four addresses and the
-// last one are reserved, as in EC2.
-func allocateIP(p netip.Prefix, used map[netip.Addr]string) (netip.Addr, bool) {
-	b := p.Addr().As4()
-	base := binary.BigEndian.Uint32(b[:])
-	last := base | (1<<(32-p.Bits()) - 1)
-	for n := base + 4; n < last; n++ {
-		var a [4]byte
-		binary.BigEndian.PutUint32(a[:], n)
-		addr := netip.AddrFrom4(a)
-		if _, taken := used[addr]; !taken {
-			return addr, true
-		}
-	}
-	return netip.Addr{}, false
-}
-
-// freeAddresses returns the number of addresses of a subnet that allocateIP can still give.
-func freeAddresses(p netip.Prefix, used map[netip.Addr]string) int {
-	return 1<<(32-p.Bits()) - 5 - len(used)
 }
 
 // fingerprint digests the parameters of a create request, to detect a token reused with
