@@ -8,9 +8,11 @@ BIN := $(CURDIR)/bin
 CONTROLLER_GEN_VERSION := v0.21.0
 GOLANGCI_LINT_VERSION := v2.15.0
 MOCKGEN_VERSION := v0.6.0
+GO_APIDIFF_VERSION := v0.8.3
 CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
 GOLANGCI_LINT := $(BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 MOCKGEN := $(BIN)/mockgen-$(MOCKGEN_VERSION)
+GO_APIDIFF := $(BIN)/go-apidiff-$(GO_APIDIFF_VERSION)
 GO_TEST_FLAGS ?= -count=1
 export PATH := $(BIN):$(PATH)
 
@@ -27,11 +29,11 @@ demo-pods: envtest kwok ## The second demo: podcloud, machines as Pods, on a rea
 	@KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" CAPKIT_KWOK_ASSETS="$$(hack/kwok-binaries.sh)" go run ./examples/podcloud/cmd/demo
 
 .PHONY: test
-test: envtest kwok kubebuilder test-tools $(CONTROLLER_GEN) ## Run every test: unit, envtest (real kube-apiserver), and the test/ module (real CAPI).
+test: envtest kwok kubebuilder test-tools $(CONTROLLER_GEN) $(GO_APIDIFF) ## Run every test: unit, envtest (real kube-apiserver), and the test/ module (real CAPI).
 	@assets="$$(hack/envtest-binaries.sh)"; \
 	echo "capkit: envtest binaries in $$assets"; \
 	KUBEBUILDER_ASSETS="$$assets" CAPKIT_KWOK_ASSETS="$$(hack/kwok-binaries.sh)" CAPKIT_CONTROLLER_GEN="$(CONTROLLER_GEN)" \
-	  CAPKIT_KUBEBUILDER="$$(hack/kubebuilder.sh)" go test $(GO_TEST_FLAGS) -cover ./... ; \
+	  CAPKIT_GO_APIDIFF="$(GO_APIDIFF)" CAPKIT_KUBEBUILDER="$$(hack/kubebuilder.sh)" go test $(GO_TEST_FLAGS) -cover ./... ; \
 	if [[ -f test/go.mod ]]; then \
 	  $(MAKE) --no-print-directory test-e2e; \
 	fi
@@ -140,10 +142,19 @@ generate: $(CONTROLLER_GEN) $(MOCKGEN) ## Regenerate deepcopy, contract accessor
 	go run ./internal/scaffold/internal/regen -controller-gen $(CONTROLLER_GEN)
 
 .PHONY: verify
-verify: generate ## Fail when generated files are stale.
+verify: generate $(GO_APIDIFF) ## Fail when generated files are stale, on an API break CHANGELOG.md does not name, or when the oldest claimed versions do not compile.
 	@if [[ -n "$$(git status --porcelain -- . ':!bin')" ]]; then \
 	  echo "generated files are stale; run 'make generate' and commit:"; git status --porcelain; git diff --stat; exit 1; \
 	fi
+	@$(MAKE) --no-print-directory apidiff release-oldest
+
+.PHONY: apidiff
+apidiff: $(GO_APIDIFF) ## Fail on an incompatible API change since the last release that CHANGELOG.md's breaking changes do not name.
+	@GO_APIDIFF="$(GO_APIDIFF)" hack/apidiff.sh
+
+.PHONY: release-oldest
+release-oldest: ## Compile the root module with the oldest controller-runtime and k8s.io that docs/compatibility.md claims.
+	@hack/release-oldest.sh
 
 $(CONTROLLER_GEN):
 	@mkdir -p $(BIN)
@@ -160,3 +171,9 @@ $(MOCKGEN):
 	@mkdir -p $(BIN)
 	GOBIN=$(BIN) go install go.uber.org/mock/mockgen@$(MOCKGEN_VERSION)
 	@mv $(BIN)/mockgen $@
+
+# go install ...@$(GO_APIDIFF_VERSION) fails: the module proxy refuses go-apidiff's version list, which go
+# install reads for deprecations; the script builds that exact version in a throwaway module instead.
+$(GO_APIDIFF):
+	@mkdir -p $(BIN)
+	hack/apidiff-install.sh $(GO_APIDIFF_VERSION) $@

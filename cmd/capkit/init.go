@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"strings"
 
 	"github.com/capkit/capkit/internal/scaffold"
@@ -24,9 +21,11 @@ webhooks, a cloud interface with an in-memory implementation, services on reconc
 the manager, CRDs, RBAC, clusterctl files, tests, a Makefile, a README and .ci/run. Then, in DIR:
 "make test" (its first run resolves go.sum with go mod tidy) and "make check".
 
-The go.mod requires capkit at --capkit-version, default this capkit's module version. A development build
-of capkit (go run or go build in a checkout) has none: then the default is --capkit-replace with the checkout
-it was built from, when that checkout still exists.
+The go.mod requires capkit at --capkit-version, default the released version of this capkit ("capkit version";
+a capkit installed with go install ...@VERSION requires that VERSION). It replaces capkit with a local checkout
+only when asked: --capkit-replace PATH adds "replace github.com/capkit/capkit => PATH" (an absolute path, or one
+starting with ./ or ../ from DIR), e.g. --capkit-replace "$PWD" when running "go run ./cmd/capkit init" in a
+checkout whose changes are not released.
 exit codes: 0 written, 1 cannot write, 2 bad usage or invalid options
 
 flags:`
@@ -43,8 +42,8 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 	fl.StringVar(&o.Module, "module", "", "the Go `MODULE` path of the new repository, e.g. github.com/acme/cluster-api-provider-acme")
 	fl.StringVar(&o.Provider, "provider", "", "the provider's lower-case `NAME`, e.g. acme (kinds AcmeCluster, AcmeMachine, ...)")
 	fl.StringVar(&o.Domain, "domain", scaffold.DefaultDomain, "the API group's `DOMAIN`: the group is infrastructure.DOMAIN")
-	fl.StringVar(&o.CapkitVersion, "capkit-version", "", "the capkit module `VERSION` go.mod requires")
-	fl.StringVar(&o.CapkitReplace, "capkit-replace", "", "a capkit checkout `PATH` for a replace directive in go.mod")
+	fl.StringVar(&o.CapkitVersion, "capkit-version", "", "the capkit module `VERSION` go.mod requires (default: capkit version's)")
+	fl.StringVar(&o.CapkitReplace, "capkit-replace", "", "a capkit checkout `PATH` for a replace directive in go.mod (none by default)")
 	force := fl.Bool("force", false, "write into a DIR that is not empty, overwriting the scaffold's files")
 	// DIR comes first; flags may follow it.
 	var dir string
@@ -68,10 +67,8 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 		fl.Usage()
 		return 2
 	}
-	if o.CapkitVersion == "" && o.CapkitReplace == "" && !hasModuleVersion() {
-		if src, ok := sourceCheckout(); ok {
-			o.CapkitReplace = src
-		}
+	if o.CapkitVersion == "" {
+		o.CapkitVersion = releasedVersion()
 	}
 	files, err := scaffold.Init(o)
 	if err != nil {
@@ -107,24 +104,4 @@ func flagError(err error) error {
 		}
 	}
 	return err
-}
-
-// hasModuleVersion reports whether this capkit was built as a module version (go install ...@version).
-func hasModuleVersion() bool {
-	info, ok := debug.ReadBuildInfo()
-	return ok && info.Main.Path == scaffold.CapkitModule && info.Main.Version != "" && info.Main.Version != "(devel)"
-}
-
-// sourceCheckout returns the capkit checkout this program was built from, when it still exists.
-func sourceCheckout() (string, bool) {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok || !filepath.IsAbs(file) {
-		return "", false
-	}
-	root := filepath.Dir(filepath.Dir(filepath.Dir(file))) // cmd/capkit/init.go → root
-	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
-	if err != nil || !strings.HasPrefix(string(data), "module "+scaffold.CapkitModule+"\n") {
-		return "", false
-	}
-	return root, true
 }

@@ -5,6 +5,7 @@
 //	capkit render [flags] PATH           render a cloud-config to a bash script
 //	capkit generate accessors DIR...     write zz_generated.accessors.go in each API package folder
 //	capkit init DIR --module M --provider N   write a new provider repository that passes its tests
+//	capkit version                       print capkit's release (the version init requires)
 //
 // "capkit generate accessors" gives each root object type of a package (+kubebuilder:object:root=true) the
 // accessor methods of the contract interfaces its spec and status fields support (GetConditions,
@@ -29,6 +30,7 @@ const usage = `usage:
                                 (capkit generate -h)
   capkit init DIR --module MODULE --provider NAME [--domain DOMAIN]
                                 write a new provider repository in capkit's shape (capkit init -h)
+  capkit version                print capkit's release, the capkit version that capkit init requires
 exit codes: 0 clean, 1 violations found, 2 unreadable, malformed or too large input or bad usage
 (generate: 0 written, 1 cannot generate, 2 bad usage)`
 
@@ -59,6 +61,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runGenerate(args[1:], stderr)
 	case "init":
 		return runInit(args[1:], stdout, stderr)
+	case "version":
+		return runVersion(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprintln(stdout, usage)
 		return 0
