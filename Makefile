@@ -44,6 +44,13 @@ test-e2e: envtest kwok ## Run the test/ module: memcloud and podcloud with the r
 	  CAPKIT_KWOK_ASSETS="$$(hack/kwok-binaries.sh)" CAPKIT_IPAM_BIN="$$(hack/ipam-provider.sh)" \
 	  bash -c 'cd test && go test $(GO_TEST_FLAGS) -timeout 40m ./...'
 
+.PHONY: chaos-100x10
+chaos-100x10: envtest kwok ## The chaos run at 100 clusters of 1 control plane and 9 workers with the real CAPI managers (about 25 minutes; not part of make test).
+	@KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" CAPKIT_CAPI_BIN="$$(hack/capi-managers.sh)" \
+	  CAPKIT_KWOK_ASSETS="$$(hack/kwok-binaries.sh)" CAPKIT_IPAM_BIN="$$(hack/ipam-provider.sh)" \
+	  CAPKIT_CHAOS_CLUSTERS=100 CAPKIT_CHAOS_WORKERS=9 \
+	  bash -c 'cd test && go test -count=1 -v -run "^TestChaos$$" -timeout 120m ./e2e/'
+
 # The fuzz targets of what parses hostile input, each run for FUZZTIME (CI: 30 s each); a crasher fails the run and is
 # written to the package's testdata/fuzz/<target>/ (commit it: it then runs in every make test).
 FUZZTIME ?= 30s

@@ -3,17 +3,22 @@ package e2e_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
@@ -26,18 +31,21 @@ import (
 // controller would; memcloud must never drop it.
 const chaosCondition = "ChaosProbe"
 
-// agents are the goroutines of the chaos test besides the managers: the user and kubelets (workers once the
-// control plane is initialized, a Node per provisioned Machine), another writer that provokes conflicts on
-// memcloud's objects, and the chaos monkey that restarts memcloud's manager.
+// agents are the goroutines of the chaos test besides the managers: the user (workers once the control plane
+// is initialized), the kubelets (a Node per provisioned Machine), other writers that provoke conflicts on
+// memcloud's objects, and the chaos monkey that restarts memcloud's manager. They watch the fleet through
+// reader, an informer cache of the namespace, so that what they cost the API server does not grow with the
+// fleet; they write, and read what they write, through env.Client.
 type agents struct {
 	ns      string
 	workers int
 	p       *provider
+	reader  client.Reader
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 
 	mu        sync.Mutex
-	nodes     []string         // Nodes created
+	nodes     map[string]bool  // Nodes created
 	withWork  map[string]bool  // clusters whose workers are created
 	probed    map[string]bool  // "Kind/name" of objects that hold chaosCondition
 	restartAt map[string][]int // phase → progress thresholds not reached yet
@@ -45,8 +53,11 @@ type agents struct {
 	errs      []error
 
 	labelWrites, statusWrites, ownConflicts atomic.Int64
+}
 
-	// Owned by the conflict agent's goroutine.
+// poker is one conflict agent's state, owned by its goroutine.
+type poker struct {
+	rng     *rand.Rand
 	pokes   int
 	targets []client.Object
 }
@@ -56,15 +67,20 @@ const (
 	phaseDelete    = "delete"
 )
 
-// startAgents starts the agents; restarts lists, per phase, the progress values (provisioned, then deleted
-// memcloud objects) at which the manager is restarted, besides the restarts at random times.
-func startAgents(p *provider, ns string, workers int, seed uint64, restarts map[string][]int) *agents {
+// startAgents starts the agents of a fleet of size in namespace ns, watching it through reader; restarts lists,
+// per phase, the progress values (provisioned, then deleted memcloud objects) at which the manager is restarted,
+// besides the restarts at random times. size.pokers() conflict agents each poke every size.pokeEvery().
+func startAgents(p *provider, reader client.Reader, ns string, size chaosSize, seed uint64, restarts map[string][]int) *agents {
 	ctx, cancel := context.WithCancel(context.Background())
-	a := &agents{ns: ns, workers: workers, p: p, cancel: cancel, withWork: map[string]bool{}, probed: map[string]bool{},
-		restartAt: restarts, phase: phaseProvision}
-	a.loop(ctx, 500*time.Millisecond, a.userAndKubelets)
-	rng := rand.New(rand.NewPCG(seed, 1))
-	a.loop(ctx, 30*time.Millisecond, func(ctx context.Context) error { return a.provokeConflict(ctx, rng) })
+	a := &agents{ns: ns, workers: size.workers, p: p, reader: reader, cancel: cancel, nodes: map[string]bool{},
+		withWork: map[string]bool{}, probed: map[string]bool{}, restartAt: restarts, phase: phaseProvision}
+	a.loop(ctx, 500*time.Millisecond, a.user)
+	a.loop(ctx, 500*time.Millisecond, a.kubelets)
+	for i := range size.pokers() {
+		// The first agent's stream is the one the 20×5 run has always used.
+		pk := &poker{rng: rand.New(rand.NewPCG(seed, 1+uint64(i)*16))}
+		a.loop(ctx, size.pokeEvery(), func(ctx context.Context) error { return a.provokeConflict(ctx, pk) })
+	}
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
@@ -118,55 +134,57 @@ func (a *agents) PendingRestarts() int {
 func (a *agents) Nodes() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return slices.Clone(a.nodes)
+	return slices.Sorted(maps.Keys(a.nodes))
 }
 
 // Probed returns the "Kind/name" of the objects the conflict agent wrote its condition into.
 func (a *agents) Probed() map[string]bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	out := make(map[string]bool, len(a.probed))
-	for k, v := range a.probed {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(a.probed)
 }
 
-// userAndKubelets creates the workers of each cluster whose control plane is initialized, and a Ready Node
-// for each Machine whose infrastructure is provisioned.
-func (a *agents) userAndKubelets(ctx context.Context) error {
+// user creates the workers of each cluster whose control plane is initialized, while provisioning.
+func (a *agents) user(ctx context.Context) error {
 	a.mu.Lock()
 	provisioning := a.phase == phaseProvision
 	a.mu.Unlock()
-	if provisioning {
-		clusters := &clusterv1.ClusterList{}
-		if err := env.Client.List(ctx, clusters, client.InNamespace(a.ns)); err != nil {
-			return err
-		}
-		for _, c := range clusters.Items {
-			a.mu.Lock()
-			done := a.withWork[c.Name]
-			a.mu.Unlock()
-			if done || !meta.IsStatusConditionTrue(c.Status.Conditions, clusterv1.ClusterControlPlaneInitializedCondition) {
-				continue
-			}
-			for i := range a.workers {
-				if err := createAll(ctx, newMachine(a.ns, c.Name, fmt.Sprintf("%s-md-%d", c.Name, i), false, bootstrapv1.KubeadmConfigSpec{})...); err != nil {
-					return err
-				}
-			}
-			a.mu.Lock()
-			a.withWork[c.Name] = true
-			a.mu.Unlock()
-		}
+	if !provisioning {
+		return nil
 	}
+	clusters := &clusterv1.ClusterList{}
+	if err := a.reader.List(ctx, clusters, client.InNamespace(a.ns), client.UnsafeDisableDeepCopy); err != nil {
+		return err
+	}
+	for _, c := range clusters.Items {
+		a.mu.Lock()
+		done := a.withWork[c.Name]
+		a.mu.Unlock()
+		if done || !meta.IsStatusConditionTrue(c.Status.Conditions, clusterv1.ClusterControlPlaneInitializedCondition) {
+			continue
+		}
+		for i := range a.workers {
+			if err := createAll(ctx, newMachine(a.ns, c.Name, fmt.Sprintf("%s-md-%d", c.Name, i), false, bootstrapv1.KubeadmConfigSpec{})...); err != nil {
+				return err
+			}
+		}
+		a.mu.Lock()
+		a.withWork[c.Name] = true
+		a.mu.Unlock()
+	}
+	return nil
+}
+
+// kubelets create a Ready Node for each Machine whose infrastructure is provisioned. They run apart from the
+// user, whose creations fail while memcloud's webhooks restart: a large fleet's user would starve them.
+func (a *agents) kubelets(ctx context.Context) error {
 	machines := &clusterv1.MachineList{}
-	if err := env.Client.List(ctx, machines, client.InNamespace(a.ns)); err != nil {
+	if err := a.reader.List(ctx, machines, client.InNamespace(a.ns), client.UnsafeDisableDeepCopy); err != nil {
 		return err
 	}
 	for _, m := range machines.Items {
 		a.mu.Lock()
-		joined := slices.Contains(a.nodes, m.Name)
+		joined := a.nodes[m.Name]
 		a.mu.Unlock()
 		if joined || m.Spec.ProviderID == "" || !ptr.Deref(m.Status.Initialization.InfrastructureProvisioned, false) {
 			continue
@@ -175,7 +193,7 @@ func (a *agents) userAndKubelets(ctx context.Context) error {
 			return err
 		}
 		a.mu.Lock()
-		a.nodes = append(a.nodes, m.Name)
+		a.nodes[m.Name] = true
 		a.mu.Unlock()
 	}
 	return nil
@@ -184,19 +202,21 @@ func (a *agents) userAndKubelets(ctx context.Context) error {
 // provokeConflict writes to one of memcloud's objects, picked at random, as another controller would: a
 // label through a merge patch, or its own condition through a status update guarded by resourceVersion.
 // Either moves the resourceVersion under memcloud's feet, so memcloud's guarded patches meet 409 Conflict.
-func (a *agents) provokeConflict(ctx context.Context, rng *rand.Rand) error {
-	if a.pokes%50 == 0 {
+// It reads the object from the API server, not the cache, so that its own writes rarely conflict.
+func (a *agents) provokeConflict(ctx context.Context, pk *poker) error {
+	rng := pk.rng
+	if pk.pokes%50 == 0 {
 		names, err := a.memObjects(ctx)
 		if err != nil {
 			return err
 		}
-		a.targets = names
+		pk.targets = names
 	}
-	a.pokes++
-	if len(a.targets) == 0 {
+	pk.pokes++
+	if len(pk.targets) == 0 {
 		return nil
 	}
-	obj := a.targets[rng.IntN(len(a.targets))].DeepCopyObject().(client.Object)
+	obj := pk.targets[rng.IntN(len(pk.targets))].DeepCopyObject().(client.Object)
 	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 		return err
 	}
@@ -233,13 +253,13 @@ func (a *agents) provokeConflict(ctx context.Context, rng *rand.Rand) error {
 	return nil
 }
 
-// memObjects lists memcloud's objects in the namespace.
+// memObjects lists memcloud's objects in the namespace, shared with the cache: copy one before changing it.
 func (a *agents) memObjects(ctx context.Context) ([]client.Object, error) {
 	mms, mcs := &v1beta2.MemMachineList{}, &v1beta2.MemClusterList{}
-	if err := env.Client.List(ctx, mms, client.InNamespace(a.ns)); err != nil {
+	if err := a.reader.List(ctx, mms, client.InNamespace(a.ns), client.UnsafeDisableDeepCopy); err != nil {
 		return nil, err
 	}
-	if err := env.Client.List(ctx, mcs, client.InNamespace(a.ns)); err != nil {
+	if err := a.reader.List(ctx, mcs, client.InNamespace(a.ns), client.UnsafeDisableDeepCopy); err != nil {
 		return nil, err
 	}
 	var objs []client.Object
@@ -252,8 +272,30 @@ func (a *agents) memObjects(ctx context.Context) ([]client.Object, error) {
 	return objs, nil
 }
 
-// monkey restarts memcloud's manager at random times, and whenever the progress of the current phase passes
-// one of its thresholds.
+// startFleetCache returns an informer cache of namespace ns that holds its Clusters, Machines, MemClusters and
+// MemMachines, once synced; it stops at the end of the test.
+func startFleetCache(t *testing.T, ns string) client.Reader {
+	t.Helper()
+	c, err := cache.New(env.Config, cache.Options{Scheme: env.Scheme, DefaultNamespaces: map[string]cache.Config{ns: {}},
+		ReaderFailOnMissingInformer: true})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	for _, o := range []client.Object{&clusterv1.Cluster{}, &clusterv1.Machine{}, &v1beta2.MemCluster{}, &v1beta2.MemMachine{}} {
+		_, err := c.GetInformer(ctx, o)
+		require.NoError(t, err)
+	}
+	go func() { _ = c.Start(ctx) }()
+	syncCtx, cancelSync := context.WithTimeout(ctx, time.Minute)
+	defer cancelSync()
+	require.True(t, c.WaitForCacheSync(syncCtx), "the chaos test's cache must sync")
+	return c
+}
+
+// monkey restarts memcloud's manager at random times, 5 to 15 s after it last came back, and whenever the
+// progress of the current phase passes one of its thresholds. The interval counts from the end of a restart:
+// a restart of a large fleet's manager takes seconds (its caches list every Machine), and counting from its
+// start would leave the manager less and less time to work as the fleet grows.
 func (a *agents) monkey(ctx context.Context, rng *rand.Rand) {
 	next := time.Now().Add(randomInterval(rng))
 	t := time.NewTicker(250 * time.Millisecond)
@@ -278,10 +320,10 @@ func (a *agents) monkey(ctx context.Context, rng *rand.Rand) {
 		if !due && time.Now().Before(next) {
 			continue
 		}
-		next = time.Now().Add(randomInterval(rng))
 		restartCtx, cancel := context.WithTimeout(ctx, time.Minute)
 		err = a.p.Restart(restartCtx)
 		cancel()
+		next = time.Now().Add(randomInterval(rng))
 		if err != nil && ctx.Err() == nil {
 			a.mu.Lock()
 			a.errs = append(a.errs, err)
@@ -297,10 +339,10 @@ func randomInterval(rng *rand.Rand) time.Duration {
 // progress counts provisioned memcloud objects while provisioning, and deleted ones while deleting.
 func (a *agents) progress(ctx context.Context) (int, error) {
 	mms, mcs := &v1beta2.MemMachineList{}, &v1beta2.MemClusterList{}
-	if err := env.Client.List(ctx, mms, client.InNamespace(a.ns)); err != nil {
+	if err := a.reader.List(ctx, mms, client.InNamespace(a.ns), client.UnsafeDisableDeepCopy); err != nil {
 		return 0, err
 	}
-	if err := env.Client.List(ctx, mcs, client.InNamespace(a.ns)); err != nil {
+	if err := a.reader.List(ctx, mcs, client.InNamespace(a.ns), client.UnsafeDisableDeepCopy); err != nil {
 		return 0, err
 	}
 	a.mu.Lock()

@@ -1,12 +1,14 @@
 package e2e_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -35,6 +37,7 @@ import (
 type provider struct {
 	cloud   *cloud.Cloud // nil: webhooks only, no controllers
 	poll    time.Duration
+	opts    []reconcile.Option // after WithDefaultRequeue(poll)
 	logPath string
 	log     *os.File
 
@@ -45,13 +48,17 @@ type provider struct {
 
 	// writes counts the API writes of every incarnation; conflicts the writes rejected with 409 Conflict.
 	writes, conflicts atomic.Int64
+	// queueDeadlocks counts the stops that timed out on controller-runtime's priority queue deadlock alone
+	// (see queueDeadlock).
+	queueDeadlocks atomic.Int64
 }
 
-// startProvider starts memcloud's manager on cl (nil: only its webhooks) for the test, logging to a file in t.TempDir(). At cleanup
-// it stops the manager and, if the test failed, prints the tail of its log.
-func startProvider(t *testing.T, cl *cloud.Cloud, poll time.Duration) *provider {
+// startProvider starts memcloud's manager on cl (nil: only its webhooks) for the test, its reconcilers requeueing
+// after poll and configured by opts, logging to a file in t.TempDir(). At cleanup it stops the manager and, if
+// the test failed, prints the tail of its log.
+func startProvider(t *testing.T, cl *cloud.Cloud, poll time.Duration, opts ...reconcile.Option) *provider {
 	t.Helper()
-	p := &provider{cloud: cl, poll: poll, logPath: filepath.Join(t.TempDir(), "memcloud.log")}
+	p := &provider{cloud: cl, poll: poll, opts: opts, logPath: filepath.Join(t.TempDir(), "memcloud.log")}
 	f, err := os.Create(p.logPath)
 	if err != nil {
 		t.Fatalf("cannot create the provider log: %v", err)
@@ -77,6 +84,8 @@ func startProvider(t *testing.T, cl *cloud.Cloud, poll time.Duration) *provider 
 // logLines is how many lines of each log a failed test prints.
 const logLines = 80
 
+// start starts a manager configured as production's (reconcile/manager.Flags.Options): the core Cluster and
+// Machine, which capkit reads as unstructured objects, come from its cache, not from the API server.
 func (p *provider) start(ctx context.Context) error {
 	wo := env.WebhookInstallOptions()
 	logger := zap.New(zap.WriteTo(p.log), zap.UseDevMode(false))
@@ -87,6 +96,7 @@ func (p *provider) start(ctx context.Context) error {
 		HealthProbeBindAddress:  "0",
 		GracefulShutdownTimeout: ptr.To(15 * time.Second),
 		Controller:              ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
+		Client:                  client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 		WebhookServer: webhook.NewServer(webhook.Options{
 			Host: wo.LocalServingHost, Port: wo.LocalServingPort, CertDir: wo.LocalServingCertDir,
 		}),
@@ -96,7 +106,7 @@ func (p *provider) start(ctx context.Context) error {
 	}
 	c := &recordingClient{Client: mgr.GetClient(), writes: &p.writes, conflicts: &p.conflicts}
 	if p.cloud != nil {
-		if err := controllers.SetupWithManager(mgr, p.cloud, controllers.WithClient(c), controllers.WithReconcileOptions(reconcile.WithDefaultRequeue(p.poll))); err != nil {
+		if err := controllers.SetupWithManager(mgr, p.cloud, controllers.WithClient(c), controllers.WithReconcileOptions(append([]reconcile.Option{reconcile.WithDefaultRequeue(p.poll)}, p.opts...)...)); err != nil {
 			return err
 		}
 		// The in-place update extension, which Cluster API calls only when an ExtensionConfig points at it.
@@ -143,7 +153,9 @@ func waitManagerReady(ctx context.Context, mgr ctrl.Manager, done chan error) er
 	}
 }
 
-// Stop stops the running manager, if any, and returns its error.
+// Stop stops the running manager, if any, and returns its error. A stop that outlasts the grace period writes
+// the stacks of every goroutine beside the log; it is not an error when they show controller-runtime's priority
+// queue deadlock alone (queueDeadlock), which Stop counts instead.
 func (p *provider) Stop() error {
 	p.mu.Lock()
 	cancel, done := p.cancel, p.done
@@ -153,17 +165,48 @@ func (p *provider) Stop() error {
 		return nil
 	}
 	cancel()
-	return <-done
+	start := time.Now()
+	err := <-done
+	if !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	// The grace period is over and something still runs: write down what, beside the log.
+	var stacks bytes.Buffer
+	_ = pprof.Lookup("goroutine").WriteTo(&stacks, 2)
+	path := p.writeStacks(stacks.Bytes())
+	if queueDeadlock(stacks.String()) {
+		// A controller-runtime bug, not memcloud's or capkit's: the manager's caches and webhook server stopped
+		// after the grace period; the stuck workers stay behind.
+		p.queueDeadlocks.Add(1)
+		fmt.Fprintf(p.log, "----- stop timed out on controller-runtime's priority queue deadlock "+
+			"(kubernetes-sigs/controller-runtime#3538); goroutines in %s -----\n", path)
+		return nil
+	}
+	return fmt.Errorf("%w (after %s; goroutines in %s)", err, time.Since(start).Round(time.Millisecond), path)
+}
+
+// writeStacks writes stacks to a new file beside the log and returns its path, or why it could not.
+func (p *provider) writeStacks(stacks []byte) string {
+	f, err := os.CreateTemp(filepath.Dir(p.logPath), "goroutines-*.txt")
+	if err != nil {
+		return err.Error()
+	}
+	defer f.Close()
+	if _, err := f.Write(stacks); err != nil {
+		return err.Error()
+	}
+	return f.Name()
 }
 
 // Restart stops the manager and starts a new one on the same cloud.
 func (p *provider) Restart(ctx context.Context) error {
+	start := time.Now()
 	if err := p.Stop(); err != nil {
 		return fmt.Errorf("cannot stop memcloud's manager: %w", err)
 	}
 	p.mu.Lock()
 	p.restarts++
-	fmt.Fprintf(p.log, "----- restart %d -----\n", p.restarts)
+	fmt.Fprintf(p.log, "----- restart %d (stopped in %s) -----\n", p.restarts, time.Since(start).Round(time.Millisecond))
 	p.mu.Unlock()
 	return p.start(ctx)
 }
