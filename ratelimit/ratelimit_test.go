@@ -38,8 +38,14 @@ func TestBucketsPerKey(t *testing.T) {
 	require.NoError(t, err)
 	assert.Less(t, w, 10*time.Millisecond, "another key has its own bucket")
 	assert.Len(t, waits, 4)
+
+	// A bucket that refills once every 100 s: however slow the machine, its next token is beyond the context.
+	slow, err := ratelimit.New(0.01, 1)
+	require.NoError(t, err)
+	_, err = slow.Wait(ctx, "a")
+	require.NoError(t, err, "the burst")
 	short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
 	defer cancel()
-	_, err = l.Wait(short, "a")
-	assert.ErrorContains(t, err, `cannot wait for the rate limit of "a"`, "a wait longer than the context fails at once")
+	_, err = slow.Wait(short, "a")
+	assert.ErrorContains(t, err, `cannot wait for the rate limit of "a"`, "a wait longer than the context fails")
 }
