@@ -3,9 +3,12 @@ package reconcile
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -112,7 +115,7 @@ func (r *ClusterReconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	r.useManagerRecorder(mgr)
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(lower(r.kind.Kind)).
-		WithOptions(r.controllerOptions()).
+		WithOptions(r.controllerOptions(mgr)).
 		For(r.newObject(), builder.WithPredicates(ResourceNotExternallyManaged(), ResourceHasFilterLabel(r.watchFilter))).
 		Watches(r.core("Cluster"), handler.EnqueueRequestsFromMapFunc(ClusterToInfraCluster(r.kind.GroupKind())),
 			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter), ClusterChanged()))
@@ -145,7 +148,7 @@ func (r *base) setupOwned(mgr ctrl.Manager, rec crreconcile.Reconciler, forObj c
 	r.useManagerRecorder(mgr)
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(lower(r.kind.Kind)).
-		WithOptions(r.controllerOptions()).
+		WithOptions(r.controllerOptions(mgr)).
 		For(forObj, builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter))).
 		Watches(r.core(ownerKind), handler.EnqueueRequestsFromMapFunc(ownerMapper),
 			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter))).
@@ -166,7 +169,17 @@ func (r *base) useManagerRecorder(mgr ctrl.Manager) {
 	}
 }
 
-// controllerOptions are the options of the controller SetupWithManager builds (WithMaxConcurrentReconciles).
-func (r *base) controllerOptions() controller.Options {
-	return controller.Options{MaxConcurrentReconciles: r.concurrency}
+// controllerOptions are the options of the controller SetupWithManager builds: WithMaxConcurrentReconciles,
+// and controller-runtime's plain work queue unless mgr's controller options choose a queue
+// (config.Controller.UsePriorityQueue). controller-runtime v0.24.1's priority queue, its default, can deadlock
+// when its controller stops with two workers or more (kubernetes-sigs/controller-runtime#3538): the manager
+// then never stops, and a rolling update of the provider waits for the kubelet to kill it. The plain queue
+// gets the priority queue's retry backoff (5 ms doubling to 1,000 s per object), so only the queue changes.
+func (r *base) controllerOptions(mgr ctrl.Manager) controller.Options {
+	o := controller.Options{MaxConcurrentReconciles: r.concurrency}
+	if mgr.GetControllerOptions().UsePriorityQueue == nil {
+		o.UsePriorityQueue = ptr.To(false)
+		o.RateLimiter = workqueue.NewTypedItemExponentialFailureRateLimiter[crreconcile.Request](5*time.Millisecond, 1000*time.Second)
+	}
+	return o
 }

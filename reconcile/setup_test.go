@@ -3,6 +3,7 @@ package reconcile_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -15,6 +16,7 @@ import (
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/internal/testtypes"
@@ -159,4 +161,47 @@ func TestSetupWithManagerTakesTheManagersRecorder(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, r.SetupWithManager(mgr))
 	assert.Same(t, own, r.RecorderForTest(), "WithEventRecorder wins")
+}
+
+// TestControllersUseThePlainQueue: controller-runtime v0.24.1's priority queue, its default, can keep a
+// controller with two workers or more from ever stopping (kubernetes-sigs/controller-runtime#3538), so capkit's
+// controllers use the plain queue with the same per-object backoff, unless the manager's options choose a queue.
+func TestControllersUseThePlainQueue(t *testing.T) {
+	tests := []struct {
+		name      string
+		manager   *bool
+		wantQueue *bool // nil: the manager's choice
+	}{
+		{name: "manager silent", wantQueue: ptr.To(false)},
+		{name: "manager chooses the priority queue", manager: ptr.To(true)},
+		{name: "manager chooses the plain queue", manager: ptr.To(false)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"},
+				Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true), UsePriorityQueue: tt.manager}})
+			require.NoError(t, err)
+			r, err := reconcile.NewMachineReconciler(mgr.GetClient(), func() *testtypes.FooMachine { return &testtypes.FooMachine{} },
+				[]reconcile.Step[machineScope]{{Name: "A", Service: reconcile.ServiceFuncs[machineScope]{}}},
+				reconcile.WithMaxConcurrentReconciles(10))
+			require.NoError(t, err)
+			o := r.ControllerOptionsForTest(mgr)
+			assert.Equal(t, 10, o.MaxConcurrentReconciles)
+			assert.Equal(t, tt.wantQueue, o.UsePriorityQueue)
+			if tt.wantQueue == nil {
+				assert.Nil(t, o.RateLimiter, "the manager's queue keeps controller-runtime's backoff")
+				return
+			}
+			require.NotNil(t, o.RateLimiter)
+			req := crreconcile.Request{NamespacedName: client.ObjectKey{Namespace: "ns", Name: "m"}}
+			assert.Equal(t, 5*time.Millisecond, o.RateLimiter.When(req), "first retry")
+			assert.Equal(t, 10*time.Millisecond, o.RateLimiter.When(req), "second retry")
+			for range 30 {
+				o.RateLimiter.When(req)
+			}
+			assert.Equal(t, 1000*time.Second, o.RateLimiter.When(req), "capped")
+			other := crreconcile.Request{NamespacedName: client.ObjectKey{Namespace: "ns", Name: "other"}}
+			assert.Equal(t, 5*time.Millisecond, o.RateLimiter.When(other), "per object: no bucket shared by the controller")
+		})
+	}
 }
