@@ -6,16 +6,17 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
@@ -108,31 +109,79 @@ func (r *base) bindIdentity(ctx context.Context, s conditionsObject, src identit
 	return ctx, r.refused(ctx, s, ConditionIdentityReady, refused, DefaultIdentityRecheck), false
 }
 
+// identityRefField is the prefix of the field indexes of InfraClusters by identity reference, "<kind>/<name>"
+// (identityRefKey); each reconciler with identities adds its own (identityRefField + "/" + its kind), so that
+// the cluster and machine reconcilers of one manager do not register the same index twice.
+const identityRefField = "capkit.io/identity-ref"
+
+// identityRefKey is the value of an identity reference in the index.
+func identityRefKey(kind, name string) string { return kind + "/" + name }
+
 // watchIdentities makes the controller reconcile what uses an identity when the identity or its credentials
-// Secret changes: the InfraClusters that name it, mapped to requests by toRequests. Secrets are watched as
-// metadata only, and changes outside the Secrets' namespace are dropped.
-func (r *base) watchIdentities(b *builder.Builder, c client.Reader, toRequests func(context.Context, []identity.Referencer) []ctrl.Request) (*builder.Builder, error) {
+// Secret changes: the InfraClusters that name it, found through a field index of the InfraClusters in the
+// manager's cache and mapped to requests by toRequests. Secrets are watched as metadata only, and only in the
+// identities' Secret namespace, through a cache of their own: the manager's cache would hold the metadata of
+// every Secret of the cluster (or none of that namespace, in a manager limited to another one).
+func (r *base) watchIdentities(b *builder.Builder, mgr ctrl.Manager, toRequests func(context.Context, []identity.Referencer) []ctrl.Request) (*builder.Builder, error) {
 	if r.identity == nil {
 		return b, nil
 	}
+	u, err := r.identityUsers(mgr)
+	if err != nil {
+		return nil, err
+	}
+	err = mgr.GetFieldIndexer().IndexField(context.Background(), r.newInfraCluster(), u.field, func(o client.Object) []string {
+		if ref := o.(identity.Referencer).GetIdentityRef(); ref != nil {
+			return []string{identityRefKey(ref.Kind, ref.Name)}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cannot index %s by identity: %w", u.infraCluster.Kind, err)
+	}
+	secrets, err := secretsIn(mgr, r.identity.SecretNamespace())
+	if err != nil {
+		return nil, err
+	}
+	secretMeta := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}}
+	return b.
+		Watches(r.identity.NewIdentity(), handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []ctrl.Request {
+			return toRequests(ctx, u.ofIdentities(ctx, o.GetName()))
+		})).
+		WatchesRawSource(source.Kind(secrets, secretMeta, handler.TypedEnqueueRequestsFromMapFunc(func(ctx context.Context, o *metav1.PartialObjectMetadata) []ctrl.Request {
+			return toRequests(ctx, u.ofSecret(ctx, o.GetName()))
+		}))), nil
+}
+
+// identityUsers returns the finder of the InfraClusters that use an identity, in mgr's cache.
+func (r *base) identityUsers(mgr ctrl.Manager) (identityUsers, error) {
 	ic := r.newInfraCluster()
 	gvk, err := apiutil.GVKForObject(ic, r.client.Scheme())
 	if err != nil {
-		return nil, fmt.Errorf("cannot find the kind of %T: %w", ic, err)
+		return identityUsers{}, fmt.Errorf("cannot find the kind of %T: %w", ic, err)
 	}
-	users := func(ctx context.Context, name, secret string) []ctrl.Request {
-		return toRequests(ctx, r.clustersUsing(ctx, c, gvk, name, secret))
-	}
-	return b.
-		Watches(r.identity.NewIdentity(), handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []ctrl.Request {
-			return users(ctx, o.GetName(), "")
-		})).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []ctrl.Request {
-			return users(ctx, "", o.GetName())
-		}), builder.OnlyMetadata, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
-			return o.GetNamespace() == r.identity.SecretNamespace()
-		}))), nil
+	return identityUsers{binder: r.identity, reader: mgr.GetClient(), scheme: r.client.Scheme(), infraCluster: gvk,
+		field: identityRefField + "/" + lower(r.kind.Kind)}, nil
 }
+
+// secretsIn returns a cache of the Secrets of namespace that mgr starts with its own caches, before its
+// controllers.
+func secretsIn(mgr ctrl.Manager, namespace string) (cache.Cache, error) {
+	c, err := cache.New(mgr.GetConfig(), cache.Options{HTTPClient: mgr.GetHTTPClient(), Scheme: mgr.GetScheme(),
+		Mapper: mgr.GetRESTMapper(), DefaultNamespaces: map[string]cache.Config{namespace: {}}})
+	if err != nil {
+		return nil, fmt.Errorf("cannot create the cache of Secrets in namespace %q: %w", namespace, err)
+	}
+	if err := mgr.Add(managerCache{c}); err != nil {
+		return nil, fmt.Errorf("cannot add the cache of Secrets in namespace %q: %w", namespace, err)
+	}
+	return c, nil
+}
+
+// managerCache is a cache the manager starts, and waits for, with its own (it has GetCache).
+type managerCache struct{ cache.Cache }
+
+func (c managerCache) GetCache() cache.Cache { return c.Cache }
 
 // clusterRequests maps InfraClusters to requests for themselves (the cluster reconciler).
 func clusterRequests(_ context.Context, ics []identity.Referencer) []ctrl.Request {
@@ -160,51 +209,82 @@ func machineRequests(c client.Client, gvk schema.GroupVersionKind) func(context.
 	}
 }
 
-// clustersUsing lists the InfraClusters of kind gvk whose identity is named name, or (name empty) whose
-// identity's credentials Secret is secret.
-func (r *base) clustersUsing(ctx context.Context, c client.Reader, gvk schema.GroupVersionKind, name, secret string) []identity.Referencer {
-	log := logFrom(ctx)
-	obj, err := r.client.Scheme().New(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-	list, ok := obj.(client.ObjectList)
-	if err != nil || !ok {
-		log.Error(err, "cannot list InfraClusters for an identity change", "kind", gvk.Kind)
-		return nil
-	}
-	if err := c.List(ctx, list); err != nil {
-		log.Error(err, "cannot list InfraClusters for an identity change", "kind", gvk.Kind)
-		return nil
-	}
-	items, err := meta.ExtractList(list)
-	if err != nil {
-		return nil
-	}
-	secrets := map[string]string{}
+// identityUsers finds the InfraClusters that use an identity, through the field index of the InfraClusters'
+// identity references in reader (the manager's cache): an identity or Secret event costs a lookup per
+// identity, not a walk over every InfraCluster.
+type identityUsers struct {
+	binder       identity.Binder
+	reader       client.Reader
+	scheme       *runtime.Scheme
+	infraCluster schema.GroupVersionKind
+	field        string
+}
+
+// ofIdentities returns the InfraClusters whose identity is one of names.
+func (u identityUsers) ofIdentities(ctx context.Context, names ...string) []identity.Referencer {
 	var out []identity.Referencer
-	for _, item := range items {
-		ic, ok := item.(identity.Referencer)
-		if !ok {
+	for _, name := range names {
+		items, err := u.list(ctx, u.infraCluster, client.MatchingFields{u.field: identityRefKey(u.binder.Kind(), name)})
+		if err != nil {
+			logFrom(ctx).Error(err, "cannot list InfraClusters for an identity change", "kind", u.infraCluster.Kind, "identity", name)
 			continue
 		}
-		ref := ic.GetIdentityRef()
-		if ref == nil || ref.Kind != r.identity.Kind() {
-			continue
-		}
-		match := ref.Name == name
-		if name == "" {
-			s, seen := secrets[ref.Name]
-			if !seen {
-				if s, err = r.identity.SecretNameOf(ctx, ref.Name); err != nil {
-					log.Error(err, "cannot read identity", "identity", ref.Name)
-				}
-				secrets[ref.Name] = s
+		for _, item := range items {
+			if ic, ok := item.(identity.Referencer); ok {
+				out = append(out, ic)
 			}
-			match = s != "" && s == secret
-		}
-		if match {
-			out = append(out, ic)
 		}
 	}
 	return out
+}
+
+// ofSecret returns the InfraClusters whose identity's credentials are in the Secret named secret: it lists the
+// identities (there is one per cloud account, far fewer than clusters) and keeps those that name it.
+func (u identityUsers) ofSecret(ctx context.Context, secret string) []identity.Referencer {
+	log := logFrom(ctx)
+	gvk, err := apiutil.GVKForObject(u.binder.NewIdentity(), u.scheme)
+	if err != nil {
+		log.Error(err, "cannot list identities for a Secret change", "kind", u.binder.Kind())
+		return nil
+	}
+	items, err := u.list(ctx, gvk)
+	if err != nil {
+		log.Error(err, "cannot list identities for a Secret change", "kind", gvk.Kind)
+		return nil
+	}
+	var names []string
+	for _, item := range items {
+		id, ok := item.(client.Object)
+		if !ok {
+			continue
+		}
+		name := ""
+		if o, ok := id.(interface{ GetSecretName() string }); ok {
+			name = o.GetSecretName()
+		} else if name, err = u.binder.SecretNameOf(ctx, id.GetName()); err != nil {
+			log.Error(err, "cannot read identity", "identity", id.GetName())
+		}
+		if name != "" && name == secret {
+			names = append(names, id.GetName())
+		}
+	}
+	return u.ofIdentities(ctx, names...)
+}
+
+// list lists the objects of kind gvk in reader.
+func (u identityUsers) list(ctx context.Context, gvk schema.GroupVersionKind, opts ...client.ListOption) ([]runtime.Object, error) {
+	obj, err := u.scheme.New(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	if err != nil {
+		return nil, fmt.Errorf("cannot make a list of %s: %w", gvk.Kind, err)
+	}
+	list, ok := obj.(client.ObjectList)
+	if !ok {
+		return nil, fmt.Errorf("cannot make a list of %s: %T is not a list", gvk.Kind, obj)
+	}
+	if err := u.reader.List(ctx, list, opts...); err != nil {
+		return nil, fmt.Errorf("cannot list %s: %w", gvk.Kind, err)
+	}
+	return meta.ExtractList(list)
 }
 
 // StepsStartedAnnotation is set on an infra object, with WithIdentity, in the patch that persists its finalizer

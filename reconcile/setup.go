@@ -119,7 +119,7 @@ func (r *ClusterReconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 		For(r.newObject(), builder.WithPredicates(ResourceNotExternallyManaged(), ResourceHasFilterLabel(r.watchFilter))).
 		Watches(r.core("Cluster"), handler.EnqueueRequestsFromMapFunc(ClusterToInfraCluster(r.kind.GroupKind())),
 			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter), ClusterChanged()))
-	b, err := r.watchIdentities(b, mgr.GetClient(), clusterRequests)
+	b, err := r.watchIdentities(b, mgr, clusterRequests)
 	if err != nil {
 		return err
 	}
@@ -154,7 +154,7 @@ func (r *base) setupOwned(mgr ctrl.Manager, rec crreconcile.Reconciler, forObj c
 			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter))).
 		Watches(r.core("Cluster"), handler.EnqueueRequestsFromMapFunc(ClusterToInfraMachines(mgr.GetClient(), r.kind)),
 			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter), ClusterChanged()))
-	b, err := r.watchIdentities(b, mgr.GetClient(), machineRequests(mgr.GetClient(), r.kind))
+	b, err := r.watchIdentities(b, mgr, machineRequests(mgr.GetClient(), r.kind))
 	if err != nil {
 		return err
 	}
