@@ -67,9 +67,6 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 		fl.Usage()
 		return 2
 	}
-	if o.CapkitVersion == "" {
-		o.CapkitVersion = releasedVersion()
-	}
 	files, err := scaffold.Init(o)
 	if err != nil {
 		fmt.Fprintf(stderr, "capkit init: %v\n", flagError(err))

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/capkit/capkit/internal/scaffold"
 )
 
 // releaseHeadingRE is a release heading of CHANGELOG.md, as hack/apidiff.sh reads it.
@@ -21,15 +23,15 @@ func TestVersionIsTheLastRelease(t *testing.T) {
 	require.NoError(t, err)
 	m := releaseHeadingRE.FindSubmatch(data)
 	require.NotNil(t, m, "CHANGELOG.md names no release (## vX.Y.Z)")
-	assert.Equal(t, string(m[1]), version, "cmd/capkit's version and CHANGELOG.md's first release heading must agree: a release commit changes both")
+	assert.Equal(t, string(m[1]), scaffold.Release, "scaffold.Release and CHANGELOG.md's first release heading must agree: a release commit changes both")
 }
 
-// withBuildInfo makes moduleVersion see info for the test.
+// withBuildInfo makes scaffold.ModuleVersion see info for the test.
 func withBuildInfo(t *testing.T, info *debug.BuildInfo) {
 	t.Helper()
-	old := readBuildInfo
-	readBuildInfo = func() (*debug.BuildInfo, bool) { return info, info != nil }
-	t.Cleanup(func() { readBuildInfo = old })
+	old := scaffold.ReadBuildInfo
+	scaffold.ReadBuildInfo = func() (*debug.BuildInfo, bool) { return info, info != nil }
+	t.Cleanup(func() { scaffold.ReadBuildInfo = old })
 }
 
 // capkitMod is capkit's module in build information.
@@ -46,13 +48,13 @@ func TestRunVersion(t *testing.T) {
 		wantOut  string
 		wantErr  string
 	}{
-		{name: "checkout build", info: &debug.BuildInfo{Main: capkitMod("(devel)", "")}, wantOut: "capkit " + version + "\n"},
+		{name: "checkout build", info: &debug.BuildInfo{Main: capkitMod("(devel)", "")}, wantOut: "capkit " + scaffold.Release + "\n"},
 		{name: "checkout build stamped from git", info: &debug.BuildInfo{Main: capkitMod("v0.1.1-0.20261128090000-0123456789ab+dirty", "")},
-			wantOut: "capkit " + version + "\n"},
-		{name: "go install of the release", info: &debug.BuildInfo{Main: capkitMod(version, "h1:x")}, wantOut: "capkit " + version + "\n"},
+			wantOut: "capkit " + scaffold.Release + "\n"},
+		{name: "go install of the release", info: &debug.BuildInfo{Main: capkitMod(scaffold.Release, "h1:x")}, wantOut: "capkit " + scaffold.Release + "\n"},
 		{name: "go install of a commit", info: &debug.BuildInfo{Main: capkitMod("v0.1.1-0.20261128090000-0123456789ab", "h1:x")},
-			wantOut: "capkit " + version + " (built from module github.com/capkit/capkit v0.1.1-0.20261128090000-0123456789ab)\n"},
-		{name: "no build information", wantOut: "capkit " + version + "\n"},
+			wantOut: "capkit " + scaffold.Release + " (built from module github.com/capkit/capkit v0.1.1-0.20261128090000-0123456789ab)\n"},
+		{name: "no build information", wantOut: "capkit " + scaffold.Release + "\n"},
 		{name: "argument", args: []string{"extra"}, wantCode: 2, wantErr: `unexpected argument "extra"`},
 	}
 	for _, tt := range tests {
@@ -82,9 +84,9 @@ func TestInitRequiresTheReleasedVersion(t *testing.T) {
 		wantReplace string // the whole replace line, or "" for none
 	}{
 		{name: "checkout build: the released version, no replace", info: &debug.BuildInfo{Main: capkitMod("(devel)", "")},
-			wantVersion: version},
+			wantVersion: scaffold.Release},
 		{name: "checkout build stamped from git: the released version", info: &debug.BuildInfo{Main: capkitMod("v0.0.0-20261128090000-0123456789ab+dirty", "")},
-			wantVersion: version},
+			wantVersion: scaffold.Release},
 		{name: "go install of a version: that version", info: &debug.BuildInfo{Main: capkitMod("v0.1.1-0.20261128090000-0123456789ab", "h1:x")},
 			wantVersion: "v0.1.1-0.20261128090000-0123456789ab"},
 		{name: "go tool capkit in a project: capkit's version there",
@@ -92,11 +94,11 @@ func TestInitRequiresTheReleasedVersion(t *testing.T) {
 			wantVersion: "v0.1.2"},
 		{name: "a replaced capkit: the released version",
 			info:        &debug.BuildInfo{Main: debug.Module{Path: "example.com/acme"}, Deps: []*debug.Module{{Path: "github.com/capkit/capkit", Version: "v0.1.2", Replace: &debug.Module{Path: "../capkit"}}}},
-			wantVersion: version},
+			wantVersion: scaffold.Release},
 		{name: "--capkit-version", info: &debug.BuildInfo{Main: capkitMod("(devel)", "")}, args: []string{"--capkit-version", "v0.2.0"},
 			wantVersion: "v0.2.0"},
 		{name: "--capkit-replace: the released version and the replace", info: &debug.BuildInfo{Main: capkitMod("(devel)", "")},
-			args: []string{"--capkit-replace", "/src/capkit"}, wantVersion: version, wantReplace: "replace github.com/capkit/capkit => /src/capkit"},
+			args: []string{"--capkit-replace", "/src/capkit"}, wantVersion: scaffold.Release, wantReplace: "replace github.com/capkit/capkit => /src/capkit"},
 		{name: "both", args: []string{"--capkit-version", "v0.3.0", "--capkit-replace", "../capkit"},
 			wantVersion: "v0.3.0", wantReplace: "replace github.com/capkit/capkit => ../capkit"},
 	}

@@ -19,7 +19,7 @@ var (
 	flagRepo          = Flag{Name: "repo", Type: "string", Usage: "Go module path of the new repository, e.g. github.com/acme/cluster-api-provider-acme (required)"}
 	flagProvider      = Flag{Name: "provider", Type: "string", Usage: "provider's lower-case name, e.g. acme: the kinds become AcmeCluster, AcmeMachine, ... (required by init; create api takes it from --kind)"}
 	flagDomain        = Flag{Name: "domain", Type: "string", Usage: "domain of the API group infrastructure.<domain> (init default: cluster.x-k8s.io; create api reads it from the project)"}
-	flagCapkitVersion = Flag{Name: "capkit-version", Type: "string", Usage: "capkit module version that go.mod requires (default: the plugin's own version)"}
+	flagCapkitVersion = Flag{Name: "capkit-version", Type: "string", Usage: "capkit module version that go.mod requires (default: the version the plugin was installed from, else capkit's last release)"}
 	flagCapkitReplace = Flag{Name: "capkit-replace", Type: "string", Usage: "local path of a capkit checkout, written as a replace directive in go.mod"}
 
 	initFlags = []Flag{flagRepo, flagProvider, flagDomain, flagCapkitVersion, flagCapkitReplace}

@@ -12,8 +12,8 @@ type Options struct {
 	Provider string
 	// Domain is the API group's domain: the group is "infrastructure.<Domain>". Default "cluster.x-k8s.io".
 	Domain string
-	// CapkitVersion is the capkit module version the go.mod requires (default: this build's version, or
-	// v0.0.0 with a replace when CapkitReplace is set).
+	// CapkitVersion is the capkit module version the go.mod requires (default: ReleasedVersion, the module
+	// version this program was built from, else Release), with or without CapkitReplace.
 	CapkitVersion string
 	// CapkitReplace, when set, is a local path to a capkit checkout written as a replace directive in go.mod.
 	CapkitReplace string

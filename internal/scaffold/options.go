@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
-	"runtime/debug"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -17,9 +16,6 @@ const DefaultDomain = "cluster.x-k8s.io"
 
 // CapkitModule is the module path of capkit, which a scaffold requires.
 const CapkitModule = "github.com/capkit/capkit"
-
-// replaceVersion is the version required with a replace directive and no CapkitVersion.
-const replaceVersion = "v0.0.0-00010101000000-000000000000"
 
 // Bounds of the options.
 const (
@@ -77,16 +73,9 @@ func resolve(o Options) (resolved, error) {
 			!localPath(o.CapkitReplace) {
 			return resolved{}, invalid("CapkitReplace", o.CapkitReplace, "want an absolute path or one starting with ./ or ../, without quotes or backslashes")
 		}
-		if o.CapkitVersion == "" {
-			o.CapkitVersion = replaceVersion
-		}
 	}
 	if o.CapkitVersion == "" {
-		v, ok := buildVersion()
-		if !ok {
-			return resolved{}, invalid("CapkitVersion", "", "this capkit is a development build without a module version: set CapkitVersion, or CapkitReplace to a capkit checkout")
-		}
-		o.CapkitVersion = v
+		o.CapkitVersion = ReleasedVersion()
 	}
 	return resolved{Options: o, kind: strings.ToUpper(o.Provider[:1]) + o.Provider[1:]}, nil
 }
@@ -110,23 +99,6 @@ func checkModule(m string) error {
 		return invalid("Module", m, "is capkit's own module")
 	}
 	return nil
-}
-
-// buildVersion returns the version of the capkit module this program was built with, when it has one: the
-// main module's (go install github.com/capkit/capkit/cmd/capkit@version), or the dependency's (a program that
-// imports this package).
-func buildVersion() (string, bool) {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "", false
-	}
-	mods := append([]*debug.Module{&info.Main}, info.Deps...)
-	for _, m := range mods {
-		if m != nil && m.Path == CapkitModule && m.Replace == nil && semverRE.MatchString(m.Version) {
-			return m.Version, true
-		}
-	}
-	return "", false
 }
 
 // localPath reports whether p is a path a replace directive takes as a folder: absolute, or starting with ./ or ../.
