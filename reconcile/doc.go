@@ -68,7 +68,11 @@
 // DefaultRequeueAfter, and Eventf logs the event through the context's logger instead of dropping it: an
 // event always has somewhere to go. Only the reconcilers log otherwise.
 //
-// SetupWithManager runs up to WithMaxConcurrentReconciles reconciles of its kind at once (default 1).
+// SetupWithManager runs up to WithMaxConcurrentReconciles reconciles of its kind at once (default 1), from
+// controller-runtime's plain work queue with a per-object retry backoff of 5 ms doubling to 1,000 s, unless the
+// manager's options choose a queue (config.Controller.UsePriorityQueue): controller-runtime v0.24.1's priority
+// queue, its default, can keep a controller with two workers or more from ever stopping
+// (kubernetes-sigs/controller-runtime#3538).
 //
 // # Secrets
 //
