@@ -292,8 +292,8 @@ func startFleetCache(t *testing.T, ns string) client.Reader {
 	return c
 }
 
-// monkey restarts memcloud's manager at random times, 5 to 15 s after it last came back, and whenever the
-// progress of the current phase passes one of its thresholds. The interval counts from the end of a restart,
+// monkey restarts memcloud's manager at random times, 5 to 15 s after it last came back, whenever the
+// progress of the current phase passes one of its thresholds, and at once when it has stopped by itself. The interval counts from the end of a restart,
 // when the new manager's controllers have synced their informers: a restart of a large fleet's manager takes
 // seconds (its caches list every Machine), and counting from its start would leave the manager less and less
 // time to work as the fleet grows.
@@ -318,7 +318,7 @@ func (a *agents) monkey(ctx context.Context, rng *rand.Rand) {
 			a.restartAt[a.phase] = pending[1:]
 		}
 		a.mu.Unlock()
-		if !due && time.Now().Before(next) {
+		if !due && time.Now().Before(next) && !a.p.exited() {
 			continue
 		}
 		// No bound but the test's: after a fleet's Clusters are deleted at once, the API server's watch of

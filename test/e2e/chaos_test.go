@@ -160,11 +160,11 @@ func logChaosFigures(t *testing.T, size chaosSize, cl *cloud.Cloud, p *provider,
 	pokes := a.labelWrites.Load() + a.statusWrites.Load()
 	t.Logf("chaos figures: clusters=%d machines=%d elapsed=%s (provision=%s delete=%s) faults-injected=%d (%.1f%% of %d mutating calls) "+
 		"manager-restarts=%d conflicts-caused=%d (409s on memcloud's writes, %.3f per memcloud object) duplicates=%d leaks=%d; "+
-		"slowest-restart=%s cloud-calls=%d memcloud-API-writes=%d other-writers: label-patches=%d status-updates=%d own-409s=%d (%.2f pokes per object per second)",
+		"slowest-restart=%s managers-stopped-by-cache-sync-timeout=%d cloud-calls=%d memcloud-API-writes=%d other-writers: label-patches=%d status-updates=%d own-409s=%d (%.2f pokes per object per second)",
 		size.clusters, size.machines(), total.Round(time.Second), provisioned.Round(time.Second), deleted.Round(time.Second),
 		calls.Faults, 100*float64(calls.Faults)/float64(max(calls.Mutations, 1)), calls.Mutations,
 		p.Restarts(), p.conflicts.Load(), float64(p.conflicts.Load())/objects, duplicates, leaks,
-		p.SlowestStart().Round(100*time.Millisecond), calls.Total(), p.writes.Load(), a.labelWrites.Load(), a.statusWrites.Load(), a.ownConflicts.Load(),
+		p.SlowestStart().Round(100*time.Millisecond), p.Crashes(), calls.Total(), p.writes.Load(), a.labelWrites.Load(), a.statusWrites.Load(), a.ownConflicts.Load(),
 		float64(pokes)/objects/max(total.Seconds(), 1))
 }
 

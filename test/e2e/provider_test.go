@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -48,6 +49,7 @@ type provider struct {
 	cancel       context.CancelFunc
 	done         chan error
 	restarts     int
+	crashes      int           // managers that stopped by themselves (cacheSyncTimeout), started again
 	slowestStart time.Duration // the longest a restarted manager took to be ready
 
 	// writes counts the API writes of every incarnation; conflicts the writes rejected with 409 Conflict.
@@ -124,17 +126,57 @@ func (p *provider) start(ctx context.Context) error {
 	p.mu.Lock()
 	p.cancel, p.done = cancel, done
 	p.mu.Unlock()
-	if err := waitManagerReady(ctx, mgr, done); err != nil {
+	// The waits end when the manager stops by itself: its controllers give up when their informers have not
+	// synced within controller-runtime's CacheSyncTimeout (2 minutes).
+	waitCtx, stopWaiting := context.WithCancelCause(ctx)
+	defer stopWaiting(nil)
+	go func() {
+		select {
+		case err := <-done:
+			done <- err
+			stopWaiting(fmt.Errorf("%w: %w", errExited, err))
+		case <-waitCtx.Done():
+		}
+	}()
+	err = waitManagerReady(waitCtx, mgr, done)
+	if err == nil && p.cloud != nil {
+		err = waitInformers(waitCtx, mgr, watched()...)
+	}
+	if err != nil {
+		if cause := context.Cause(waitCtx); errors.Is(cause, errExited) {
+			err = fmt.Errorf("cannot start memcloud's manager: %w", cause)
+		}
 		_ = p.Stop()
 		return err
 	}
-	if p.cloud != nil {
-		if err := waitInformers(ctx, mgr, watched()...); err != nil {
-			_ = p.Stop()
-			return err
-		}
-	}
 	return nil
+}
+
+// errExited marks the error of a manager that stopped by itself.
+var errExited = errors.New("the manager stopped by itself")
+
+// cacheSyncTimeout reports whether err is a manager's stop because its controllers' informers did not sync
+// within controller-runtime's CacheSyncTimeout. It is what a provider's pod does on an API server too busy to
+// answer its lists in time, and its Deployment starts it again: the chaos run's delete phase, 1,000 Machines
+// deleted at once on 2 cores, can keep the API server's watch cache behind for minutes.
+func cacheSyncTimeout(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "timed out waiting for cache to be synced")
+}
+
+// exited reports whether the running manager has stopped by itself.
+func (p *provider) exited() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done == nil {
+		return false
+	}
+	select {
+	case err := <-p.done:
+		p.done <- err
+		return true
+	default:
+		return false
+	}
 }
 
 // watched returns the kinds memcloud's controllers watch (controllers.SetupWithManager).
@@ -176,7 +218,7 @@ func waitManagerReady(ctx context.Context, mgr ctrl.Manager, done chan error) er
 		select {
 		case err := <-done:
 			done <- err
-			return fmt.Errorf("cannot start memcloud's manager: stopped: %w", err)
+			return fmt.Errorf("cannot start memcloud's manager: %w: %w", errExited, err)
 		case <-ctx.Done():
 			return fmt.Errorf("cannot start memcloud's manager: webhook server not serving: %w", ctx.Err())
 		case <-tick.C:
@@ -222,16 +264,30 @@ func (p *provider) writeStacks(stacks []byte) string {
 // Restart stops the manager and starts a new one on the same cloud.
 func (p *provider) Restart(ctx context.Context) error {
 	start := time.Now()
-	if err := p.Stop(); err != nil {
+	crashed := p.exited()
+	if err := p.Stop(); err != nil && (!crashed || !cacheSyncTimeout(err)) {
 		return fmt.Errorf("cannot stop memcloud's manager: %w", err)
 	}
 	p.mu.Lock()
 	p.restarts++
-	fmt.Fprintf(p.log, "----- restart %d (stopped in %s) -----\n", p.restarts, time.Since(start).Round(time.Millisecond))
+	if crashed {
+		p.crashes++
+	}
+	fmt.Fprintf(p.log, "----- restart %d (stopped in %s; it had stopped by itself: %t) -----\n", p.restarts, time.Since(start).Round(time.Millisecond), crashed)
 	p.mu.Unlock()
 	start = time.Now()
-	if err := p.start(ctx); err != nil {
-		return err
+	for {
+		err := p.start(ctx)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, errExited) || !cacheSyncTimeout(err) || ctx.Err() != nil {
+			return err
+		}
+		p.mu.Lock()
+		p.crashes++
+		fmt.Fprintf(p.log, "----- the new manager stopped by itself, started again: %v -----\n", err)
+		p.mu.Unlock()
 	}
 	took := time.Since(start)
 	p.mu.Lock()
@@ -246,6 +302,14 @@ func (p *provider) SlowestStart() time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.slowestStart
+}
+
+// Crashes returns how many managers stopped by themselves because their informers did not sync in time
+// (cacheSyncTimeout), each started again.
+func (p *provider) Crashes() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.crashes
 }
 
 // Restarts returns how many times Restart stopped and started the manager.
