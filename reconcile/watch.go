@@ -3,8 +3,7 @@ package reconcile
 import (
 	"context"
 	"fmt"
-	"reflect"
-	"sync"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -26,35 +25,20 @@ import (
 // machines of a Cluster up in it instead of scanning every machine of the namespace.
 const ClusterNameField = "capkit.cluster-name"
 
-// indexed remembers the (indexer, kind) pairs IndexClusterName has indexed: a cache refuses an index added
-// twice, and a manager may run two reconcilers of one kind.
-var indexed sync.Map
-
 // IndexClusterName adds ClusterNameField to obj's kind in indexer (a manager's mgr.GetFieldIndexer()), once
-// per indexer and kind. Call it before the manager starts.
+// per indexer and kind: a second call for a kind already indexed (a manager with two reconcilers of one kind)
+// is a no-op. Call it before the manager starts.
 func IndexClusterName(ctx context.Context, indexer client.FieldIndexer, obj client.Object) error {
-	type key struct {
-		indexer client.FieldIndexer
-		kind    reflect.Type
-	}
-	comparable := reflect.TypeOf(indexer).Comparable()
-	k := key{indexer, reflect.TypeOf(obj)}
-	if comparable {
-		if _, done := indexed.Load(k); done {
-			return nil
-		}
-	}
 	err := indexer.IndexField(ctx, obj, ClusterNameField, func(o client.Object) []string {
 		if name := o.GetLabels()[contract.ClusterNameLabel]; name != "" {
 			return []string{name}
 		}
 		return nil
 	})
-	if err != nil {
+	// The index name is capkit's own, so a conflict is this index, added before. (Remembering the indexers
+	// instead would keep every manager's cache, and every object in it, alive for the life of the process.)
+	if err != nil && !strings.Contains(err.Error(), "indexer conflict") {
 		return fmt.Errorf("cannot index %T by %s: %w", obj, ClusterNameField, err)
-	}
-	if comparable {
-		indexed.Store(k, true)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package reconcile_test
 
 import (
 	"context"
+	"runtime"
 	"testing"
 	"time"
 
@@ -62,6 +63,27 @@ func TestClusterToInfraMachinesIndexed(t *testing.T) {
 		return len(reconcile.ClusterToInfraMachines(cl, testtypes.GroupVersion.WithKind("FooMachine"))(ctx, cluster)) == 3
 	}, 10*time.Second, 20*time.Millisecond)
 	assert.ElementsMatch(t, want, reconcile.ClusterToInfraMachines(cl, testtypes.GroupVersion.WithKind("FooMachine"))(ctx, cluster))
+}
+
+// TestIndexClusterNameKeepsNoCache: indexing a manager's cache must not keep it, and every object in it, alive
+// after the manager is gone (a process that runs managers one after another, as a test suite does).
+func TestIndexClusterNameKeepsNoCache(t *testing.T) {
+	collected := make(chan struct{})
+	func() {
+		c, err := cache.New(env.Config, cache.Options{Scheme: env.Scheme})
+		require.NoError(t, err)
+		require.NoError(t, reconcile.IndexClusterName(context.Background(), c, &testtypes.FooMachine{}))
+		runtime.SetFinalizer(c, func(any) { close(collected) })
+	}()
+	for range 100 {
+		runtime.GC()
+		select {
+		case <-collected:
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	t.Fatal("the cache is still referenced after IndexClusterName")
 }
 
 func TestClusterChanged(t *testing.T) {
