@@ -45,7 +45,7 @@ test-e2e: envtest kwok ## Run the test/ module: memcloud and podcloud with the r
 	  bash -c 'cd test && go test $(GO_TEST_FLAGS) -timeout 40m ./...'
 
 .PHONY: chaos-100x10
-chaos-100x10: envtest kwok ## The chaos run at 100 clusters of 1 control plane and 9 workers with the real CAPI managers (about 25 minutes; not part of make test).
+chaos-100x10: envtest kwok ## The chaos run at 100 clusters of 1 control plane and 9 workers with the real CAPI managers (about 17 minutes on an idle machine; not part of make test).
 	@KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" CAPKIT_CAPI_BIN="$$(hack/capi-managers.sh)" \
 	  CAPKIT_KWOK_ASSETS="$$(hack/kwok-binaries.sh)" CAPKIT_IPAM_BIN="$$(hack/ipam-provider.sh)" \
 	  CAPKIT_CHAOS_CLUSTERS=100 CAPKIT_CHAOS_WORKERS=9 \
@@ -80,7 +80,7 @@ bench-fleet: envtest ## Provision fleets of 100 and 1,000 memcloud machines on a
 	  bash -c 'cd test && go test -run="^$$" -bench=BenchmarkFleet -benchtime=1x -timeout 60m ./bench/'
 
 .PHONY: bench-fleet-10k
-bench-fleet-10k: envtest ## The fleet benchmark at 1,000 and 10,000 machines against the floor, and start-up (about 25 minutes; not part of make test).
+bench-fleet-10k: envtest ## The fleet benchmark at 1,000 and 10,000 machines against the floor, and start-up (about 11 minutes on an idle machine, 25 under load; not part of make test).
 	@KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" CAPKIT_FLEET_SIZES=1000,10000 \
 	  bash -c 'cd test && go test -run="^$$" -bench=BenchmarkFleet -benchtime=1x -timeout 120m ./bench/'
 
