@@ -109,7 +109,8 @@ func WithIdentityRequired() ResolverOption { return func(c *resolverConfig) { c.
 
 // NewResolver returns a Resolver for identities of kind kind (newIdentity returns an empty one) whose
 // credentials Secrets live in secretNamespace, the provider's namespace. reader reads identities,
-// Namespaces and Secret metadata (a manager's cached client).
+// Namespaces and, unless a reconcile's context says otherwise (ContextWithSecretMetadataReader), Secret
+// metadata (a manager's cached client).
 func NewResolver[I Object](reader client.Reader, kind string, newIdentity func() I, secretNamespace string, opts ...ResolverOption) (*Resolver[I], error) {
 	var cfg resolverConfig
 	for _, o := range opts {
@@ -177,16 +178,32 @@ func (r *Resolver[I]) Allowed(ctx context.Context, namespace string, ref *Ref) (
 	return id, true, nil
 }
 
+// secretMetadataKey is the context key of ContextWithSecretMetadataReader.
+type secretMetadataKey struct{}
+
+// ContextWithSecretMetadataReader returns ctx carrying reader, which SecretVersion then reads the credentials
+// Secrets' metadata through instead of the Resolver's reader. reconcile's reconcilers pass a cache of the
+// Secret namespace alone: read through a manager's client, the metadata of every Secret of the cluster would
+// be cached (or none of that namespace, in a manager limited to another one).
+func ContextWithSecretMetadataReader(ctx context.Context, reader client.Reader) context.Context {
+	return context.WithValue(ctx, secretMetadataKey{}, reader)
+}
+
 // SecretVersion returns the UID and resourceVersion of identity id's credentials Secret, read as metadata
-// (a cached read with a manager's client): a change means rotated credentials.
+// (a cached read: ctx's ContextWithSecretMetadataReader, else the Resolver's reader): a change means rotated
+// credentials.
 func (r *Resolver[I]) SecretVersion(ctx context.Context, id I) (string, error) {
 	name := id.GetSecretName()
 	if name == "" {
 		return "", refuse(conditions.ReasonCredentialsSecretNotFound, "%s %q names no credentials Secret", r.kind, id.GetName())
 	}
+	reader := r.reader
+	if cr, ok := ctx.Value(secretMetadataKey{}).(client.Reader); ok && cr != nil {
+		reader = cr
+	}
 	meta := &metav1.PartialObjectMetadata{}
 	meta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
-	if err := r.reader.Get(ctx, client.ObjectKey{Namespace: r.namespace, Name: name}, meta); err != nil {
+	if err := reader.Get(ctx, client.ObjectKey{Namespace: r.namespace, Name: name}, meta); err != nil {
 		if apierrors.IsNotFound(err) {
 			return "", refuse(conditions.ReasonCredentialsSecretNotFound, "credentials Secret %s/%s of %s %q does not exist", r.namespace, name, r.kind, id.GetName())
 		}

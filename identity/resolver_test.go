@@ -134,3 +134,33 @@ func TestNewResolverRefusesBadInput(t *testing.T) {
 	_, err = identity.NewResolver[*testtypes.FooClusterIdentity](c, kind, nil, "ns")
 	assert.ErrorContains(t, err, "newIdentity is nil")
 }
+
+// secretReader records the Secret metadata reads made through it.
+type secretReader struct {
+	client.Reader
+	reads int
+}
+
+func (r *secretReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	r.reads++
+	return r.Reader.Get(ctx, key, obj, opts...)
+}
+
+// TestSecretVersionReadsThroughTheContextsReader: a reconcile's context can name the reader of the Secrets'
+// metadata (a cache of the Secret namespace alone); without it the Resolver's reader is used.
+func TestSecretVersionReadsThroughTheContextsReader(t *testing.T) {
+	f := newFixture(t)
+	name := f.identity(t, nil, good())
+	id := &testtypes.FooClusterIdentity{}
+	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKey{Name: name}, id))
+
+	plain, err := f.resolver.SecretVersion(context.Background(), id)
+	require.NoError(t, err)
+	require.NotEmpty(t, plain)
+
+	r := &secretReader{Reader: env.Client}
+	got, err := f.resolver.SecretVersion(identity.ContextWithSecretMetadataReader(context.Background(), r), id)
+	require.NoError(t, err)
+	assert.Equal(t, plain, got)
+	assert.Equal(t, 1, r.reads, "read through the context's reader")
+}

@@ -93,8 +93,12 @@ func (r *base) bindIdentity(ctx context.Context, s conditionsObject, src identit
 	}
 	namespace, ref, err := src(ctx)
 	if err == nil {
+		bindCtx := ctx
+		if r.identitySecrets != nil {
+			bindCtx = identity.ContextWithSecretMetadataReader(ctx, r.identitySecrets)
+		}
 		var bound context.Context
-		if bound, err = r.identity.Bind(ctx, namespace, ref); err == nil {
+		if bound, err = r.identity.Bind(bindCtx, namespace, ref); err == nil {
 			r.mark(ctx, s, ConditionIdentityReady, "True", conditions.ReasonReady, "")
 			if ref != nil {
 				bound = withAccount(bound, ref.Name) // one rate limit per account
@@ -121,7 +125,8 @@ func identityRefKey(kind, name string) string { return kind + "/" + name }
 // Secret changes: the InfraClusters that name it, found through a field index of the InfraClusters in the
 // manager's cache and mapped to requests by toRequests. Secrets are watched as metadata only, and only in the
 // identities' Secret namespace, through a cache of their own: the manager's cache would hold the metadata of
-// every Secret of the cluster (or none of that namespace, in a manager limited to another one).
+// every Secret of the cluster (or none of that namespace, in a manager limited to another one). The binder reads
+// the Secrets' metadata through that cache too (identity.ContextWithSecretMetadataReader).
 func (r *base) watchIdentities(b *builder.Builder, mgr ctrl.Manager, toRequests func(context.Context, []identity.Referencer) []ctrl.Request) (*builder.Builder, error) {
 	if r.identity == nil {
 		return b, nil
@@ -143,6 +148,7 @@ func (r *base) watchIdentities(b *builder.Builder, mgr ctrl.Manager, toRequests 
 	if err != nil {
 		return nil, err
 	}
+	r.identitySecrets = secrets
 	secretMeta := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}}
 	return b.
 		Watches(r.identity.NewIdentity(), handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []ctrl.Request {

@@ -53,15 +53,23 @@ func newTestBinder(t *testing.T, tenant, idName string) (identity.Binder, string
 		Spec: testtypes.FooClusterIdentitySpec{AllowedNamespaces: &identity.AllowedNamespaces{NamespaceList: []string{"not-" + tenant}}, SecretName: "creds"}}))
 	require.NoError(t, env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: provider, Name: "creds"},
 		Data: map[string][]byte{"token": []byte(tenantSecret)}}))
-	res, err := identity.NewResolver(env.Client, "FooClusterIdentity", func() *testtypes.FooClusterIdentity { return &testtypes.FooClusterIdentity{} },
-		provider, identity.WithRequiredKeys("token"))
+	return binderReading(t, env.Client, provider), provider
+}
+
+// binderReading returns a Binder of FooClusterIdentities whose credentials Secrets are in provider, reading
+// through reader (opts may add the Secret reader), that puts the Secret's token into the context under
+// accountKey.
+func binderReading(t *testing.T, reader client.Reader, provider string, opts ...identity.ResolverOption) identity.Binder {
+	t.Helper()
+	res, err := identity.NewResolver(reader, "FooClusterIdentity", func() *testtypes.FooClusterIdentity { return &testtypes.FooClusterIdentity{} },
+		provider, append([]identity.ResolverOption{identity.WithRequiredKeys("token")}, opts...)...)
 	require.NoError(t, err)
 	b, err := identity.NewBinder(res, func(_ context.Context, c identity.Credentials) (string, error) { return string(c.Get("token")), nil },
 		func(ctx context.Context, token string) context.Context {
 			return context.WithValue(ctx, accountKey{}, token)
 		})
 	require.NoError(t, err)
-	return b, provider
+	return b
 }
 
 func newIdentityFixture(t *testing.T, tenant string) *identityFixture {

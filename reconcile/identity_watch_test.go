@@ -56,13 +56,14 @@ func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // TestIdentityWatchesReachOnlyTheUsers: a change of an identity or of its credentials Secret reconciles the
 // InfraClusters that use that identity, and only those, found through an index rather than a walk over every
-// InfraCluster; the Secrets are listed and watched in the identities' Secret namespace only, even when the
-// manager's cache is limited to another namespace (where, watched through it, they would never be seen).
+// InfraCluster; the Secrets are listed and watched in the identities' Secret namespace only, for the watches
+// and for the binder's reads of their metadata, even when the manager's cache is limited to another namespace
+// (where, read through it, they could not be read at all).
 func TestIdentityWatchesReachOnlyTheUsers(t *testing.T) {
 	ns := newNamespace(t)
 	ctx := context.Background()
 	idX, idY := ns+"-x", ns+"-y"
-	b, provider := newTestBinder(t, ns, idX) // idX's credentials: Secret "creds" in provider
+	_, provider := newTestBinder(t, ns, idX) // idX's credentials: Secret "creds" in provider
 	setAllowed(t, idX, ns)
 	require.NoError(t, env.Client.Create(ctx, &testtypes.FooClusterIdentity{ObjectMeta: metav1.ObjectMeta{Name: idY},
 		Spec: testtypes.FooClusterIdentitySpec{AllowedNamespaces: &identity.AllowedNamespaces{NamespaceList: []string{ns}}, SecretName: "creds-y"}}))
@@ -91,6 +92,9 @@ func TestIdentityWatchesReachOnlyTheUsers(t *testing.T) {
 		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
 		Cache:      cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}}})
 	require.NoError(t, err)
+	// Wired as a provider wires it (memcloud): identities and Secret metadata through the manager's cache, the
+	// Secret's data through the API reader.
+	b := binderReading(t, mgr.GetClient(), provider, identity.WithSecretReader(mgr.GetAPIReader()))
 	r, err := reconcile.NewClusterReconciler(mgr.GetClient(), func() *testtypes.FooCluster { return &testtypes.FooCluster{} },
 		[]reconcile.Step[clusterScope]{{Name: "Network", Service: step}}, reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)),
 		reconcile.WithIdentity(b, func() identity.Referencer { return &testtypes.FooCluster{} }))

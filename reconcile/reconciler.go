@@ -103,6 +103,9 @@ type base struct {
 	kind    schema.GroupVersionKind
 	config
 	throttle throttles
+	// identitySecrets is the cache of the identities' Secret namespace that watchIdentities made, through which
+	// the binder reads Secret metadata (identity.ContextWithSecretMetadataReader); nil without a manager.
+	identitySecrets client.Reader
 }
 
 func newBase(c client.Client, prototype client.Object, role string, opts []Option) (*base, error) {
