@@ -45,7 +45,7 @@ test-e2e: envtest kwok ## Run the test/ module: memcloud and podcloud with the r
 	  bash -c 'cd test && go test $(GO_TEST_FLAGS) -timeout 40m ./...'
 
 .PHONY: chaos-100x10
-chaos-100x10: envtest kwok ## The chaos run at 100 clusters of 1 control plane and 9 workers with the real CAPI managers (about 17 minutes on an idle machine; not part of make test).
+chaos-100x10: envtest kwok ## The chaos run at 100 clusters of 1 control plane and 9 workers with the real CAPI managers (17 to 22 minutes on an idle machine; not part of make test).
 	@KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" CAPKIT_CAPI_BIN="$$(hack/capi-managers.sh)" \
 	  CAPKIT_KWOK_ASSETS="$$(hack/kwok-binaries.sh)" CAPKIT_IPAM_BIN="$$(hack/ipam-provider.sh)" \
 	  CAPKIT_CHAOS_CLUSTERS=100 CAPKIT_CHAOS_WORKERS=9 \
