@@ -56,13 +56,18 @@ func TestCanUpdateMachineSet(t *testing.T) {
 		req:     func() *inplace.CanUpdateMachineSetRequest { return setRequest(obj{"image": "i1"}, obj{"image": "i2"}) },
 		message: "spec.template.spec.image cannot",
 	}, {
-		name: "nested mutable subtree: tags changed, added and removed",
+		name: "mutable subtree: tags changed, added and removed are replaced whole",
 		req: func() *inplace.CanUpdateMachineSetRequest {
 			return setRequest(obj{"tags": obj{"a": "1", "b": "2", "kubernetes.io/role": "x"}}, obj{"tags": obj{"a": "1", "b": "3", "c": "4"}})
 		},
-		patch: `[{"op":"replace","path":"/spec/template/spec/tags/b","value":"3"},` +
-			`{"op":"add","path":"/spec/template/spec/tags/c","value":"4"},` +
-			`{"op":"remove","path":"/spec/template/spec/tags/kubernetes.io~1role"}]`,
+		patch: `[{"op":"replace","path":"/spec/template/spec/tags","value":{"a":"1","b":"3","c":"4"}}]`,
+	}, {
+		name: "a JSON pointer escapes ~ and / in field names",
+		req: func() *inplace.CanUpdateMachineSetRequest {
+			return setRequest(obj{"a/b": obj{"c~d": "1"}}, obj{"a/b": obj{"c~d": "2"}})
+		},
+		mutable: [][]string{{"a/b", "c~d"}},
+		patch:   `[{"op":"replace","path":"/spec/template/spec/a~1b/c~0d","value":"2"}]`,
 	}, {
 		name: "nested mutable subtree: tags added whole",
 		req: func() *inplace.CanUpdateMachineSetRequest {
@@ -272,7 +277,7 @@ func TestCanUpdateMachine(t *testing.T) {
 		req: func() *inplace.CanUpdateMachineRequest {
 			return machineRequest(obj{"tags": obj{"a": "1"}}, obj{"tags": obj{"a": "2"}})
 		},
-		patch: `[{"op":"replace","path":"/spec/tags/a","value":"2"}]`,
+		patch: `[{"op":"replace","path":"/spec/tags","value":{"a":"2"}}]`,
 	}, {
 		name:    "not covered",
 		req:     func() *inplace.CanUpdateMachineRequest { return machineRequest(obj{"image": "i1"}, obj{"image": "i2"}) },

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // Config says what a provider updates in place and how.
@@ -24,6 +25,16 @@ type Config struct {
 	// are not the provider's: the CanUpdate hooks decline them, UpdateMachine fails for them.
 	InfraMachine schema.GroupKind
 
+	// InfraMachineVersion is the API version in which UpdateMachine reads the live InfraMachine and gives it to
+	// Update, e.g. "v1beta2" (the version Update decodes; Cluster API sends the one of its contract).
+	InfraMachineVersion string
+
+	// Reader reads, when UpdateMachine is called, the Machine the request names and its InfraMachine from
+	// the API server (the manager's client: it reads unstructured objects from the API server, not a cache).
+	// It needs get on Machines (cluster.x-k8s.io) and on the InfraMachine kind. Cluster API's Runtime SDK
+	// does not authenticate to an extension: only what the API server holds is acted on.
+	Reader client.Reader
+
 	// InfraMachineTemplateKind is the kind of the provider's InfraMachine template, in the same group;
 	// InfraMachine.Kind+"Template" when empty.
 	InfraMachineTemplateKind string
@@ -34,8 +45,9 @@ type Config struct {
 	// added or removed) is not covered. Lists are compared whole.
 	Mutable [][]string
 
-	// Update makes the machine's infrastructure match desired: the InfraMachine as Cluster API wrote it,
-	// with the new spec. Cluster API calls it again until it reports Done, also after the provider
+	// Update makes the machine's infrastructure match desired: the InfraMachine as the API server holds it
+	// (read through Reader when the call arrives, never the request's copy), with the new spec Cluster API
+	// wrote. Cluster API calls it again until it reports Done, also after the provider
 	// restarted, and with the same spec: it must be idempotent, and it should start or check work and
 	// return, not wait for it (the call has TimeoutSeconds, and ctx carries that deadline). Its error
 	// message goes back to Cluster API, which shows it in the Machine's conditions and logs: it must not
@@ -89,6 +101,12 @@ func (c Config) Validate() error {
 	}
 	if c.InfraMachine.Group == "" || c.InfraMachine.Kind == "" {
 		return fmt.Errorf("invalid Config.InfraMachine: group %q and kind %q must both be set", c.InfraMachine.Group, c.InfraMachine.Kind)
+	}
+	if c.InfraMachineVersion == "" || strings.Contains(c.InfraMachineVersion, "/") {
+		return fmt.Errorf("invalid Config.InfraMachineVersion %q: name the API version Update reads, e.g. \"v1beta2\"", c.InfraMachineVersion)
+	}
+	if c.Reader == nil {
+		return errors.New("invalid Config.Reader: nil, UpdateMachine reads the Machine and InfraMachine from the API server")
 	}
 	if len(c.Mutable) == 0 {
 		return errors.New("invalid Config.Mutable: empty, name at least one field that Update changes in place")

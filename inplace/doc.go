@@ -39,6 +39,17 @@
 //	  clientConfig:
 //	    service: {namespace: memcloud-system, name: memcloud-webhook-service, port: 443}
 //
+// # Trust
+//
+// Cluster API's Runtime SDK does not authenticate to an extension: any pod that reaches the port can post a
+// request. UpdateMachine therefore acts only on what the API server holds: it reads the Machine the request
+// names through Config.Reader, checks that Cluster API is updating it in place with this extension
+// (UpdateInProgressAnnotation, UpdateMachine in PendingHooksAnnotation, spec.infrastructureRef naming the
+// request's InfraMachine), reads that InfraMachine (owned by the Machine, labelled for its cluster, also
+// marked) and calls Update with it. Every other request is refused with one message that reveals nothing. The
+// CanUpdate hooks change nothing; their cost is linear in the request (each object is walked once, a change
+// under a Mutable field is patched as one operation of the whole field, the first other change declines).
+//
 // # Limits
 //
 //   - Cluster API allows one extension per hook in the whole management cluster (two are an error), and

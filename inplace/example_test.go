@@ -10,16 +10,20 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/capkit/capkit/inplace"
 )
 
 // memcloudConfig is what a provider declares: its kind, the fields it changes on a running machine, and how.
+// Reader is the manager's client (mgr.GetClient()) in a provider; here an empty API server.
 func memcloudConfig() inplace.Config {
 	return inplace.Config{
-		Name:         "memcloud",
-		InfraMachine: schema.GroupKind{Group: "infrastructure.memcloud.capkit.io", Kind: "MemMachine"},
-		Mutable:      [][]string{{"flavor"}, {"tags"}},
+		Name:                "memcloud",
+		InfraMachine:        schema.GroupKind{Group: "infrastructure.memcloud.capkit.io", Kind: "MemMachine"},
+		InfraMachineVersion: "v1beta2",
+		Reader:              fake.NewClientBuilder().Build(),
+		Mutable:             [][]string{{"flavor"}, {"tags"}},
 		Update: func(ctx context.Context, desired *unstructured.Unstructured) (inplace.Progress, error) {
 			flavor, _, _ := unstructured.NestedString(desired.Object, "spec", "flavor")
 			// A real provider reads the instance, starts a resize if it is not flavor yet, and returns.

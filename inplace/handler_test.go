@@ -173,14 +173,11 @@ func TestHandlerCanUpdateMachineSetEndToEnd(t *testing.T) {
 }
 
 func TestHandlerUpdateMachine(t *testing.T) {
-	req := inplace.UpdateMachineRequest{Desired: inplace.MachineObjects{
-		Machine:               u("cluster.x-k8s.io/v1beta2", "Machine", "m-1", machineSpec("v1.35.0", "t2")),
-		InfrastructureMachine: u(group+"/v1beta2", "MemMachine", "m-1", obj{"flavor": "m2"}),
-	}}
-	req.Desired.InfrastructureMachine.SetAnnotations(map[string]string{"progress": "done"})
-	body, err := json.Marshal(req)
+	body, err := json.Marshal(updateRequest())
 	require.NoError(t, err)
-	code, _, got := call(handler(t, config()), http.MethodPost, updatePath, "application/json", body)
+	cfg := config()
+	cfg.Reader = apiServer(liveMachine(), liveInfra("done"))
+	code, _, got := call(handler(t, cfg), http.MethodPost, updatePath, "application/json", body)
 	require.Equal(t, http.StatusOK, code)
 	assert.JSONEq(t, `{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"UpdateMachineResponse",
 		"status":"Success","message":"flavor is m2","retryAfterSeconds":0}`, got, "retryAfterSeconds 0 is on the wire")
@@ -197,8 +194,9 @@ func TestHandlerUpdateDeadline(t *testing.T) {
 		left = time.Until(d).Seconds()
 		return inplace.Progress{Done: true}, nil
 	}
-	body := `{"desired":{"infrastructureMachine":{"apiVersion":"` + group + `/v1beta2","kind":"MemMachine"}}}`
-	code, _, _ := call(handler(t, cfg), http.MethodPost, updatePath, "", []byte(body))
+	body, err := json.Marshal(updateRequest())
+	require.NoError(t, err)
+	code, _, _ := call(handler(t, cfg), http.MethodPost, updatePath, "", body)
 	require.Equal(t, http.StatusOK, code)
 	assert.InDelta(t, 7, left, 1)
 }

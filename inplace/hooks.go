@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/capkit/capkit/redact"
 )
@@ -98,8 +99,8 @@ func (c Config) canUpdate(s shape, cur, des objects) verdict {
 
 	// The Machine or MachineSet: nothing Cluster API compares may change.
 	if cur.owner != nil || des.owner != nil {
-		if ch := diff(machineSpecForDiff(at(cur.owner, s.base)), machineSpecForDiff(at(des.owner, s.base))); len(ch) > 0 {
-			return c.decline(kindOr(des.owner, s.owner), s.base, ch[0])
+		if r := compare(machineSpecForDiff(at(cur.owner, s.base)), machineSpecForDiff(at(des.owner, s.base)), nil); r.refused {
+			return c.decline(kindOr(des.owner, s.owner), s.base, r.declined)
 		}
 	}
 
@@ -110,45 +111,49 @@ func (c Config) canUpdate(s shape, cur, des objects) verdict {
 	case cur.bootstrap != nil && des.bootstrap == nil:
 		return verdict{message: fmt.Sprintf("%s is only in current", s.bootstrap)}
 	case cur.bootstrap != nil:
-		if ch := diff(at(cur.bootstrap, s.base), at(des.bootstrap, s.base)); len(ch) > 0 {
-			return c.decline(kindOr(des.bootstrap, s.bootstrap), s.base, ch[0])
+		if r := compare(at(cur.bootstrap, s.base), at(des.bootstrap, s.base), nil); r.refused {
+			return c.decline(kindOr(des.bootstrap, s.bootstrap), s.base, r.declined)
 		}
 	}
 
 	// The provider's object: every change must lie under a Mutable field.
-	changes := diff(at(cur.infra, s.base), at(des.infra, s.base))
-	if len(changes) == 0 {
+	r := compare(at(cur.infra, s.base), at(des.infra, s.base), c.Mutable)
+	if r.refused {
+		return c.decline(s.infraKind, s.base, r.declined)
+	}
+	if len(r.changes) == 0 {
 		return verdict{}
 	}
-	for _, ch := range changes {
-		if !covered(ch.path, c.Mutable) {
-			return c.decline(s.infraKind, s.base, ch)
-		}
-	}
-	patch, err := jsonPatch(s.base, changes)
+	patch, err := jsonPatch(s.base, r.changes)
 	if err != nil {
 		return verdict{failure: true, message: fmt.Sprintf("cannot write the patch of %s: %v", s.infra, err)}
 	}
 	return verdict{patch: patch}
 }
 
-func (c Config) decline(kind string, base []string, ch change) verdict {
-	return verdict{message: fmt.Sprintf("%s %s cannot be updated in place by %q", kind, fieldPath(append(slices.Clip(base), ch.path...)), c.Name)}
+func (c Config) decline(kind string, base, path []string) verdict {
+	return verdict{message: fmt.Sprintf("%s %s cannot be updated in place by %q", kind, fieldPath(slices.Concat(base, path)), c.Name)}
 }
 
-// UpdateMachine answers the UpdateMachine hook: it calls Update with the desired InfraMachine and reports
-// Success with retryAfterSeconds 0 when it is done, Success with retryAfterSeconds > 0 while it is not
-// (at least 1; DefaultRetryAfter when Progress.RetryAfter is 0), Failure with the error's message when it
-// failed. An InfraMachine of another kind is a Failure: a CanUpdate hook of this extension never accepted it.
-// A panic in Update is a Failure too. Update's context carries a Redactor of its own (redact.FromContext):
-// every value registered with it (an identity's credentials, bootstrap data) is masked in the message.
+// UpdateMachine answers the UpdateMachine hook: it reads from the API server (Config.Reader) the Machine the
+// request names and its InfraMachine, checks that Cluster API is updating them in place with this extension
+// (see the package doc, "Trust"), and calls Update with the InfraMachine the API server holds; the request's
+// copies of the objects are never used beyond their names. A request the API server does not confirm is a
+// Failure with a message that says only that; the reason is logged. It reports Success with
+// retryAfterSeconds 0 when Update is done, Success with retryAfterSeconds > 0 while it is not (at least 1;
+// DefaultRetryAfter when Progress.RetryAfter is 0), Failure with the error's message when it failed. An
+// InfraMachine of another kind is a Failure: a CanUpdate hook of this extension never accepted it. A panic
+// in Update is a Failure too. Update's context carries a Redactor of its own (redact.FromContext), and a
+// logger (log.FromContext) that masks what is registered with it: every value registered with it (an
+// identity's credentials, bootstrap data) is masked in the message and the logs.
 func (c Config) UpdateMachine(ctx context.Context, req *UpdateMachineRequest) (resp *UpdateMachineResponse) {
 	resp = &UpdateMachineResponse{Status: ResponseStatusSuccess}
 	resp.APIVersion, resp.Kind = APIVersion, "UpdateMachineResponse"
 	// The call's own Redactor: credentials an identity binder or a scope registers during Update are masked
-	// in whatever message goes back to Cluster API (the Machine's conditions, its logs).
+	// in whatever message goes back to Cluster API (the Machine's conditions, its logs) and in Update's logs.
 	red := redact.New()
-	ctx = redact.NewContext(ctx, red)
+	l := red.Logger(log.FromContext(ctx))
+	ctx = log.IntoContext(redact.NewContext(ctx, red), l)
 	fail := func(format string, args ...any) *UpdateMachineResponse {
 		resp.Status, resp.Message, resp.RetryAfterSeconds = ResponseStatusFailure, red.String(fmt.Sprintf(format, args...)), 0
 		return resp
@@ -163,18 +168,27 @@ func (c Config) UpdateMachine(ctx context.Context, req *UpdateMachineRequest) (r
 		return fail("infrastructureMachine %q of group %q is not handled by %q, which handles %q of group %q",
 			got.Kind, got.Group, c.Name, gk.Kind, gk.Group)
 	}
-	if c.Update == nil {
-		return fail("%q has no Update function", c.Name)
+	if c.Update == nil || c.Reader == nil {
+		return fail("%q has no Update function or no Reader", c.Name)
+	}
+	live, err := c.liveInfraMachine(ctx, req)
+	if reason, ok := isRefused(err); ok {
+		l.WithName("inplace").Info("Refused an UpdateMachine request", "reason", reason)
+		return fail("%s", refusedMessage)
+	}
+	if err != nil {
+		l.WithName("inplace").Error(err, "Cannot check an UpdateMachine request")
+		return fail("cannot read the request's objects from the API server")
 	}
 
 	defer func() {
 		if r := recover(); r != nil {
-			resp = fail("in-place update of %s %q panicked: %v", gk.Kind, infra.GetName(), r)
+			resp = fail("in-place update of %s %q panicked: %v", gk.Kind, live.GetName(), r)
 		}
 	}()
-	p, err := c.Update(ctx, infra)
+	p, err := c.Update(ctx, live)
 	if err != nil {
-		return fail("cannot update %s %q in place: %v", gk.Kind, infra.GetName(), err)
+		return fail("cannot update %s %q in place: %v", gk.Kind, live.GetName(), err)
 	}
 	resp.Message = red.String(p.Message)
 	if !p.Done {

@@ -15,54 +15,54 @@ import (
 )
 
 func TestUpdateMachine(t *testing.T) {
-	infra := func(kind, progress string) *unstructured.Unstructured {
-		m := u(group+"/v1beta2", kind, "m-1", obj{"flavor": "m2"})
-		if progress != "" {
-			m.SetAnnotations(map[string]string{"progress": progress})
-		}
-		return m
-	}
 	tests := []struct {
-		name  string
-		infra *unstructured.Unstructured
-		want  inplace.UpdateMachineResponse
+		name     string
+		progress string
+		kind     string // of the request's infrastructureMachine; MemMachine when ""
+		noInfra  bool
+		want     inplace.UpdateMachineResponse
 	}{{
-		name:  "done",
-		infra: infra("MemMachine", "done"),
-		want:  inplace.UpdateMachineResponse{Status: inplace.ResponseStatusSuccess, Message: "flavor is m2"},
+		name:     "done",
+		progress: "done",
+		want:     inplace.UpdateMachineResponse{Status: inplace.ResponseStatusSuccess, Message: "flavor is m2"},
 	}, {
-		name:  "in progress, default retry",
-		infra: infra("MemMachine", ""),
-		want:  inplace.UpdateMachineResponse{Status: inplace.ResponseStatusSuccess, Message: "waiting", RetryAfterSeconds: 5},
+		name: "in progress, default retry",
+		want: inplace.UpdateMachineResponse{Status: inplace.ResponseStatusSuccess, Message: "waiting", RetryAfterSeconds: 5},
 	}, {
-		name:  "in progress, retry rounded up",
-		infra: infra("MemMachine", "slow"),
-		want:  inplace.UpdateMachineResponse{Status: inplace.ResponseStatusSuccess, Message: "resizing", RetryAfterSeconds: 2},
+		name:     "in progress, retry rounded up",
+		progress: "slow",
+		want:     inplace.UpdateMachineResponse{Status: inplace.ResponseStatusSuccess, Message: "resizing", RetryAfterSeconds: 2},
 	}, {
-		name:  "error",
-		infra: infra("MemMachine", "error"),
+		name:     "error",
+		progress: "error",
 		want: inplace.UpdateMachineResponse{Status: inplace.ResponseStatusFailure,
 			Message: `cannot update MemMachine "m-1" in place: instance i-123 is stopped`},
 	}, {
-		name:  "panic",
-		infra: infra("MemMachine", "panic"),
-		want:  inplace.UpdateMachineResponse{Status: inplace.ResponseStatusFailure, Message: `in-place update of MemMachine "m-1" panicked: boom`},
+		name:     "panic",
+		progress: "panic",
+		want:     inplace.UpdateMachineResponse{Status: inplace.ResponseStatusFailure, Message: `in-place update of MemMachine "m-1" panicked: boom`},
 	}, {
-		name:  "foreign kind",
-		infra: infra("DockerMachine", "done"),
+		name: "foreign kind",
+		kind: "DockerMachine",
 		want: inplace.UpdateMachineResponse{Status: inplace.ResponseStatusFailure,
 			Message: `infrastructureMachine "DockerMachine" of group "infrastructure.memcloud.capkit.io" is not handled by "memcloud", which handles "MemMachine" of group "infrastructure.memcloud.capkit.io"`},
 	}, {
-		name: "no infrastructure machine",
-		want: inplace.UpdateMachineResponse{Status: inplace.ResponseStatusFailure, Message: "the request has no desired infrastructureMachine"},
+		name:    "no infrastructure machine",
+		noInfra: true,
+		want:    inplace.UpdateMachineResponse{Status: inplace.ResponseStatusFailure, Message: "the request has no desired infrastructureMachine"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			req := &inplace.UpdateMachineRequest{Desired: inplace.MachineObjects{
-				Machine:               u("cluster.x-k8s.io/v1beta2", "Machine", "m-1", machineSpec("v1.35.0", "t2")),
-				InfrastructureMachine: tt.infra,
-			}}
-			got := config().UpdateMachine(context.Background(), req)
+			cfg := config()
+			cfg.Reader = apiServer(liveMachine(), liveInfra(tt.progress))
+			req := updateRequest()
+			if tt.kind != "" {
+				req.Desired.InfrastructureMachine.SetKind(tt.kind)
+			}
+			if tt.noInfra {
+				req.Desired.InfrastructureMachine = nil
+			}
+			got := cfg.UpdateMachine(context.Background(), req)
 			got.TypeMeta = tt.want.TypeMeta
 			assert.Equal(t, tt.want, *got)
 		})
@@ -91,11 +91,7 @@ func TestUpdateMachineRedactsCredentials(t *testing.T) {
 				redact.FromContext(ctx).Add([]byte(secret))
 				return tc.update(ctx)
 			}
-			req := &inplace.UpdateMachineRequest{Desired: inplace.MachineObjects{
-				Machine:               u("cluster.x-k8s.io/v1beta2", "Machine", "m-1", machineSpec("v1.35.0", "t2")),
-				InfrastructureMachine: u(group+"/v1beta2", "MemMachine", "m-1", obj{"flavor": "m2"}),
-			}}
-			got := c.UpdateMachine(context.Background(), req)
+			got := c.UpdateMachine(context.Background(), updateRequest())
 			assert.NotEmpty(t, got.Message)
 			assert.NotContains(t, got.Message, secret)
 			assert.NotContains(t, got.Message, "s3cr3t")
@@ -118,9 +114,7 @@ func TestUpdateMachineRetryAfter(t *testing.T) {
 			cfg.Update = func(context.Context, *unstructured.Unstructured) (inplace.Progress, error) {
 				return inplace.Progress{RetryAfter: d}, nil
 			}
-			resp := cfg.UpdateMachine(context.Background(), &inplace.UpdateMachineRequest{Desired: inplace.MachineObjects{
-				InfrastructureMachine: u(group+"/v1beta2", "MemMachine", "m-1", obj{}),
-			}})
+			resp := cfg.UpdateMachine(context.Background(), updateRequest())
 			assert.Equal(t, inplace.ResponseStatusSuccess, resp.Status)
 			assert.Equal(t, tt.want, resp.RetryAfterSeconds)
 		})

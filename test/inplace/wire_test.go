@@ -24,6 +24,8 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/capkit/capkit/inplace"
 )
@@ -35,11 +37,30 @@ import (
 
 const group = "infrastructure.memcloud.capkit.io"
 
-func config() inplace.Config {
+// config's Reader holds Machine m-1 and its MemMachine, which Cluster API is updating in place: Update reports
+// what the live MemMachine's "progress" annotation says.
+func config(progress string) inplace.Config {
+	machine := &clusterv1.Machine{
+		TypeMeta: metav1.TypeMeta{APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine"},
+		ObjectMeta: metav1.ObjectMeta{Name: "m-1", Namespace: "default", UID: "uid-m-1", Annotations: map[string]string{
+			clusterv1.UpdateInProgressAnnotation: "", runtimev1.PendingHooksAnnotation: "UpdateMachine",
+		}},
+		Spec: machineSpec("v1.35.0", "t2", 1),
+	}
+	machine.Spec.InfrastructureRef = clusterv1.ContractVersionedObjectReference{APIGroup: group, Kind: "MemMachine", Name: "m-1"}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(machine)
+	if err != nil {
+		panic(err)
+	}
+	infra := object(group+"/v1beta2", "MemMachine", "m-1", map[string]any{"flavor": "m2"})
+	infra.SetAnnotations(map[string]string{clusterv1.UpdateInProgressAnnotation: "", "progress": progress})
+	infra.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: "m-1", UID: "uid-m-1"}})
 	return inplace.Config{
-		Name:         "memcloud",
-		InfraMachine: schema.GroupKind{Group: group, Kind: "MemMachine"},
-		Mutable:      [][]string{{"flavor"}, {"tags"}},
+		Name:                "memcloud",
+		InfraMachine:        schema.GroupKind{Group: group, Kind: "MemMachine"},
+		InfraMachineVersion: "v1beta2",
+		Reader:              fake.NewClientBuilder().WithObjects(&unstructured.Unstructured{Object: m}, infra).Build(),
+		Mutable:             [][]string{{"flavor"}, {"tags"}},
 		Update: func(_ context.Context, desired *unstructured.Unstructured) (inplace.Progress, error) {
 			switch desired.GetAnnotations()["progress"] {
 			case "done":
@@ -81,9 +102,11 @@ func call(t *testing.T, srv *httptest.Server, cat *runtimecatalog.Catalog, hook 
 	return raw
 }
 
-func server(t *testing.T) *httptest.Server {
+func server(t *testing.T) *httptest.Server { return serverOf(t, config("")) }
+
+func serverOf(t *testing.T, cfg inplace.Config) *httptest.Server {
 	t.Helper()
-	h, err := inplace.NewHandler(config())
+	h, err := inplace.NewHandler(cfg)
 	require.NoError(t, err)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
@@ -219,7 +242,7 @@ func TestCanUpdateMachineSetWire(t *testing.T) {
 	assert.Equal(t, "MemMachineTemplate", ours.Current.InfrastructureMachineTemplate.GetKind())
 	assert.Equal(t, "t2", ours.Desired.InfrastructureMachineTemplate.GetName())
 	assert.Equal(t, "KubeadmConfigTemplate", ours.Desired.BootstrapConfigTemplate.GetKind())
-	want := config().CanUpdateMachineSet(context.Background(), &ours)
+	want := config("").CanUpdateMachineSet(context.Background(), &ours)
 
 	// capkit's answer over HTTP decodes into Cluster API's response.
 	var resp runtimehooksv1.CanUpdateMachineSetResponse
@@ -285,6 +308,9 @@ func TestCanUpdateMachineWire(t *testing.T) {
 }
 
 func TestUpdateMachineWire(t *testing.T) {
+	assert.Equal(t, clusterv1.UpdateInProgressAnnotation, inplace.UpdateInProgressAnnotation, "the mark Cluster API sets")
+	assert.Equal(t, runtimev1.PendingHooksAnnotation, inplace.PendingHooksAnnotation, "the mark Cluster API sets")
+	assert.Equal(t, "UpdateMachine", runtimecatalog.HookName(runtimehooksv1.UpdateMachine), "the hook name it lists")
 	tests := []struct {
 		progress string
 		want     runtimehooksv1.UpdateMachineResponse
@@ -297,11 +323,11 @@ func TestUpdateMachineWire(t *testing.T) {
 		{"error", runtimehooksv1.UpdateMachineResponse{CommonRetryResponse: runtimehooksv1.CommonRetryResponse{
 			CommonResponse: runtimehooksv1.CommonResponse{Status: runtimehooksv1.ResponseStatusFailure, Message: `cannot update MemMachine "m-1" in place: instance i-1 is stopped`}}}},
 	}
-	srv, cat := server(t), catalog(t)
+	cat := catalog(t)
 	for _, tt := range tests {
 		t.Run(tt.progress, func(t *testing.T) {
+			srv := serverOf(t, config(tt.progress))
 			infra := object(group+"/v1beta2", "MemMachine", "m-1", map[string]any{"flavor": "m2"})
-			infra.SetAnnotations(map[string]string{"progress": tt.progress})
 			req := &runtimehooksv1.UpdateMachineRequest{Desired: runtimehooksv1.UpdateMachineRequestObjects{
 				Machine: clusterv1.Machine{
 					TypeMeta:   metav1.TypeMeta{APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine"},

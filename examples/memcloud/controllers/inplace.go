@@ -26,10 +26,12 @@ const InPlaceExtensionName = "memcloud"
 // NewInPlaceExtension returns memcloud's in-place update extension (package inplace) on memcloud cl: it
 // declares the MemMachine fields memcloud changes on a running instance (v1beta2.InPlaceFields: flavor, tags),
 // so that Cluster API updates a MachineDeployment whose new MemMachineTemplate changes only those in place, and
-// its Update decodes the MemMachine Cluster API gives it and calls services.UpdateInstanceInPlace.
+// its Update decodes the MemMachine and calls services.UpdateInstanceInPlace. The MemMachine is the one the API
+// server holds, read through r when the call arrives, after the package checked that Cluster API is updating its
+// Machine in place (a forged request is refused): the request's copy is never used.
 //
 // With WithIdentities, the update calls memcloud with the account of the machine's cluster, as the controllers
-// do: the identity of the MemCluster that carries the MemMachine's cluster-name label, read through r (the
+// do: the identity of the MemCluster that carries the live MemMachine's cluster-name label, read through r (the
 // manager's client in SetupInPlaceExtension), refused with the same errors. Without, it calls memcloud without
 // credentials, which works only on a cloud without accounts. Other options are ignored.
 func NewInPlaceExtension(r client.Reader, cl *cloud.Cloud, opts ...Option) (inplace.Config, error) {
@@ -45,9 +47,11 @@ func NewInPlaceExtension(r client.Reader, cl *cloud.Cloud, opts ...Option) (inpl
 	}
 	// snippet:start config
 	cfg := inplace.Config{
-		Name:         InPlaceExtensionName,
-		InfraMachine: schema.GroupKind{Group: v1beta2.GroupName, Kind: "MemMachine"},
-		Mutable:      v1beta2.InPlaceFields,
+		Name:                InPlaceExtensionName,
+		InfraMachine:        schema.GroupKind{Group: v1beta2.GroupName, Kind: "MemMachine"},
+		InfraMachineVersion: v1beta2.GroupVersion.Version,
+		Reader:              r,
+		Mutable:             v1beta2.InPlaceFields,
 		Update: func(ctx context.Context, desired *unstructured.Unstructured) (inplace.Progress, error) {
 			mm := &v1beta2.MemMachine{}
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(desired.Object, mm); err != nil {

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/conditions"
+	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/controllers"
@@ -60,23 +61,37 @@ func (h hooks) call(t *testing.T, path string, req, resp any) {
 	require.NoError(t, json.NewDecoder(r.Body).Decode(resp))
 }
 
-// updateMachine asks the extension to update the machine to mm.
+// updateMachine asks the extension to update mm's machine, as Cluster API does.
 func (h hooks) updateMachine(t *testing.T, mm *v1beta2.MemMachine) inplace.UpdateMachineResponse {
 	t.Helper()
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(mm)
-	require.NoError(t, err)
-	infra := &unstructured.Unstructured{Object: u}
-	infra.SetGroupVersionKind(v1beta2.GroupVersion.WithKind("MemMachine"))
+	return h.post(t, *updateRequest(mm))
+}
+
+// post sends an UpdateMachine request.
+func (h hooks) post(t *testing.T, req inplace.UpdateMachineRequest) inplace.UpdateMachineResponse {
+	t.Helper()
+	var resp inplace.UpdateMachineResponse
+	h.call(t, "updatemachine/"+controllers.InPlaceExtensionName+"-update-machine", req, &resp)
+	return resp
+}
+
+// startInPlaceUpdate writes mm's new spec and marks its Machine and mm as Cluster API does before it calls
+// UpdateMachine: the update-in-progress annotation on both, UpdateMachine pending on the Machine.
+func startInPlaceUpdate(t *testing.T, mm *v1beta2.MemMachine) {
+	t.Helper()
+	ctx := context.Background()
 	machine := &unstructured.Unstructured{}
 	machine.SetAPIVersion("cluster.x-k8s.io/v1beta2")
 	machine.SetKind("Machine")
-	machine.SetNamespace(mm.Namespace)
-	machine.SetName(mm.Name)
-	var resp inplace.UpdateMachineResponse
-	h.call(t, "updatemachine/"+controllers.InPlaceExtensionName+"-update-machine", inplace.UpdateMachineRequest{
-		Desired: inplace.MachineObjects{Machine: machine, InfrastructureMachine: infra},
-	}, &resp)
-	return resp
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(mm), machine))
+	patch := client.MergeFrom(machine.DeepCopy())
+	machine.SetAnnotations(map[string]string{inplace.UpdateInProgressAnnotation: "", inplace.PendingHooksAnnotation: "UpdateMachine"})
+	require.NoError(t, env.Client.Patch(ctx, machine, patch))
+	if mm.Annotations == nil {
+		mm.Annotations = map[string]string{}
+	}
+	mm.Annotations[inplace.UpdateInProgressAnnotation] = ""
+	require.NoError(t, env.Client.Update(ctx, mm))
 }
 
 // provisionedCluster creates a cluster of one worker, waits until it is provisioned and returns its driver and
@@ -122,7 +137,7 @@ func TestInPlaceExtension(t *testing.T) {
 	// Cluster API writes the new template's spec into the MemMachine (the webhook lets flavor and tags change),
 	// then calls UpdateMachine until it is done.
 	mm.Spec.Flavor, mm.Spec.Tags = v1beta2.FlavorLarge, map[string]string{"team": "blue"}
-	require.NoError(t, env.Client.Update(ctx, mm))
+	startInPlaceUpdate(t, mm)
 	var last inplace.UpdateMachineResponse
 	require.Eventually(t, func() bool {
 		last = h.updateMachine(t, mm)
@@ -142,11 +157,14 @@ func TestInPlaceExtension(t *testing.T) {
 			conditions.IsTrue(got, v1beta2.InstanceReadyCondition) && got.Status.ObservedGeneration == got.Generation
 	}, 30*time.Second, 50*time.Millisecond, "the controller sees the instance up to date")
 
-	gone := mm.DeepCopy()
-	gone.Spec.ProviderID = v1beta2.ProviderID("i-00000000")
-	resp := h.updateMachine(t, gone)
-	assert.Equal(t, inplace.ResponseStatusFailure, resp.Status)
-	assert.Contains(t, resp.Message, `its instance "i-00000000" is gone`)
+	// The request's copy is never used: a body that says another flavor changes nothing.
+	forged := mm.DeepCopy()
+	forged.Spec.Flavor = v1beta2.FlavorSmall
+	resp := h.updateMachine(t, forged)
+	assert.Equal(t, inplace.ResponseStatusSuccess, resp.Status, resp.Message)
+	inst, err = cl.GetInstance(ctx, id)
+	require.NoError(t, err)
+	assert.Equal(t, "large", inst.Flavor, "the MemMachine the API server holds says large")
 
 	require.NoError(t, d.Delete(ctx))
 	leaks, err := d.Leaks(ctx, nil)
@@ -158,19 +176,11 @@ func TestInPlaceExtension(t *testing.T) {
 // the machine's cluster, as the controllers do; without them, a cloud with accounts refuses its calls.
 func TestInPlaceExtensionUsesTheClusterIdentity(t *testing.T) {
 	ctx := context.Background()
-	cl, err := cloud.New(cloud.WithSeed(28))
-	require.NoError(t, err)
-	system := newNamespace(t)
-	p, err := memcloudtest.StartProvider(ctx, env, memcloudtest.Options{Shared: cl, IdentityNamespace: system})
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, p.Stop()) })
-	ns := newNamespace(t)
-	tenant := "tenant-" + ns[len(ns)-5:]
-	require.NoError(t, memcloudtest.CreateIdentity(ctx, env.Client, cl, system, tenant, ns))
-	d, mm := provisionedCluster(t, cl, memcloudtest.Cluster{Namespace: ns, Name: "tenant", Workers: 1, Identity: tenant})
+	cl, system := multiTenant(t, 28)
+	d, mm, tenant := tenantCluster(t, cl, system, "tenant")
 	mm.Spec.Tags = map[string]string{"team": "blue"}
-	require.NoError(t, env.Client.Update(ctx, mm), "as Cluster API does before it calls UpdateMachine")
-	req := &inplace.UpdateMachineRequest{Desired: inplace.MachineObjects{InfrastructureMachine: toUnstructured(t, mm)}}
+	startInPlaceUpdate(t, mm)
+	req := updateRequest(mm)
 
 	anonymous, err := controllers.NewInPlaceExtension(env.Client, cl)
 	require.NoError(t, err)
@@ -191,13 +201,108 @@ func TestInPlaceExtensionUsesTheClusterIdentity(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "blue", inst.Tags["team"])
 
-	unlabelled := mm.DeepCopy()
-	unlabelled.Labels = nil
-	resp = ext.UpdateMachine(ctx, &inplace.UpdateMachineRequest{Desired: inplace.MachineObjects{InfrastructureMachine: toUnstructured(t, unlabelled)}})
-	assert.Equal(t, inplace.ResponseStatusFailure, resp.Status)
-	assert.Contains(t, resp.Message, `cannot find the identity of MemMachine "`+ns+`/tenant-md-0": it has no cluster.x-k8s.io/cluster-name label`)
-
 	require.NoError(t, d.Delete(ctx))
+}
+
+// TestInPlaceExtensionRefusesForgedRequests reproduces the attack of the security review on memcloud wired as in
+// production (identities on, the extension on the manager's webhook server over HTTPS): Cluster API does not
+// authenticate to an extension, so a pod that reaches the port posts UpdateMachine requests of its own. None
+// changes the victim tenant's instance, and every answer is the same refusal.
+func TestInPlaceExtensionRefusesForgedRequests(t *testing.T) {
+	ctx := context.Background()
+	cl, system := multiTenant(t, 29)
+	h := newHooks(t)
+	dv, victim, tenant := tenantCluster(t, cl, system, "victim")
+	victimCreds := tenantCredentials(t, system, tenant)
+	da, attacker, _ := tenantCluster(t, cl, system, "attacker")
+	victimID, err := v1beta2.InstanceIDFromProviderID(victim.Spec.ProviderID)
+	require.NoError(t, err)
+	before, err := cl.GetInstance(cloud.WithCredentials(ctx, victimCreds), victimID)
+	require.NoError(t, err)
+	require.NotEqual(t, "large", before.Flavor, "the attack asks for large")
+
+	// The attacker's own machine is being updated in place: a request naming it is confirmed.
+	startInPlaceUpdate(t, attacker)
+	large := func(mm *v1beta2.MemMachine) *v1beta2.MemMachine {
+		f := mm.DeepCopy()
+		f.Spec.Flavor, f.Spec.Tags, f.Spec.ProviderID = v1beta2.FlavorLarge, map[string]string{"owned": "attacker"}, victim.Spec.ProviderID
+		f.Labels[contract.ClusterNameLabel] = victim.Labels[contract.ClusterNameLabel]
+		return f
+	}
+	ghost := large(attacker)
+	ghost.Name = "ghost"
+	wrongInfra := large(attacker)
+	wrongInfra.Name = victim.Name
+	for name, req := range map[string]inplace.UpdateMachineRequest{
+		"a MemMachine that does not exist, with the victim's providerID and cluster": requestOf(t, ghost, ghost.Name),
+		"the victim's own Machine, not being updated in place":                       requestOf(t, large(victim), victim.Name),
+		"the attacker's Machine in update, the victim's MemMachine name":             requestOf(t, wrongInfra, attacker.Name),
+	} {
+		resp := h.post(t, req)
+		assert.Equal(t, inplace.ResponseStatusFailure, resp.Status, name)
+		assert.Equal(t, "refused: the request does not name a Machine that Cluster API is updating in place with this extension", resp.Message, name)
+	}
+	after, err := cl.GetInstance(cloud.WithCredentials(ctx, victimCreds), victimID)
+	require.NoError(t, err)
+	assert.Equal(t, before.Flavor, after.Flavor, "the victim's instance keeps its flavor")
+	assert.Equal(t, before.Tags, after.Tags, "and its tags")
+
+	// The request naming the attacker's own Machine updates only the attacker's instance, from its live spec.
+	resp := h.post(t, requestOf(t, large(attacker), attacker.Name))
+	assert.Equal(t, inplace.ResponseStatusSuccess, resp.Status, resp.Message)
+	after, err = cl.GetInstance(cloud.WithCredentials(ctx, victimCreds), victimID)
+	require.NoError(t, err)
+	assert.Equal(t, before.Flavor, after.Flavor)
+
+	require.NoError(t, dv.Delete(ctx))
+	require.NoError(t, da.Delete(ctx))
+}
+
+// multiTenant starts memcloud's manager with identities in a namespace of their own (returned) on cloud cl.
+func multiTenant(t *testing.T, seed uint64) (*cloud.Cloud, string) {
+	t.Helper()
+	cl, err := cloud.New(cloud.WithSeed(seed))
+	require.NoError(t, err)
+	system := newNamespace(t)
+	p, err := memcloudtest.StartProvider(context.Background(), env, memcloudtest.Options{Shared: cl, IdentityNamespace: system})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, p.Stop()) })
+	return cl, system
+}
+
+// tenantCluster creates a tenant (an identity named after name) and its provisioned cluster of one worker in a
+// namespace of its own; it returns the cluster's driver, the worker's MemMachine and the tenant's name.
+func tenantCluster(t *testing.T, cl *cloud.Cloud, system, name string) (*lifecycle.Driver, *v1beta2.MemMachine, string) {
+	t.Helper()
+	ns := newNamespace(t)
+	tenant := name + "-" + ns[len(ns)-5:]
+	require.NoError(t, memcloudtest.CreateIdentity(context.Background(), env.Client, cl, system, tenant, ns))
+	d, mm := provisionedCluster(t, cl, memcloudtest.Cluster{Namespace: ns, Name: name, Workers: 1, Identity: tenant})
+	return d, mm, tenant
+}
+
+// updateRequest is Cluster API's UpdateMachine request for mm's Machine (of the same name).
+func updateRequest(mm *v1beta2.MemMachine) *inplace.UpdateMachineRequest {
+	machine := &unstructured.Unstructured{}
+	machine.SetAPIVersion("cluster.x-k8s.io/v1beta2")
+	machine.SetKind("Machine")
+	machine.SetNamespace(mm.Namespace)
+	machine.SetName(mm.Name)
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(mm)
+	if err != nil {
+		panic(err)
+	}
+	infra := &unstructured.Unstructured{Object: u}
+	infra.SetGroupVersionKind(v1beta2.GroupVersion.WithKind("MemMachine"))
+	return &inplace.UpdateMachineRequest{Desired: inplace.MachineObjects{Machine: machine, InfrastructureMachine: infra}}
+}
+
+// requestOf is an UpdateMachine request for the Machine named machine and the MemMachine mm.
+func requestOf(t *testing.T, mm *v1beta2.MemMachine, machine string) inplace.UpdateMachineRequest {
+	t.Helper()
+	req := updateRequest(mm)
+	req.Desired.Machine.SetName(machine)
+	return *req
 }
 
 // tenantCredentials reads the memcloud credentials of identity name from its Secret in system.
@@ -206,15 +311,6 @@ func tenantCredentials(t *testing.T, system, name string) cloud.Credentials {
 	s := &corev1.Secret{}
 	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKey{Namespace: system, Name: name}, s))
 	return cloud.Credentials{AccessKeyID: string(s.Data[v1beta2.CredentialsAccessKeyID]), SecretAccessKey: string(s.Data[v1beta2.CredentialsSecretAccessKey])}
-}
-
-func toUnstructured(t *testing.T, mm *v1beta2.MemMachine) *unstructured.Unstructured {
-	t.Helper()
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(mm)
-	require.NoError(t, err)
-	obj := &unstructured.Unstructured{Object: u}
-	obj.SetGroupVersionKind(v1beta2.GroupVersion.WithKind("MemMachine"))
-	return obj
 }
 
 func TestNewInPlaceExtensionRejects(t *testing.T) {
