@@ -22,11 +22,26 @@
 //
 // # Stash
 //
-// Stash writes what the target version cannot hold, as JSON, in the annotation StashAnnotation of the converted
-// object (at most MaxStashSize bytes; nothing when nothing was lost), and Restore reads it back and removes it.
-// A spoke's ConvertTo and ConvertFrom both copy the metadata, Restore what the source stashed, convert, and
-// Stash what they lost; see the package's internal/testapi/v1beta1 for a whole FooMachine and FooCluster. A
-// missing annotation is not an error; a garbage or oversized one is removed and reported with ErrBadStash.
+// Stash writes the spec and metadata fields the target version cannot hold, as JSON, in the annotation
+// StashAnnotation of the converted object, and StashStatus the status fields, in StatusStashAnnotation (each at
+// most MaxStashSize bytes; nothing when nothing was lost); Restore and RestoreStatus read them back and remove
+// them. A spoke's ConvertTo and ConvertFrom both copy the metadata, restore what the source stashed, convert,
+// and stash what they lost; see the package's internal/testapi/v1beta1 for a whole FooMachine and FooCluster.
+//
+// A missing annotation is not an error, and neither is a bad one (too large, or not the JSON of the value): it
+// is removed, the conversion goes on without it, and the converted object reports it in BadStashAnnotation or
+// BadStatusStashAnnotation. A conversion that failed would fail every object of the LIST it is part of.
+//
+// Anyone who may write an object's main resource may write its annotations, and a conversion request does not
+// say whether it serves a write to the main resource or to the status subresource. The API server resets the
+// status of a write to the main resource in the version of the request, before it converts the object to the
+// storage version, and drops the status of a create the same way: so a status stash written with the main
+// resource would set, in the hub, the status the API server meant to keep. KeepStatus closes that: called first
+// by the hub's defaulting webhook (registered for the hub version, so that the API server converts requests of
+// every version to it, and with failurePolicy Fail), it puts back the stored status and status stash on an
+// update of the main resource and drops both on a create. A provider that stashes status must call it (the
+// KeepStatus field of contract/webhook's Webhook does);
+// spec fields restored from a stash meet the validating webhook like any others.
 //
 // # Serving both contracts
 //

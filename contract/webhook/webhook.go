@@ -13,6 +13,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/capkit/capkit/contract/conversion"
 )
 
 // Webhook is the defaulting and validating admission webhook of the provider's type T, whose spec (or, for a
@@ -34,8 +36,14 @@ type Webhook[T client.Object, S any] struct {
 	// TemplateMetadataMutable, with Template, makes only the templated spec (Spec) immutable, so that
 	// spec.template.metadata may change, as in Cluster API's Docker provider.
 	TemplateMetadataMutable bool
-	// DefaultSpec fills the unset fields of a spec. Nil: no defaulting webhook.
+	// DefaultSpec fills the unset fields of a spec. Nil (and KeepStatus false): no defaulting webhook.
 	DefaultSpec func(spec *S)
+	// KeepStatus is for a kind served in versions converted with a status stash (conversion.StashStatus): the
+	// defaulting webhook calls conversion.KeepStatus first, so that a create or an update of the main
+	// resource, in any version, cannot set status through the stash annotation. Register the webhook for the
+	// hub version with failurePolicy Fail (controller-gen's default). Only for a kind whose hub version has a
+	// status subresource: without one, the main resource is where status is written.
+	KeepStatus bool
 	// ValidateSpec checks a spec found at path: on create, and on update unless the object is being
 	// deleted. Nil: every spec is valid.
 	ValidateSpec func(spec *S, path *field.Path) field.ErrorList
@@ -50,8 +58,14 @@ var (
 	_ admission.Validator[client.Object] = Webhook[client.Object, struct{}]{}
 )
 
-// Default fills the unset fields of obj's spec with DefaultSpec; without it, it does nothing.
-func (w Webhook[T, S]) Default(_ context.Context, obj T) error {
+// Default keeps the stored status when KeepStatus is set (conversion.KeepStatus), then fills the unset fields
+// of obj's spec with DefaultSpec.
+func (w Webhook[T, S]) Default(ctx context.Context, obj T) error {
+	if w.KeepStatus {
+		if err := conversion.KeepStatus(ctx, obj); err != nil {
+			return err
+		}
+	}
 	if w.DefaultSpec != nil {
 		w.DefaultSpec(w.Spec(obj))
 	}
@@ -97,7 +111,7 @@ func (w Webhook[T, S]) ValidateDelete(context.Context, T) (admission.Warnings, e
 }
 
 // SetupWithManager registers the webhook with mgr's webhook server: the validating webhook, and the
-// defaulting webhook when DefaultSpec is set. mgr's scheme must hold T.
+// defaulting webhook when DefaultSpec or KeepStatus is set. mgr's scheme must hold T.
 func (w Webhook[T, S]) SetupWithManager(mgr ctrl.Manager) error {
 	if w.Spec == nil {
 		return fmt.Errorf("cannot set up the webhook of %T: Spec must not be nil", *new(T))
@@ -105,7 +119,7 @@ func (w Webhook[T, S]) SetupWithManager(mgr ctrl.Manager) error {
 	var obj T
 	obj = reflect.New(reflect.TypeOf(obj).Elem()).Interface().(T)
 	b := ctrl.NewWebhookManagedBy(mgr, obj).WithValidator(w)
-	if w.DefaultSpec != nil {
+	if w.DefaultSpec != nil || w.KeepStatus {
 		b = b.WithDefaulter(w)
 	}
 	if err := b.Complete(); err != nil {

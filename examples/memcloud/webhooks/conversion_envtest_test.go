@@ -52,7 +52,7 @@ func TestConversionInAPIServer(t *testing.T) {
 		assert.Equal(t, v1beta2.FlavorMedium, hub.Spec.Flavor)
 		assert.Equal(t, []metav1.Condition{{Type: v1beta2.ReadyCondition, Status: metav1.ConditionFalse, Reason: "Rebooting",
 			LastTransitionTime: now}}, hub.Status.Conditions, "Warning is not the default severity of False: stashed")
-		assert.Contains(t, hub.Annotations[conversion.StashAnnotation], `"failureReason":"InstanceFailed"`)
+		assert.Contains(t, hub.Annotations[conversion.StatusStashAnnotation], `"failureReason":"InstanceFailed"`)
 
 		hub.Status.FailureDomain = "zone-a"
 		require.NoError(t, c.Status().Update(ctx, hub))
@@ -63,7 +63,7 @@ func TestConversionInAPIServer(t *testing.T) {
 		assert.Equal(t, old.Status.Conditions, got.Status.Conditions, "the severity came back")
 		assert.Equal(t, new("InstanceFailed"), got.Status.FailureReason)
 		assert.Equal(t, new("the instance stopped"), got.Status.FailureMessage)
-		assert.Contains(t, got.Annotations[conversion.StashAnnotation], `"failureDomain":"zone-a"`)
+		assert.Contains(t, got.Annotations[conversion.StatusStashAnnotation], `"failureDomain":"zone-a"`)
 
 		got.Status.InstanceState = "stopped" // a write through v1beta1, which has no status.failureDomain
 		require.NoError(t, c.Status().Update(ctx, got))
@@ -144,7 +144,7 @@ func TestConversionInAPIServer(t *testing.T) {
 		require.NoError(t, c.Status().Update(ctx, hub))
 
 		require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(old), old))
-		assert.Contains(t, old.Annotations, conversion.StashAnnotation)
+		assert.Contains(t, old.Annotations, conversion.StatusStashAnnotation)
 		old.Labels = map[string]string{"written-by": "v0.1"}
 		require.NoError(t, c.Update(ctx, old))
 

@@ -165,6 +165,7 @@ func ValidateMemClusterSpecUpdate(oldSpec, newSpec *v1beta2.MemClusterSpec, path
 var MemCluster = webhook.Webhook[*v1beta2.MemCluster, v1beta2.MemClusterSpec]{
 	GroupKind: groupKind("MemCluster"), Spec: func(c *v1beta2.MemCluster) *v1beta2.MemClusterSpec { return &c.Spec },
 	DefaultSpec: DefaultMemClusterSpec, ValidateSpec: ValidateMemClusterSpec, ValidateSpecUpdate: ValidateMemClusterSpecUpdate,
+	KeepStatus: true,
 }
 
 // groupKind returns the group and kind of a memcloud kind, which the webhooks' errors name.

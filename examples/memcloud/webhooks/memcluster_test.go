@@ -94,7 +94,7 @@ func TestDefaultMemClusterSpec(t *testing.T) {
 	})
 	t.Run("webhook", func(t *testing.T) {
 		c := &v1beta2.MemCluster{}
-		require.NoError(t, webhooks.MemCluster.Default(context.Background(), c))
+		require.NoError(t, webhooks.MemCluster.Default(creating(), c))
 		assert.Equal(t, "10.0.0.0/16", c.Spec.Network.CIDR)
 		assert.Len(t, c.Spec.Network.Subnets, 2)
 	})

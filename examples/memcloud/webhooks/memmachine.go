@@ -142,4 +142,5 @@ func ValidateMemMachineSpecUpdate(oldSpec, newSpec *v1beta2.MemMachineSpec, path
 var MemMachine = webhook.Webhook[*v1beta2.MemMachine, v1beta2.MemMachineSpec]{
 	GroupKind: groupKind("MemMachine"), Spec: func(m *v1beta2.MemMachine) *v1beta2.MemMachineSpec { return &m.Spec },
 	DefaultSpec: DefaultMemMachineSpec, ValidateSpec: ValidateMemMachineSpec, ValidateSpecUpdate: ValidateMemMachineSpecUpdate,
+	KeepStatus: true,
 }

@@ -26,7 +26,7 @@ func TestDefaultMemMachineSpec(t *testing.T) {
 	assert.Equal(t, v1beta2.MemMachineSpec{Image: "debian-13", Flavor: v1beta2.FlavorLarge}, set)
 
 	m := &v1beta2.MemMachine{}
-	require.NoError(t, webhooks.MemMachine.Default(context.Background(), m))
+	require.NoError(t, webhooks.MemMachine.Default(creating(), m))
 	assert.Equal(t, v1beta2.FlavorMedium, m.Spec.Flavor)
 }
 

@@ -23,6 +23,7 @@ var MemMachineTemplate = webhook.Webhook[*v1beta2.MemMachineTemplate, v1beta2.Me
 	GroupKind: groupKind("MemMachineTemplate"), Template: true, TemplateMetadataMutable: true,
 	Spec:        func(t *v1beta2.MemMachineTemplate) *v1beta2.MemMachineSpec { return &t.Spec.Template.Spec },
 	DefaultSpec: DefaultMemMachineSpec, ValidateSpec: ValidateMemMachineTemplateSpec,
+	KeepStatus: true,
 }
 
 // ValidateMemMachineTemplateSpec checks the spec of a MemMachineTemplate, found at path: ValidateMemMachineSpec,

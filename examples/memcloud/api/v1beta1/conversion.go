@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/conversion"
 
 	"github.com/capkit/capkit/contract"
@@ -19,16 +20,22 @@ var (
 	_ conversion.Convertible = &MemMachineTemplate{}
 )
 
-// clusterHubOnly is what a v1beta2 MemCluster holds that a v1beta1 one cannot, stashed on the v1beta1 object.
+// clusterHubOnlySpec is the spec a v1beta2 MemCluster holds that a v1beta1 one cannot, stashed on the v1beta1
+// object (capkitconversion.Stash).
+type clusterHubOnlySpec struct {
+	IdentityRef *identity.Ref `json:"identityRef,omitempty"`
+}
+
+// clusterHubOnly is the status a v1beta2 MemCluster holds that a v1beta1 one cannot, stashed on the v1beta1
+// object (capkitconversion.StashStatus).
 type clusterHubOnly struct {
-	IdentityRef    *identity.Ref                        `json:"identityRef,omitempty"`
 	Provisioned    *bool                                `json:"provisioned,omitempty"`
 	Conditions     capkitconversion.ConditionsStash     `json:"conditions,omitempty"`
 	FailureDomains capkitconversion.FailureDomainsStash `json:"failureDomains,omitzero"`
 }
 
-// spokeOnly is what a v1beta1 MemCluster or MemMachine holds that a v1beta2 one cannot, stashed on the
-// v1beta2 object.
+// spokeOnly is the status a v1beta1 MemCluster or MemMachine holds that a v1beta2 one cannot, stashed on the
+// v1beta2 object (capkitconversion.StashStatus). v1beta1 has no spec field that v1beta2 lacks.
 type spokeOnly struct {
 	Conditions     capkitconversion.ConditionsStash `json:"conditions,omitempty"`
 	FailureReason  *string                          `json:"failureReason,omitempty"`
@@ -39,8 +46,9 @@ type spokeOnly struct {
 func (c *MemCluster) ConvertTo(hub conversion.Hub) error {
 	dst := hub.(*v1beta2.MemCluster)
 	dst.ObjectMeta = *c.ObjectMeta.DeepCopy()
+	var spec clusterHubOnlySpec
 	var restored clusterHubOnly
-	if _, err := capkitconversion.Restore(dst, &restored); err != nil {
+	if err := restore(dst, &spec, &restored); err != nil {
 		return err
 	}
 	dst.Spec = v1beta2.MemClusterSpec{
@@ -49,7 +57,7 @@ func (c *MemCluster) ConvertTo(hub conversion.Hub) error {
 		LoadBalancer:         c.Spec.LoadBalancer,
 		SecurityGroup:        *c.Spec.SecurityGroup.DeepCopy(),
 		FailureDomains:       slices.Clone(c.Spec.FailureDomains),
-		IdentityRef:          restored.IdentityRef,
+		IdentityRef:          spec.IdentityRef,
 	}
 	conds, lost, err := capkitconversion.ConditionsToV1Beta2(c.Status.Conditions, restored.Conditions)
 	if err != nil {
@@ -68,7 +76,7 @@ func (c *MemCluster) ConvertTo(hub conversion.Hub) error {
 		Resources:          maps.Clone(c.Status.Resources),
 		ObservedGeneration: c.Status.ObservedGeneration,
 	}
-	return capkitconversion.Stash(dst, spokeOnly{Conditions: lost, FailureReason: c.Status.FailureReason, FailureMessage: c.Status.FailureMessage})
+	return capkitconversion.StashStatus(dst, spokeOnly{Conditions: lost, FailureReason: c.Status.FailureReason, FailureMessage: c.Status.FailureMessage})
 }
 
 // ConvertFrom converts the hub, a *v1beta2.MemCluster, to c.
@@ -76,7 +84,7 @@ func (c *MemCluster) ConvertFrom(hub conversion.Hub) error {
 	src := hub.(*v1beta2.MemCluster)
 	c.ObjectMeta = *src.ObjectMeta.DeepCopy()
 	var restored spokeOnly
-	if _, err := capkitconversion.Restore(c, &restored); err != nil {
+	if err := restore(c, &struct{}{}, &restored); err != nil {
 		return err
 	}
 	c.Spec = MemClusterSpec{
@@ -104,14 +112,20 @@ func (c *MemCluster) ConvertFrom(hub conversion.Hub) error {
 		Resources:          maps.Clone(src.Status.Resources),
 		ObservedGeneration: src.Status.ObservedGeneration,
 	}
-	return capkitconversion.Stash(c, clusterHubOnly{IdentityRef: src.Spec.IdentityRef.DeepCopy(), Provisioned: provisioned,
-		Conditions: lost, FailureDomains: domainsLost})
+	return stash(c, clusterHubOnlySpec{IdentityRef: src.Spec.IdentityRef.DeepCopy()},
+		clusterHubOnly{Provisioned: provisioned, Conditions: lost, FailureDomains: domainsLost})
 }
 
-// machineHubOnly is what a v1beta2 MemMachine holds that a v1beta1 one cannot, stashed on the v1beta1 object.
+// machineHubOnlySpec is the spec a v1beta2 MemMachine (or the MemMachine of a MemMachineTemplate) holds that a
+// v1beta1 one cannot, stashed on the v1beta1 object (capkitconversion.Stash).
+type machineHubOnlySpec struct {
+	Tags  map[string]string   `json:"tags,omitempty"`
+	Pools []v1beta2.IPPoolRef `json:"addressesFromPools,omitempty"`
+}
+
+// machineHubOnly is the status a v1beta2 MemMachine holds that a v1beta1 one cannot, stashed on the v1beta1
+// object (capkitconversion.StashStatus).
 type machineHubOnly struct {
-	Tags          map[string]string                `json:"tags,omitempty"`
-	Pools         []v1beta2.IPPoolRef              `json:"addressesFromPools,omitempty"`
 	Provisioned   *bool                            `json:"provisioned,omitempty"`
 	Conditions    capkitconversion.ConditionsStash `json:"conditions,omitempty"`
 	FailureDomain string                           `json:"failureDomain,omitempty"`
@@ -121,11 +135,12 @@ type machineHubOnly struct {
 func (m *MemMachine) ConvertTo(hub conversion.Hub) error {
 	dst := hub.(*v1beta2.MemMachine)
 	dst.ObjectMeta = *m.ObjectMeta.DeepCopy()
+	var spec machineHubOnlySpec
 	var restored machineHubOnly
-	if _, err := capkitconversion.Restore(dst, &restored); err != nil {
+	if err := restore(dst, &spec, &restored); err != nil {
 		return err
 	}
-	dst.Spec = machineSpecToHub(m.Spec, restored.Tags, restored.Pools)
+	dst.Spec = machineSpecToHub(m.Spec, spec.Tags, spec.Pools)
 	conds, lost, err := capkitconversion.ConditionsToV1Beta2(m.Status.Conditions, restored.Conditions)
 	if err != nil {
 		return err
@@ -141,7 +156,7 @@ func (m *MemMachine) ConvertTo(hub conversion.Hub) error {
 		InstanceState:      m.Status.InstanceState,
 		ObservedGeneration: m.Status.ObservedGeneration,
 	}
-	return capkitconversion.Stash(dst, spokeOnly{Conditions: lost, FailureReason: m.Status.FailureReason, FailureMessage: m.Status.FailureMessage})
+	return capkitconversion.StashStatus(dst, spokeOnly{Conditions: lost, FailureReason: m.Status.FailureReason, FailureMessage: m.Status.FailureMessage})
 }
 
 // ConvertFrom converts the hub, a *v1beta2.MemMachine, to m.
@@ -149,7 +164,7 @@ func (m *MemMachine) ConvertFrom(hub conversion.Hub) error {
 	src := hub.(*v1beta2.MemMachine)
 	m.ObjectMeta = *src.ObjectMeta.DeepCopy()
 	var restored spokeOnly
-	if _, err := capkitconversion.Restore(m, &restored); err != nil {
+	if err := restore(m, &struct{}{}, &restored); err != nil {
 		return err
 	}
 	m.Spec = machineSpecFromHub(src.Spec)
@@ -168,50 +183,61 @@ func (m *MemMachine) ConvertFrom(hub conversion.Hub) error {
 		InstanceState:      src.Status.InstanceState,
 		ObservedGeneration: src.Status.ObservedGeneration,
 	}
-	return capkitconversion.Stash(m, machineHubOnly{Tags: maps.Clone(src.Spec.Tags), Pools: slices.Clone(src.Spec.AddressesFromPools),
-		Provisioned: provisioned, Conditions: lost, FailureDomain: src.Status.FailureDomain})
+	return stash(m, machineHubOnlySpec{Tags: maps.Clone(src.Spec.Tags), Pools: slices.Clone(src.Spec.AddressesFromPools)},
+		machineHubOnly{Provisioned: provisioned, Conditions: lost, FailureDomain: src.Status.FailureDomain})
 }
 
-// machineTemplateHubOnly is what a v1beta2 MemMachineTemplate holds that a v1beta1 one cannot, stashed on the
-// v1beta1 object: the templated spec's tags and IPAM pools, and its status, nil when empty.
-type machineTemplateHubOnly struct {
-	Tags   map[string]string                 `json:"tags,omitempty"`
-	Pools  []v1beta2.IPPoolRef               `json:"addressesFromPools,omitempty"`
-	Status *contract.MachineTemplateCapacity `json:"status,omitempty"`
-}
-
-// ConvertTo converts t to the hub, a *v1beta2.MemMachineTemplate.
+// ConvertTo converts t to the hub, a *v1beta2.MemMachineTemplate. The hub's status, which v1beta1 has not, comes
+// from the status stash (a contract.MachineTemplateCapacity).
 func (t *MemMachineTemplate) ConvertTo(hub conversion.Hub) error {
 	dst := hub.(*v1beta2.MemMachineTemplate)
 	dst.ObjectMeta = *t.ObjectMeta.DeepCopy()
-	var restored machineTemplateHubOnly
-	if _, err := capkitconversion.Restore(dst, &restored); err != nil {
+	var spec machineHubOnlySpec
+	var status contract.MachineTemplateCapacity
+	if err := restore(dst, &spec, &status); err != nil {
 		return err
 	}
 	dst.Spec.Template = v1beta2.MemMachineTemplateResource{
 		ObjectMeta: *t.Spec.Template.ObjectMeta.DeepCopy(),
-		Spec:       machineSpecToHub(t.Spec.Template.Spec, restored.Tags, restored.Pools),
+		Spec:       machineSpecToHub(t.Spec.Template.Spec, spec.Tags, spec.Pools),
 	}
-	dst.Status = contract.MachineTemplateCapacity{}
-	if restored.Status != nil {
-		dst.Status = *restored.Status
-	}
+	dst.Status = status
 	return nil
 }
 
 // ConvertFrom converts the hub, a *v1beta2.MemMachineTemplate, to t.
 func (t *MemMachineTemplate) ConvertFrom(hub conversion.Hub) error {
 	src := hub.(*v1beta2.MemMachineTemplate)
-	t.ObjectMeta = *src.ObjectMeta.DeepCopy() // ConvertTo stashes nothing on the hub; Stash replaces any annotation
+	t.ObjectMeta = *src.ObjectMeta.DeepCopy()
+	if err := restore(t, &struct{}{}, &struct{}{}); err != nil { // ConvertTo stashes nothing on the hub
+		return err
+	}
 	t.Spec.Template = MemMachineTemplateResource{
 		ObjectMeta: *src.Spec.Template.ObjectMeta.DeepCopy(),
 		Spec:       machineSpecFromHub(src.Spec.Template.Spec),
 	}
-	lost := machineTemplateHubOnly{Tags: maps.Clone(src.Spec.Template.Spec.Tags), Pools: slices.Clone(src.Spec.Template.Spec.AddressesFromPools)}
-	if len(src.Status.Capacity) > 0 || src.Status.NodeInfo != (contract.NodeInfo{}) {
-		lost.Status = src.Status.DeepCopy()
+	return stash(t, machineHubOnlySpec{Tags: maps.Clone(src.Spec.Template.Spec.Tags), Pools: slices.Clone(src.Spec.Template.Spec.AddressesFromPools)},
+		src.Status.DeepCopy())
+}
+
+// restore reads obj's spec stash into spec and its status stash into status, removing both. A bad stash is no
+// error: it is reported on obj (capkitconversion.BadStashAnnotation, BadStatusStashAnnotation) and converted
+// without.
+func restore(obj metav1.Object, spec, status any) error {
+	if _, err := capkitconversion.Restore(obj, spec); err != nil {
+		return err
 	}
-	return capkitconversion.Stash(t, lost)
+	_, err := capkitconversion.RestoreStatus(obj, status)
+	return err
+}
+
+// stash writes what obj's version cannot hold: spec into its spec stash and status into its status stash, which
+// only the status subresource may change: memcloud's defaulting webhooks keep the stored status (webhook.Webhook.KeepStatus).
+func stash(obj metav1.Object, spec, status any) error {
+	if err := capkitconversion.Stash(obj, spec); err != nil {
+		return err
+	}
+	return capkitconversion.StashStatus(obj, status)
 }
 
 // machineSpecToHub returns the v1beta2 spec of a v1beta1 MemMachine, with the tags and IPAM pools v1beta1 has

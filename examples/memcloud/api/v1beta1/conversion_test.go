@@ -111,9 +111,10 @@ func TestMemMachineToHub(t *testing.T) {
 			assert.Equal(t, v1beta2.MemMachineSpec{ProviderID: "memcloud://i-1", Image: "ubuntu-24.04", Flavor: v1beta2.FlavorSmall}, hub.Spec)
 			assert.Equal(t, tt.in.InstanceState, hub.Status.InstanceState)
 			if tt.in.FailureReason != nil {
-				assert.JSONEq(t, `{"failureReason":"InstanceFailed","failureMessage":"the cloud lost it"}`, hub.Annotations[conversion.StashAnnotation])
+				assert.JSONEq(t, `{"failureReason":"InstanceFailed","failureMessage":"the cloud lost it"}`, hub.Annotations[conversion.StatusStashAnnotation])
+				assert.NotContains(t, hub.Annotations, conversion.StashAnnotation, "status goes in the status stash")
 			} else {
-				assert.NotContains(t, hub.Annotations, conversion.StashAnnotation, "nothing lost, nothing stashed")
+				assert.Empty(t, hub.Annotations, "nothing lost, nothing stashed")
 			}
 
 			back := &v1beta1.MemMachine{}
@@ -183,7 +184,8 @@ func TestMemMachineTemplateCapacitySurvives(t *testing.T) {
 	spoke := &v1beta1.MemMachineTemplate{}
 	require.NoError(t, spoke.ConvertFrom(hub))
 	assert.Equal(t, v1beta1.MemMachineSpec{Image: "ubuntu-24.04", Flavor: v1beta2.FlavorLarge}, spoke.Spec.Template.Spec)
-	assert.Contains(t, spoke.Annotations, conversion.StashAnnotation)
+	assert.Contains(t, spoke.Annotations, conversion.StatusStashAnnotation)
+	assert.NotContains(t, spoke.Annotations, conversion.StashAnnotation, "status goes in the status stash")
 
 	back := &v1beta2.MemMachineTemplate{}
 	require.NoError(t, spoke.ConvertTo(back))
@@ -224,10 +226,22 @@ func TestMemMachineTagsSurvive(t *testing.T) {
 	})
 }
 
+// TestConvertBadStash: a stash that is not JSON costs only what it held; the object converts and reports it.
 func TestConvertBadStash(t *testing.T) {
 	in := &v1beta1.MemMachine{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m",
-		Annotations: map[string]string{conversion.StashAnnotation: "{"}}}
-	err := in.ConvertTo(&v1beta2.MemMachine{})
-	require.ErrorIs(t, err, conversion.ErrBadStash)
-	assert.Contains(t, err.Error(), `of "ns/m"`)
+		Annotations: map[string]string{conversion.StashAnnotation: "{", conversion.StatusStashAnnotation: "["}},
+		Spec: v1beta1.MemMachineSpec{Image: "ubuntu-24.04"}, Status: v1beta1.MemMachineStatus{Ready: true}}
+	hub := &v1beta2.MemMachine{}
+	require.NoError(t, in.ConvertTo(hub))
+	assert.Equal(t, "ubuntu-24.04", hub.Spec.Image)
+	assert.Equal(t, new(true), hub.Status.Initialization.Provisioned)
+	assert.Contains(t, hub.Annotations[conversion.BadStashAnnotation], `"conversion.capkit.io/stash" of "ns/m"`)
+	assert.Contains(t, hub.Annotations[conversion.BadStatusStashAnnotation], `"conversion.capkit.io/status-stash" of "ns/m"`)
+
+	hub.Annotations[conversion.StatusStashAnnotation] = "nope"
+	back := &v1beta1.MemMachine{}
+	require.NoError(t, back.ConvertFrom(hub))
+	assert.True(t, back.Status.Ready)
+	assert.NotContains(t, back.Annotations, conversion.BadStashAnnotation, "the report of the other conversion is gone")
+	assert.Contains(t, back.Annotations[conversion.BadStatusStashAnnotation], `"conversion.capkit.io/status-stash" of "ns/m"`)
 }

@@ -11,8 +11,10 @@
 //
 // MemClusterIdentity, MemMachinePool and MemClusterTemplate did not exist in v0.1, nor did a MemCluster's
 // spec.identityRef, a MemMachine's status.failureDomain or a MemMachineTemplate's status (capacity and node
-// info): the conversions keep them, with everything else one version cannot hold, in the annotation
-// conversion.StashAnnotation until the object comes back to v1beta2, so that nothing is lost either way.
+// info): the conversions keep them, with everything else one version cannot hold, in the annotations
+// conversion.StashAnnotation (spec) and conversion.StatusStashAnnotation (status) until the object comes back
+// to v1beta2, so that nothing is lost either way. A write to the main resource cannot change the status through
+// the status stash: memcloud's defaulting webhooks keep the stored status (webhook.Webhook.KeepStatus).
 //
 // Every CRD of these kinds carries the label cluster.x-k8s.io/v1beta1=v1beta1 besides
 // cluster.x-k8s.io/v1beta2=v1beta2, which tells Cluster API that API version v1beta1 implements contract v1beta1.

@@ -7,7 +7,8 @@ import (
 	"github.com/capkit/capkit/contract/conversion/internal/testapi/v1beta2"
 )
 
-// hubOnly is what a v1beta2 FooMachine holds that a v1beta1 one cannot, stashed on the v1beta1 object.
+// hubOnly is the status a v1beta2 FooMachine holds that a v1beta1 one cannot, stashed on the v1beta1 object
+// (StashStatus: status, which only the status subresource may change; KeepStatus guards the hub).
 type hubOnly struct {
 	Provisioned   *bool                            `json:"provisioned,omitempty"`
 	Conditions    capkitconversion.ConditionsStash `json:"conditions,omitempty"`
@@ -35,7 +36,7 @@ func (m *FooMachine) ConvertFrom(hub conversion.Hub) error {
 func (m *FooMachine) convertTo(dst *v1beta2.FooMachine, stash bool) error {
 	dst.ObjectMeta = *m.ObjectMeta.DeepCopy()
 	var restored hubOnly
-	if _, err := capkitconversion.Restore(dst, &restored); err != nil {
+	if _, err := capkitconversion.RestoreStatus(dst, &restored); err != nil {
 		return err
 	}
 	dst.Spec.ProviderID = capkitconversion.ProviderIDToV1Beta2(m.Spec.ProviderID)
@@ -50,13 +51,13 @@ func (m *FooMachine) convertTo(dst *v1beta2.FooMachine, stash bool) error {
 	if !stash {
 		return nil
 	}
-	return capkitconversion.Stash(dst, spokeOnly{Conditions: lost, FailureReason: m.Status.FailureReason, FailureMessage: m.Status.FailureMessage})
+	return capkitconversion.StashStatus(dst, spokeOnly{Conditions: lost, FailureReason: m.Status.FailureReason, FailureMessage: m.Status.FailureMessage})
 }
 
 func (m *FooMachine) convertFrom(src *v1beta2.FooMachine, stash bool) error {
 	m.ObjectMeta = *src.ObjectMeta.DeepCopy()
 	var restored spokeOnly
-	if _, err := capkitconversion.Restore(m, &restored); err != nil {
+	if _, err := capkitconversion.RestoreStatus(m, &restored); err != nil {
 		return err
 	}
 	m.Spec.ProviderID = capkitconversion.ProviderIDToV1Beta1(src.Spec.ProviderID)
@@ -72,7 +73,7 @@ func (m *FooMachine) convertFrom(src *v1beta2.FooMachine, stash bool) error {
 	if !stash {
 		return nil
 	}
-	return capkitconversion.Stash(m, hubOnly{Provisioned: provisioned, Conditions: lost, FailureDomain: src.Status.FailureDomain})
+	return capkitconversion.StashStatus(m, hubOnly{Provisioned: provisioned, Conditions: lost, FailureDomain: src.Status.FailureDomain})
 }
 
 // ConvertTo converts m to the hub, stashing nothing.
@@ -104,7 +105,7 @@ func (c *FooCluster) ConvertTo(hub conversion.Hub) error {
 	dst := hub.(*v1beta2.FooCluster)
 	dst.ObjectMeta = *c.ObjectMeta.DeepCopy()
 	var restored clusterHubOnly
-	if _, err := capkitconversion.Restore(dst, &restored); err != nil {
+	if _, err := capkitconversion.RestoreStatus(dst, &restored); err != nil {
 		return err
 	}
 	dst.Spec.ControlPlaneEndpoint = c.Spec.ControlPlaneEndpoint
@@ -119,7 +120,7 @@ func (c *FooCluster) ConvertTo(hub conversion.Hub) error {
 		return err
 	}
 	dst.Status.FailureDomains = domains
-	return capkitconversion.Stash(dst, clusterSpokeOnly{Conditions: lost, FailureReason: c.Status.FailureReason, FailureMessage: c.Status.FailureMessage})
+	return capkitconversion.StashStatus(dst, clusterSpokeOnly{Conditions: lost, FailureReason: c.Status.FailureReason, FailureMessage: c.Status.FailureMessage})
 }
 
 // ConvertFrom converts the hub to c.
@@ -127,7 +128,7 @@ func (c *FooCluster) ConvertFrom(hub conversion.Hub) error {
 	src := hub.(*v1beta2.FooCluster)
 	c.ObjectMeta = *src.ObjectMeta.DeepCopy()
 	var restored clusterSpokeOnly
-	if _, err := capkitconversion.Restore(c, &restored); err != nil {
+	if _, err := capkitconversion.RestoreStatus(c, &restored); err != nil {
 		return err
 	}
 	c.Spec.ControlPlaneEndpoint = src.Spec.ControlPlaneEndpoint
@@ -144,5 +145,5 @@ func (c *FooCluster) ConvertFrom(hub conversion.Hub) error {
 	}
 	c.Status.FailureDomains = domains
 	c.Status.FailureReason, c.Status.FailureMessage = restored.FailureReason, restored.FailureMessage
-	return capkitconversion.Stash(c, clusterHubOnly{Provisioned: provisioned, Conditions: lost, FailureDomains: domainsLost})
+	return capkitconversion.StashStatus(c, clusterHubOnly{Provisioned: provisioned, Conditions: lost, FailureDomains: domainsLost})
 }
