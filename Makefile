@@ -1,5 +1,7 @@
 # capkit: every tool is installed here, pinned, into ./bin; envtest binaries are built from the Go module proxy
 # into a cache outside the repository ($XDG_CACHE_HOME/capkit, default ~/.cache/capkit).
+# A recipe ends with `exec go test` (or `exec go run`): a SIGTERM to make, which make passes to the recipe's shell,
+# then reaches the go command itself instead of killing the shell and leaving the run going.
 SHELL := /usr/bin/env bash
 .SHELLFLAGS := -euo pipefail -c
 .DEFAULT_GOAL := help
@@ -22,27 +24,25 @@ help: ## Show the targets.
 
 .PHONY: demo
 demo: envtest ## Run the main job: the memcloud example provider end to end on a real API server.
-	@KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" go run ./examples/memcloud/cmd/demo
+	@KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" exec go run ./examples/memcloud/cmd/demo
 
 .PHONY: demo-pods
 demo-pods: envtest kwok ## The second demo: podcloud, machines as Pods, on a real API server with kube-scheduler and KWOK.
-	@KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" CAPKIT_KWOK_ASSETS="$$(hack/kwok-binaries.sh)" go run ./examples/podcloud/cmd/demo
+	@KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" CAPKIT_KWOK_ASSETS="$$(hack/kwok-binaries.sh)" exec go run ./examples/podcloud/cmd/demo
 
 .PHONY: test
 test: envtest kwok kubebuilder test-tools $(CONTROLLER_GEN) $(GO_APIDIFF) ## Run every test: unit, envtest (real kube-apiserver), and the test/ module (real CAPI).
 	@assets="$$(hack/envtest-binaries.sh)"; \
 	echo "capkit: envtest binaries in $$assets"; \
 	KUBEBUILDER_ASSETS="$$assets" CAPKIT_KWOK_ASSETS="$$(hack/kwok-binaries.sh)" CAPKIT_CONTROLLER_GEN="$(CONTROLLER_GEN)" \
-	  CAPKIT_GO_APIDIFF="$(GO_APIDIFF)" CAPKIT_KUBEBUILDER="$$(hack/kubebuilder.sh)" go test $(GO_TEST_FLAGS) -cover ./... ; \
-	if [[ -f test/go.mod ]]; then \
-	  $(MAKE) --no-print-directory test-e2e; \
-	fi
+	  CAPKIT_GO_APIDIFF="$(GO_APIDIFF)" CAPKIT_KUBEBUILDER="$$(hack/kubebuilder.sh)" exec go test $(GO_TEST_FLAGS) -cover ./...
+	@if [[ -f test/go.mod ]]; then exec $(MAKE) --no-print-directory test-e2e; fi
 
 .PHONY: test-e2e
 test-e2e: envtest kwok ## Run the test/ module: memcloud and podcloud with the real Cluster API controllers and CRDs.
 	@KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" CAPKIT_CAPI_BIN="$$(hack/capi-managers.sh)" \
 	  CAPKIT_KWOK_ASSETS="$$(hack/kwok-binaries.sh)" CAPKIT_IPAM_BIN="$$(hack/ipam-provider.sh)" \
-	  bash -c 'cd test && go test $(GO_TEST_FLAGS) -timeout 40m ./...'
+	  exec bash -c 'cd test && exec go test $(GO_TEST_FLAGS) -timeout 40m ./...'
 
 .PHONY: chaos-100x10
 chaos-100x10: envtest kwok ## The chaos run at 100 clusters of 1 control plane and 9 workers with the real CAPI managers (17 to 22 minutes on an idle machine; not part of make test).

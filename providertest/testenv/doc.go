@@ -27,4 +27,11 @@
 // SetReady fail a node and bring it back, as a lost machine would. The binaries
 // and KWOK's stage definitions come from $CAPKIT_KWOK_ASSETS, else from the cache folder that
 // hack/kwok-binaries.sh fills (NodeAssetsDir).
+//
+// Nothing an Environment starts outlives the process that started it, on Linux: NewEnvironment starts a reaper
+// beside the process (the process's executable again, in a process group of its own) that, when the process ends
+// without stopping them (go test's -timeout, SIGINT, SIGTERM, SIGKILL), kills kube-apiserver, etcd, kube-scheduler,
+// kwok and every other process started after it that inherited the environment variable CAPKIT_TESTENV_RUN. In a
+// test binary the reaper also ends the binary when its parent (go test) has gone, since go test does not pass its
+// SIGTERM on. A process started with an environment that drops CAPKIT_TESTENV_RUN is not reaped.
 package testenv

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -14,6 +15,8 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/capkit/capkit/internal/reaper"
 )
 
 // Versions of the envtest control plane that hack/envtest-binaries.sh builds.
@@ -161,6 +164,11 @@ func NewEnvironment(opts ...Option) (*Environment, error) {
 	}
 	if o.webhooks != nil {
 		e.env.WebhookInstallOptions = *o.webhooks
+	}
+	// envtest puts kube-apiserver and etcd in process groups of their own: when this process ends without Stop (go
+	// test's -timeout, a signal, a killed go test), the reaper kills them and whatever else it started from now on.
+	if err := reaper.Start(testing.Testing()); err != nil {
+		return nil, fmt.Errorf("cannot start envtest: %w", err)
 	}
 	cfg, err := e.env.Start()
 	if err != nil {
