@@ -18,6 +18,12 @@ import (
 // diffs, k8s.io/apimachinery/pkg/util/dump) cannot reach them either.
 type Credentials struct {
 	held func() *credentialsData
+	// _ makes Credentials two words, too large to be stored directly in an interface's data word. go-spew
+	// (methods on, its default) calls String on an "addressable copy" it makes with unsafe, and for a value
+	// stored directly in an interface that copy's address is the value itself: String ran on a wrong pointer
+	// and the process died of a fault no recover catches. A zero-size field would not do: Go stores a struct
+	// of one pointer and zero-size fields directly too.
+	_ uintptr
 }
 
 type credentialsData struct {

@@ -19,7 +19,8 @@ Get/SetStatusFailureDomain, Get/SetResourceIDs, Get/SetProviderIDList and Get/Se
 spec or status field of that JSON name and contract type. A method the package declares by hand is not
 generated; a type marked +capkit:accessors=false is skipped. The file is left untouched when current and
 removed when nothing is to be generated; a file of that name that capkit did not generate is never overwritten.
-Run it from "make generate", after controller-gen. Each Go file is read only when at most 4 MiB.
+Run it from "make generate", after controller-gen. Each Go file is read only when it is a regular file of at
+most 4 MiB; an output that is not a regular file (a symbolic link, a named pipe) is refused.
 exit codes: 0 written, 1 a type cannot get its accessors or a folder cannot be read, 2 bad usage
 
 flags:`

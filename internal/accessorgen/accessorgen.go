@@ -2,6 +2,7 @@ package accessorgen
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -135,13 +136,47 @@ func initializationTypes() []string {
 
 // field is a struct field found under a root type's spec or status.
 type field struct {
-	goPath  []string // selectors from the receiver: Status, Common, Conditions
-	typ     ast.Expr
-	file    *ast.File
-	pos     token.Pos
-	depth   int    // embedded structs crossed to reach it
-	pointer string // the JSON path of a pointer crossed to reach it, "" for none
+	in    *node  // the struct that declares it
+	name  string // its Go name there: Conditions (the type's name for an embedded field)
+	typ   ast.Expr
+	file  *ast.File
+	pos   token.Pos
+	depth int // embedded structs crossed to reach it
 }
+
+// goPath returns the selectors from the receiver to the field: Status, Common, Conditions.
+func (f *field) goPath() []string { return append(f.in.goPath(), f.name) }
+
+// node is a struct that collect reached: a root type's spec or status, or a struct embedded inline below it.
+// Nodes point to their parents, so that the walk copies no path: a field's path is built once it is picked.
+type node struct {
+	parent *node  // nil for the spec or status
+	name   string // the field that selects it in parent: Status, Common
+	st     *ast.StructType
+	file   *ast.File // that declares st
+	// paths counts, up to 2, the paths of embedded fields that reach the struct at its depth: the fields of a
+	// struct reached twice are ambiguous there (Go's selectors cannot name them, encoding/json drops them).
+	paths int
+	// pointer is the first node on the way here (itself included) reached through a pointer, nil for none.
+	pointer *node
+}
+
+// goPath returns the selectors from the receiver to the node.
+func (n *node) goPath() []string {
+	var p []string
+	for ; n != nil; n = n.parent {
+		p = append(p, n.name)
+	}
+	slices.Reverse(p)
+	return p
+}
+
+// maxListed bounds the positions an error about an ambiguous field lists.
+const maxListed = 10
+
+// maxDepth bounds the embedded structs crossed to reach a field that gets methods: API types embed a few, and
+// formatting a selector costs time quadratic in its length (go/printer asks each selector for its position).
+const maxDepth = 100
 
 // typeDecl is a type declared in the package.
 type typeDecl struct {
@@ -158,6 +193,8 @@ type generator struct {
 	methods  map[string]map[string]bool      // type → methods declared by hand
 	receiver map[string]string               // type → receiver name of its first declared method
 	topLevel map[string]bool                 // every package-level name
+	// expansions counts the struct types whose fields collect read, so that tests can bound the walk's work.
+	expansions int
 }
 
 // method is one generated method or assertion of a root type.
@@ -183,7 +220,8 @@ func Generate(dir, output string) ([]byte, error) {
 
 // Write writes the accessor file of the package in dir to the file named output in dir (DefaultOutput when
 // empty), leaving it untouched when it is current and removing it when nothing is to be generated. It refuses
-// to overwrite or remove a file that capkit did not generate.
+// to overwrite or remove a file that capkit did not generate, and an output that is not a regular file (a
+// symbolic link, a named pipe), which it never opens.
 func Write(dir, output string) error {
 	if output == "" {
 		output = DefaultOutput
@@ -191,11 +229,15 @@ func Write(dir, output string) error {
 	if output != filepath.Base(output) || !strings.HasSuffix(output, ".go") || strings.HasSuffix(output, "_test.go") {
 		return fmt.Errorf("cannot write accessors: output %q is not the name of a non-test Go file", output)
 	}
+	target := filepath.Join(dir, output)
+	// A named pipe or a device would block or never end the read below; a link would be replaced by the rename.
+	if fi, err := os.Lstat(target); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("cannot write accessors: %q is not a regular file (%s)", target, fileType(fi.Mode()))
+	}
 	src, err := Generate(dir, output)
 	if err != nil {
 		return err
 	}
-	target := filepath.Join(dir, output)
 	exists := true
 	generated, err := isGenerated(target)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -241,6 +283,15 @@ func Write(dir, output string) error {
 }
 
 func generate(dir, output string, lim limits) ([]byte, error) {
+	g, err := newGenerator(dir, output, lim)
+	if err != nil {
+		return nil, err
+	}
+	return g.generate()
+}
+
+// newGenerator reads and indexes the package in dir.
+func newGenerator(dir, output string, lim limits) (*generator, error) {
 	p, err := loadPackage(dir, output, lim)
 	if err != nil {
 		return nil, err
@@ -250,6 +301,11 @@ func generate(dir, output string, lim limits) ([]byte, error) {
 		methods: map[string]map[string]bool{}, receiver: map[string]string{}, topLevel: map[string]bool{},
 	}
 	g.index()
+	return g, nil
+}
+
+// generate returns the accessor file of the indexed package, nil when no root type needs a method.
+func (g *generator) generate() ([]byte, error) {
 	roots, err := g.roots()
 	if err != nil {
 		return nil, err
@@ -414,9 +470,7 @@ func (g *generator) plan(td typeDecl) (*rootType, error) {
 		if j != "spec" && j != "status" {
 			continue
 		}
-		fields := map[string][]*field{}
-		g.collect(f.Type, td.file, []string{f.Names[0].Name}, 0, "", fields, map[string]bool{})
-		sections[j] = fields
+		sections[j] = g.collect(f.Type, td.file, f.Names[0].Name)
 	}
 	declared := g.methods[name]
 	for _, acc := range accessors {
@@ -445,31 +499,37 @@ func (g *generator) plan(td typeDecl) (*rootType, error) {
 }
 
 // pick returns the field encoding/json would use among the candidates for one JSON name: the shallowest, and
-// an error when more than one is at that depth.
+// an error when more than one is at that depth or the struct declaring it is reached by more than one path.
 func (g *generator) pick(acc accessor, cands []*field) (*field, error) {
 	best := cands[0]
-	n := 0
 	for _, c := range cands {
-		switch {
-		case c.depth < best.depth:
-			best, n = c, 1
-		case c.depth == best.depth:
-			n++
+		if c.depth < best.depth {
+			best = c
 		}
 	}
-	if n > 1 {
-		var at []string
-		for _, c := range cands {
-			if c.depth == best.depth {
-				at = append(at, g.pos(c.pos))
-			}
+	paths := 0
+	var at []string
+	for _, c := range cands {
+		if c.depth == best.depth {
+			paths += c.in.paths
+			at = append(at, g.pos(c.pos))
 		}
-		return nil, fmt.Errorf("%s.%s is declared %d times at the same depth (%s)", acc.section, acc.json, n, strings.Join(at, ", "))
+	}
+	switch {
+	case len(at) > maxListed:
+		return nil, fmt.Errorf("%s.%s is declared %d times at the same depth (%s, and %d more)",
+			acc.section, acc.json, len(at), strings.Join(at[:maxListed], ", "), len(at)-maxListed)
+	case len(at) > 1:
+		return nil, fmt.Errorf("%s.%s is declared %d times at the same depth (%s)", acc.section, acc.json, len(at), strings.Join(at, ", "))
+	case paths > 1:
+		return nil, fmt.Errorf("%s.%s (%s) is reached through more than one path of embedded structs at the same depth",
+			acc.section, acc.json, at[0])
 	}
 	return best, nil
 }
 
-// check returns an error naming the field when its type is not the contract's or it is reached through a pointer.
+// check returns an error naming the field when its type is not the contract's, or it is reached through a
+// pointer or through more than maxDepth embedded structs.
 func (g *generator) check(acc accessor, f *field) error {
 	if !slices.Contains(acc.want, canonical(f.typ, g.imports[f.file])) {
 		want := strings.NewReplacer("{contract}", "contract", "{metav1}", "metav1").Replace(acc.typ)
@@ -479,69 +539,104 @@ func (g *generator) check(acc accessor, f *field) error {
 		return fmt.Errorf("%s.%s (%s) has type %s, want %s; declare %s and %s by hand to skip it",
 			acc.section, acc.json, g.pos(f.pos), types.ExprString(f.typ), want, acc.get, acc.set)
 	}
-	if f.pointer != "" {
+	if p := f.in.pointer; p != nil {
 		return fmt.Errorf("%s.%s (%s) is reached through the pointer field %s; make it a value or declare %s and %s by hand",
-			acc.section, acc.json, g.pos(f.pos), f.pointer, acc.get, acc.set)
+			acc.section, acc.json, g.pos(f.pos), strings.Join(p.goPath(), "."), acc.get, acc.set)
+	}
+	if f.depth > maxDepth {
+		return fmt.Errorf("%s.%s (%s) is reached through %d embedded structs, more than the limit of %d; declare %s and %s by hand",
+			acc.section, acc.json, g.pos(f.pos), f.depth, maxDepth, acc.get, acc.set)
 	}
 	return nil
 }
 
-// collect records in out, by JSON name, the fields of the struct type t (declared in file) and of the structs
-// embedded inline in it, following only types of this package.
-func (g *generator) collect(t ast.Expr, file *ast.File, goPath []string, depth int, pointer string,
-	out map[string][]*field, visiting map[string]bool) {
-	if s, ok := t.(*ast.StarExpr); ok {
-		t = s.X
-		if pointer == "" {
-			pointer = strings.Join(goPath, ".")
-		}
+// collect returns, by JSON name, the fields of the struct type t (declared in file), which the root type's field
+// name selects, and of the structs embedded inline in it, following only types of this package. Like
+// encoding/json, it walks breadth-first and expands each struct type once, at the shallowest depth that reaches
+// it, counting the paths that reach it there: the same type reached deeper adds only fields that its shallower
+// copy shadows. So its work is linear in the package's declarations however the types embed one another (a
+// diamond that 2^n paths reach, a chain thousands of types deep).
+func (g *generator) collect(t ast.Expr, file *ast.File, name string) map[string][]*field {
+	out := map[string][]*field{}
+	st, file, typeName, ptr := g.structType(t, file)
+	if st == nil {
+		return out
 	}
-	var st *ast.StructType
+	root := &node{name: name, st: st, file: file, paths: 1}
+	if ptr {
+		root.pointer = root
+	}
+	expanded := map[string]bool{typeName: typeName != ""} // struct types expanded at this depth or above
+	for depth, level := 0, []*node{root}; len(level) > 0; depth++ {
+		var next []*node
+		byType := map[string]*node{} // the next level's nodes
+		for _, n := range level {
+			g.expansions++
+			for _, f := range n.st.Fields.List {
+				j := jsonName(f)
+				if j == "-" {
+					continue
+				}
+				if len(f.Names) > 0 {
+					for _, id := range f.Names {
+						if id.IsExported() {
+							k := cmp.Or(j, id.Name)
+							out[k] = append(out[k], &field{in: n, name: id.Name, typ: f.Type, file: n.file, pos: id.Pos(), depth: depth})
+						}
+					}
+					continue
+				}
+				en := embeddedName(f.Type)
+				if en == "" {
+					continue
+				}
+				if j != "" { // embedded with a name: a field like any other
+					out[j] = append(out[j], &field{in: n, name: en, typ: f.Type, file: n.file, pos: f.Pos(), depth: depth})
+					continue
+				}
+				est, efile, etype, eptr := g.structType(f.Type, n.file)
+				if est == nil || etype == "" || expanded[etype] {
+					continue
+				}
+				if c := byType[etype]; c != nil {
+					c.paths = min(2, c.paths+n.paths)
+					continue
+				}
+				c := &node{parent: n, name: en, st: est, file: efile, paths: n.paths, pointer: n.pointer}
+				if eptr && c.pointer == nil {
+					c.pointer = c
+				}
+				byType[etype] = c
+				next = append(next, c)
+			}
+		}
+		for etype := range byType {
+			expanded[etype] = true
+		}
+		level = next
+	}
+	return out
+}
+
+// structType returns the struct type t (or *t) denotes, the file that declares it, its name ("" for a struct
+// literal) and whether t is a pointer; st is nil when t is not a struct of this package.
+func (g *generator) structType(t ast.Expr, file *ast.File) (st *ast.StructType, in *ast.File, name string, ptr bool) {
+	if s, ok := t.(*ast.StarExpr); ok {
+		t, ptr = s.X, true
+	}
 	switch t := t.(type) {
 	case *ast.StructType:
-		st = t
+		return t, file, "", ptr
 	case *ast.Ident:
 		td, ok := g.types[t.Name]
-		if !ok || visiting[t.Name] {
-			return
+		if !ok {
+			return nil, nil, "", false
 		}
-		if st, ok = td.spec.Type.(*ast.StructType); !ok {
-			return
-		}
-		visiting[t.Name] = true
-		defer delete(visiting, t.Name)
-		file = td.file
-	default: // a type of another package: not followed
-		return
-	}
-	for _, f := range st.Fields.List {
-		j := jsonName(f)
-		if j == "-" {
-			continue
-		}
-		if len(f.Names) == 0 { // embedded
-			en := embeddedName(f.Type)
-			if en == "" {
-				continue
-			}
-			if j == "" { // inline
-				g.collect(f.Type, file, append(append([]string(nil), goPath...), en), depth+1, pointer, out, visiting)
-				continue
-			}
-			out[j] = append(out[j], &field{goPath: append(append([]string(nil), goPath...), en), typ: f.Type, file: file, pos: f.Pos(), depth: depth, pointer: pointer})
-			continue
-		}
-		for _, n := range f.Names {
-			if !n.IsExported() {
-				continue
-			}
-			name := j
-			if name == "" {
-				name = n.Name
-			}
-			out[name] = append(out[name], &field{goPath: append(append([]string(nil), goPath...), n.Name), typ: f.Type, file: file, pos: n.Pos(), depth: depth, pointer: pointer})
+		if st, ok := td.spec.Type.(*ast.StructType); ok {
+			return st, td.file, t.Name, ptr
 		}
 	}
+	return nil, nil, "", false // a type of another package, or not a struct: not followed
 }
 
 // jsonName is the name in a field's json tag: "" when it has none, "-" when it is not serialised.
@@ -640,7 +735,7 @@ func (g *generator) emit(planned []*rootType) ([]byte, error) {
 			typ := strings.NewReplacer("{contract}", contractName, "{metav1}", metav1Name).Replace(m.acc.typ)
 			useContract = useContract || strings.Contains(m.acc.typ, "{contract}")
 			useMetav1 = useMetav1 || strings.Contains(m.acc.typ, "{metav1}")
-			sel := rt.recv + "." + strings.Join(m.f.goPath, ".")
+			sel := rt.recv + "." + strings.Join(m.f.goPath(), ".")
 			ptr := strings.HasPrefix(canonical(m.f.typ, g.imports[m.f.file]), "*")
 			param := m.acc.param
 			if param == rt.recv {

@@ -8,6 +8,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -34,6 +35,13 @@ type pkg struct {
 
 // loadPackage reads and parses the non-test Go files of dir except output, each bounded before it is read.
 func loadPackage(dir, output string, lim limits) (*pkg, error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read package %q: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("cannot read package %q: not a folder (%s)", dir, fileType(fi.Mode()))
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read package %q: %w", dir, err)
@@ -81,20 +89,58 @@ func loadPackage(dir, output string, lim limits) (*pkg, error) {
 	return p, nil
 }
 
-// readBounded reads the regular file path, refusing it unread when it is larger than limit bytes.
-func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+// openRegular opens the file path (a link followed) for reading when it is a regular file. It refuses anything
+// else before opening it (opening a named pipe waits for a writer, a device may be read forever) and, as it
+// opens without blocking where the system can, refuses as well a file put in its place in between.
+func openRegular(path string) (*os.File, fs.FileInfo, error) {
+	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read %q: %w", path, err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("cannot read %q: %w", path, err)
+		return nil, nil, fmt.Errorf("cannot read %q: %w", path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("cannot read %q: it is not a regular file", path)
+		return nil, nil, fmt.Errorf("cannot read %q: not a regular file (%s)", path, fileType(fi.Mode()))
 	}
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot read %q: %w", path, err)
+	}
+	if fi, err = f.Stat(); err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("cannot read %q: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, fmt.Errorf("cannot read %q: not a regular file (%s)", path, fileType(fi.Mode()))
+	}
+	return f, fi, nil
+}
+
+// fileType names the type of a file that is not a regular one, for errors.
+func fileType(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeCharDevice != 0:
+		return "character device"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	case m.IsDir():
+		return "folder"
+	}
+	return "irregular file"
+}
+
+// readBounded reads the regular file path, refusing it unread when it is larger than limit bytes.
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, fi, err := openRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
 	if fi.Size() > limit {
 		return nil, fmt.Errorf("cannot read %q: it is %d bytes, larger than the limit of %d", path, fi.Size(), limit)
 	}
@@ -110,7 +156,7 @@ func readBounded(path string, limit int64) ([]byte, error) {
 
 // isGenerated reports whether the file path starts with this package's header, reading at most its first line.
 func isGenerated(path string) (bool, error) {
-	f, err := os.Open(path)
+	f, _, err := openRegular(path)
 	if err != nil {
 		return false, err
 	}
