@@ -24,8 +24,10 @@ the manager, CRDs, RBAC, clusterctl files, tests, a Makefile, a README and .ci/r
 The go.mod requires capkit at --capkit-version, default the released version of this capkit ("capkit version";
 a capkit installed with go install ...@VERSION requires that VERSION). It replaces capkit with a local checkout
 only when asked: --capkit-replace PATH adds "replace github.com/capkit/capkit => PATH" (an absolute path, or one
-starting with ./ or ../ from DIR), e.g. --capkit-replace "$PWD" when running "go run ./cmd/capkit init" in a
+starting with ./ or ../ from DIR; quoted when it holds a space or "//"), e.g. --capkit-replace "$PWD" when running "go run ./cmd/capkit init" in a
 checkout whose changes are not released.
+Nothing is written outside DIR: a symbolic link under DIR is followed only when it stays inside DIR, and a file of
+the scaffold that is a symbolic link is refused.
 exit codes: 0 written, 1 cannot write, 2 bad usage or invalid options
 
 flags:`

@@ -32,6 +32,8 @@
 //   - Files are written with mode 0644: an executable script of the scaffold loses its executable bit.
 //
 // Requests are read with bounds: a request over MaxRequestBytes (or the limit given WithMaxRequestBytes) is refused,
-// and a Universe file over MaxFileBytes is not kept (reading it fails with ErrFileTooLarge), so a project holding
-// built binaries does not cost their size in memory.
+// and a Universe file over MaxFileBytes is not kept (reading it fails with ErrFileTooLarge). The Universe is decoded
+// as it streams in, one file at a time, so a project holding built binaries does not cost their size in memory: a
+// dropped file costs a decoding buffer that grows to MaxFileBytes once per request, whatever its size (a 200 MB file:
+// 23 MB of RSS in all).
 package kbplugin

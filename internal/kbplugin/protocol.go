@@ -1,6 +1,7 @@
 package kbplugin
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -104,10 +105,13 @@ type Flag struct {
 }
 
 // ReadRequest reads one request from r, refusing one over limit bytes (ErrRequestTooLarge). It reads the Universe
-// one file at a time and keeps the files up to MaxFileBytes only, so memory stays near the size of the kept files.
+// one file at a time, decoding each file's content as it streams in, and keeps the files up to MaxFileBytes only: a
+// dropped file costs one decoding buffer of at most MaxFileBytes, reused, not its size, so memory stays near the
+// size of the kept files. Every other field
+// is bounded by MaxFileBytes, a file path by maxPathBytes.
 func ReadRequest(r io.Reader, limit int64) (Request, error) {
 	lr := &limitedReader{r: r, left: limit}
-	req, err := decodeRequest(json.NewDecoder(lr))
+	req, err := decodeRequest(bufio.NewReaderSize(lr, readBufferBytes))
 	if lr.over {
 		return Request{}, fmt.Errorf("cannot read the request: over %d bytes (Kubebuilder sends every file of the project "+
 			"directory: move large files such as built binaries out of it): %w", limit, ErrRequestTooLarge)
@@ -116,104 +120,6 @@ func ReadRequest(r io.Reader, limit int64) (Request, error) {
 		return Request{}, fmt.Errorf("cannot read the request: %w", err)
 	}
 	return req, nil
-}
-
-func decodeRequest(dec *json.Decoder) (Request, error) {
-	var req Request
-	if err := expectDelim(dec, '{'); err != nil {
-		if errors.Is(err, io.EOF) {
-			return req, errors.New("empty request")
-		}
-		return req, err
-	}
-	req, err := decodeFields(dec, req)
-	if errors.Is(err, io.EOF) {
-		// The object has begun: its end is missing.
-		err = fmt.Errorf("%w", io.ErrUnexpectedEOF)
-	}
-	return req, err
-}
-
-func decodeFields(dec *json.Decoder, req Request) (Request, error) {
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return req, err
-		}
-		key, _ := tok.(string)
-		switch key {
-		case "apiVersion":
-			err = dec.Decode(&req.APIVersion)
-		case "args":
-			err = dec.Decode(&req.Args)
-		case "command":
-			err = dec.Decode(&req.Command)
-		case "pluginChain":
-			err = dec.Decode(&req.PluginChain)
-		case "config":
-			err = dec.Decode(&req.Config)
-		case "universe":
-			err = decodeUniverse(dec, &req)
-		default:
-			var skip json.RawMessage
-			err = dec.Decode(&skip)
-		}
-		if err != nil {
-			return req, fmt.Errorf("cannot decode field %q: %w", key, err)
-		}
-	}
-	if err := expectDelim(dec, '}'); err != nil {
-		return req, err
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return req, errors.New("cannot decode: data after the request object")
-	}
-	return req, nil
-}
-
-func decodeUniverse(dec *json.Decoder, req *Request) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if tok == nil {
-		return nil
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return fmt.Errorf("want an object, got %v", tok)
-	}
-	req.Universe = map[string]string{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		path, _ := tok.(string)
-		var content string
-		if err := dec.Decode(&content); err != nil {
-			return fmt.Errorf("cannot decode file %q: %w", path, err)
-		}
-		if len(content) > MaxFileBytes {
-			if req.tooLarge == nil {
-				req.tooLarge = map[string]int{}
-			}
-			req.tooLarge[path] = len(content)
-			continue
-		}
-		req.Universe[path] = content
-	}
-	return expectDelim(dec, '}')
-}
-
-func expectDelim(dec *json.Decoder, want json.Delim) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != want {
-		return fmt.Errorf("want %q, got %v", string(want), tok)
-	}
-	return nil
 }
 
 // limitedReader reads up to left bytes and records an attempt to read more.

@@ -34,5 +34,7 @@ func CreateMachinePool(o Options, existing func(path string) ([]byte, error)) (F
 }
 
 // Write writes files under dir, creating folders; it refuses a path that is absolute or leaves dir, and (unless
-// overwrite) a file that exists.
+// overwrite) a file that exists. It never writes outside dir: every operation goes through an os.Root, a folder that
+// is a symbolic link is followed only when it stays inside dir, and a file that is a symbolic link is refused (each
+// file is written to a new temporary file and renamed, so a link is never written through).
 func Write(dir string, files Files, overwrite bool) error { return write(dir, files, overwrite) }

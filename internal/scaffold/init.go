@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"sigs.k8s.io/yaml"
 )
@@ -122,7 +124,24 @@ func goMod(rendered []byte, r resolved) []byte {
 	if r.CapkitReplace == "" {
 		return rendered
 	}
-	return fmt.Appendf(rendered, "\nreplace %s => %s\n", CapkitModule, r.CapkitReplace)
+	return fmt.Appendf(rendered, "\nreplace %s => %s\n", CapkitModule, goModToken(r.CapkitReplace))
+}
+
+// goModToken returns s as a go.mod token: as it is, or as a Go string literal when go.mod would read it otherwise
+// (a space or a quote ends a bare token, "//" and "/*" start comments), as golang.org/x/mod/modfile.AutoQuote does.
+func goModToken(s string) string {
+	if s == "" || strings.Contains(s, "//") || strings.Contains(s, "/*") {
+		return strconv.Quote(s)
+	}
+	for _, c := range s {
+		switch {
+		case c == ' ' || c == '"' || c == '\'' || c == '`' || !unicode.IsPrint(c):
+			return strconv.Quote(s)
+		case strings.ContainsRune("()[]{},", c) && len(s) > 1:
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }
 
 func initFiles(o Options) (Files, error) {
