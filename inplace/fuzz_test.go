@@ -23,6 +23,13 @@ func FuzzHandler(f *testing.F) {
 		require.NoError(f, err)
 		f.Add(uint8(1), b)
 	}
+	// Many deep changes, under a Mutable field and not (the security review's costly requests, smaller).
+	cur, des := deepChanges(200, 5)
+	for _, r := range []*inplace.CanUpdateMachineSetRequest{setRequest(obj{"tags": cur}, obj{"tags": des}), setRequest(obj{"x": cur}, obj{"x": des})} {
+		b, err := json.Marshal(r)
+		require.NoError(f, err)
+		f.Add(uint8(1), b)
+	}
 	for _, p := range []string{"done", "slow", "error", "panic", ""} {
 		f.Add(uint8(3), []byte(`{"desired":{"infrastructureMachine":{"apiVersion":"`+group+`/v1beta2","kind":"MemMachine","metadata":{"annotations":{"progress":"`+p+`"}}}}}`))
 	}

@@ -95,16 +95,12 @@ func TestWithoutRun(t *testing.T) {
 	assert.Equal(t, []string{"A=1", EnvRun + "X=y", "B=2"}, got)
 }
 
-// ownerHelperEnv makes TestReaperOwnerHelper the owner of TestReaperKillsWhatItsOwnerStarted.
+// ownerHelperEnv makes TestReaperKillsWhatItsOwnerStarted, run again by itself, the owner it kills.
 const ownerHelperEnv = "CAPKIT_REAPER_TEST_OWNER"
 
-// TestReaperOwnerHelper is the owner that TestReaperKillsWhatItsOwnerStarted kills: it starts the reaper, then a
-// sleep, prints the sleep's process ID and hangs.
-func TestReaperOwnerHelper(t *testing.T) {
-	mode := os.Getenv(ownerHelperEnv)
-	if mode == "" {
-		t.Skip("run by TestReaperKillsWhatItsOwnerStarted")
-	}
+// owner is the owner that TestReaperKillsWhatItsOwnerStarted kills: it starts the reaper, then a sleep, prints the
+// sleep's process ID and hangs.
+func owner(t *testing.T, mode string) {
 	require.NoError(t, Start(mode == "watch-parent"))
 	sleep := exec.Command("sleep", "300")
 	require.NoError(t, sleep.Start())
@@ -116,8 +112,9 @@ func TestReaperOwnerHelper(t *testing.T) {
 // TestReaperKillsWhatItsOwnerStarted kills the reaper's owner, or its parent, and checks that what the owner
 // started after Start ends with it, and that a process without the owner's mark does not.
 func TestReaperKillsWhatItsOwnerStarted(t *testing.T) {
-	if os.Getenv(ownerHelperEnv) != "" {
-		t.Skip("not inside the helper")
+	if mode := os.Getenv(ownerHelperEnv); mode != "" {
+		owner(t, mode)
+		return
 	}
 	for _, tc := range []struct {
 		name, mode string
@@ -132,7 +129,7 @@ func TestReaperKillsWhatItsOwnerStarted(t *testing.T) {
 			require.NoError(t, bystander.Start())
 			t.Cleanup(func() { _ = bystander.Process.Kill(); _ = bystander.Wait() })
 
-			sh := exec.Command("/bin/sh", "-c", `"$@"; exit $?`, "sh", os.Args[0], "-test.run=^TestReaperOwnerHelper$", "-test.count=1")
+			sh := exec.Command("/bin/sh", "-c", `"$@"; exit $?`, "sh", os.Args[0], "-test.run=^TestReaperKillsWhatItsOwnerStarted$", "-test.count=1")
 			sh.Env = append(os.Environ(), ownerHelperEnv+"="+tc.mode)
 			sh.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 			out, err := sh.StdoutPipe()

@@ -29,12 +29,10 @@ const (
 	helperReady   = "orphan helper: environment ready"
 )
 
-// TestOrphanHelper is the test run that TestStoppedRunLeavesNoProcess stops from outside: this package's TestMain has
-// started an Environment (kube-apiserver and etcd) before it; it says so and hangs until it is stopped.
-func TestOrphanHelper(t *testing.T) {
-	if os.Getenv(helperEnv) != "hang" {
-		t.Skip("run by TestStoppedRunLeavesNoProcess")
-	}
+// hang is the test run that TestStoppedRunLeavesNoProcess stops from outside (the same test, run again with
+// helperEnv set): this package's TestMain has started an Environment (kube-apiserver and etcd) before it; it says
+// so and hangs until it is stopped.
+func hang(t *testing.T) {
 	fmt.Println(helperReady)
 	time.Sleep(2 * time.Minute) // never reached in a passing run: the caller stops it
 	t.Fatal("the helper was not stopped")
@@ -42,13 +40,14 @@ func TestOrphanHelper(t *testing.T) {
 
 // TestStoppedRunLeavesNoProcess stops a test run whose Environment is up, in each of the ways a run is stopped from
 // outside, and checks that no process it started (kube-apiserver, etcd) survives it: before the fix, envtest's
-// processes, each in its own process group, outlived every one of them.
+// processes, each in its own process group, outlived every one of them. Linux only, as the reaper.
 func TestStoppedRunLeavesNoProcess(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the processes are found in /proc")
+	if os.Getenv(helperEnv) == "hang" {
+		hang(t)
+		return
 	}
-	if os.Getenv(helperEnv) != "" {
-		t.Skip("not inside the helper")
+	if runtime.GOOS != "linux" {
+		t.Skip("the reaper works on Linux only: the processes are found in /proc")
 	}
 	for _, tc := range []struct {
 		name string
@@ -69,7 +68,7 @@ func TestStoppedRunLeavesNoProcess(t *testing.T) {
 			mark := randomMark(t)
 			t.Cleanup(func() { killMarked(mark) }) // an old reaper-less testenv leaves them: do not leak them here
 			// sh stays the test binary's parent, as go test does ("; exit" keeps it from exec'ing the binary).
-			args := append([]string{"-c", `"$@"; exit $?`, "sh", os.Args[0], "-test.run=^TestOrphanHelper$", "-test.count=1"}, tc.args...)
+			args := append([]string{"-c", `"$@"; exit $?`, "sh", os.Args[0], "-test.run=^TestStoppedRunLeavesNoProcess$", "-test.count=1"}, tc.args...)
 			cmd := exec.Command("/bin/sh", args...)
 			cmd.Env = append(os.Environ(), helperEnv+"=hang", helperMarkEnv+"="+mark)
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
