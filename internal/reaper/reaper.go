@@ -25,7 +25,7 @@ var (
 	startErr error
 	// held is the write end of the reaper's standard input: kept reachable (an unreachable os.File is closed by
 	// its finalizer, which the reaper would take for this process's end) and open until the process ends.
-	held *os.File
+	held *os.File //nolint:unused // written only: a reachable variable keeps the pipe open (see above)
 )
 
 // Start starts, once per process, the reaper of the processes this process starts from now on, and marks them
