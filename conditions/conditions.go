@@ -180,33 +180,34 @@ func Set(s Setter, c metav1.Condition, opts ...Option) (bool, error) {
 	return true, nil
 }
 
-// MarkTrue sets the condition of type t to True; see Set.
-func MarkTrue(s Setter, t, reason, message string, opts ...Option) (bool, error) {
-	return mark(s, t, metav1.ConditionTrue, reason, message, opts)
+// SetTrue sets the condition of type t to True; see Set.
+func SetTrue(s Setter, t, reason, message string, opts ...Option) (bool, error) {
+	return setStatus(s, t, metav1.ConditionTrue, reason, message, opts)
 }
 
-// MarkFalse sets the condition of type t to False; see Set.
-func MarkFalse(s Setter, t, reason, message string, opts ...Option) (bool, error) {
-	return mark(s, t, metav1.ConditionFalse, reason, message, opts)
+// SetFalse sets the condition of type t to False; see Set.
+func SetFalse(s Setter, t, reason, message string, opts ...Option) (bool, error) {
+	return setStatus(s, t, metav1.ConditionFalse, reason, message, opts)
 }
 
-// MarkUnknown sets the condition of type t to Unknown; see Set.
-func MarkUnknown(s Setter, t, reason, message string, opts ...Option) (bool, error) {
-	return mark(s, t, metav1.ConditionUnknown, reason, message, opts)
+// SetUnknown sets the condition of type t to Unknown; see Set.
+func SetUnknown(s Setter, t, reason, message string, opts ...Option) (bool, error) {
+	return setStatus(s, t, metav1.ConditionUnknown, reason, message, opts)
 }
 
-func mark(s Setter, t string, st metav1.ConditionStatus, reason, message string, opts []Option) (bool, error) {
+// setStatus sets the condition of type t to status st; see Set.
+func setStatus(s Setter, t string, st metav1.ConditionStatus, reason, message string, opts []Option) (bool, error) {
 	return Set(s, metav1.Condition{Type: t, Status: st, Reason: reason, Message: message}, opts...)
 }
 
-// MarkPaused sets the Paused condition the CAPI v1beta2 way: True with ReasonPaused when paused,
+// SetPaused sets the Paused condition the CAPI v1beta2 way: True with ReasonPaused when paused,
 // False with ReasonNotPaused otherwise. The message is written as given (usually empty when not
 // paused, and naming what pauses the object when paused).
-func MarkPaused(s Setter, paused bool, message string, opts ...Option) (bool, error) {
+func SetPaused(s Setter, paused bool, message string, opts ...Option) (bool, error) {
 	if paused {
-		return mark(s, Paused, metav1.ConditionTrue, ReasonPaused, message, opts)
+		return setStatus(s, Paused, metav1.ConditionTrue, ReasonPaused, message, opts)
 	}
-	return mark(s, Paused, metav1.ConditionFalse, ReasonNotPaused, message, opts)
+	return setStatus(s, Paused, metav1.ConditionFalse, ReasonNotPaused, message, opts)
 }
 
 // Delete removes the condition of type t and reports whether it was there.

@@ -122,10 +122,10 @@ func TestSetObservedGeneration(t *testing.T) {
 
 	t.Run("generation bump alone is a change", func(t *testing.T) {
 		o := &object{ObjectMeta: metav1.ObjectMeta{Generation: 1}}
-		_, err := MarkTrue(o, "A", "Ok", "", WithTime(t0))
+		_, err := SetTrue(o, "A", "Ok", "", WithTime(t0))
 		require.NoError(t, err)
 		o.Generation = 2
-		changed, err := MarkTrue(o, "A", "Ok", "", WithTime(t1))
+		changed, err := SetTrue(o, "A", "Ok", "", WithTime(t1))
 		require.NoError(t, err)
 		assert.True(t, changed)
 		assert.Equal(t, int64(2), Get(o, "A").ObservedGeneration)
@@ -140,7 +140,7 @@ func TestSetKeepsListSortedAndClean(t *testing.T) {
 		cond("Alpha", metav1.ConditionFalse, "Dup", "", t0),
 	}
 	o := &object{conds: orig}
-	changed, err := MarkTrue(o, "Alpha", "Ok", "", WithTime(t1))
+	changed, err := SetTrue(o, "Alpha", "Ok", "", WithTime(t1))
 	require.NoError(t, err)
 	assert.True(t, changed, "duplicate of the set type dropped, list sorted")
 	assert.Equal(t, []string{"Alpha", "Zeta"}, types(o.conds))
@@ -148,14 +148,14 @@ func TestSetKeepsListSortedAndClean(t *testing.T) {
 	assert.True(t, t0.Equal(o.conds[0].LastTransitionTime.Time))
 	assert.Equal(t, "Zeta", orig[0].Type, "caller's slice is not reordered in place")
 
-	changed, err = MarkFalse(o, Ready, "NotReady", "", WithTime(t1))
+	changed, err = SetFalse(o, Ready, "NotReady", "", WithTime(t1))
 	require.NoError(t, err)
 	assert.True(t, changed)
 	assert.Equal(t, []string{Ready, "Alpha", "Zeta"}, types(o.conds))
 
 	t.Run("reorder alone is a change", func(t *testing.T) {
 		p := &plain{conds: []metav1.Condition{cond("B", metav1.ConditionTrue, "Ok", "", t0), cond("A", metav1.ConditionTrue, "Ok", "", t0)}}
-		changed, err := MarkTrue(p, "B", "Ok", "")
+		changed, err := SetTrue(p, "B", "Ok", "")
 		require.NoError(t, err)
 		assert.True(t, changed)
 		assert.Equal(t, []string{"A", "B"}, types(p.conds))
@@ -164,14 +164,14 @@ func TestSetKeepsListSortedAndClean(t *testing.T) {
 
 func TestSetDefaultsAndTruncation(t *testing.T) {
 	o := &object{}
-	_, err := MarkUnknown(o, "A", "", "", withClock(func() time.Time { return t0.Add(999 * time.Millisecond) }))
+	_, err := SetUnknown(o, "A", "", "", withClock(func() time.Time { return t0.Add(999 * time.Millisecond) }))
 	require.NoError(t, err)
 	c := Get(o, "A")
 	assert.Equal(t, ReasonUnspecified, c.Reason)
 	assert.Equal(t, metav1.ConditionUnknown, c.Status)
 	assert.True(t, t0.Equal(c.LastTransitionTime.Time), "time truncated to seconds, got %v", c.LastTransitionTime)
 
-	_, err = MarkTrue(o, "B", "Ok", "", withClock(nil), nil)
+	_, err = SetTrue(o, "B", "Ok", "", withClock(nil), nil)
 	require.NoError(t, err)
 	assert.WithinDuration(t, time.Now(), Get(o, "B").LastTransitionTime.Time, time.Minute, "nil clock and nil option keep time.Now")
 }
@@ -231,13 +231,13 @@ func TestNilSafety(t *testing.T) {
 	setters := map[string]Setter{"nil interface": nil, "typed nil pointer": typedNil, "nil slice pointer": ForSlice(nilSlice)}
 	for name, s := range setters {
 		t.Run(name, func(t *testing.T) {
-			changed, err := MarkTrue(s, "A", "Ok", "")
+			changed, err := SetTrue(s, "A", "Ok", "")
 			require.ErrorIs(t, err, ErrNilSetter)
 			assert.Equal(t, `cannot set condition "A": nil condition setter`, err.Error())
 			assert.False(t, changed)
 			_, err = SetSummary(s, []string{"A"})
 			require.ErrorIs(t, err, ErrNilSetter)
-			_, err = MarkPaused(s, true, "")
+			_, err = SetPaused(s, true, "")
 			require.ErrorIs(t, err, ErrNilSetter)
 			assert.False(t, Delete(s, "A"))
 			assert.Nil(t, Get(s, "A"))
@@ -254,7 +254,7 @@ func TestNilSafety(t *testing.T) {
 		assert.Nil(t, Get(o, "A"))
 		assert.False(t, Delete(o, "A"))
 		Sort(nil)
-		changed, err := MarkTrue(o, "A", "Ok", "")
+		changed, err := SetTrue(o, "A", "Ok", "")
 		require.NoError(t, err)
 		assert.True(t, changed)
 	})
@@ -333,15 +333,15 @@ func TestSortIsStableForSameType(t *testing.T) {
 func TestForSlice(t *testing.T) {
 	var status struct{ Conditions []metav1.Condition }
 	s := ForSlice(&status.Conditions)
-	_, err := MarkFalse(s, "B", "Waiting", "", WithTime(t0))
+	_, err := SetFalse(s, "B", "Waiting", "", WithTime(t0))
 	require.NoError(t, err)
-	_, err = MarkTrue(s, "A", "Ok", "", WithTime(t0))
+	_, err = SetTrue(s, "A", "Ok", "", WithTime(t0))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"A", "B"}, types(status.Conditions))
 	assert.True(t, IsFalse(s, "B"))
 }
 
-func TestMarkPaused(t *testing.T) {
+func TestSetPaused(t *testing.T) {
 	tests := []struct {
 		name    string
 		paused  bool
@@ -355,12 +355,12 @@ func TestMarkPaused(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := &object{ObjectMeta: metav1.ObjectMeta{Generation: 3}}
-			changed, err := MarkPaused(o, tt.paused, tt.message, WithTime(t0))
+			changed, err := SetPaused(o, tt.paused, tt.message, WithTime(t0))
 			require.NoError(t, err)
 			assert.True(t, changed)
 			assert.Equal(t, metav1.Condition{Type: Paused, Status: tt.status, Reason: tt.reason, Message: tt.message,
 				ObservedGeneration: 3, LastTransitionTime: metav1.NewTime(t0)}, *Get(o, Paused))
-			changed, err = MarkPaused(o, tt.paused, tt.message, WithTime(t1))
+			changed, err = SetPaused(o, tt.paused, tt.message, WithTime(t1))
 			require.NoError(t, err)
 			assert.False(t, changed, "second call is a no-op")
 		})

@@ -8,7 +8,7 @@
 // &obj.Status.Conditions is adapted with ForSlice. All helpers accept nil: readers treat a nil
 // Getter as an object without conditions, writers return ErrNilSetter, and nothing panics.
 //
-// Writers (Set, MarkTrue, MarkFalse, MarkUnknown, MarkPaused, SetSummary):
+// Writers (Set, SetTrue, SetFalse, SetUnknown, SetPaused, SetSummary):
 //
 //   - keep LastTransitionTime when the Status does not change, even if Reason or Message do,
 //     and set it to the clock's time (seconds precision) when the Status changes or the
@@ -64,16 +64,16 @@
 // Report each reconcile step as a condition, then summarize into Ready (Example_steps):
 //
 //	if err := createVM(ctx); err != nil {
-//		_, _ = conditions.MarkFalse(m, "VMReady", "CreateFailed", "cannot create VM: quota exceeded")
+//		_, _ = conditions.SetFalse(m, "VMReady", "CreateFailed", "cannot create VM: quota exceeded")
 //	} else {
-//		_, _ = conditions.MarkTrue(m, "VMReady", "Created", "")
+//		_, _ = conditions.SetTrue(m, "VMReady", "Created", "")
 //	}
 //	changed, err := conditions.SetSummary(m, []string{"NetworkReady", "VMReady"})
 //
 // Report pausing the way CAPI v1beta2 does, at the start of reconcile (Example_paused):
 //
 //	_, annotated := m.Annotations["cluster.x-k8s.io/paused"]
-//	_, err := conditions.MarkPaused(m, cluster.Spec.Paused || annotated, "")
+//	_, err := conditions.SetPaused(m, cluster.Spec.Paused || annotated, "")
 //
 // An error from a writer means the caller passed an invalid type or reason: a programming
 // error to fix, not a condition to retry.

@@ -65,12 +65,12 @@ func ExampleSet() {
 	// VMReady=False reason=WaitingForIP gen=2 at=12:00:00 msg=""
 }
 
-func ExampleMarkFalse() {
+func ExampleSetFalse() {
 	m := &FooMachine{}
-	_, _ = conditions.MarkFalse(m, "VMReady", "CreateFailed", "cannot create VM: quota exceeded", conditions.WithTime(start))
+	_, _ = conditions.SetFalse(m, "VMReady", "CreateFailed", "cannot create VM: quota exceeded", conditions.WithTime(start))
 	show(m)
 
-	_, err := conditions.MarkFalse(m, "VMReady", "create failed", "")
+	_, err := conditions.SetFalse(m, "VMReady", "create failed", "")
 	fmt.Println(errors.Is(err, conditions.ErrInvalidCondition))
 	fmt.Println(err)
 	// Output:
@@ -84,13 +84,13 @@ func ExampleSetSummary() {
 	steps := []string{"NetworkReady", "LoadBalancerReady", conditions.Deleting}
 	negative := conditions.WithNegativePolarity(conditions.Deleting)
 
-	_, _ = conditions.MarkFalse(m, "NetworkReady", "QuotaExceeded", "subnet quota exceeded", conditions.WithTime(start))
-	_, _ = conditions.MarkFalse(m, conditions.Deleting, conditions.ReasonNotDeleting, "", conditions.WithTime(start))
+	_, _ = conditions.SetFalse(m, "NetworkReady", "QuotaExceeded", "subnet quota exceeded", conditions.WithTime(start))
+	_, _ = conditions.SetFalse(m, conditions.Deleting, conditions.ReasonNotDeleting, "", conditions.WithTime(start))
 	_, _ = conditions.SetSummary(m, steps, negative, conditions.WithTime(start))
 	show(m)
 
-	_, _ = conditions.MarkTrue(m, "NetworkReady", "Provisioned", "", conditions.WithTime(later))
-	_, _ = conditions.MarkTrue(m, "LoadBalancerReady", "Provisioned", "", conditions.WithTime(later))
+	_, _ = conditions.SetTrue(m, "NetworkReady", "Provisioned", "", conditions.WithTime(later))
+	_, _ = conditions.SetTrue(m, "LoadBalancerReady", "Provisioned", "", conditions.WithTime(later))
 	_, _ = conditions.SetSummary(m, steps, negative, conditions.WithTime(later))
 	fmt.Println(conditions.IsTrue(m, conditions.Ready), conditions.GetReason(m, conditions.Ready))
 	// Output:
@@ -100,12 +100,12 @@ func ExampleSetSummary() {
 	// true Ready
 }
 
-func ExampleMarkPaused() {
+func ExampleSetPaused() {
 	m := &FooMachine{ObjectMeta: metav1.ObjectMeta{Generation: 4}}
-	_, _ = conditions.MarkPaused(m, true, "Cluster spec.paused is set to true", conditions.WithTime(start))
+	_, _ = conditions.SetPaused(m, true, "Cluster spec.paused is set to true", conditions.WithTime(start))
 	show(m)
 
-	_, _ = conditions.MarkPaused(m, false, "", conditions.WithTime(later))
+	_, _ = conditions.SetPaused(m, false, "", conditions.WithTime(later))
 	show(m)
 	// Output:
 	// Paused=True reason=Paused gen=4 at=12:00:00 msg="Cluster spec.paused is set to true"
@@ -115,8 +115,8 @@ func ExampleMarkPaused() {
 func ExampleForSlice() {
 	var status struct{ Conditions []metav1.Condition }
 	s := conditions.ForSlice(&status.Conditions)
-	_, _ = conditions.MarkTrue(s, "VMReady", "Running", "", conditions.WithObservedGeneration(1))
-	_, _ = conditions.MarkUnknown(s, conditions.Ready, "", "")
+	_, _ = conditions.SetTrue(s, "VMReady", "Running", "", conditions.WithObservedGeneration(1))
+	_, _ = conditions.SetUnknown(s, conditions.Ready, "", "")
 	for _, c := range status.Conditions {
 		fmt.Println(c.Type, c.Status, c.Reason, c.ObservedGeneration)
 	}
@@ -124,7 +124,7 @@ func ExampleForSlice() {
 
 	// A nil slice pointer gives a nil Setter: writes fail, nothing panics.
 	var missing *[]metav1.Condition
-	_, err := conditions.MarkTrue(conditions.ForSlice(missing), "VMReady", "Running", "")
+	_, err := conditions.SetTrue(conditions.ForSlice(missing), "VMReady", "Running", "")
 	fmt.Println(errors.Is(err, conditions.ErrNilSetter))
 	// Output:
 	// Ready Unknown Unspecified 0
@@ -152,13 +152,13 @@ func ExampleSetSummary_reasons() {
 			fmt.Println("ready")
 		}
 	}
-	_, _ = conditions.MarkTrue(m, "NetworkReady", "Provisioned", "", opts...)
+	_, _ = conditions.SetTrue(m, "NetworkReady", "Provisioned", "", opts...)
 	summarize()
-	_, _ = conditions.MarkUnknown(m, "VMReady", "Booting", "waiting for the VM", opts...)
+	_, _ = conditions.SetUnknown(m, "VMReady", "Booting", "waiting for the VM", opts...)
 	summarize()
-	_, _ = conditions.MarkFalse(m, "VMReady", "QuotaExceeded", "instance quota exceeded", opts...)
+	_, _ = conditions.SetFalse(m, "VMReady", "QuotaExceeded", "instance quota exceeded", opts...)
 	summarize()
-	_, _ = conditions.MarkTrue(m, "VMReady", "Running", "", opts...)
+	_, _ = conditions.SetTrue(m, "VMReady", "Running", "", opts...)
 	summarize()
 	// Output:
 	// a step has not reported: VMReady not reported
@@ -171,7 +171,7 @@ func ExampleSetSummary_reasons() {
 // asking for. A missing condition reads as Unknown.
 func ExampleDelete() {
 	m := &FooMachine{}
-	_, _ = conditions.MarkTrue(m, "LoadBalancerReady", "Provisioned", "", conditions.WithTime(start))
+	_, _ = conditions.SetTrue(m, "LoadBalancerReady", "Provisioned", "", conditions.WithTime(start))
 	fmt.Println(conditions.IsTrue(m, "LoadBalancerReady"), conditions.IsFalse(m, "LoadBalancerReady"), conditions.IsUnknown(m, "LoadBalancerReady"))
 
 	fmt.Println("deleted:", conditions.Delete(m, "LoadBalancerReady"))
@@ -189,12 +189,12 @@ func Example_steps() {
 	ctx := context.Background()
 	createVM := func(context.Context) error { return errors.New("cannot create VM: quota exceeded") }
 	m := &FooMachine{}
-	_, _ = conditions.MarkTrue(m, "NetworkReady", "Provisioned", "")
+	_, _ = conditions.SetTrue(m, "NetworkReady", "Provisioned", "")
 	// snippet:start steps
 	if err := createVM(ctx); err != nil {
-		_, _ = conditions.MarkFalse(m, "VMReady", "CreateFailed", "cannot create VM: quota exceeded")
+		_, _ = conditions.SetFalse(m, "VMReady", "CreateFailed", "cannot create VM: quota exceeded")
 	} else {
-		_, _ = conditions.MarkTrue(m, "VMReady", "Created", "")
+		_, _ = conditions.SetTrue(m, "VMReady", "Created", "")
 	}
 	changed, err := conditions.SetSummary(m, []string{"NetworkReady", "VMReady"})
 	// snippet:end steps
@@ -212,7 +212,7 @@ func Example_paused() {
 	m := &FooMachine{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"cluster.x-k8s.io/paused": ""}}}
 	// snippet:start paused
 	_, annotated := m.Annotations["cluster.x-k8s.io/paused"]
-	_, err := conditions.MarkPaused(m, cluster.Spec.Paused || annotated, "")
+	_, err := conditions.SetPaused(m, cluster.Spec.Paused || annotated, "")
 	// snippet:end paused
 	fmt.Println(err, conditions.IsTrue(m, conditions.Paused), conditions.GetReason(m, conditions.Paused))
 	// Output: <nil> true Paused

@@ -80,14 +80,14 @@ func TestSetSummaryTransitions(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, IsUnknown(o, Ready))
 
-	_, err = MarkFalse(o, "Network", "Creating", "creating subnet", WithTime(t0))
+	_, err = SetFalse(o, "Network", "Creating", "creating subnet", WithTime(t0))
 	require.NoError(t, err)
 	_, err = SetSummary(o, steps, WithTime(t1))
 	require.NoError(t, err)
 	assert.True(t, IsFalse(o, Ready))
 	assert.True(t, t1.Equal(Get(o, Ready).LastTransitionTime.Time))
 
-	_, err = MarkFalse(o, "Network", "Creating", "creating route table", WithTime(t1))
+	_, err = SetFalse(o, "Network", "Creating", "creating route table", WithTime(t1))
 	require.NoError(t, err)
 	changed, err := SetSummary(o, steps, WithTime(t1.Add(time.Minute)))
 	require.NoError(t, err)
@@ -95,9 +95,9 @@ func TestSetSummaryTransitions(t *testing.T) {
 	assert.Equal(t, "Network: creating route table; VM not reported", GetMessage(o, Ready))
 	assert.True(t, t1.Equal(Get(o, Ready).LastTransitionTime.Time), "status still False keeps time")
 
-	_, err = MarkTrue(o, "Network", "Created", "", WithTime(t1))
+	_, err = SetTrue(o, "Network", "Created", "", WithTime(t1))
 	require.NoError(t, err)
-	_, err = MarkTrue(o, "VM", "Created", "", WithTime(t1))
+	_, err = SetTrue(o, "VM", "Created", "", WithTime(t1))
 	require.NoError(t, err)
 	_, err = SetSummary(o, steps, WithTime(t1.Add(2*time.Minute)))
 	require.NoError(t, err)

@@ -23,8 +23,8 @@ const (
 	ManagedByAnnotation = "cluster.x-k8s.io/managed-by"
 	// ProviderLabel names the provider in clusterctl components.
 	ProviderLabel = "cluster.x-k8s.io/provider"
-	// ContractLabelPrefix starts the CRD labels that declare contract versions, e.g. cluster.x-k8s.io/v1beta2.
-	ContractLabelPrefix = GroupName + "/"
+	// VersionLabelPrefix starts the CRD labels that declare contract versions, e.g. cluster.x-k8s.io/v1beta2.
+	VersionLabelPrefix = GroupName + "/"
 )
 
 // ClusterFields are the fields of the core Cluster that providers read, for one core API version

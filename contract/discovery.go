@@ -30,17 +30,17 @@ var crdGVK = apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefiniti
 // contractKeyPattern matches the version part of a contract label key, e.g. "v1beta2" or "v1alpha4".
 var contractKeyPattern = regexp.MustCompile(`^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$`)
 
-// ContractLabel returns the CRD label key that declares contract v, e.g. "cluster.x-k8s.io/v1beta2".
-func ContractLabel(v Version) string { return ContractLabelPrefix + string(v) }
+// VersionLabel returns the CRD label key that declares contract v, e.g. "cluster.x-k8s.io/v1beta2".
+func VersionLabel(v Version) string { return VersionLabelPrefix + string(v) }
 
-// ContractVersionOf returns the newest contract version a CRD declares in its cluster.x-k8s.io/<contract>
+// VersionOf returns the newest contract version a CRD declares in its cluster.x-k8s.io/<contract>
 // labels and the newest of its API versions that implement it. Every API version a contract label names must be
-// served by the CRD. See ContractVersionFromLabels.
-func ContractVersionOf(crd *apiextensionsv1.CustomResourceDefinition) (Version, string, error) {
+// served by the CRD. See VersionFromLabels.
+func VersionOf(crd *apiextensionsv1.CustomResourceDefinition) (Version, string, error) {
 	if crd == nil {
 		return "", "", errors.New("cannot read the contract version: nil CustomResourceDefinition")
 	}
-	v, apiVersion, err := ContractVersionFromLabels(crd.Labels, servedVersions(crd))
+	v, apiVersion, err := VersionFromLabels(crd.Labels, servedVersions(crd))
 	if err != nil {
 		return "", "", fmt.Errorf("cannot read the contract version of CustomResourceDefinition %q: %w", crd.Name, err)
 	}
@@ -61,7 +61,7 @@ func servedVersions(crd *apiextensionsv1.CustomResourceDefinition) []string {
 	return out
 }
 
-// ContractVersionFromLabels reads contract labels of the form cluster.x-k8s.io/<contract>: <v1>_<v2>_… (e.g.
+// VersionFromLabels reads contract labels of the form cluster.x-k8s.io/<contract>: <v1>_<v2>_… (e.g.
 // "cluster.x-k8s.io/v1beta2": "v1beta2" or "cluster.x-k8s.io/v1beta1": "v1alpha4_v1beta1"). It returns the
 // newest contract capkit supports (v1beta2 before v1beta1) and the newest API version the label names, in
 // Kubernetes version order (v1 > v1beta2 > v1beta1 > v1alpha1).
@@ -69,10 +69,10 @@ func servedVersions(crd *apiextensionsv1.CustomResourceDefinition) []string {
 // Every contract label is checked, also those of older contracts: each API version it names must be in served,
 // else the error names the label and the version. It returns ErrNoContractLabel when there is no contract label
 // and ErrUnknownVersion when the labels only declare contracts capkit does not support (e.g. v1alpha4).
-func ContractVersionFromLabels(labels map[string]string, served []string) (Version, string, error) {
-	keys := ContractLabelKeys(labels)
+func VersionFromLabels(labels map[string]string, served []string) (Version, string, error) {
+	keys := VersionLabelKeys(labels)
 	if len(keys) == 0 {
-		return "", "", fmt.Errorf("cannot find a %q label: %w", ContractLabelPrefix+"<contract>", ErrNoContractLabel)
+		return "", "", fmt.Errorf("cannot find a %q label: %w", VersionLabelPrefix+"<contract>", ErrNoContractLabel)
 	}
 	newest := map[string]string{}
 	for _, key := range keys {
@@ -83,24 +83,24 @@ func ContractVersionFromLabels(labels map[string]string, served []string) (Versi
 		newest[key] = apiVersion
 	}
 	for _, v := range Versions {
-		if apiVersion, ok := newest[ContractLabel(v)]; ok {
+		if apiVersion, ok := newest[VersionLabel(v)]; ok {
 			return v, apiVersion, nil
 		}
 	}
 	return "", "", fmt.Errorf("cannot use contract label %q: supported contracts are %q: %w", keys[0], Versions, ErrUnknownVersion)
 }
 
-// ContractLabelKeys returns the keys of labels that declare a contract ("cluster.x-k8s.io/<contract>", with
+// VersionLabelKeys returns the keys of labels that declare a contract ("cluster.x-k8s.io/<contract>", with
 // <contract> a version name such as v1beta2, supported or not), sorted newest contract first.
-func ContractLabelKeys(labels map[string]string) []string {
+func VersionLabelKeys(labels map[string]string) []string {
 	var keys []string
 	for k := range labels {
-		if rest, ok := strings.CutPrefix(k, ContractLabelPrefix); ok && contractKeyPattern.MatchString(rest) {
+		if rest, ok := strings.CutPrefix(k, VersionLabelPrefix); ok && contractKeyPattern.MatchString(rest) {
 			keys = append(keys, k)
 		}
 	}
 	slices.SortFunc(keys, func(a, b string) int {
-		return version.CompareKubeAwareVersionStrings(strings.TrimPrefix(b, ContractLabelPrefix), strings.TrimPrefix(a, ContractLabelPrefix))
+		return version.CompareKubeAwareVersionStrings(strings.TrimPrefix(b, VersionLabelPrefix), strings.TrimPrefix(a, VersionLabelPrefix))
 	})
 	return keys
 }
@@ -126,7 +126,7 @@ func newestAPIVersion(key, value string, served []string) (string, error) {
 }
 
 // DiscoverContractVersion finds the CRD of gk through c and returns its contract version and the API version
-// that implements it, as ContractVersionOf does. It first gets the CRD by its conventional name
+// that implements it, as VersionOf does. It first gets the CRD by its conventional name
 // "<plural>.<group>", with the plural made from the lower-case kind by the simple English rules of pluralize;
 // when that CRD does not exist or defines another kind it lists all CRDs and matches spec.group and
 // spec.names.kind, so irregular plurals are found too. CRDs are read as unstructured objects, so c needs no
@@ -139,7 +139,7 @@ func DiscoverContractVersion(ctx context.Context, c client.Reader, gk schema.Gro
 	if err != nil {
 		return "", "", err
 	}
-	return ContractVersionOf(crd)
+	return VersionOf(crd)
 }
 
 func findCRD(ctx context.Context, c client.Reader, gk schema.GroupKind) (*apiextensionsv1.CustomResourceDefinition, error) {

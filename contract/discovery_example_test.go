@@ -23,7 +23,7 @@ func ExampleDiscoverContractVersion() {
 	}
 	crd := &apiextensionsv1.CustomResourceDefinition{
 		ObjectMeta: metav1.ObjectMeta{Name: "memclusters.infrastructure.example.com",
-			Labels: map[string]string{contract.ContractLabel(contract.V1Beta2): "v1alpha1"}},
+			Labels: map[string]string{contract.VersionLabel(contract.V1Beta2): "v1alpha1"}},
 		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
 			Group:    "infrastructure.example.com",
 			Names:    apiextensionsv1.CustomResourceDefinitionNames{Kind: "MemCluster", Plural: "memclusters"},

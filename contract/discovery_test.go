@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 )
 
-func TestContractVersionFromLabels(t *testing.T) {
+func TestVersionFromLabels(t *testing.T) {
 	served := []string{"v1alpha4", "v1beta1", "v1beta2"}
 	tests := []struct {
 		name           string
@@ -53,7 +53,7 @@ func TestContractVersionFromLabels(t *testing.T) {
 			if tt.served != nil {
 				s = tt.served
 			}
-			v, apiVersion, err := ContractVersionFromLabels(tt.labels, s)
+			v, apiVersion, err := VersionFromLabels(tt.labels, s)
 			if tt.wantErr != nil || tt.wantErrText != nil {
 				require.Error(t, err)
 				if tt.wantErr != nil {
@@ -71,7 +71,7 @@ func TestContractVersionFromLabels(t *testing.T) {
 	}
 }
 
-func TestContractLabelKeys(t *testing.T) {
+func TestVersionLabelKeys(t *testing.T) {
 	tests := []struct {
 		name   string
 		labels map[string]string
@@ -90,7 +90,7 @@ func TestContractLabelKeys(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, ContractLabelKeys(tt.labels))
+			assert.Equal(t, tt.want, VersionLabelKeys(tt.labels))
 		})
 	}
 }
@@ -110,22 +110,22 @@ func crd(name, group, kind string, labels map[string]string, versions ...string)
 	return c
 }
 
-func TestContractVersionOf(t *testing.T) {
+func TestVersionOf(t *testing.T) {
 	c := crd("memclusters.infrastructure.example.com", "infrastructure.example.com", "MemCluster",
 		map[string]string{"cluster.x-k8s.io/v1beta2": "v1beta1_v1beta2"}, "v1beta1", "v1beta2")
-	v, apiVersion, err := ContractVersionOf(c)
+	v, apiVersion, err := VersionOf(c)
 	require.NoError(t, err)
 	assert.Equal(t, V1Beta2, v)
 	assert.Equal(t, "v1beta2", apiVersion)
 	assert.Equal(t, []string{"v1beta1", "v1beta2"}, servedVersions(c))
 
 	c.Spec.Versions[1].Served = false
-	_, _, err = ContractVersionOf(c)
+	_, _, err = VersionOf(c)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `CustomResourceDefinition "memclusters.infrastructure.example.com"`)
 	assert.Contains(t, err.Error(), `API version "v1beta2" is not served`)
 
-	_, _, err = ContractVersionOf(nil)
+	_, _, err = VersionOf(nil)
 	require.Error(t, err)
 	assert.Nil(t, servedVersions(nil))
 }
@@ -145,7 +145,7 @@ func TestDiscoverContractVersion(t *testing.T) {
 		crd("nolabels.infrastructure.example.com", "infrastructure.example.com", "NoLabel", nil, "v1beta2"),
 	}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()
-	ctx := context.Background()
+	ctx := t.Context()
 
 	v, apiVersion, err := DiscoverContractVersion(ctx, c, schema.GroupKind{Group: "infrastructure.example.com", Kind: "MemCluster"})
 	require.NoError(t, err)
@@ -184,14 +184,14 @@ func TestDiscoverContractVersionClientErrors(t *testing.T) {
 			return boom
 		},
 	}).Build()
-	_, _, err := DiscoverContractVersion(context.Background(), c, gk)
+	_, _, err := DiscoverContractVersion(t.Context(), c, gk)
 	require.ErrorIs(t, err, boom)
 	assert.Contains(t, err.Error(), `"memclusters.infrastructure.example.com"`)
 
 	c = fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(interceptor.Funcs{
 		List: func(context.Context, client.WithWatch, client.ObjectList, ...client.ListOption) error { return boom },
 	}).Build()
-	_, _, err = DiscoverContractVersion(context.Background(), c, gk)
+	_, _, err = DiscoverContractVersion(t.Context(), c, gk)
 	require.ErrorIs(t, err, boom)
 }
 
@@ -204,5 +204,5 @@ func TestPluralizeAndCRDName(t *testing.T) {
 		assert.Equal(t, want, pluralize(kind), kind)
 	}
 	assert.Equal(t, "memclusters.infrastructure.example.com", crdName(schema.GroupKind{Group: "infrastructure.example.com", Kind: "MemCluster"}))
-	assert.Equal(t, "cluster.x-k8s.io/v1beta2", ContractLabel(V1Beta2))
+	assert.Equal(t, "cluster.x-k8s.io/v1beta2", VersionLabel(V1Beta2))
 }

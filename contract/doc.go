@@ -40,8 +40,8 @@
 // # Discovery
 //
 // A provider CRD declares the contracts it implements with labels "cluster.x-k8s.io/<contract>:
-// <apiVersion>[_<apiVersion>…]", e.g. "cluster.x-k8s.io/v1beta2: v1beta2". ContractVersionFromLabels and
-// ContractVersionOf return the newest contract and the newest API version implementing it, and fail with an
+// <apiVersion>[_<apiVersion>…]", e.g. "cluster.x-k8s.io/v1beta2: v1beta2". VersionFromLabels and
+// VersionOf return the newest contract and the newest API version implementing it, and fail with an
 // error naming the label when a label names an API version the CRD does not serve. DiscoverContractVersion
 // does the same through a controller-runtime client, given the group and kind; ErrNoContractLabel and
 // ErrCRDNotFound tell the common mistakes apart.

@@ -78,19 +78,19 @@ func ExampleFailureDomainsField() {
 }
 
 // A CRD's labels say which contract it implements and with which API version.
-func ExampleContractVersionFromLabels() {
+func ExampleVersionFromLabels() {
 	served := []string{"v1alpha4", "v1beta1", "v1beta2"}
 
-	v, apiVersion, err := contract.ContractVersionFromLabels(map[string]string{
+	v, apiVersion, err := contract.VersionFromLabels(map[string]string{
 		"cluster.x-k8s.io/v1beta1": "v1alpha4_v1beta1",
 		"cluster.x-k8s.io/v1beta2": "v1beta2",
 	}, served)
 	fmt.Println(v, apiVersion, err)
 
-	_, _, err = contract.ContractVersionFromLabels(map[string]string{"cluster.x-k8s.io/v1beta2": "v1beta3"}, served)
+	_, _, err = contract.VersionFromLabels(map[string]string{"cluster.x-k8s.io/v1beta2": "v1beta3"}, served)
 	fmt.Println(err)
 
-	_, _, err = contract.ContractVersionFromLabels(nil, served)
+	_, _, err = contract.VersionFromLabels(nil, served)
 	fmt.Println(errors.Is(err, contract.ErrNoContractLabel))
 	// Output:
 	// v1beta2 v1beta2 <nil>
@@ -98,9 +98,9 @@ func ExampleContractVersionFromLabels() {
 	// true
 }
 
-// ContractLabelKeys lists the contract labels of a CRD, newest contract first, whether capkit supports them or not.
-func ExampleContractLabelKeys() {
-	fmt.Println(contract.ContractLabelKeys(map[string]string{
+// VersionLabelKeys lists the contract labels of a CRD, newest contract first, whether capkit supports them or not.
+func ExampleVersionLabelKeys() {
+	fmt.Println(contract.VersionLabelKeys(map[string]string{
 		"cluster.x-k8s.io/v1beta1":  "v1alpha4_v1beta1",
 		"cluster.x-k8s.io/v1beta2":  "v1beta2",
 		"cluster.x-k8s.io/provider": "infrastructure-mem",

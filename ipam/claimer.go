@@ -14,6 +14,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	"github.com/capkit/capkit/contract"
 )
 
 // Claimer claims, waits for and releases the IP addresses of machines. It keeps no state: everything is in the
@@ -157,7 +159,7 @@ func newClaim(o owner, cluster, name string, pool PoolRef) *unstructured.Unstruc
 	claim := ClaimObject()
 	claim.SetNamespace(o.namespace)
 	claim.SetName(name)
-	claim.SetLabels(map[string]string{ClusterNameLabel: cluster, OwnerLabel: ownerLabelValue(o.name)})
+	claim.SetLabels(map[string]string{contract.ClusterNameLabel: cluster, OwnerLabel: ownerLabelValue(o.name)})
 	claim.SetOwnerReferences([]metav1.OwnerReference{{
 		APIVersion:         o.gvk.GroupVersion().String(),
 		Kind:               o.gvk.Kind,

@@ -1,7 +1,6 @@
 package ipam_test
 
 import (
-	"context"
 	"net/netip"
 	"testing"
 
@@ -18,7 +17,7 @@ import (
 // A machine with two devices and three pools: one claim per request, waited for, then the addresses in request
 // order; Ensure is idempotent.
 func TestEnsureMultiDeviceMultiPool(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	m := machine("m1", "uid-1")
 	cl, c := newClaimer(t, m)
 	reqs := []ipam.Request{{Device: "eth0", Pool: nodes}, {Device: "eth0", Pool: v6}, {Device: "eth1", Pool: storage}}
@@ -96,7 +95,7 @@ func TestEnsureOwnership(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := t.Context()
 			cl, c := newClaimer(t, m, withAddressRef(tt.existing, "m1-eth0-0"), address("m1-eth0-0", nodes, "10.0.0.10", int64(24), ""))
 			before := getClaim(t, c, "m1-eth0-0")
 			addrs, waiting, err := cl.Ensure(ctx, m, "c1", []ipam.Request{{Device: "eth0", Pool: nodes}})
@@ -170,7 +169,7 @@ func TestEnsureAddress(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cl, _ := newClaimer(t, m, owned(tt.pool), tt.ip)
-			addrs, waiting, err := cl.Ensure(context.Background(), m, "c1", []ipam.Request{{Device: "eth0", Pool: tt.pool}})
+			addrs, waiting, err := cl.Ensure(t.Context(), m, "c1", []ipam.Request{{Device: "eth0", Pool: tt.pool}})
 			assert.Empty(t, waiting)
 			if tt.wantErr != nil {
 				require.ErrorIs(t, err, tt.wantErr)
@@ -205,7 +204,7 @@ func TestEnsureWaits(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cl, c := newClaimer(t, append(tt.objs, m)...)
 			before := getClaim(t, c, "m1-eth0-0")
-			addrs, waiting, err := cl.Ensure(context.Background(), m, "c1", reqs)
+			addrs, waiting, err := cl.Ensure(t.Context(), m, "c1", reqs)
 			require.NoError(t, err)
 			assert.Nil(t, addrs)
 			assert.Equal(t, []string{"m1-eth0-0"}, waiting)
@@ -215,7 +214,7 @@ func TestEnsureWaits(t *testing.T) {
 }
 
 func TestEnsureInputs(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	m := machine("m1", "uid-1")
 	cl, c := newClaimer(t, m)
 	reqs := []ipam.Request{{Device: "eth0", Pool: nodes}}

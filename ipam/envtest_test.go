@@ -36,8 +36,7 @@ func TestEnvtest(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	c := env.Client
-	namespace, err := env.CreateNamespace(ctx, "ipam")
-	require.NoError(t, err)
+	namespace := env.Namespace(t, "ipam")
 
 	m := &testtypes.FooMachine{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "worker-1"}}
 	require.NoError(t, c.Create(ctx, m))

@@ -1,7 +1,6 @@
 package ipam_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -81,7 +80,7 @@ func newClaimer(t *testing.T, objs ...client.Object) (*ipam.Claimer, client.Clie
 // allocate plays the IPAM provider for the claim name: it creates addr and sets the claim's addressRef.
 func allocate(t *testing.T, c client.Client, name string, addr *unstructured.Unstructured) {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	require.NoError(t, c.Create(ctx, addr))
 	got := ipam.ClaimObject()
 	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, got))
@@ -92,7 +91,7 @@ func allocate(t *testing.T, c client.Client, name string, addr *unstructured.Uns
 func getClaim(t *testing.T, c client.Client, name string) *unstructured.Unstructured {
 	t.Helper()
 	got := ipam.ClaimObject()
-	if err := c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, got); err != nil {
+	if err := c.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: name}, got); err != nil {
 		require.True(t, client.IgnoreNotFound(err) == nil, "%v", err)
 		return nil
 	}

@@ -11,6 +11,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/capkit/capkit/contract"
 )
 
 // The API of Cluster API's IPAM contract that a Claimer reads and writes (ipam.cluster.x-k8s.io/v1beta2, the
@@ -26,14 +28,20 @@ const (
 	AddressKind = "IPAddress"
 )
 
-// Labels a Claimer puts on each claim.
+// Labels a Claimer puts on each claim, beside contract.ClusterNameLabel (cluster.x-k8s.io/cluster-name), which
+// names the claim's Cluster like spec.clusterName.
 const (
-	// ClusterNameLabel names the claim's Cluster (cluster.x-k8s.io/cluster-name), like spec.clusterName.
-	ClusterNameLabel = "cluster.x-k8s.io/cluster-name"
 	// OwnerLabel names the owner (the InfraMachine) by name, shortened with a hash beyond 63 characters. It is
 	// not a UID: clusterctl move gives the owner a new one. Release lists claims by it.
 	OwnerLabel = "ipam.capkit.io/owner"
 )
+
+// ClusterNameLabel names the claim's Cluster (cluster.x-k8s.io/cluster-name), like spec.clusterName.
+//
+// Deprecated: use contract.ClusterNameLabel.
+//
+//go:fix inline
+const ClusterNameLabel = contract.ClusterNameLabel
 
 // Bounds of a machine's requests.
 const (

@@ -1,7 +1,6 @@
 package ipam_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -21,7 +20,7 @@ func labelled(c *unstructured.Unstructured, owner string) *unstructured.Unstruct
 // Release deletes every claim the owner controls, found by the requests' names and by the owner label, and no
 // other; it needs no Cluster and works after clusterctl move (new owner UID).
 func TestRelease(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	m := machine("m1", "uid-after-move")
 	old := controllerRef("m1", "uid-before-move")
 	other := metav1.OwnerReference{APIVersion: "infrastructure.example.com/v1", Kind: "FooMachine", Name: "m1", UID: "uid-o", Controller: ptr.To(true)}
@@ -51,7 +50,7 @@ func TestRelease(t *testing.T) {
 
 // A claim the IPAM provider still holds with its finalizer keeps Release from being done.
 func TestReleaseWaitsForFinalizers(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	m := machine("m1", "uid-1")
 	held := claim("m1-eth0-0", nodes, controllerRef("m1", "uid-1"))
 	held.SetFinalizers([]string{"ipam.cluster.x-k8s.io/ReleaseAddress"})
@@ -77,7 +76,7 @@ func TestReleaseWaitsForFinalizers(t *testing.T) {
 }
 
 func TestReleaseInputs(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	m := machine("m1", "")
 	cl, _ := newClaimer(t, m)
 

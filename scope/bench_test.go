@@ -148,7 +148,7 @@ func BenchmarkNewMachineScope(b *testing.B) {
 	machine, cluster := newMachine(b, nil, "ns", "m1", "v1beta2", "c1", nil), newCluster(b, nil, "ns", "c1", "v1beta2", nil)
 	m := benchMachine()
 	m.Labels = map[string]string{scope.OwnershipKeyLabel: "k"}
-	ctx := context.Background()
+	ctx := b.Context()
 	b.Run("scope", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {

@@ -53,7 +53,7 @@ func TestNewClusterScopeRejectsBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := scope.NewClusterScope(context.Background(), tt.client, tt.obj, tt.cluster, tt.opts...)
+			_, err := scope.NewClusterScope(t.Context(), tt.client, tt.obj, tt.cluster, tt.opts...)
 			require.Error(t, err)
 			assert.ErrorIs(t, err, tt.wantIs)
 			assert.Contains(t, err.Error(), tt.wantMsg)
@@ -62,8 +62,8 @@ func TestNewClusterScopeRejectsBadInput(t *testing.T) {
 }
 
 func TestClusterScopeDiscoversContractVersionFromCRD(t *testing.T) {
-	ns := newNamespace(t)
-	ctx := context.Background()
+	ns := env.Namespace(t, "scope")
+	ctx := t.Context()
 	cluster := newCluster(t, env.Client, ns, "c1", "v1beta2", nil)
 	obj := fooCluster(ns, "c1")
 	require.NoError(t, env.Client.Create(ctx, obj))
@@ -73,8 +73,8 @@ func TestClusterScopeDiscoversContractVersionFromCRD(t *testing.T) {
 }
 
 func TestClusterScopeContractFieldsPersisted(t *testing.T) {
-	ns := newNamespace(t)
-	ctx := context.Background()
+	ns := env.Namespace(t, "scope")
+	ctx := t.Context()
 	cluster := newCluster(t, env.Client, ns, "c1", "v1beta2", map[string]any{
 		"paused": true, "controlPlaneEndpoint": map[string]any{"host": "cp.example", "port": int64(6443)}})
 	obj := fooCluster(ns, "c1")
@@ -99,7 +99,7 @@ func TestClusterScopeContractFieldsPersisted(t *testing.T) {
 	require.NoError(t, s.SetProvisioned(true))
 	require.NoError(t, s.SetFailureDomains([]contract.FailureDomain{{Name: "b"}, {Name: "a", ControlPlane: ptr.To(true)}}))
 	require.NoError(t, s.SetResourceID("vpc", "vpc-123"))
-	_, err = conditions.MarkTrue(s.Conditions(), "NetworkReady", "Created", "")
+	_, err = conditions.SetTrue(s.Conditions(), "NetworkReady", "Created", "")
 	require.NoError(t, err)
 	require.NoError(t, s.Close(ctx))
 	assert.Equal(t, 2, cc.Writes(), "one patch for metadata and spec, one for status: %v", cc.Log())
@@ -131,8 +131,8 @@ func TestClusterScopeContractFieldsPersisted(t *testing.T) {
 }
 
 func TestClusterScopeV1Beta1Paths(t *testing.T) {
-	ns := newNamespace(t)
-	ctx := context.Background()
+	ns := env.Namespace(t, "scope")
+	ctx := t.Context()
 	cluster := newCluster(t, env.Client, ns, "c1", "v1beta1", nil)
 	obj := &unstructured.Unstructured{}
 	obj.SetGroupVersionKind(testtypes.GroupVersion.WithKind("FooCluster"))
@@ -143,7 +143,7 @@ func TestClusterScopeV1Beta1Paths(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, s.SetProvisioned(true))
 	require.NoError(t, s.SetFailureDomains([]contract.FailureDomain{{Name: "az1", ControlPlane: ptr.To(true)}}))
-	_, err = conditions.MarkFalse(s.Conditions(), "NetworkReady", "Failed", "quota")
+	_, err = conditions.SetFalse(s.Conditions(), "NetworkReady", "Failed", "quota")
 	require.NoError(t, err)
 	require.NoError(t, s.Close(ctx))
 
@@ -162,8 +162,8 @@ func TestClusterScopeV1Beta1Paths(t *testing.T) {
 }
 
 func TestPatchNowSendsOnlyWhatChanged(t *testing.T) {
-	ns := newNamespace(t)
-	ctx := context.Background()
+	ns := env.Namespace(t, "scope")
+	ctx := t.Context()
 	cluster := newCluster(t, env.Client, ns, "c1", "v1beta2", nil)
 	obj := fooCluster(ns, "c1")
 	require.NoError(t, env.Client.Create(ctx, obj))
@@ -203,8 +203,8 @@ func TestPatchNowSendsOnlyWhatChanged(t *testing.T) {
 }
 
 func TestPatchConflictOnConditionsKeepsBothWriters(t *testing.T) {
-	ns := newNamespace(t)
-	ctx := context.Background()
+	ns := env.Namespace(t, "scope")
+	ctx := t.Context()
 	cluster := newCluster(t, env.Client, ns, "c1", "v1beta2", nil)
 	obj := fooCluster(ns, "c1")
 	require.NoError(t, env.Client.Create(ctx, obj))
@@ -214,12 +214,12 @@ func TestPatchConflictOnConditionsKeepsBothWriters(t *testing.T) {
 	b, err := scope.NewClusterScope(ctx, env.Client, obj.DeepCopyObject().(*testtypes.FooCluster), cluster, scope.WithContractVersion(contract.V1Beta2))
 	require.NoError(t, err)
 
-	_, err = conditions.MarkTrue(b.Conditions(), "LoadBalancerReady", "Created", "")
+	_, err = conditions.SetTrue(b.Conditions(), "LoadBalancerReady", "Created", "")
 	require.NoError(t, err)
 	require.NoError(t, b.SetResourceID("lb", "lb-1"))
 	require.NoError(t, b.PatchNow(ctx))
 
-	_, err = conditions.MarkFalse(a.Conditions(), "NetworkReady", "Creating", "")
+	_, err = conditions.SetFalse(a.Conditions(), "NetworkReady", "Creating", "")
 	require.NoError(t, err)
 	require.NoError(t, a.SetResourceID("vpc", "vpc-1"))
 	require.NoError(t, a.PatchNow(ctx), "a conflict on conditions is resolved by re-reading and re-applying")
@@ -241,8 +241,8 @@ func TestPatchConflictOnConditionsKeepsBothWriters(t *testing.T) {
 }
 
 func TestPatchReportsWhichObjectFailed(t *testing.T) {
-	ns := newNamespace(t)
-	ctx := context.Background()
+	ns := env.Namespace(t, "scope")
+	ctx := t.Context()
 	cluster := newCluster(t, env.Client, ns, "c1", "v1beta2", nil)
 	obj := fooCluster(ns, "never-created")
 	s, err := scope.NewClusterScope(ctx, env.Client, obj, cluster, scope.WithContractVersion(contract.V1Beta2))
@@ -253,8 +253,8 @@ func TestPatchReportsWhichObjectFailed(t *testing.T) {
 }
 
 func TestPatchConflictRetriesAreBounded(t *testing.T) {
-	ns := newNamespace(t)
-	ctx := context.Background()
+	ns := env.Namespace(t, "scope")
+	ctx := t.Context()
 	cluster := newCluster(t, env.Client, ns, "c1", "v1beta2", nil)
 	obj := fooCluster(ns, "c1")
 	require.NoError(t, env.Client.Create(ctx, obj))
@@ -289,7 +289,7 @@ func (c *alwaysConflict) Patch(ctx context.Context, obj client.Object, patch cli
 
 func TestSetControlPlaneEndpointValidates(t *testing.T) {
 	c := fake.NewClientBuilder().WithScheme(testScheme()).Build()
-	s, err := scope.NewClusterScope(context.Background(), c, fooCluster("ns", "a"), newCluster(t, nil, "ns", "c", "v1beta2", nil), scope.WithContractVersion(contract.V1Beta2))
+	s, err := scope.NewClusterScope(t.Context(), c, fooCluster("ns", "a"), newCluster(t, nil, "ns", "c", "v1beta2", nil), scope.WithContractVersion(contract.V1Beta2))
 	require.NoError(t, err)
 	err = s.SetControlPlaneEndpoint(contract.APIEndpoint{Host: "h"})
 	require.ErrorIs(t, err, scope.ErrInvalidInput)

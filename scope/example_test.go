@@ -59,7 +59,7 @@ func ExampleNewClusterScope() {
 	_ = s.SetResourceID("network", "net-0a1b")
 	s.InfraCluster().SetControlPlaneEndpoint(contract.APIEndpoint{Host: "10.0.0.10", Port: 6443})
 	s.InfraCluster().SetProvisioned(true)
-	_, _ = conditions.MarkTrue(s.InfraCluster(), v1beta2.NetworkReadyCondition, "Created", "")
+	_, _ = conditions.SetTrue(s.InfraCluster(), v1beta2.NetworkReadyCondition, "Created", "")
 
 	if err := s.Close(ctx); err != nil {
 		fmt.Println(err)

@@ -1,7 +1,6 @@
 package scope_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -43,7 +42,7 @@ func TestGetInfraCluster(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			mc := &v1beta2.MemCluster{}
-			err := scope.GetInfraCluster(context.Background(), r, scope.ClusterInfo{Name: "c1", Object: tt.cluster}, "MemCluster", mc)
+			err := scope.GetInfraCluster(t.Context(), r, scope.ClusterInfo{Name: "c1", Object: tt.cluster}, "MemCluster", mc)
 			if tt.wantErr != "" {
 				require.ErrorIs(t, err, scope.ErrNoInfraCluster)
 				assert.Contains(t, err.Error(), tt.wantErr)

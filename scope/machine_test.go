@@ -2,7 +2,6 @@ package scope_test
 
 import (
 	"bytes"
-	"context"
 	"testing"
 
 	"github.com/go-logr/logr/funcr"
@@ -42,7 +41,7 @@ func TestNewMachineScopeRejectsBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := scope.NewMachineScope(context.Background(), c, tt.obj, tt.machine, cluster, scope.WithContractVersion(contract.V1Beta2))
+			_, err := scope.NewMachineScope(t.Context(), c, tt.obj, tt.machine, cluster, scope.WithContractVersion(contract.V1Beta2))
 			require.ErrorIs(t, err, scope.ErrInvalidInput)
 			assert.Contains(t, err.Error(), tt.wantMsg)
 		})
@@ -58,7 +57,7 @@ func TestMachineScopeFacts(t *testing.T) {
 	machine.SetLabels(map[string]string{contract.ControlPlaneLabel: ""})
 	obj := fooMachine("ns", "m1")
 	obj.Annotations = map[string]string{contract.PausedAnnotation: ""}
-	s, err := scope.NewMachineScope(context.Background(), c, obj, machine, cluster, scope.WithContractVersion(contract.V1Beta2))
+	s, err := scope.NewMachineScope(t.Context(), c, obj, machine, cluster, scope.WithContractVersion(contract.V1Beta2))
 	require.NoError(t, err)
 	assert.Equal(t, scope.MachineInfo{Name: "m1", ControlPlane: true, Version: "v1.34.1", FailureDomain: "az2",
 		BootstrapDataSecretName: "m1-bootstrap", Object: machine}, s.Machine())
@@ -97,7 +96,7 @@ func TestMachineScopeFacts(t *testing.T) {
 
 	// FooMachine implements conditions.Setter: the scope hands out the object itself.
 	assert.Same(t, obj, s.Conditions())
-	_, err = conditions.MarkTrue(s.Conditions(), "VMReady", "Created", "")
+	_, err = conditions.SetTrue(s.Conditions(), "VMReady", "Created", "")
 	require.NoError(t, err)
 	assert.Len(t, obj.Status.Conditions, 1)
 }
@@ -105,8 +104,8 @@ func TestMachineScopeFacts(t *testing.T) {
 const secretData = "#cloud-config\nTOP-SECRET-TOKEN-abc123\n"
 
 func TestBootstrapData(t *testing.T) {
-	ns := newNamespace(t)
-	ctx := context.Background()
+	ns := env.Namespace(t, "scope")
+	ctx := t.Context()
 	cluster := newCluster(t, env.Client, ns, "c1", "v1beta2", nil)
 	secrets := map[string]map[string][]byte{
 		"ok":       {"value": []byte(secretData)},
@@ -155,8 +154,8 @@ func TestBootstrapData(t *testing.T) {
 }
 
 func TestMachineScopeCloseAfterSpecChangeLeavesNothingToWrite(t *testing.T) {
-	ns := newNamespace(t)
-	ctx := context.Background()
+	ns := env.Namespace(t, "scope")
+	ctx := t.Context()
 	cluster := newCluster(t, env.Client, ns, "c1", "v1beta2", nil)
 	machine := newMachine(t, env.Client, ns, "m1", "v1beta2", "c1", nil)
 	obj := fooMachine(ns, "m1")
@@ -164,7 +163,7 @@ func TestMachineScopeCloseAfterSpecChangeLeavesNothingToWrite(t *testing.T) {
 	s, err := scope.NewMachineScope(ctx, env.Client, obj, machine, cluster, scope.WithContractVersion(contract.V1Beta2))
 	require.NoError(t, err)
 	require.NoError(t, s.SetProviderID("foo://1"))
-	_, err = conditions.MarkTrue(s.Conditions(), "VMReady", "Created", "")
+	_, err = conditions.SetTrue(s.Conditions(), "VMReady", "Created", "")
 	require.NoError(t, err)
 	require.NoError(t, s.Close(ctx))
 	assert.Equal(t, int64(2), obj.Generation, "the spec change bumped the generation")
@@ -176,7 +175,7 @@ func TestMachineScopeCloseAfterSpecChangeLeavesNothingToWrite(t *testing.T) {
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), got))
 	s2, err := scope.NewMachineScope(ctx, env.Client, got, machine, cluster, scope.WithContractVersion(contract.V1Beta2))
 	require.NoError(t, err)
-	_, err = conditions.MarkTrue(s2.Conditions(), "VMReady", "Created", "")
+	_, err = conditions.SetTrue(s2.Conditions(), "VMReady", "Created", "")
 	require.NoError(t, err)
 	require.NoError(t, s2.SetProviderID("foo://1"))
 	changed, err := s2.HasChanges()
@@ -185,8 +184,8 @@ func TestMachineScopeCloseAfterSpecChangeLeavesNothingToWrite(t *testing.T) {
 }
 
 func TestDeletedObjectPatchIgnoresGone(t *testing.T) {
-	ns := newNamespace(t)
-	ctx := context.Background()
+	ns := env.Namespace(t, "scope")
+	ctx := t.Context()
 	cluster := newCluster(t, env.Client, ns, "c1", "v1beta2", nil)
 	obj := fooCluster(ns, "c1")
 	obj.Finalizers = []string{"test.capkit.io"}
@@ -195,7 +194,7 @@ func TestDeletedObjectPatchIgnoresGone(t *testing.T) {
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj))
 	s, err := scope.NewClusterScope(ctx, env.Client, obj, cluster, scope.WithContractVersion(contract.V1Beta2))
 	require.NoError(t, err)
-	_, err = conditions.MarkTrue(s.Conditions(), conditions.Deleting, "Deleting", "")
+	_, err = conditions.SetTrue(s.Conditions(), conditions.Deleting, "Deleting", "")
 	require.NoError(t, err)
 	obj.Finalizers = nil
 	require.NoError(t, s.Close(ctx), "removing the last finalizer deletes the object; the status patch is skipped")
@@ -208,8 +207,8 @@ func TestDeletedObjectPatchIgnoresGone(t *testing.T) {
 // scope must rebase on the server's response, so that neither its finalizer patch nor its final status
 // patch, both guarded by the new resourceVersion, replaces the other writer's entries.
 func TestOtherWritersSurviveSpecCheckpoint(t *testing.T) {
-	ns := newNamespace(t)
-	ctx := context.Background()
+	ns := env.Namespace(t, "scope")
+	ctx := t.Context()
 	cluster := newCluster(t, env.Client, ns, "c1", "v1beta2", nil)
 	machine := newMachine(t, env.Client, ns, "m1", "v1beta2", "c1", nil)
 	obj := fooMachine(ns, "m1")
@@ -221,14 +220,14 @@ func TestOtherWritersSurviveSpecCheckpoint(t *testing.T) {
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), other))
 	other.Finalizers = append(other.Finalizers, "other.example.com/cleanup")
 	require.NoError(t, env.Client.Update(ctx, other))
-	_, err = conditions.MarkTrue(conditions.ForSlice(&other.Status.Conditions), "OtherReady", "Poked", "")
+	_, err = conditions.SetTrue(conditions.ForSlice(&other.Status.Conditions), "OtherReady", "Poked", "")
 	require.NoError(t, err)
 	require.NoError(t, env.Client.Status().Update(ctx, other))
 
 	require.NoError(t, s.SetProviderID("foo://1"))
 	require.NoError(t, s.PatchSpecNow(ctx))
 	obj.Finalizers = append(obj.Finalizers, "infrastructure.capkit.io/foomachine")
-	_, err = conditions.MarkTrue(s.Conditions(), "VMReady", "Created", "")
+	_, err = conditions.SetTrue(s.Conditions(), "VMReady", "Created", "")
 	require.NoError(t, err)
 	require.NoError(t, s.Close(ctx))
 

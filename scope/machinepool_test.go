@@ -1,7 +1,6 @@
 package scope_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -29,7 +28,7 @@ func infraPool(ns, name string) *unstructured.Unstructured {
 }
 
 func TestMachinePoolScope(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "pool-data"}, Data: map[string][]byte{"value": []byte("#cloud-config\n")}}
 	c := fake.NewClientBuilder().WithScheme(testScheme()).WithObjects(secret).Build()
 	cluster := newCluster(t, nil, "ns", "c1", "v1beta2", nil)
@@ -84,16 +83,16 @@ func TestNewMachinePoolScopeRejectsBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := scope.NewUnstructuredMachinePoolScope(context.Background(), c, infraPool("ns", "pool"), tt.pool, cluster, scope.WithContractVersion(contract.V1Beta2))
+			_, err := scope.NewUnstructuredMachinePoolScope(t.Context(), c, infraPool("ns", "pool"), tt.pool, cluster, scope.WithContractVersion(contract.V1Beta2))
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.wantMsg)
 		})
 	}
 	mp := newMachinePool("ns", "pool", "c1", map[string]any{})
-	s, err := scope.NewUnstructuredMachinePoolScope(context.Background(), c, infraPool("ns", "pool"), mp, cluster, scope.WithContractVersion(contract.V1Beta2))
+	s, err := scope.NewUnstructuredMachinePoolScope(t.Context(), c, infraPool("ns", "pool"), mp, cluster, scope.WithContractVersion(contract.V1Beta2))
 	require.NoError(t, err)
 	assert.Equal(t, int32(1), s.MachinePool().Replicas, "Cluster API's default")
-	_, _, err = s.BootstrapData(context.Background())
+	_, _, err = s.BootstrapData(t.Context())
 	require.ErrorIs(t, err, scope.ErrBootstrapDataNotReady)
 	assert.Contains(t, err.Error(), "spec.template.spec.bootstrap.dataSecretName is not set")
 }

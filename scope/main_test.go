@@ -1,7 +1,6 @@
 package scope_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -19,14 +18,6 @@ func testScheme() *runtime.Scheme { return testtypes.Scheme() }
 
 func TestMain(m *testing.M) { testtypes.Main(m, &env) }
 
-// newNamespace creates a namespace for one test.
-func newNamespace(t *testing.T) string {
-	t.Helper()
-	ns, err := env.CreateNamespace(context.Background(), "scope")
-	require.NoError(t, err)
-	return ns
-}
-
 // newCluster creates a core Cluster of API version v.
 func newCluster(t testing.TB, c client.Client, ns, name, v string, spec map[string]any) *unstructured.Unstructured {
 	t.Helper()
@@ -39,7 +30,7 @@ func newCluster(t testing.TB, c client.Client, ns, name, v string, spec map[stri
 		delete(u.Object, "spec")
 	}
 	if c != nil {
-		require.NoError(t, c.Create(context.Background(), u))
+		require.NoError(t, c.Create(t.Context(), u))
 	}
 	return u
 }
@@ -60,7 +51,7 @@ func newMachine(t testing.TB, c client.Client, ns, name, v, cluster string, spec
 		"spec":     spec,
 	}}
 	if c != nil {
-		require.NoError(t, c.Create(context.Background(), u))
+		require.NoError(t, c.Create(t.Context(), u))
 	}
 	return u
 }

@@ -34,7 +34,7 @@ func fooParse(pid string) (string, error) {
 // newPersistedMachineScope creates a FooMachine whose ownership key is persisted, and a scope of it over cc.
 func newPersistedMachineScope(t *testing.T, cc client.Client) (*scope.MachineScope[*testtypes.FooMachine], *testtypes.FooMachine) {
 	t.Helper()
-	ns := newNamespace(t)
+	ns := env.Namespace(t, "scope")
 	ctx := context.Background()
 	cluster := newCluster(t, env.Client, ns, "c1", "v1beta2", nil)
 	machine := newMachine(t, env.Client, ns, "m1", "v1beta2", "c1", nil)
@@ -47,14 +47,14 @@ func newPersistedMachineScope(t *testing.T, cc client.Client) (*scope.MachineSco
 }
 
 func TestPatchSpecNowLeavesStatusForClose(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	cc := scopetest.NewCountingClient(env.Client)
 	s, obj := newPersistedMachineScope(t, cc)
 	cc.Reset()
 
 	require.NoError(t, s.SetProviderID("foo://i-1"))
 	require.NoError(t, s.SetResourceID("disk", "d-1"))
-	_, err := conditions.MarkTrue(s.Conditions(), "VMReady", "Created", "")
+	_, err := conditions.SetTrue(s.Conditions(), "VMReady", "Created", "")
 	require.NoError(t, err)
 	require.NoError(t, s.PatchSpecNow(ctx))
 	assert.Equal(t, []scopetest.Write{{Verb: "patch", Kind: "*testtypes.FooMachine", Name: obj.Namespace + "/m1"}}, cc.Log(),
@@ -80,7 +80,7 @@ func TestPatchSpecNowLeavesStatusForClose(t *testing.T) {
 }
 
 func TestProviderIDTrackerCheckpointsInOneWrite(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	cc := scopetest.NewCountingClient(env.Client)
 	s, obj := newPersistedMachineScope(t, cc)
 	tr, err := scope.ProviderIDTracker(s, s.InfraMachine(), "vm", fooFormat, fooParse)
@@ -94,7 +94,7 @@ func TestProviderIDTrackerCheckpointsInOneWrite(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "i-7", id)
 	assert.Equal(t, "foo://i-7", s.ProviderID())
-	_, err = conditions.MarkFalse(s.Conditions(), "VMReady", "Booting", "")
+	_, err = conditions.SetFalse(s.Conditions(), "VMReady", "Booting", "")
 	require.NoError(t, err)
 	require.NoError(t, tr.PatchNow(ctx))
 	assert.Equal(t, 1, cc.Writes(), "the checkpoint is the spec patch only")
@@ -176,11 +176,11 @@ func TestProviderIDTrackerOnATrackerWithoutSpecPatch(t *testing.T) {
 	assert.Equal(t, "d-1", id)
 
 	m.EXPECT().PatchNow(gomock.Any()).Return(nil)
-	require.NoError(t, tr.PatchNow(context.Background()), "falls back to PatchNow")
+	require.NoError(t, tr.PatchNow(t.Context()), "falls back to PatchNow")
 }
 
 func TestProviderIDTrackerOnAnUnstructuredMachine(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(testtypes.GroupVersion.WithKind("FooMachine"))
 	u.SetNamespace("ns")
@@ -209,5 +209,5 @@ func TestProviderIDTrackerOnAnUnstructuredMachine(t *testing.T) {
 }
 
 func TestPatchSpecRejectsNil(t *testing.T) {
-	assert.ErrorIs(t, scope.PatchSpec(context.Background(), nil), scope.ErrInvalidInput)
+	assert.ErrorIs(t, scope.PatchSpec(t.Context(), nil), scope.ErrInvalidInput)
 }

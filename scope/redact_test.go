@@ -1,7 +1,6 @@
 package scope_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -24,8 +23,8 @@ import (
 // its Redactor and the one of the context, and a condition a service writes with it (a cloud error, say) is
 // persisted masked, the Ready summary too; a condition without secrets is persisted as it is.
 func TestScopeRegistersBootstrapDataAndRedactsConditions(t *testing.T) {
-	ns := newNamespace(t)
-	ctx := context.Background()
+	ns := env.Namespace(t, "scope")
+	ctx := t.Context()
 	cluster := newCluster(t, env.Client, ns, "c1", "v1beta2", nil)
 	require.NoError(t, env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "data"},
 		Data: map[string][]byte{"value": []byte(secretData)}}))
@@ -49,9 +48,9 @@ func TestScopeRegistersBootstrapDataAndRedactsConditions(t *testing.T) {
 	assert.Contains(t, logs.String(), "creating")
 	assert.NotContains(t, logs.String(), secret, "the scope's Logger masks too")
 
-	_, err = conditions.MarkFalse(s.Conditions(), "VMReady", "CreateFailed", fmt.Sprintf("cloud rejected user data %q", data))
+	_, err = conditions.SetFalse(s.Conditions(), "VMReady", "CreateFailed", fmt.Sprintf("cloud rejected user data %q", data))
 	require.NoError(t, err)
-	_, err = conditions.MarkFalse(s.Conditions(), "DiskReady", "QuotaExceeded", "quota exceeded for disks")
+	_, err = conditions.SetFalse(s.Conditions(), "DiskReady", "QuotaExceeded", "quota exceeded for disks")
 	require.NoError(t, err)
 	require.NoError(t, s.Close(ctx))
 

@@ -110,7 +110,7 @@ func TestHeldReferencesStayValidAcrossSetters(t *testing.T) {
 			{name: "SetResourceID of an existing key", call: func(s S) error { return s.SetResourceID("vm", "i-2") }},
 			{name: "DeleteResourceID of another key", call: func(s S) error { return s.DeleteResourceID("disk") }},
 			{name: "conditions.Set", replaces: "conditions", call: func(s S) error {
-				_, err := conditions.MarkTrue(s.Conditions(), "VMReady", "Running", "")
+				_, err := conditions.SetTrue(s.Conditions(), "VMReady", "Running", "")
 				return err
 			}},
 			{name: "ProviderIDTracker.SetResourceID", call: func(s S) error {
@@ -161,7 +161,7 @@ func TestHeldReferencesStayValidAcrossSetters(t *testing.T) {
 			{name: "SetResourceID of a new key", call: func(s S) error { return s.SetResourceID("lb", "lb-1") }},
 			{name: "DeleteResourceID of another key", call: func(s S) error { return s.DeleteResourceID("subnet") }},
 			{name: "conditions.Set", replaces: "conditions", call: func(s S) error {
-				_, err := conditions.MarkTrue(s.Conditions(), "NetworkReady", "Created", "")
+				_, err := conditions.SetTrue(s.Conditions(), "NetworkReady", "Created", "")
 				return err
 			}},
 		}, func(t *testing.T, obj *testtypes.FooCluster) {
@@ -177,7 +177,7 @@ func TestEmptiedResourceMapStaysTheObjects(t *testing.T) {
 	m := fooMachine("ns", "m1")
 	m.Status.Resources = map[string]string{"vm": "i-1"}
 	c := fake.NewClientBuilder().WithScheme(testScheme()).WithObjects(m).WithStatusSubresource(m).Build()
-	s, err := scope.NewMachineScope(context.Background(), c, m, newMachine(t, nil, "ns", "m1", "v1beta2", "c1", nil),
+	s, err := scope.NewMachineScope(t.Context(), c, m, newMachine(t, nil, "ns", "m1", "v1beta2", "c1", nil),
 		newCluster(t, nil, "ns", "c1", "v1beta2", nil), scope.WithContractVersion(contract.V1Beta2))
 	require.NoError(t, err)
 	held := m.Status.Resources
@@ -194,7 +194,7 @@ func TestEmptiedResourceMapStaysTheObjects(t *testing.T) {
 }
 
 func TestUnstructuredResourceIDsAtACustomPath(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	c := fake.NewClientBuilder().WithScheme(testScheme()).Build()
 	cluster := newCluster(t, nil, "ns", "c1", "v1beta2", nil)
 	newObj := func() *unstructured.Unstructured {
@@ -227,7 +227,7 @@ func TestUnstructuredResourceIDsAtACustomPath(t *testing.T) {
 }
 
 func TestUnstructuredScopeRejectsMalformedField(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	c := fake.NewClientBuilder().WithScheme(testScheme()).Build()
 	cluster := newCluster(t, nil, "ns", "c1", "v1beta2", nil)
 	machine := newMachine(t, nil, "ns", "m1", "v1beta2", "c1", nil)

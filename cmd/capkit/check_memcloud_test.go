@@ -67,7 +67,7 @@ func TestMemcloudOldReleaseDeclaresV1Beta1(t *testing.T) {
 				require.Len(t, f.Documents, 1)
 				crd := &apiextensionsv1.CustomResourceDefinition{}
 				require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(f.Documents[0].Object.Object, crd))
-				v, apiVersion, err := contract.ContractVersionOf(crd)
+				v, apiVersion, err := contract.VersionOf(crd)
 				require.NoError(t, err, plural)
 				assert.Equal(t, tt.contract, v, plural)
 				assert.Equal(t, tt.apiVersion, apiVersion, plural)

@@ -1,7 +1,6 @@
 package conversion_test
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -117,7 +116,7 @@ func TestKeepStatus(t *testing.T) {
 				req.OldObject = runtime.RawExtension{Raw: raw}
 			}
 			m := forged()
-			require.NoError(t, conversion.KeepStatus(admission.NewContextWithRequest(context.Background(), req), m))
+			require.NoError(t, conversion.KeepStatus(admission.NewContextWithRequest(t.Context(), req), m))
 			assert.Equal(t, tt.wantDomain, m.Status.FailureDomain)
 			assert.Equal(t, tt.wantStash, m.Annotations[conversion.StatusStashAnnotation])
 			assert.Equal(t, "large", m.Spec.Size, "the spec is the request's")
@@ -129,10 +128,10 @@ func TestKeepStatus(t *testing.T) {
 		})
 	}
 
-	err = conversion.KeepStatus(context.Background(), forged())
+	err = conversion.KeepStatus(t.Context(), forged())
 	require.ErrorContains(t, err, `cannot keep the status of "ns/m"`)
 	big := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{Operation: admissionv1.Update,
 		OldObject: runtime.RawExtension{Raw: make([]byte, 3<<20+1)}}}
-	err = conversion.KeepStatus(admission.NewContextWithRequest(context.Background(), big), forged())
+	err = conversion.KeepStatus(admission.NewContextWithRequest(t.Context(), big), forged())
 	require.ErrorContains(t, err, "old object of 3145729 bytes, more than 3145728")
 }

@@ -162,7 +162,7 @@ func TestMigrateStorageWithAPIServer(t *testing.T) {
 
 // TestMigrateStorageErrors names the CRD in its errors.
 func TestMigrateStorageErrors(t *testing.T) {
-	_, err := conversion.MigrateStorage(context.Background(), fakeClient(t), "missing.example.com")
+	_, err := conversion.MigrateStorage(t.Context(), fakeClient(t), "missing.example.com")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `CRD "missing.example.com"`)
 }

@@ -168,11 +168,11 @@ func (c *crdChecker) version(name string) *apiextensionsv1.CustomResourceDefinit
 
 // checkContract checks the contract labels and, for each supported contract they declare, the schemas.
 func (c *crdChecker) checkContract(role Kind, known bool) {
-	keys := contract.ContractLabelKeys(c.crd.Labels)
+	keys := contract.VersionLabelKeys(c.crd.Labels)
 	if len(keys) == 0 {
 		if known {
 			c.add(RuleCRDContractLabel, "metadata.labels", "no %s<contract> label: add %q: <API version> (e.g. %q) so that Cluster API knows which API version implements which contract",
-				contract.ContractLabelPrefix, contract.ContractLabel(contract.V1Beta2), c.crd.Spec.Versions[len(c.crd.Spec.Versions)-1].Name)
+				contract.VersionLabelPrefix, contract.VersionLabel(contract.V1Beta2), c.crd.Spec.Versions[len(c.crd.Spec.Versions)-1].Name)
 		}
 		return
 	}
@@ -182,7 +182,7 @@ func (c *crdChecker) checkContract(role Kind, known bool) {
 	var newestAPI string
 	for _, key := range keys {
 		apiVersions := c.checkLabelValue(key)
-		cv := contract.Version(strings.TrimPrefix(key, contract.ContractLabelPrefix))
+		cv := contract.Version(strings.TrimPrefix(key, contract.VersionLabelPrefix))
 		if !cv.Valid() || !known {
 			continue
 		}
@@ -198,10 +198,10 @@ func (c *crdChecker) checkContract(role Kind, known bool) {
 		}
 	}
 	if known && !slices.ContainsFunc(keys, func(k string) bool {
-		return contract.Version(strings.TrimPrefix(k, contract.ContractLabelPrefix)).Valid()
+		return contract.Version(strings.TrimPrefix(k, contract.VersionLabelPrefix)).Valid()
 	}) {
 		c.add(RuleCRDContractUnsupported, "metadata.labels", "labels declare only %s, which current Cluster API does not support: declare %q or %q",
-			strings.Join(keys, ", "), contract.ContractLabel(contract.V1Beta2), contract.ContractLabel(contract.V1Beta1))
+			strings.Join(keys, ", "), contract.VersionLabel(contract.V1Beta2), contract.VersionLabel(contract.V1Beta1))
 	}
 	if newest != "" && sharesStoredForm(c.crd) {
 		c.checkStorageVersion(role, labelled)

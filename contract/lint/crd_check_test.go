@@ -129,22 +129,22 @@ func TestCheckCRDRules(t *testing.T) {
 		{"no status subresource", "MemMachine", func(c *apiextensionsv1.CustomResourceDefinition) { c.Spec.Versions[0].Subresources = nil },
 			lint.RuleCRDStatusSubresource, `served version "v1alpha1" has no status subresource`},
 		{"no contract label", "MemCluster", func(c *apiextensionsv1.CustomResourceDefinition) {
-			delete(c.Labels, contract.ContractLabel(contract.V1Beta2))
+			delete(c.Labels, contract.VersionLabel(contract.V1Beta2))
 		}, lint.RuleCRDContractLabel, `no cluster.x-k8s.io/<contract> label: add "cluster.x-k8s.io/v1beta2"`},
 		{"label names missing version", "MemCluster", func(c *apiextensionsv1.CustomResourceDefinition) {
-			c.Labels[contract.ContractLabel(contract.V1Beta2)] = "v1alpha1_v1beta9"
+			c.Labels[contract.VersionLabel(contract.V1Beta2)] = "v1alpha1_v1beta9"
 		}, lint.RuleCRDContractLabelVersion, `names API version "v1beta9", which the CRD does not define`},
 		{"label names unserved version", "MemCluster", func(c *apiextensionsv1.CustomResourceDefinition) {
 			c.Spec.Versions[0].Served = false
 		}, lint.RuleCRDContractLabelVersion, `names API version "v1alpha1", which the CRD does not serve`},
 		{"empty label", "MemMachine", func(c *apiextensionsv1.CustomResourceDefinition) {
-			c.Labels[contract.ContractLabel(contract.V1Beta2)] = ""
+			c.Labels[contract.VersionLabel(contract.V1Beta2)] = ""
 		}, lint.RuleCRDContractLabelVersion, `label "cluster.x-k8s.io/v1beta2" is empty`},
 		{"double underscore", "MemMachine", func(c *apiextensionsv1.CustomResourceDefinition) {
-			c.Labels[contract.ContractLabel(contract.V1Beta2)] = "v1alpha1__v1alpha1"
+			c.Labels[contract.VersionLabel(contract.V1Beta2)] = "v1alpha1__v1alpha1"
 		}, lint.RuleCRDContractLabelVersion, `with an empty API version`},
 		{"only old contract", "MemMachine", func(c *apiextensionsv1.CustomResourceDefinition) {
-			delete(c.Labels, contract.ContractLabel(contract.V1Beta2))
+			delete(c.Labels, contract.VersionLabel(contract.V1Beta2))
 			c.Labels["cluster.x-k8s.io/v1alpha4"] = "v1alpha1"
 		}, lint.RuleCRDContractUnsupported, `labels declare only cluster.x-k8s.io/v1alpha4`},
 		{"provisioned missing", "MemMachine", func(c *apiextensionsv1.CustomResourceDefinition) {
@@ -200,7 +200,7 @@ func TestCheckCRDRules(t *testing.T) {
 
 func TestCheckCRDLabelV1Beta2StatusV1Beta1(t *testing.T) {
 	crd := goodV1Beta1(t, "LegacyCluster")
-	crd.Labels = map[string]string{contract.ContractLabel(contract.V1Beta2): "v1beta1"}
+	crd.Labels = map[string]string{contract.VersionLabel(contract.V1Beta2): "v1beta1"}
 	vs := lint.CheckCRD(crd)
 	shape := vs.Filter(func(v lint.Violation) bool { return v.Rule == lint.RuleCRDContractShape })
 	require.Len(t, shape, 1, vs.String())
@@ -226,7 +226,7 @@ func TestCheckCRDLabelV1Beta2StatusV1Beta1(t *testing.T) {
 
 func TestCheckCRDLabelV1Beta1StatusV1Beta2(t *testing.T) {
 	crd := goodV1Beta2(t, "MemMachine")
-	crd.Labels = map[string]string{contract.ContractLabel(contract.V1Beta1): "v1alpha1"}
+	crd.Labels = map[string]string{contract.VersionLabel(contract.V1Beta1): "v1alpha1"}
 	vs := lint.CheckCRD(crd)
 	shape := vs.Filter(func(v lint.Violation) bool { return v.Rule == lint.RuleCRDContractShape })
 	require.Len(t, shape, 1, vs.String())
@@ -249,15 +249,15 @@ func TestCheckCRDBothContractLabels(t *testing.T) {
 	crd.Spec.Versions = append(crd.Spec.Versions, v2)
 	crd.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.WebhookConverter}
 	crd.Labels = map[string]string{
-		contract.ContractLabel(contract.V1Beta1): "v1beta1",
-		contract.ContractLabel(contract.V1Beta2): "v1beta2",
+		contract.VersionLabel(contract.V1Beta1): "v1beta1",
+		contract.VersionLabel(contract.V1Beta2): "v1beta2",
 	}
 	assert.Empty(t, lint.CheckCRD(crd).Strings())
 
 	// Swapped labels: both versions have the other contract's shape.
 	crd.Labels = map[string]string{
-		contract.ContractLabel(contract.V1Beta1): "v1beta2",
-		contract.ContractLabel(contract.V1Beta2): "v1beta1",
+		contract.VersionLabel(contract.V1Beta1): "v1beta2",
+		contract.VersionLabel(contract.V1Beta2): "v1beta1",
 	}
 	vs := lint.CheckCRD(crd)
 	assert.Len(t, vs.Filter(func(v lint.Violation) bool { return v.Rule == lint.RuleCRDContractShape }), 2, vs.String())
@@ -284,7 +284,7 @@ func TestCheckCRDServedVersionFields(t *testing.T) {
 
 	// The old version also named by the label is checked against the contract directly.
 	named := crd.DeepCopy()
-	named.Labels[contract.ContractLabel(contract.V1Beta2)] = "v1alpha1_v1alpha2"
+	named.Labels[contract.VersionLabel(contract.V1Beta2)] = "v1alpha1_v1alpha2"
 	vs = lint.CheckCRD(named)
 	assert.Equal(t, []string{lint.RuleCRDContractShape}, vs.Rules(), vs.String())
 }
@@ -309,10 +309,10 @@ func TestCheckCRDUnknownRole(t *testing.T) {
 	crd.Spec.Names.Kind, crd.Spec.Names.ListKind = "MemVPC", "MemVPCList"
 	crd.Spec.Scope = apiextensionsv1.ClusterScoped
 	crd.Spec.Versions[0].Subresources = nil
-	delete(crd.Labels, contract.ContractLabel(contract.V1Beta2))
+	delete(crd.Labels, contract.VersionLabel(contract.V1Beta2))
 	assert.Empty(t, lint.CheckCRD(crd), "no role: scope, status and a missing label are the provider's business")
 
-	crd.Labels[contract.ContractLabel(contract.V1Beta2)] = "v9"
+	crd.Labels[contract.VersionLabel(contract.V1Beta2)] = "v9"
 	crd.Spec.Names.ListKind = ""
 	assert.Equal(t, []string{lint.RuleCRDContractLabelVersion, lint.RuleCRDListKind}, lint.CheckCRD(crd).Rules(),
 		"labels it has must still be right")

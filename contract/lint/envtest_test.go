@@ -70,7 +70,7 @@ func TestEnvtestContract(t *testing.T) {
 			for kind, crd := range loadCRDs(t, path) {
 				server := applyCRD(ctx, t, c, crd)
 				assert.Empty(t, lint.CheckCRD(server).Strings(), kind)
-				v, apiVersion, err := contract.ContractVersionOf(server)
+				v, apiVersion, err := contract.VersionOf(server)
 				require.NoError(t, err, kind)
 				assert.Contains(t, []contract.Version{contract.V1Beta1, contract.V1Beta2}, v, kind)
 				assert.NotEmpty(t, apiVersion, kind)
@@ -78,8 +78,7 @@ func TestEnvtestContract(t *testing.T) {
 		}
 	})
 
-	ns, err := env.CreateNamespace(ctx, "contract")
-	require.NoError(t, err)
+	ns := env.Namespace(t, "contract")
 
 	t.Run("v1beta2 InfraCluster status written with the accessors passes the live checker", func(t *testing.T) {
 		u := &unstructured.Unstructured{}

@@ -42,7 +42,7 @@ func TestCheckCRDMachinePool(t *testing.T) {
 		{"no initialization under v1beta2", func(c *apiextensionsv1.CustomResourceDefinition) { delete(statusProps(c, 0), "initialization") },
 			"inframachinepool.provisioned", `has no status.initialization.provisioned`},
 		{"label names a version the CRD does not define", func(c *apiextensionsv1.CustomResourceDefinition) {
-			c.Labels[contract.ContractLabel(contract.V1Beta2)] = "v1beta9"
+			c.Labels[contract.VersionLabel(contract.V1Beta2)] = "v1beta9"
 		}, lint.RuleCRDContractLabelVersion, `names API version "v1beta9", which the CRD does not define`},
 		{"label names a version the CRD does not serve", func(c *apiextensionsv1.CustomResourceDefinition) {
 			c.Spec.Versions[0].Served = false

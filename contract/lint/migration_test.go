@@ -117,10 +117,10 @@ func TestCheckCRDStorageVersionFields(t *testing.T) {
 			rules: []string{lint.RuleCRDStorageVersionFields}},
 		{name: "an unserved storage version still prunes", crd: bad, edit: func(c *apiextensionsv1.CustomResourceDefinition) {
 			c.Spec.Versions[0].Served = false
-			c.Labels = map[string]string{contract.ContractLabel(contract.V1Beta2): "v1beta2"}
+			c.Labels = map[string]string{contract.VersionLabel(contract.V1Beta2): "v1beta2"}
 		}, rules: []string{lint.RuleCRDStorageVersionFields}},
 		{name: "a storage version labelled for the contract gets the field rule instead", crd: bad, edit: func(c *apiextensionsv1.CustomResourceDefinition) {
-			c.Labels = map[string]string{contract.ContractLabel(contract.V1Beta2): "v1beta1_v1beta2"}
+			c.Labels = map[string]string{contract.VersionLabel(contract.V1Beta2): "v1beta1_v1beta2"}
 		}, rules: []string{lint.RuleCRDContractShape}},
 		{name: "a field no labelled version has is the field rule's", crd: bad, edit: func(c *apiextensionsv1.CustomResourceDefinition) {
 			delete(c.Spec.Versions[1].Schema.OpenAPIV3Schema.Properties["status"].Properties, "initialization")

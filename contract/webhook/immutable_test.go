@@ -49,14 +49,14 @@ func TestValidateImmutable(t *testing.T) {
 		new  spec
 		want []string
 	}{
-		{"unchanged", context.Background(), plain, base, nil},
-		{"flavor changed", context.Background(), plain, flavor, []string{"spec.template.spec.flavor: Forbidden: " + webhook.Immutable}},
-		{"nested field changed", context.Background(), plain, cidr, []string{"spec.template.spec.network.cidr: Forbidden: " + webhook.Immutable}},
-		{"metadata changed", context.Background(), plain, labels, []string{"spec.template.metadata: Forbidden: " + webhook.Immutable}},
-		{"topology dry-run passes", dryRun(context.Background(), true), annotated, flavor, nil},
-		{"dry-run without the annotation", dryRun(context.Background(), true), plain, flavor, []string{"spec.template.spec.flavor: Forbidden: " + webhook.Immutable}},
-		{"annotation without dry-run", dryRun(context.Background(), false), annotated, flavor, []string{"spec.template.spec.flavor: Forbidden: " + webhook.Immutable}},
-		{"annotation outside an admission request", context.Background(), annotated, flavor, []string{"spec.template.spec.flavor: Forbidden: " + webhook.Immutable}},
+		{"unchanged", t.Context(), plain, base, nil},
+		{"flavor changed", t.Context(), plain, flavor, []string{"spec.template.spec.flavor: Forbidden: " + webhook.Immutable}},
+		{"nested field changed", t.Context(), plain, cidr, []string{"spec.template.spec.network.cidr: Forbidden: " + webhook.Immutable}},
+		{"metadata changed", t.Context(), plain, labels, []string{"spec.template.metadata: Forbidden: " + webhook.Immutable}},
+		{"topology dry-run passes", dryRun(t.Context(), true), annotated, flavor, nil},
+		{"dry-run without the annotation", dryRun(t.Context(), true), plain, flavor, []string{"spec.template.spec.flavor: Forbidden: " + webhook.Immutable}},
+		{"annotation without dry-run", dryRun(t.Context(), false), annotated, flavor, []string{"spec.template.spec.flavor: Forbidden: " + webhook.Immutable}},
+		{"annotation outside an admission request", t.Context(), annotated, flavor, []string{"spec.template.spec.flavor: Forbidden: " + webhook.Immutable}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

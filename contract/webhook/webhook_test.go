@@ -48,7 +48,7 @@ func template(flavor string, annotations map[string]string) *MachineTemplate {
 }
 
 func TestWebhookMachine(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	tests := []struct {
 		name     string
 		old, new *Machine
@@ -100,7 +100,7 @@ func TestWebhookTemplate(t *testing.T) {
 		old, new *MachineTemplate
 		wantErr  []string
 	}{
-		{name: "unchanged", ctx: context.Background(), old: template("small", nil), new: template("small", map[string]string{"a": "b"})},
+		{name: "unchanged", ctx: t.Context(), old: template("small", nil), new: template("small", map[string]string{"a": "b"})},
 		{name: "changed", ctx: dryRun, old: template("small", nil), new: template("large", nil),
 			wantErr: []string{`MyMachineTemplate.infrastructure.example.com "workers" is invalid`, "spec.template.spec.flavor: Forbidden: field is immutable"}},
 		{name: "the topology controller's dry-run", ctx: dryRun, old: template("small", nil), new: template("large", topology)},
@@ -127,9 +127,9 @@ func TestWebhookTemplateMetadataMutable(t *testing.T) {
 	wh.TemplateMetadataMutable = true
 	relabelled := template("small", nil)
 	relabelled.Spec.Template.Spec.ProviderID = ""
-	_, err := wh.ValidateUpdate(context.Background(), template("small", nil), relabelled)
+	_, err := wh.ValidateUpdate(t.Context(), template("small", nil), relabelled)
 	require.NoError(t, err)
-	_, err = wh.ValidateUpdate(context.Background(), template("small", nil), template("large", nil))
+	_, err = wh.ValidateUpdate(t.Context(), template("small", nil), template("large", nil))
 	assert.ErrorContains(t, err, "spec.template.spec.flavor: Forbidden: field is immutable")
 }
 

@@ -271,7 +271,7 @@ func (n networkService) Reconcile(ctx context.Context, s scope.ClusterScoper[*te
 	if !c.Spec.ControlPlaneEndpoint.IsValid() {
 		c.Spec.ControlPlaneEndpoint = contract.APIEndpoint{Host: s.Cluster().Name + ".example.com", Port: 6443}
 	}
-	if _, err := conditions.MarkTrue(c, "EndpointReady", "Published", c.Spec.ControlPlaneEndpoint.Host); err != nil {
+	if _, err := conditions.SetTrue(c, "EndpointReady", "Published", c.Spec.ControlPlaneEndpoint.Host); err != nil {
 		return reconcile.Result{}, err
 	}
 	c.SetProvisioned(true)

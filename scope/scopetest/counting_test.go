@@ -1,7 +1,6 @@
 package scopetest_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -16,7 +15,7 @@ import (
 )
 
 func TestCountingClientCountsWritesNotReads(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p"}}
 	c := scopetest.NewCountingClient(fake.NewClientBuilder().WithStatusSubresource(&corev1.Pod{}).Build())
 	require.NoError(t, c.Create(ctx, pod))

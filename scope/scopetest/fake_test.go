@@ -1,7 +1,6 @@
 package scopetest_test
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -29,7 +28,7 @@ func newFakeMachine() *scopetest.FakeMachineScope[*testtypes.FooMachine] {
 }
 
 func TestFakeMachineScopeKeepsIDsInTheObjectAndRecordsCheckpoints(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	f := newFakeMachine()
 	var s scope.MachineScoper[*testtypes.FooMachine] = f
 
@@ -74,7 +73,7 @@ func TestFakeMachineScopeKeepsIDsInTheObjectAndRecordsCheckpoints(t *testing.T) 
 }
 
 func TestFakeMachineScopeWithProviderIDTrackerCheckpointsSpecOnly(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	f := newFakeMachine()
 	format := func(id string) string { return "foo://" + id }
 	parse := func(pid string) (string, error) {
@@ -114,7 +113,7 @@ func TestFakeMachineScopeBootstrapData(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeMachine()
 			f.BootstrapValue, f.BootstrapFormat, f.BootstrapErr = []byte(tt.value), tt.format, tt.err
-			value, format, err := f.BootstrapData(context.Background())
+			value, format, err := f.BootstrapData(t.Context())
 			assert.Equal(t, 1, f.BootstrapReads)
 			if tt.wantErr != nil {
 				require.ErrorIs(t, err, tt.wantErr)
@@ -149,7 +148,7 @@ func TestFakeKeepsIDsOfATypeWithoutAMap(t *testing.T) {
 	require.NoError(t, f.SetResourceID("vm", "i-1"))
 	_, persisted := f.PersistedResourceID("vm")
 	assert.False(t, persisted, "recorded, not yet checkpointed")
-	require.NoError(t, f.PatchNow(context.Background()))
+	require.NoError(t, f.PatchNow(t.Context()))
 	id, persisted := f.PersistedResourceID("vm")
 	assert.True(t, persisted)
 	assert.Equal(t, "i-1", id)
@@ -157,7 +156,7 @@ func TestFakeKeepsIDsOfATypeWithoutAMap(t *testing.T) {
 }
 
 func TestFakeMachinePoolScope(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	f := &scopetest.FakeMachinePoolScope[*testtypes.FooMachinePool]{
 		FakeObject: scopetest.FakeObject[*testtypes.FooMachinePool]{Object: &testtypes.FooMachinePool{}, OwnershipKeyValue: "k"},
 		PoolInfo:   scope.MachinePoolInfo{Name: "pool", Replicas: 2},

@@ -38,14 +38,14 @@ func TestCRDsDeclareContractV1Beta1(t *testing.T) {
 	require.Len(t, crds, 2)
 	for _, crd := range crds {
 		assert.Empty(t, lint.CheckCRD(crd), crd.Name)
-		v, api, err := contract.ContractVersionOf(crd)
+		v, api, err := contract.VersionOf(crd)
 		require.NoError(t, err, crd.Name)
 		assert.Equal(t, contract.V1Beta1, v, crd.Name)
 		assert.Equal(t, apiVersion, api, crd.Name)
-		assert.NotContains(t, crd.Labels, contract.ContractLabel(contract.V1Beta2), "only the v1beta1 contract label")
+		assert.NotContains(t, crd.Labels, contract.VersionLabel(contract.V1Beta2), "only the v1beta1 contract label")
 	}
 	for _, gk := range []schema.GroupKind{oldClusterGVK.GroupKind(), oldMachineGVK.GroupKind()} {
-		v, api, err := contract.DiscoverContractVersion(context.Background(), env.Client, gk)
+		v, api, err := contract.DiscoverContractVersion(t.Context(), env.Client, gk)
 		require.NoError(t, err, gk.Kind)
 		assert.Equal(t, contract.V1Beta1, v, gk.Kind)
 		assert.Equal(t, apiVersion, api, gk.Kind)

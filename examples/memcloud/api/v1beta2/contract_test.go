@@ -87,7 +87,7 @@ func TestGeneratedCRDsFollowContractV1Beta2(t *testing.T) {
 			require.True(t, ok)
 			assert.Equal(t, tc.role, role)
 
-			v, apiVersion, err := contract.ContractVersionOf(crd)
+			v, apiVersion, err := contract.VersionOf(crd)
 			require.NoError(t, err)
 			assert.Equal(t, contract.V1Beta2, v)
 			assert.Equal(t, v1beta2.GroupVersion.Version, apiVersion)
@@ -103,13 +103,13 @@ func TestGeneratedCRDsFollowContractV1Beta2(t *testing.T) {
 
 func TestConditionsLiveInStatus(t *testing.T) {
 	c := &v1beta2.MemCluster{}
-	_, err := conditions.MarkFalse(c, v1beta2.NetworkReadyCondition, "Creating", "creating network")
+	_, err := conditions.SetFalse(c, v1beta2.NetworkReadyCondition, "Creating", "creating network")
 	require.NoError(t, err)
 	require.Len(t, c.Status.Conditions, 1)
 	assert.Equal(t, v1beta2.NetworkReadyCondition, c.Status.Conditions[0].Type)
 
 	m := &v1beta2.MemMachine{}
-	_, err = conditions.MarkTrue(m, v1beta2.InstanceReadyCondition, "Running", "")
+	_, err = conditions.SetTrue(m, v1beta2.InstanceReadyCondition, "Running", "")
 	require.NoError(t, err)
 	assert.True(t, conditions.IsTrue(m, v1beta2.InstanceReadyCondition))
 	require.Len(t, m.Status.Conditions, 1)

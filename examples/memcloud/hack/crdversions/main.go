@@ -112,7 +112,7 @@ func keepVersion(data []byte, version string) ([]byte, error) {
 	spec["versions"] = kept
 	metadata, _ := crd["metadata"].(map[string]any)
 	labels, _ := metadata["labels"].(map[string]any)
-	for _, key := range contract.ContractLabelKeys(stringMap(labels)) {
+	for _, key := range contract.VersionLabelKeys(stringMap(labels)) {
 		value, _ := labels[key].(string)
 		if slices.Contains(strings.Split(value, "_"), version) {
 			labels[key] = version

@@ -182,7 +182,7 @@ func (r release) checkMetadataFile(f *YAMLFile) Findings {
 	if newest == nil || !contract.Version(newest.Contract).Valid() {
 		return out
 	}
-	label := contract.ContractLabel(contract.Version(newest.Contract))
+	label := contract.VersionLabel(contract.Version(newest.Contract))
 	for _, e := range r.crdsUnder(filepath.Dir(f.Name)) {
 		if !e.known {
 			continue
@@ -190,7 +190,7 @@ func (r release) checkMetadataFile(f *YAMLFile) Findings {
 		if _, ok := e.crd.Labels[label]; ok {
 			continue
 		}
-		have := contract.ContractLabelKeys(e.crd.Labels)
+		have := contract.VersionLabelKeys(e.crd.Labels)
 		out = append(out, finding(e.doc, lint.Violation{Rule: RuleMetadataCRDContract, Object: e.doc.ObjectRef(), Path: "metadata.labels",
 			Message: fmt.Sprintf("%s maps the newest release series %s to contract %s, but the CRD has no %q label (contract labels: %s): %s",
 				f.Name, newest, newest.Contract, label, listOrNone(have), metadataFix(label, newest, have, e.crd.Spec.Versions))}))
@@ -210,7 +210,7 @@ func metadataFix(label string, newest *ReleaseSeries, have []string, versions []
 	fix := fmt.Sprintf("label the CRD %q once its schema has the fields of contract %s (the +kubebuilder:metadata:labels=%q marker or config/crd's kustomization labels)",
 		label+": "+served, newest.Contract, label+"="+served)
 	if len(have) > 0 {
-		if declared := contract.Version(strings.TrimPrefix(have[0], contract.ContractLabelPrefix)); declared.Valid() {
+		if declared := contract.Version(strings.TrimPrefix(have[0], contract.VersionLabelPrefix)); declared.Valid() {
 			fix += fmt.Sprintf(", or set contract: %s for release series %s in metadata.yaml", declared, newest)
 		}
 	}
