@@ -53,4 +53,7 @@
 // webhooks; a provider with webhooks sets them up in Setup too, after its controllers.
 //
 // A test parses the provider's flags with f.Parse(args, p.Defaults, p.Flags).
+//
+// A main that builds its manager by hand uses the same parts: Flags.Parse, ctrl.NewManager with
+// Flags.Options, Flags.ReconcileOptions for its reconcilers, and AddChecks before mgr.Start.
 package manager

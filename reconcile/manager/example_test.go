@@ -4,6 +4,11 @@ import (
 	"flag"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+
 	"github.com/capkit/capkit/reconcile/manager"
 )
 
@@ -36,4 +41,41 @@ func ExampleFlags_ReconcileOptions() {
 	fmt.Println(endpoint, len(opts), err)
 	// Output:
 	// https://cloud.example.com 5 <nil>
+}
+
+// A main that builds its manager by hand, instead of calling manager.Main, adds the standard health and
+// readiness checks with AddChecks after setting up its controllers and webhooks, then starts the manager.
+func ExampleAddChecks() {
+	var f manager.Flags
+	if err := f.Parse([]string{"--health-probe-bind-address=127.0.0.1:0"},
+		manager.Defaults{LeaderElectionID: "mycloud-controller-manager.mycloud.example.com"}, nil); err != nil {
+		fmt.Println(err)
+		return
+	}
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		fmt.Println(err)
+		return
+	}
+	cfg := &rest.Config{Host: "https://127.0.0.1:6443"} // a real main: ctrl.GetConfigOrDie()
+	mgr, err := ctrl.NewManager(cfg, f.Options(scheme))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	opts, err := f.ReconcileOptions()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// ... set up the provider's controllers with mgr and opts, and its webhooks ...
+	if err := manager.AddChecks(mgr); err != nil {
+		fmt.Println(err)
+		return
+	}
+	// A real main then runs the manager until SIGTERM:
+	//	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil { ... }
+	fmt.Println(len(opts), "reconcile options, checks added")
+	// Output:
+	// 4 reconcile options, checks added
 }

@@ -157,8 +157,13 @@ func (f *Flags) Options(scheme *runtime.Scheme) ctrl.Options {
 	return o
 }
 
-// addChecks adds the /healthz ping and the /readyz check that the webhook server is serving.
-func addChecks(mgr ctrl.Manager) error {
+// AddChecks adds the standard health and readiness checks of a provider's manager to mgr, the ones Run
+// adds: the /healthz ping ("healthz") and the /readyz check that the webhook server is serving ("readyz").
+// A main that builds its manager by hand instead of calling Main or Run calls it after setting up its
+// controllers and webhooks, before mgr.Start; --health-probe-bind-address (Flags.Options) is where they
+// are served. The readiness check registers mgr's webhook server with mgr, so the manager starts it and
+// needs its serving certificate in --webhook-cert-dir.
+func AddChecks(mgr ctrl.Manager) error {
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return fmt.Errorf("cannot add the health check: %w", err)
 	}

@@ -55,7 +55,7 @@ func (f *Flags) Parse(args []string, d Defaults, bind func(fs *flag.FlagSet)) er
 
 // Run runs the provider's controller manager until ctx is done: the scheme (client-go's types and
 // p.AddToScheme), the manager with f's options (Options), p.Setup with f's reconcile options
-// (ReconcileOptions), the health and readiness checks, then Start. It returns when the manager
+// (ReconcileOptions), the health and readiness checks (AddChecks), then Start. It returns when the manager
 // stops, with its error.
 func Run(ctx context.Context, f Flags, p Provider) error {
 	if p.Setup == nil {
@@ -87,7 +87,7 @@ func Run(ctx context.Context, f Flags, p Provider) error {
 	if err := p.Setup(mgr, opts); err != nil {
 		return fmt.Errorf("cannot set up %s's controllers and webhooks: %w", p.Name, err)
 	}
-	if err := addChecks(mgr); err != nil {
+	if err := AddChecks(mgr); err != nil {
 		return err
 	}
 	mgr.GetLogger().Info("starting the manager", "provider", p.Name, "namespace", f.Namespace, "watchFilter", f.WatchFilter)
