@@ -1,6 +1,6 @@
-// Package cloudinit turns Cluster API bootstrap data (the cloud-config that the kubeadm
-// bootstrap provider writes) into a bash script or a list of commands, for machines that
-// cannot run cloud-init: containers, pods, bare metal over SSH, images without cloud-init.
+// Package cloudinit turns Cluster API bootstrap data into a bash script or a list of commands. The bootstrap data is
+// the cloud-config that the kubeadm bootstrap provider writes, and the output is for machines that cannot run
+// cloud-init: containers, pods, bare metal over SSH, images without cloud-init.
 //
 // # Parse
 //

@@ -1,8 +1,8 @@
-// Package contract is the Cluster API provider contract as data: contract versions, typed field accessors on
-// unstructured objects, contract-version discovery, the labels, annotations and bootstrap Secret keys of the
-// contract, and embeddable API types. It does not import sigs.k8s.io/cluster-api: it reads and writes objects at
-// the paths the contract names, the way Cluster API itself reads providers, so it works whatever Cluster API
-// version a provider pins.
+// Package contract is the Cluster API provider contract as data. It holds the contract versions, typed field accessors
+// on unstructured objects, contract-version discovery, the labels, annotations and bootstrap Secret keys of the
+// contract, and embeddable API types. It does not import sigs.k8s.io/cluster-api: it reads and writes objects at the
+// paths the contract names, the way Cluster API itself reads providers, so it works whatever Cluster API version a
+// provider pins.
 //
 // This is the package a provider's manager imports. The checkers of the contract (Go types, CRDs, live objects,
 // clusterctl release files) are in package github.com/capkit/capkit/contract/lint, for tests, CI and the

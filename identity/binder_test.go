@@ -24,7 +24,7 @@ type clientKey struct{}
 // rotated Secret builds a new one with the new credentials, and a namespace removed from allowedNamespaces is
 // refused at the next bind.
 func TestBinderReusesClientUntilSecretChanges(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	f := newFixture(t)
 	id := f.identity(t, &identity.AllowedNamespaces{NamespaceList: []string{f.tenant}}, good())
 	ref := &identity.Ref{Kind: kind, Name: id}
@@ -105,7 +105,7 @@ func (l *laggingReader) Get(ctx context.Context, key client.ObjectKey, obj clien
 // the binder must not remember the stale data under the new version, or it would use rotated-out credentials
 // forever.
 func TestBinderDoesNotKeepStaleCredentials(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	f := newFixture(t)
 	id := f.identity(t, &identity.AllowedNamespaces{NamespaceList: []string{f.tenant}}, good())
 	old := &corev1.Secret{}

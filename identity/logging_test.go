@@ -27,7 +27,7 @@ func TestResolverDoesNotLogCredentials(t *testing.T) {
 
 	var logs logtest.Sink
 	logtest.VerboseKlog(t, logs.Logger()) // before the client is made: client-go adds its debugging transports then
-	ctx := logr.NewContext(context.Background(), logs.Logger())
+	ctx := logr.NewContext(t.Context(), logs.Logger())
 	apiReader, err := client.New(env.Config, client.Options{Scheme: env.Scheme})
 	require.NoError(t, err)
 	r, err := identity.NewResolver(apiReader, kind, func() *testtypes.FooClusterIdentity { return &testtypes.FooClusterIdentity{} }, f.provider,

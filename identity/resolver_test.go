@@ -25,11 +25,8 @@ type fixture struct {
 
 func newFixture(t *testing.T, opts ...identity.ResolverOption) *fixture {
 	t.Helper()
-	ctx := context.Background()
-	provider, err := env.CreateNamespace(ctx, "provider")
-	require.NoError(t, err)
-	tenant, err := env.CreateNamespace(ctx, "tenant")
-	require.NoError(t, err)
+	provider := env.Namespace(t, "provider")
+	tenant := env.Namespace(t, "tenant")
 	opts = append([]identity.ResolverOption{identity.WithRequiredKeys("accessKeyID", "secretAccessKey")}, opts...)
 	r, err := identity.NewResolver(env.Client, kind, func() *testtypes.FooClusterIdentity { return &testtypes.FooClusterIdentity{} }, provider, opts...)
 	require.NoError(t, err)
@@ -39,7 +36,7 @@ func newFixture(t *testing.T, opts ...identity.ResolverOption) *fixture {
 // identity creates a FooClusterIdentity named after the test's namespace, with its Secret (nil data: none).
 func (f *fixture) identity(t *testing.T, allowed *identity.AllowedNamespaces, data map[string][]byte) string {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	name := f.tenant + "-id"
 	id := &testtypes.FooClusterIdentity{ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: testtypes.FooClusterIdentitySpec{AllowedNamespaces: allowed, SecretName: name}}
@@ -86,7 +83,7 @@ func TestResolver(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := t.Context()
 			f := newFixture(t, tt.opts...)
 			id := f.identity(t, tt.allowed, tt.data)
 			ref := &identity.Ref{Kind: kind, Name: id}
@@ -152,14 +149,14 @@ func TestSecretVersionReadsThroughTheContextsReader(t *testing.T) {
 	f := newFixture(t)
 	name := f.identity(t, nil, good())
 	id := &testtypes.FooClusterIdentity{}
-	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKey{Name: name}, id))
+	require.NoError(t, env.Client.Get(t.Context(), client.ObjectKey{Name: name}, id))
 
-	plain, err := f.resolver.SecretVersion(context.Background(), id)
+	plain, err := f.resolver.SecretVersion(t.Context(), id)
 	require.NoError(t, err)
 	require.NotEmpty(t, plain)
 
 	r := &secretReader{Reader: env.Client}
-	got, err := f.resolver.SecretVersion(identity.ContextWithSecretMetadataReader(context.Background(), r), id)
+	got, err := f.resolver.SecretVersion(identity.ContextWithSecretMetadataReader(t.Context(), r), id)
 	require.NoError(t, err)
 	assert.Equal(t, plain, got)
 	assert.Equal(t, 1, r.reads, "read through the context's reader")

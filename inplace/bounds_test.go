@@ -84,7 +84,7 @@ func TestCanUpdateCostIsLinear(t *testing.T) {
 func TestDeclineNamesADeepFieldBriefly(t *testing.T) {
 	cur, des := deepChanges(1000, 0)
 	des = obj{"n": des}
-	resp := config().CanUpdateMachineSet(context.Background(), setRequest(obj{"extra": cur}, obj{"extra": des}))
+	resp := config().CanUpdateMachineSet(t.Context(), setRequest(obj{"extra": cur}, obj{"extra": des}))
 	assert.Contains(t, resp.Message, "MemMachineTemplate spec.template.spec.extra.n.n.n")
 	assert.Contains(t, resp.Message, "… cannot be updated in place")
 	assert.Less(t, len(resp.Message), 400)

@@ -1,7 +1,6 @@
 package inplace_test
 
 import (
-	"context"
 	"encoding/json"
 	"testing"
 
@@ -207,7 +206,7 @@ func TestCanUpdateMachineSet(t *testing.T) {
 				cfg.Mutable = tt.mutable
 			}
 			req := tt.req()
-			resp := cfg.CanUpdateMachineSet(context.Background(), req)
+			resp := cfg.CanUpdateMachineSet(t.Context(), req)
 
 			assert.Equal(t, inplace.ResponseStatusSuccess, resp.Status, "declining is never a Failure")
 			assert.False(t, resp.MachineSetPatch.IsDefined())
@@ -233,7 +232,7 @@ func TestCanUpdateMachineSetDoesNotChangeTheRequest(t *testing.T) {
 	req := setRequest(obj{"flavor": "m1", "tags": obj{"a": "1"}}, obj{"flavor": "m2", "tags": obj{"b": "2"}})
 	before, err := json.Marshal(req)
 	require.NoError(t, err)
-	config().CanUpdateMachineSet(context.Background(), req)
+	config().CanUpdateMachineSet(t.Context(), req)
 	after, err := json.Marshal(req)
 	require.NoError(t, err)
 	assert.JSONEq(t, string(before), string(after))
@@ -323,7 +322,7 @@ func TestCanUpdateMachine(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			req := tt.req()
-			resp := config().CanUpdateMachine(context.Background(), req)
+			resp := config().CanUpdateMachine(t.Context(), req)
 
 			assert.Equal(t, inplace.ResponseStatusSuccess, resp.Status)
 			assert.False(t, resp.MachinePatch.IsDefined())

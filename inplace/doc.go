@@ -1,6 +1,6 @@
-// Package inplace serves Cluster API's in-place update hooks (Runtime SDK, hooks.runtime.cluster.x-k8s.io/v1alpha1,
-// Cluster API v1.14) for an infrastructure provider that can change some fields of a running machine, such
-// as its flavor or its tags, without replacing it.
+// Package inplace serves Cluster API's in-place update hooks for an infrastructure provider that can change some fields
+// of a running machine without replacing it. The hooks are the Runtime SDK's hooks.runtime.cluster.x-k8s.io/v1alpha1 of
+// Cluster API v1.14; the fields are such as the machine's flavor or its tags.
 //
 // # What Cluster API does
 //

@@ -95,7 +95,7 @@ func TestUpdateMachineActsOnlyOnWhatTheAPIServerHolds(t *testing.T) {
 				tt.req(req)
 			}
 			var logs logtest.Sink
-			resp := cfg.UpdateMachine(log.IntoContext(context.Background(), logs.Logger()), req)
+			resp := cfg.UpdateMachine(log.IntoContext(t.Context(), logs.Logger()), req)
 
 			assert.False(t, called, "Update must not run")
 			assert.Equal(t, inplace.ResponseStatusFailure, resp.Status)
@@ -120,7 +120,7 @@ func TestUpdateMachineIgnoresTheRequestsCopy(t *testing.T) {
 	forged.SetLabels(map[string]string{"cluster.x-k8s.io/cluster-name": "victim"})
 	forged.SetAnnotations(map[string]string{"progress": "panic"})
 
-	resp := cfg.UpdateMachine(context.Background(), req)
+	resp := cfg.UpdateMachine(t.Context(), req)
 	require.Equal(t, inplace.ResponseStatusSuccess, resp.Status, resp.Message)
 	require.NotNil(t, got)
 	assert.Equal(t, obj{"flavor": "m2"}, got.Object["spec"])
@@ -140,7 +140,7 @@ func TestUpdateMachineLogsThroughItsRedactor(t *testing.T) {
 		return inplace.Progress{Done: true}, nil
 	}
 	var logs logtest.Sink
-	resp := cfg.UpdateMachine(log.IntoContext(context.Background(), logs.Logger()), updateRequest())
+	resp := cfg.UpdateMachine(log.IntoContext(t.Context(), logs.Logger()), updateRequest())
 	require.Equal(t, inplace.ResponseStatusSuccess, resp.Status, resp.Message)
 	assert.Contains(t, logs.String(), "calling the cloud")
 	assert.NotContains(t, logs.String(), "s3cr3t")

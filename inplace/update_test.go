@@ -62,7 +62,7 @@ func TestUpdateMachine(t *testing.T) {
 			if tt.noInfra {
 				req.Desired.InfrastructureMachine = nil
 			}
-			got := cfg.UpdateMachine(context.Background(), req)
+			got := cfg.UpdateMachine(t.Context(), req)
 			got.TypeMeta = tt.want.TypeMeta
 			assert.Equal(t, tt.want, *got)
 		})
@@ -91,7 +91,7 @@ func TestUpdateMachineRedactsCredentials(t *testing.T) {
 				redact.FromContext(ctx).Add([]byte(secret))
 				return tc.update(ctx)
 			}
-			got := c.UpdateMachine(context.Background(), updateRequest())
+			got := c.UpdateMachine(t.Context(), updateRequest())
 			assert.NotEmpty(t, got.Message)
 			assert.NotContains(t, got.Message, secret)
 			assert.NotContains(t, got.Message, "s3cr3t")
@@ -114,7 +114,7 @@ func TestUpdateMachineRetryAfter(t *testing.T) {
 			cfg.Update = func(context.Context, *unstructured.Unstructured) (inplace.Progress, error) {
 				return inplace.Progress{RetryAfter: d}, nil
 			}
-			resp := cfg.UpdateMachine(context.Background(), updateRequest())
+			resp := cfg.UpdateMachine(t.Context(), updateRequest())
 			assert.Equal(t, inplace.ResponseStatusSuccess, resp.Status)
 			assert.Equal(t, tt.want, resp.RetryAfterSeconds)
 		})

@@ -1,4 +1,4 @@
-// Package ipam claims, waits for and releases the IP addresses of machines from Cluster API IPAM pools, the
+// Package ipam claims, waits for and releases the IP addresses of machines from Cluster API IPAM pools. It is the
 // infrastructure provider's half of Cluster API's IPAM contract, on unstructured objects (no Cluster API import).
 //
 // # The contract

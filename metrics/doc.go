@@ -1,5 +1,5 @@
-// Package metrics holds the Prometheus metrics capkit records for every provider, on controller-runtime's
-// registry (served by the manager's metrics endpoint):
+// Package metrics defines the Prometheus metrics capkit records for every provider. They are on controller-runtime's
+// registry, served by the manager's metrics endpoint:
 //
 //	capkit_cloud_calls_total{resource, operation, outcome}    cloud calls made by reconcile.Ensure and EnsureDeleted;
 //	                                                         outcome is ok, not_found, throttled or error

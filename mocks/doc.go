@@ -1,5 +1,5 @@
-// Package mocks has go.uber.org/mock mocks of the interfaces of capkit's scope and reconcile packages, so
-// that a provider unit-tests its services against a mocked scope instead of a mocked cloud SDK. From
+// Package mocks has go.uber.org/mock mocks of the interfaces of capkit's scope and reconcile packages. With them a
+// provider unit-tests its services against a mocked scope instead of a mocked cloud SDK. From
 // Example_serviceAgainstAMockedScope, where ctrl is the gomock.NewController(t) of a test:
 //
 //	s := mocks.NewMockMachineScoper[*v1beta2.MemMachine](ctrl)

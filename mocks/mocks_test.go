@@ -34,7 +34,7 @@ func recordInstance(ctx context.Context, s scope.MachineScoper[*testtypes.FooMac
 
 func TestMachineScoperMock(t *testing.T) {
 	ctrl := gomock.NewController(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	m := &testtypes.FooMachine{}
 	s := mocks.NewMockMachineScoper[*testtypes.FooMachine](ctrl)
 	gomock.InOrder(
@@ -53,7 +53,7 @@ func TestMachineScoperMock(t *testing.T) {
 
 func TestEnsureWithMockedTrackerAndResource(t *testing.T) {
 	ctrl := gomock.NewController(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	tr := mocks.NewMockResourceTracker(ctrl)
 	res := mocks.NewMockResource[vmSpec, *vm](ctrl)
 	spec := vmSpec{Image: "ubuntu"}
@@ -83,7 +83,7 @@ func TestServiceAndRecorderMocks(t *testing.T) {
 	ctrl := gomock.NewController(t)
 	svc := mocks.NewMockService[scope.ClusterScoper[*testtypes.FooCluster]](ctrl)
 	svc.EXPECT().Reconcile(gomock.Any(), gomock.Nil()).Return(reconcile.Result{Done: true}, nil)
-	r, err := svc.Reconcile(context.Background(), nil)
+	r, err := svc.Reconcile(t.Context(), nil)
 	require.NoError(t, err)
 	assert.True(t, r.Done)
 	rec := mocks.NewMockEventRecorder(ctrl)

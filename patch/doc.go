@@ -1,6 +1,6 @@
-// Package patch persists the changes a controller made to one Kubernetes object since it read it, with as
-// few API requests as the change needs, and without losing what other controllers wrote meanwhile. It keeps
-// the semantics of Cluster API's sigs.k8s.io/cluster-api/util/patch where both apply (see the table below).
+// Package patch persists the changes a controller made to one Kubernetes object since it read it. It sends as few API
+// requests as the change needs, and loses nothing other controllers wrote meanwhile. It keeps the semantics of Cluster
+// API's sigs.k8s.io/cluster-api/util/patch where both apply (see the table below).
 //
 // A Helper is created right after the object is read (NewHelper takes a snapshot) and used at the end of a
 // reconcile, or at a checkpoint in the middle of one:

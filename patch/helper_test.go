@@ -45,7 +45,7 @@ func TestPatchSendsOnlyWhatChanged(t *testing.T) {
 			h, err := patch.NewHelper(cc, m)
 			require.NoError(t, err)
 			tc.change(m)
-			require.NoError(t, h.Patch(context.Background(), m))
+			require.NoError(t, h.Patch(t.Context(), m))
 			var got []scopetest.Write
 			for _, w := range cc.Log() {
 				got = append(got, scopetest.Write{Verb: w.Verb, SubResource: w.SubResource})
@@ -63,7 +63,7 @@ func TestPatchSendsOnlyWhatChanged(t *testing.T) {
 }
 
 func TestConflictKeepsBothWritersConditionsAndFinalizers(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	m := newMachine(t, env.Client)
 	h, err := patch.NewHelper(env.Client, m)
 	require.NoError(t, err)
@@ -86,7 +86,7 @@ func TestConflictKeepsBothWritersConditionsAndFinalizers(t *testing.T) {
 // write-once label) conflicts with another writer that added one; the rebase must not read the other
 // writer's finalizer as removed by this Helper.
 func TestConflictKeepsFinalizersThisHelperDidNotChange(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	m := newMachine(t, env.Client)
 	h, err := patch.NewHelper(env.Client, m, patch.WithWriteOnceLabels("a.io/key"))
 	require.NoError(t, err)
@@ -108,7 +108,7 @@ func TestConflictKeepsFinalizersThisHelperDidNotChange(t *testing.T) {
 }
 
 func TestConditionOfAnotherWriterSurvivesSpecCheckpoint(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	m := newMachine(t, env.Client)
 	h, err := patch.NewHelper(env.Client, m)
 	require.NoError(t, err)
@@ -133,7 +133,7 @@ func TestConditionOfAnotherWriterSurvivesSpecCheckpoint(t *testing.T) {
 }
 
 func TestPatchSpecLeavesStatusForPatch(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	cc := scopetest.NewCountingClient(env.Client)
 	m := newMachine(t, cc)
 	cc.Reset()
@@ -155,7 +155,7 @@ func TestPatchSpecLeavesStatusForPatch(t *testing.T) {
 }
 
 func TestWriteOnceLabelKeepsTheServersValue(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	m := newMachine(t, env.Client)
 	h, err := patch.NewHelper(env.Client, m, patch.WithWriteOnceLabels("a.io/key"))
 	require.NoError(t, err)
@@ -182,7 +182,7 @@ func TestConflictRetriesAreBounded(t *testing.T) {
 	h, err := patch.NewHelper(c, m, patch.WithConflictRetries(2))
 	require.NoError(t, err)
 	m.Status.Conditions = append(m.Status.Conditions, cond("Mine", metav1.ConditionTrue))
-	err = h.Patch(context.Background(), m)
+	err = h.Patch(t.Context(), m)
 	require.Error(t, err)
 	assert.True(t, apierrors.IsConflict(err))
 	assert.Contains(t, err.Error(), "cannot patch status of FooMachine "+m.Namespace+"/m")
@@ -203,12 +203,12 @@ func TestUnguardedPatchDoesNotRetry(t *testing.T) {
 	h, err := patch.NewHelper(c, m)
 	require.NoError(t, err)
 	m.Status.FailureDomain = "fd-1"
-	require.Error(t, h.Patch(context.Background(), m))
+	require.Error(t, h.Patch(t.Context(), m))
 	assert.Equal(t, 1, patches)
 }
 
 func TestUnstructuredWithConditionsPath(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	typed := newMachine(t, env.Client)
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(testtypes.GroupVersion.WithKind("FooMachine"))
@@ -227,7 +227,7 @@ func TestUnstructuredWithConditionsPath(t *testing.T) {
 }
 
 func TestLastFinalizerRemovedOnDeletedObject(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	m := newMachine(t, env.Client)
 	require.NoError(t, env.Client.Delete(ctx, m))
 	m = reread(t, m)

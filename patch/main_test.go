@@ -33,8 +33,7 @@ func TestMain(m *testing.M) {
 func newMachine(t *testing.T, c client.Client) *testtypes.FooMachine {
 	t.Helper()
 	ctx := context.Background()
-	ns, err := env.CreateNamespace(ctx, "patch")
-	require.NoError(t, err)
+	ns := env.Namespace(t, "patch")
 	m := &testtypes.FooMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m", Finalizers: []string{"a.io/one"}},
 		Spec: testtypes.FooMachineSpec{Size: "small"}}
 	require.NoError(t, c.Create(ctx, m))
@@ -53,7 +52,7 @@ func cond(t string, s metav1.ConditionStatus) metav1.Condition {
 func reread(t *testing.T, m *testtypes.FooMachine) *testtypes.FooMachine {
 	t.Helper()
 	got := &testtypes.FooMachine{}
-	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKeyFromObject(m), got))
+	require.NoError(t, env.Client.Get(t.Context(), client.ObjectKeyFromObject(m), got))
 	return got
 }
 
@@ -62,7 +61,7 @@ func addTheirCondition(t *testing.T, m *testtypes.FooMachine) {
 	t.Helper()
 	other := reread(t, m)
 	other.Status.Conditions = append(other.Status.Conditions, cond("Theirs", metav1.ConditionTrue))
-	require.NoError(t, env.Client.Status().Update(context.Background(), other))
+	require.NoError(t, env.Client.Status().Update(t.Context(), other))
 }
 
 // addTheirFinalizer is another controller adding the finalizer b.io/theirs to m's object after m was read.
@@ -70,7 +69,7 @@ func addTheirFinalizer(t *testing.T, m *testtypes.FooMachine) {
 	t.Helper()
 	other := reread(t, m)
 	other.Finalizers = append(other.Finalizers, "b.io/theirs")
-	require.NoError(t, env.Client.Update(context.Background(), other))
+	require.NoError(t, env.Client.Update(t.Context(), other))
 }
 
 func conditionTypes(m *testtypes.FooMachine) []string {

@@ -23,8 +23,7 @@ import (
 func newWidget(t *testing.T, c client.Client) *Widget {
 	t.Helper()
 	ctx := context.Background()
-	ns, err := env.CreateNamespace(ctx, "patch")
-	require.NoError(t, err)
+	ns := env.Namespace(t, "patch")
 	w := &Widget{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "w"}, Spec: WidgetSpec{Size: "small"}}
 	require.NoError(t, c.Create(ctx, w))
 	w.Status.Conditions = []metav1.Condition{cond("Ready", metav1.ConditionFalse)}
@@ -66,7 +65,7 @@ func TestPatchSendsNothingTheAPIWouldForget(t *testing.T) {
 		}, []string{"patch status"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := t.Context()
 			rec := newRecorder(t)
 			w := newWidget(t, rec)
 			rec.take()
@@ -123,7 +122,7 @@ func TestConditionChangeLeavesTheSpecPatchUnlocked(t *testing.T) {
 			require.NoError(t, err)
 			addTheirCondition(t, m) // moves the resourceVersion
 			tc.change(m)
-			require.NoError(t, h.Patch(context.Background(), m))
+			require.NoError(t, h.Patch(t.Context(), m))
 			assert.Equal(t, tc.want, summary(rec.take()))
 
 			server := reread(t, m)
@@ -140,7 +139,7 @@ func TestConditionChangeLeavesTheSpecPatchUnlocked(t *testing.T) {
 // is the one just written); another writer's condition keeps the generation it observed, and no condition
 // observes a generation that includes another writer's spec change.
 func TestGenerationBumpClaimsOnlyTheCallersConditions(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	at := func(typ string, g int64) metav1.Condition {
 		c := cond(typ, metav1.ConditionTrue)
 		c.ObservedGeneration = g
@@ -262,7 +261,7 @@ func TestConditionConflicts(t *testing.T) {
 			want: []string{"Ready=True/Mine", "Theirs=True/Test"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := t.Context()
 			m := newMachine(t, env.Client)
 			h, err := patch.NewHelper(env.Client, m, tc.opts...)
 			require.NoError(t, err)
@@ -304,7 +303,7 @@ func TestConditionConflicts(t *testing.T) {
 // TestConditionConflictFoundByPatchSpec: a conflict that PatchSpec finds (in the server's answer to its spec
 // patch) is reported by the Patch that would have written the condition.
 func TestConditionConflictFoundByPatchSpec(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	m := newMachine(t, env.Client)
 	h, err := patch.NewHelper(env.Client, m)
 	require.NoError(t, err)

@@ -88,8 +88,7 @@ func TestAssertProvisioned(t *testing.T) {
 
 func TestEventuallyProvisionedOnTheAPIServer(t *testing.T) {
 	ctx := context.Background()
-	ns, err := env.CreateNamespace(ctx, "eventually")
-	require.NoError(t, err)
+	ns := env.Namespace(t, "eventually")
 	u := memMachine(contract.V1Beta2, false)
 	u.SetNamespace(ns)
 	require.NoError(t, env.Client.Create(ctx, u))

@@ -1,7 +1,6 @@
 package providertest_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -113,9 +112,8 @@ func TestBootstrapSecretFollowsTheContract(t *testing.T) {
 }
 
 func TestBuiltObjectsAreAcceptedByTheAPIServer(t *testing.T) {
-	ctx := context.Background()
-	ns, err := env.CreateNamespace(ctx, "builders")
-	require.NoError(t, err)
+	ctx := t.Context()
+	ns := env.Namespace(t, "builders")
 	for _, v := range []contract.Version{contract.V1Beta1, contract.V1Beta2} {
 		c := providertest.NewCluster(ns, "c-"+string(v)).WithAPIVersion(v).WithInfraRef(memClusterGVK, "c").Build()
 		require.NoError(t, env.Client.Create(ctx, c))

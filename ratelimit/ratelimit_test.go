@@ -25,7 +25,7 @@ func TestBucketsPerKey(t *testing.T) {
 	require.NoError(t, err)
 	var waits []time.Duration
 	l.OnWait(func(d time.Duration) { waits = append(waits, d) })
-	ctx := context.Background()
+	ctx := t.Context()
 	for range 2 {
 		w, err := l.Wait(ctx, "a")
 		require.NoError(t, err)

@@ -135,8 +135,8 @@ func harnessAgrees(t *testing.T, op reconcile.Op, call stepCall, want reconcile.
 
 // reconcilerAgrees runs call as the one step of a cluster reconciler and checks what it did against want.
 func reconcilerAgrees(t *testing.T, op reconcile.Op, call stepCall, want reconcile.Classification) {
-	ctx := context.Background()
-	ns := newNamespace(t)
+	ctx := t.Context()
+	ns := env.Namespace(t, "rec")
 	obj, _ := newFooCluster(t, ns, false, nil)
 	rec := &recorder{}
 	r, err := reconcile.NewClusterReconciler(env.Client, func() *testtypes.FooCluster { return &testtypes.FooCluster{} },

@@ -90,7 +90,7 @@ func newFooCluster(t *testing.T, ns string, orphan bool, mutate func(*testtypes.
 	if mutate != nil {
 		mutate(obj)
 	}
-	require.NoError(t, env.Client.Create(context.Background(), obj))
+	require.NoError(t, env.Client.Create(t.Context(), obj))
 	return obj, cluster
 }
 
@@ -99,7 +99,7 @@ func req(obj client.Object) ctrl.Request {
 }
 
 func TestClusterReconcileProvisionsThenIsANoOp(t *testing.T) {
-	ns := newNamespace(t)
+	ns := env.Namespace(t, "rec")
 	ctx := context.Background()
 	obj, _ := newFooCluster(t, ns, false, nil)
 	f := newClusterFixture(t)
@@ -161,10 +161,10 @@ func TestClusterReconcileWaitsAndSkips(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ns := newNamespace(t)
+			ns := env.Namespace(t, "rec")
 			obj, _ := newFooCluster(t, ns, tt.orphan, tt.mutate)
 			f := newClusterFixture(t)
-			res, err := f.r.Reconcile(context.Background(), req(obj))
+			res, err := f.r.Reconcile(t.Context(), req(obj))
 			require.NoError(t, err)
 			assert.Zero(t, res)
 			assert.Empty(t, f.order, "no service runs")
@@ -178,14 +178,14 @@ func TestClusterReconcileWaitsAndSkips(t *testing.T) {
 }
 
 func TestClusterReconcilePausedCluster(t *testing.T) {
-	ns := newNamespace(t)
+	ns := env.Namespace(t, "rec")
 	cluster := createCluster(t, ns, "c1", func(u *unstructured.Unstructured) {
 		_ = unstructured.SetNestedField(u.Object, true, "spec", "paused")
 	})
 	obj := &testtypes.FooCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c1", OwnerReferences: []metav1.OwnerReference{ownerRef(cluster)}}}
-	require.NoError(t, env.Client.Create(context.Background(), obj))
+	require.NoError(t, env.Client.Create(t.Context(), obj))
 	f := newClusterFixture(t)
-	_, err := f.r.Reconcile(context.Background(), req(obj))
+	_, err := f.r.Reconcile(t.Context(), req(obj))
 	require.NoError(t, err)
 	assert.Empty(t, f.order)
 	got := get(t, &testtypes.FooCluster{ObjectMeta: obj.ObjectMeta})
@@ -195,7 +195,7 @@ func TestClusterReconcilePausedCluster(t *testing.T) {
 
 func TestClusterReconcileNotFound(t *testing.T) {
 	f := newClusterFixture(t)
-	res, err := f.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "nope", Name: "nope"}})
+	res, err := f.r.Reconcile(t.Context(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "nope", Name: "nope"}})
 	require.NoError(t, err)
 	assert.Zero(t, res)
 	assert.Zero(t, f.cc.Writes())
@@ -232,11 +232,11 @@ func TestClusterReconcileErrorClasses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ns := newNamespace(t)
+			ns := env.Namespace(t, "rec")
 			obj, _ := newFooCluster(t, ns, false, nil)
 			f := newClusterFixture(t)
 			f.lbResult, f.lbErr = tt.lbResult, tt.lbErr
-			res, err := f.r.Reconcile(context.Background(), req(obj))
+			res, err := f.r.Reconcile(t.Context(), req(obj))
 			if tt.wantRetried {
 				require.ErrorIs(t, err, tt.lbErr, "returned to controller-runtime, which retries it with backoff")
 				assert.False(t, errors.Is(err, crreconcile.TerminalError(nil)), "controller-runtime must not take it for terminal")
@@ -264,8 +264,8 @@ func TestClusterReconcileErrorClasses(t *testing.T) {
 // TestServiceOverTheNarrowInterfacePlugsIn: any reconcile.Service[scope.ClusterScoper[T]] is a step, here
 // a generated mock; it sees the fetched object, its Cluster and an ownership key already persisted.
 func TestServiceOverTheNarrowInterfacePlugsIn(t *testing.T) {
-	ns := newNamespace(t)
-	ctx := context.Background()
+	ns := env.Namespace(t, "rec")
+	ctx := t.Context()
 	obj, cluster := newFooCluster(t, ns, false, nil)
 	svc := mocks.NewMockService[clusterScope](gomock.NewController(t))
 	svc.EXPECT().Reconcile(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, s clusterScope) (reconcile.Result, error) {
@@ -293,8 +293,8 @@ func TestServiceOverTheNarrowInterfacePlugsIn(t *testing.T) {
 }
 
 func TestClusterDeleteRunsStepsInReverseAndRemovesFinalizer(t *testing.T) {
-	ns := newNamespace(t)
-	ctx := context.Background()
+	ns := env.Namespace(t, "rec")
+	ctx := t.Context()
 	obj, _ := newFooCluster(t, ns, false, nil)
 	f := newClusterFixture(t)
 	_, err := f.r.Reconcile(ctx, req(obj))
@@ -324,8 +324,8 @@ func TestClusterDeleteRunsStepsInReverseAndRemovesFinalizer(t *testing.T) {
 }
 
 func TestGenerationGatedStepSkipsWhenObserved(t *testing.T) {
-	ns := newNamespace(t)
-	ctx := context.Background()
+	ns := env.Namespace(t, "rec")
+	ctx := t.Context()
 	obj, _ := newFooCluster(t, ns, false, nil)
 	calls := 0
 	step := reconcile.Step[clusterScope]{Name: "Config", GenerationGated: true, Service: reconcile.ServiceFuncs[clusterScope]{
@@ -393,8 +393,8 @@ func envClientWithoutFoo(t *testing.T) client.Client {
 // (annotated delete-for-move) after creating it on the target; even when the Cluster is already gone, the
 // reconciler must not delete the cloud resources the target's copy now uses.
 func TestClusterDeletedByClusterctlMoveKeepsCloudResources(t *testing.T) {
-	ns := newNamespace(t)
-	ctx := context.Background()
+	ns := env.Namespace(t, "rec")
+	ctx := t.Context()
 	obj, cluster := newFooCluster(t, ns, false, nil)
 	f := newClusterFixture(t)
 	_, err := f.r.Reconcile(ctx, req(obj))

@@ -62,8 +62,8 @@ func TestDeleteAfterCrashWaitsForTheIdentity(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ns := newNamespace(t)
-			ctx := context.Background()
+			ns := env.Namespace(t, "rec")
+			ctx := t.Context()
 			idName := ns + "-identity"
 			b, _ := newTestBinder(t, ns, idName)
 			cloud := newFakeCloud()

@@ -40,8 +40,8 @@ func (c *crdReadCounter) List(ctx context.Context, list client.ObjectList, opts 
 }
 
 func TestReconcilerDiscoversContractVersionOnce(t *testing.T) {
-	ns := newNamespace(t)
-	ctx := context.Background()
+	ns := env.Namespace(t, "rec")
+	ctx := t.Context()
 	obj, _ := newFooCluster(t, ns, false, nil)
 	counter := &crdReadCounter{Client: env.Client}
 	noop := reconcile.ServiceFuncs[clusterScope]{

@@ -1,5 +1,5 @@
-// Package reconcile has the generic reconcilers a Cluster API infrastructure provider plugs its services
-// into, and Ensure, the idempotent lifecycle of one cloud resource.
+// Package reconcile has the generic reconcilers a Cluster API infrastructure provider plugs its services into. It also
+// has Ensure, the idempotent lifecycle of one cloud resource.
 //
 // # Reconcilers
 //

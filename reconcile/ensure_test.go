@@ -34,7 +34,7 @@ func wantError(t *testing.T, err error, want func(error) bool) bool {
 func isRetried(err error) bool { return err != nil && !reconcile.IsTerminal(err) }
 
 func TestEnsure(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	good := netSpec{CIDR: "10.0.0.0/16"}
 	tests := []struct {
 		name       string
@@ -119,7 +119,7 @@ func TestEnsure(t *testing.T) {
 }
 
 func TestEnsureCreateWithLostResponseMakesNoDuplicate(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	c, tr := newFakeCloud(), newFakeTracker()
 	c.loseResponse = true
 	_, err := reconcile.Ensure(ctx, tr, "vpc", c, reconcile.Given(netSpec{CIDR: "10.0.0.0/16"}))
@@ -134,7 +134,7 @@ func TestEnsureCreateWithLostResponseMakesNoDuplicate(t *testing.T) {
 
 func TestEnsureCrashBeforeRecordMakesNoDuplicate(t *testing.T) {
 	rec := &recorder{}
-	ctx := reconcile.ContextWithEnv(context.Background(), reconcile.NewEnv(&testtypes.FooMachine{}, reconcile.WithEventRecorder(rec)))
+	ctx := reconcile.ContextWithEnv(t.Context(), reconcile.NewEnv(&testtypes.FooMachine{}, reconcile.WithEventRecorder(rec)))
 	c, tr := newFakeCloud(), newFakeTracker()
 	tr.patchErr = errors.New("api server down")
 	_, err := reconcile.Ensure(ctx, tr, "vpc", c, reconcile.Given(netSpec{CIDR: "10.0.0.0/16"}))
@@ -158,7 +158,7 @@ func TestEnsureUsesTheSameTokenOnEveryAttempt(t *testing.T) {
 	assert.Len(t, reconcile.IdempotencyToken("k", "vpc"), 32)
 
 	// A cloud that honours tokens but cannot search tags still returns the same resource.
-	ctx := context.Background()
+	ctx := t.Context()
 	c, tr := newFakeCloud(), newFakeTracker()
 	c.loseResponse = true
 	_, err := reconcile.Ensure(ctx, tr, "vpc", noTags{c}, reconcile.Given(netSpec{CIDR: "x"}))
@@ -171,7 +171,7 @@ func TestEnsureUsesTheSameTokenOnEveryAttempt(t *testing.T) {
 
 func TestEnsureAddsTags(t *testing.T) {
 	c, tr := newFakeCloud(), newFakeTracker()
-	res, err := reconcile.Ensure(context.Background(), tr, "vpc", c, reconcile.Given(netSpec{CIDR: "x"}),
+	res, err := reconcile.Ensure(t.Context(), tr, "vpc", c, reconcile.Given(netSpec{CIDR: "x"}),
 		reconcile.WithTags(map[string]string{"cluster": "c1", reconcile.TagOwnershipKey: "spoofed"}))
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{"cluster": "c1", reconcile.TagOwnershipKey: "owner1", reconcile.TagResourceKey: "vpc"}, c.nets[res.ID].Tags)
@@ -185,7 +185,7 @@ func (noTags) FindByTags(context.Context, map[string]string) (*fakeNet, bool, er
 }
 
 func TestEnsureDeleted(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	c, tr := newFakeCloud(), newFakeTracker()
 	c.put("net-1", reconcile.OwnershipTags("owner1", "vpc"))
 	c.put("net-2", reconcile.OwnershipTags("owner1", "vpc")) // an orphan whose ID was never recorded
@@ -261,7 +261,7 @@ func TestTerminal(t *testing.T) {
 }
 
 func TestEnsureObservesOnce(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	c, tr := newFakeCloud(), newFakeTracker()
 	created, err := reconcile.Ensure(ctx, tr, "vpc", c, reconcile.Given(netSpec{CIDR: "10.0.0.0/16"}))
 	require.NoError(t, err)
@@ -277,7 +277,7 @@ func TestEnsureObservesOnce(t *testing.T) {
 }
 
 func TestEnsureLazySpec(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	errNoData := errors.New("bootstrap data not ready")
 	tests := []struct {
 		name       string
@@ -331,7 +331,7 @@ func TestEnsureLazySpec(t *testing.T) {
 }
 
 func TestEnsureUpdatesDrift(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	tests := []struct {
 		name       string
 		cloudCIDR  string
@@ -386,7 +386,7 @@ func TestEnsureReportsWhatCannotBeUpdatedInPlace(t *testing.T) {
 	c.put("net-1", reconcile.OwnershipTags("owner1", "vpc"))
 	tr.ids["vpc"] = "net-1"
 	rec := &recorder{}
-	ctx := reconcile.ContextWithEnv(context.Background(), reconcile.NewEnv(&testtypes.FooMachine{}, reconcile.WithEventRecorder(rec)))
+	ctx := reconcile.ContextWithEnv(t.Context(), reconcile.NewEnv(&testtypes.FooMachine{}, reconcile.WithEventRecorder(rec)))
 	res, err := reconcile.Ensure(ctx, tr, "vpc", updatable{c}, reconcile.Given(netSpec{CIDR: "10.0.0.0/8"}))
 	require.NoError(t, err, "not terminal: the resource still serves, and the difference may go away")
 	assert.Equal(t, []string{"Get"}, c.calls, "nothing is changed, nothing deleted")
@@ -399,7 +399,7 @@ func TestEnsureReportsWhatCannotBeUpdatedInPlace(t *testing.T) {
 }
 
 func TestEnsureWaitsForPendingResources(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	c, tr := newFakeCloud(), newFakeTracker()
 	c.state = "creating"
 	res, err := reconcile.Ensure(ctx, tr, "vpc", withStates{c}, reconcile.Given(netSpec{CIDR: "10.0.0.0/16"}),
@@ -424,7 +424,7 @@ func TestEnsureWaitsForPendingResources(t *testing.T) {
 }
 
 func TestEnsureDeletedWaitsForSlowDeletes(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	c, tr := newFakeCloud(), newFakeTracker()
 	c.put("net-1", reconcile.OwnershipTags("owner1", "vpc")).State = "deleting-slowly"
 	tr.ids["vpc"] = "net-1"
@@ -444,7 +444,7 @@ func TestEnsureDeletedWaitsForSlowDeletes(t *testing.T) {
 }
 
 func TestEnsureCreateOnce(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	c, tr := newFakeCloud(), newFakeTracker()
 	spec := reconcile.Given(netSpec{CIDR: "10.0.0.0/16"})
 	created, err := reconcile.Ensure(ctx, tr, "server", c, spec, reconcile.CreateOnce())
@@ -507,7 +507,7 @@ func TestEnsureDeletedRemovesEveryTaggedDuplicate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := t.Context()
 			c, tr := newFakeCloud(), newFakeTracker()
 			for i := range tt.duplicates {
 				c.put(fmt.Sprintf("net-%d", i), reconcile.OwnershipTags("owner1", "vpc"))

@@ -34,7 +34,7 @@ func TestEnvPollInterval(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.want, tt.env.PollInterval())
-			ctx := context.Background()
+			ctx := t.Context()
 			if tt.env != nil {
 				ctx = reconcile.ContextWithEnv(ctx, tt.env)
 			}
@@ -59,7 +59,7 @@ func TestEnsureInheritsThePollInterval(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := t.Context()
 			if tt.env != nil {
 				ctx = reconcile.ContextWithEnv(ctx, tt.env)
 			}
@@ -98,7 +98,7 @@ func TestEventfAlwaysGoesSomewhere(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var logs strings.Builder
-			ctx := ctrl.LoggerInto(context.Background(), funcr.New(func(prefix, args string) { logs.WriteString(prefix + args + "\n") }, funcr.Options{}))
+			ctx := ctrl.LoggerInto(t.Context(), funcr.New(func(prefix, args string) { logs.WriteString(prefix + args + "\n") }, funcr.Options{}))
 			red := redact.New()
 			red.Add([]byte(secret))
 			ctx = redact.NewContext(ctx, red)
@@ -120,7 +120,7 @@ func TestEventfAlwaysGoesSomewhere(t *testing.T) {
 }
 
 func TestEnvWait(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	var none *reconcile.Env
 	w, err := none.Wait(ctx)
 	require.NoError(t, err)

@@ -47,8 +47,7 @@ type identityFixture struct {
 func newTestBinder(t *testing.T, tenant, idName string) (identity.Binder, string) {
 	t.Helper()
 	ctx := context.Background()
-	provider, err := env.CreateNamespace(ctx, "provider")
-	require.NoError(t, err)
+	provider := env.Namespace(t, "provider")
 	require.NoError(t, env.Client.Create(ctx, &testtypes.FooClusterIdentity{ObjectMeta: metav1.ObjectMeta{Name: idName},
 		Spec: testtypes.FooClusterIdentitySpec{AllowedNamespaces: &identity.AllowedNamespaces{NamespaceList: []string{"not-" + tenant}}, SecretName: "creds"}}))
 	require.NoError(t, env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: provider, Name: "creds"},
@@ -98,7 +97,7 @@ func newIdentityFixture(t *testing.T, tenant string) *identityFixture {
 func (f *identityFixture) reconcile(t *testing.T, obj client.Object) ctrl.Result {
 	t.Helper()
 	log := funcr.New(func(prefix, args string) { f.logs.WriteString(prefix + args + "\n") }, funcr.Options{Verbosity: 100})
-	res, err := f.r.Reconcile(ctrl.LoggerInto(context.Background(), log), req(obj))
+	res, err := f.r.Reconcile(ctrl.LoggerInto(t.Context(), log), req(obj))
 	require.NoError(t, err)
 	return res
 }
@@ -120,7 +119,7 @@ func setAllowed(t *testing.T, name string, namespaces ...string) {
 	id := &testtypes.FooClusterIdentity{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	id = get(t, id)
 	id.Spec.AllowedNamespaces.NamespaceList = namespaces
-	require.NoError(t, env.Client.Update(context.Background(), id))
+	require.NoError(t, env.Client.Update(t.Context(), id))
 }
 
 // TestWithIdentityRefusesBeforeAnyCloudCall walks one cluster through its identity's life: refused while its
@@ -128,8 +127,8 @@ func setAllowed(t *testing.T, name string, namespaces ...string) {
 // credentials in the steps' context, a rotated Secret used at the next reconcile, a delete that waits while
 // the namespace is not allowed again, and no credential in any condition, event or log line.
 func TestWithIdentityRefusesBeforeAnyCloudCall(t *testing.T) {
-	ns := newNamespace(t)
-	ctx := context.Background()
+	ns := env.Namespace(t, "rec")
+	ctx := t.Context()
 	f := newIdentityFixture(t, ns)
 	obj, _ := newFooCluster(t, ns, false, func(c *testtypes.FooCluster) {
 		c.Spec.IdentityRef = &identity.Ref{Kind: "FooClusterIdentity", Name: f.idName}
@@ -178,7 +177,7 @@ func TestWithIdentityRefusesBeforeAnyCloudCall(t *testing.T) {
 	assert.True(t, apierrors.IsNotFound(err), "deleted once the identity allows it again: %v", err)
 
 	// A cluster refused from the start has nothing in the cloud: its delete needs no credentials.
-	other, _ := newFooCluster(t, newNamespace(t), false, func(c *testtypes.FooCluster) {
+	other, _ := newFooCluster(t, env.Namespace(t, "rec"), false, func(c *testtypes.FooCluster) {
 		c.Spec.IdentityRef = &identity.Ref{Kind: "FooClusterIdentity", Name: "missing"}
 	})
 	n = len(f.calls())

@@ -60,7 +60,7 @@ func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) {
 // and for the binder's reads of their metadata, even when the manager's cache is limited to another namespace
 // (where, read through it, they could not be read at all).
 func TestIdentityWatchesReachOnlyTheUsers(t *testing.T) {
-	ns := newNamespace(t)
+	ns := env.Namespace(t, "rec")
 	ctx := context.Background()
 	idX, idY := ns+"-x", ns+"-y"
 	_, provider := newTestBinder(t, ns, idX) // idX's credentials: Secret "creds" in provider
@@ -69,7 +69,7 @@ func TestIdentityWatchesReachOnlyTheUsers(t *testing.T) {
 		Spec: testtypes.FooClusterIdentitySpec{AllowedNamespaces: &identity.AllowedNamespaces{NamespaceList: []string{ns}}, SecretName: "creds-y"}}))
 	require.NoError(t, env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: provider, Name: "creds-y"},
 		Data: map[string][]byte{"token": []byte("y")}}))
-	decoy := newNamespace(t) // a Secret of the same name elsewhere is not idX's
+	decoy := env.Namespace(t, "rec") // a Secret of the same name elsewhere is not idX's
 	require.NoError(t, env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: decoy, Name: "creds"}}))
 
 	var mu sync.Mutex

@@ -33,7 +33,7 @@ const bootstrapSecret = "#cloud-config\nSUPER-SECRET-JOIN-TOKEN\n"
 // secret name or not) and its FooMachine.
 func newFooMachine(t *testing.T, ns string, infraReady bool, dataSecret string) *testtypes.FooMachine {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	createCluster(t, ns, "c1", func(u *unstructured.Unstructured) {
 		_ = unstructured.SetNestedField(u.Object, infraReady, "status", "initialization", "infrastructureProvisioned")
 	})
@@ -98,8 +98,8 @@ func newMachineFixture(t *testing.T, opts ...reconcile.Option) *machineFixture {
 }
 
 func TestMachineReconcileProvisionsWithinWriteBudget(t *testing.T) {
-	ns := newNamespace(t)
-	ctx := context.Background()
+	ns := env.Namespace(t, "rec")
+	ctx := t.Context()
 	require.NoError(t, env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1-data"},
 		Data: map[string][]byte{"value": []byte(bootstrapSecret)}}))
 	obj := newFooMachine(t, ns, true, "m1-data")
@@ -133,10 +133,10 @@ func TestMachineReconcileWaits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ns := newNamespace(t)
+			ns := env.Namespace(t, "rec")
 			obj := newFooMachine(t, ns, tt.infraReady, tt.dataSecret)
 			f := newMachineFixture(t)
-			res, err := f.r.Reconcile(context.Background(), req(obj))
+			res, err := f.r.Reconcile(t.Context(), req(obj))
 			require.NoError(t, err)
 			assert.Zero(t, res)
 			assert.Zero(t, f.calls, "no service runs")
@@ -149,19 +149,19 @@ func TestMachineReconcileWaits(t *testing.T) {
 }
 
 func TestMachineReconcileOwnerMissing(t *testing.T) {
-	ns := newNamespace(t)
+	ns := env.Namespace(t, "rec")
 	obj := &testtypes.FooMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "orphan"}}
-	require.NoError(t, env.Client.Create(context.Background(), obj))
+	require.NoError(t, env.Client.Create(t.Context(), obj))
 	f := newMachineFixture(t)
-	res, err := f.r.Reconcile(context.Background(), req(obj))
+	res, err := f.r.Reconcile(t.Context(), req(obj))
 	require.NoError(t, err)
 	assert.Zero(t, res)
 	assert.Zero(t, f.cc.Writes())
 }
 
 func TestBootstrapDataNeverLeaks(t *testing.T) {
-	ns := newNamespace(t)
-	ctx := context.Background()
+	ns := env.Namespace(t, "rec")
+	ctx := t.Context()
 	// Malformed: the format is not one Cluster API defines. The reconcile fails terminally.
 	require.NoError(t, env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1-data"},
 		Data: map[string][]byte{"value": []byte(bootstrapSecret), "format": []byte("SUPER-SECRET-JOIN-TOKEN")}}))
@@ -182,8 +182,8 @@ func TestBootstrapDataNeverLeaks(t *testing.T) {
 }
 
 func TestMachineReconcileResync(t *testing.T) {
-	ns := newNamespace(t)
-	ctx := context.Background()
+	ns := env.Namespace(t, "rec")
+	ctx := t.Context()
 	require.NoError(t, env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1-data"},
 		Data: map[string][]byte{"value": []byte(bootstrapSecret)}}))
 	obj := newFooMachine(t, ns, true, "m1-data")

@@ -72,7 +72,7 @@ func (g *fakeGroup) service() reconcile.Service[poolScope] {
 // data secret or not) and its FooMachinePool.
 func newPool(t *testing.T, ns string, replicas int64, dataSecret string) (*testtypes.FooMachinePool, *unstructured.Unstructured) {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	createCluster(t, ns, "c1", func(u *unstructured.Unstructured) {
 		_ = unstructured.SetNestedField(u.Object, true, "status", "initialization", "infrastructureProvisioned")
 	})
@@ -106,8 +106,8 @@ func newPoolReconciler(t *testing.T, g *fakeGroup) (*reconcile.MachinePoolReconc
 }
 
 func TestMachinePoolReconcilerScales(t *testing.T) {
-	ctx := context.Background()
-	ns := newNamespace(t)
+	ctx := t.Context()
+	ns := env.Namespace(t, "rec")
 	obj, mp := newPool(t, ns, 3, "pool-data")
 	g := &fakeGroup{instances: map[string]bool{}}
 	r, _ := newPoolReconciler(t, g)
@@ -143,8 +143,8 @@ func TestMachinePoolReconcilerScales(t *testing.T) {
 }
 
 func TestMachinePoolReconcilerWaitsForBootstrapData(t *testing.T) {
-	ctx := context.Background()
-	ns := newNamespace(t)
+	ctx := t.Context()
+	ns := env.Namespace(t, "rec")
 	obj, _ := newPool(t, ns, 2, "")
 	g := &fakeGroup{instances: map[string]bool{}}
 	r, _ := newPoolReconciler(t, g)
@@ -159,8 +159,8 @@ func TestMachinePoolReconcilerWaitsForBootstrapData(t *testing.T) {
 }
 
 func TestMachinePoolReconcilerWaitsForItsOwner(t *testing.T) {
-	ctx := context.Background()
-	ns := newNamespace(t)
+	ctx := t.Context()
+	ns := env.Namespace(t, "rec")
 	obj := &testtypes.FooMachinePool{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "lonely"}}
 	require.NoError(t, env.Client.Create(ctx, obj))
 	g := &fakeGroup{instances: map[string]bool{}}
@@ -177,9 +177,9 @@ func TestMachinePoolToInfraMachinePool(t *testing.T) {
 		"metadata": map[string]any{"namespace": "ns", "name": "pool"},
 		"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
 			"infrastructureRef": map[string]any{"apiGroup": testtypes.GroupVersion.Group, "kind": "FooMachinePool", "name": "infra"}}}}}}
-	got := reconcile.MachinePoolToInfraMachinePool(testtypes.GroupVersion.WithKind("FooMachinePool").GroupKind())(context.Background(), mp)
+	got := reconcile.MachinePoolToInfraMachinePool(testtypes.GroupVersion.WithKind("FooMachinePool").GroupKind())(t.Context(), mp)
 	require.Len(t, got, 1)
 	assert.Equal(t, client.ObjectKey{Namespace: "ns", Name: "infra"}, got[0].NamespacedName)
-	other := reconcile.MachinePoolToInfraMachinePool(testtypes.GroupVersion.WithKind("BarMachinePool").GroupKind())(context.Background(), mp)
+	other := reconcile.MachinePoolToInfraMachinePool(testtypes.GroupVersion.WithKind("BarMachinePool").GroupKind())(t.Context(), mp)
 	assert.Empty(t, other)
 }

@@ -1,7 +1,6 @@
 package reconcile_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -21,14 +20,6 @@ var env *testenv.Environment
 
 func TestMain(m *testing.M) { testtypes.Main(m, &env) }
 
-// newNamespace creates a namespace for one test.
-func newNamespace(t *testing.T) string {
-	t.Helper()
-	ns, err := env.CreateNamespace(context.Background(), "rec")
-	require.NoError(t, err)
-	return ns
-}
-
 // createCluster creates a v1beta2 core Cluster that references a FooCluster of the same name.
 func createCluster(t *testing.T, ns, name string, mutate func(u *unstructured.Unstructured)) *unstructured.Unstructured {
 	t.Helper()
@@ -41,7 +32,7 @@ func createCluster(t *testing.T, ns, name string, mutate func(u *unstructured.Un
 	if mutate != nil {
 		mutate(u)
 	}
-	ctx := context.Background()
+	ctx := t.Context()
 	status, hasStatus := u.Object["status"]
 	require.NoError(t, env.Client.Create(ctx, u))
 	if hasStatus {
@@ -75,7 +66,7 @@ func (r *recorder) all() []string {
 
 func get[T client.Object](t *testing.T, obj T) T {
 	t.Helper()
-	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), obj))
+	require.NoError(t, env.Client.Get(t.Context(), client.ObjectKeyFromObject(obj), obj))
 	return obj
 }
 

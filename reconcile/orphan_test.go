@@ -24,7 +24,7 @@ func deleteAndReconcile(t *testing.T, r interface {
 	Reconcile(context.Context, ctrl.Request) (ctrl.Result, error)
 }, obj client.Object) {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	require.NoError(t, env.Client.Delete(ctx, obj))
 	_, err := r.Reconcile(ctx, req(obj))
 	require.NoError(t, err)
@@ -32,13 +32,13 @@ func deleteAndReconcile(t *testing.T, r interface {
 
 func assertGone(t *testing.T, obj client.Object) {
 	t.Helper()
-	err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), obj)
+	err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(obj), obj)
 	assert.True(t, apierrors.IsNotFound(err), "the finalizer was removed and the object is gone: %v (finalizers %q)", err, obj.GetFinalizers())
 }
 
 func TestClusterDeletedBeforeItsInfraClusterLeaksNothing(t *testing.T) {
-	ns := newNamespace(t)
-	ctx := context.Background()
+	ns := env.Namespace(t, "rec")
+	ctx := t.Context()
 	obj, cluster := newFooCluster(t, ns, false, nil)
 	f := newClusterFixture(t)
 	_, err := f.r.Reconcile(ctx, req(obj))
@@ -56,8 +56,8 @@ func TestClusterDeletedBeforeItsInfraClusterLeaksNothing(t *testing.T) {
 }
 
 func TestOrphanedInfraClusterNotBeingDeletedStillWaits(t *testing.T) {
-	ns := newNamespace(t)
-	ctx := context.Background()
+	ns := env.Namespace(t, "rec")
+	ctx := t.Context()
 	obj, cluster := newFooCluster(t, ns, false, nil)
 	f := newClusterFixture(t)
 	_, err := f.r.Reconcile(ctx, req(obj))
@@ -107,8 +107,8 @@ func TestOwnersDeletedBeforeTheirInfraMachineLeakNothing(t *testing.T) {
 		{name: "Cluster gone"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			ns := newNamespace(t)
-			ctx := context.Background()
+			ns := env.Namespace(t, "rec")
+			ctx := t.Context()
 			require.NoError(t, env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1-data"},
 				Data: map[string][]byte{"value": []byte(bootstrapSecret)}}))
 			obj := newFooMachine(t, ns, true, "m1-data")

@@ -105,7 +105,7 @@ func TestCloudErrorsEchoingBootstrapDataAreRedacted(t *testing.T) {
 	require.NoError(t, err)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ns := newNamespace(t)
+			ns := env.Namespace(t, "rec")
 			ctx := context.Background()
 			broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: clientset.EventsV1()})
 			require.NoError(t, broadcaster.StartRecordingToSinkWithContext(ctx))

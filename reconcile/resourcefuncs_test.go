@@ -159,7 +159,7 @@ func TestNewResourceMissingAndClassifiedErrors(t *testing.T) {
 }
 
 func TestFindOldestAndNotFoundHelpers(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	sdk := &toySDK{vms: []sdkVM{{ID: "b", Created: time.Unix(20, 0)}, {ID: "a", Created: time.Unix(10, 0)}, {ID: "c", Created: time.Unix(10, 0)}}}
 	tests := []struct {
 		name      string
@@ -219,7 +219,7 @@ func TestNewResourceWithEnsure(t *testing.T) {
 		CreateFunc: c.Create, DeleteFunc: c.Delete, IDFunc: c.ID,
 	})
 	computed := false
-	res, err := reconcile.Ensure(reconcile.ContextWithEnv(context.Background(), reconcile.NewEnv(&testtypes.FooMachine{})), tr, "vpc", r,
+	res, err := reconcile.Ensure(reconcile.ContextWithEnv(t.Context(), reconcile.NewEnv(&testtypes.FooMachine{})), tr, "vpc", r,
 		reconcile.Lazy(func(context.Context) (netSpec, error) { computed = true; return netSpec{CIDR: "10.0.0.0/16"}, nil }))
 	require.NoError(t, err)
 	assert.Equal(t, reconcile.ActionAdopted, res.Action)

@@ -1,7 +1,6 @@
 package reconcile_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -71,15 +70,15 @@ func TestOwnerMappers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, reconcile.ClusterToInfraCluster(gk)(context.Background(), tt.obj))
-			assert.Equal(t, tt.want, reconcile.MachineToInfraMachine(gk)(context.Background(), tt.obj))
+			assert.Equal(t, tt.want, reconcile.ClusterToInfraCluster(gk)(t.Context(), tt.obj))
+			assert.Equal(t, tt.want, reconcile.MachineToInfraMachine(gk)(t.Context(), tt.obj))
 		})
 	}
 }
 
 func TestClusterToInfraMachines(t *testing.T) {
-	ns := newNamespace(t)
-	ctx := context.Background()
+	ns := env.Namespace(t, "rec")
+	ctx := t.Context()
 	for _, m := range []struct{ name, cluster string }{{"a", "c1"}, {"b", "c1"}, {"c", "c2"}} {
 		require.NoError(t, env.Client.Create(ctx, &testtypes.FooMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: m.name,
 			Labels: map[string]string{contract.ClusterNameLabel: m.cluster}}}))

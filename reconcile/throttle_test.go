@@ -25,8 +25,8 @@ import (
 // lasts, never sooner than the cloud's hint, bounded, with jitter, and that starts again after a reconcile
 // that is not throttled.
 func TestThrottledStepIsRequeuedNotFailed(t *testing.T) {
-	ns := newNamespace(t)
-	ctx := context.Background()
+	ns := env.Namespace(t, "rec")
+	ctx := t.Context()
 	obj, _ := newFooCluster(t, ns, false, nil)
 	f := newClusterFixture(t)
 	throttled := testutil.ToFloat64(metrics.ReconcileThrottled.WithLabelValues("FooCluster"))
@@ -86,8 +86,8 @@ func TestIsThrottled(t *testing.T) {
 // counted by resource, operation and outcome, their actions counted, and, with WithRateLimiter, each waits
 // for a token of the shared limiter.
 func TestEnsureRecordsMetricsAndWaitsForTheRateLimiter(t *testing.T) {
-	ns := newNamespace(t)
-	ctx := context.Background()
+	ns := env.Namespace(t, "rec")
+	ctx := t.Context()
 	obj, _ := newFooCluster(t, ns, false, nil)
 	cloud := newFakeCloud()
 	limiters, err := ratelimit.New(20, 1) // one call at once, then one every 50ms
@@ -155,8 +155,8 @@ func TestEnsureRecordsMetricsAndWaitsForTheRateLimiter(t *testing.T) {
 // throttled does not grow the backoff, so an object that needs more calls than a burst moves at the cloud's
 // pace instead of sleeping longer and longer.
 func TestThrottledBackoffStartsAgainAfterProgress(t *testing.T) {
-	ns := newNamespace(t)
-	ctx := context.Background()
+	ns := env.Namespace(t, "rec")
+	ctx := t.Context()
 	obj, _ := newFooCluster(t, ns, false, nil)
 	f := newClusterFixture(t)
 	f.lbErr = reconcile.Throttled(errors.New("slow down"), 0)

@@ -25,7 +25,7 @@ import (
 func TestClusterToInfraMachinesIndexed(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ns := newNamespace(t)
+	ns := env.Namespace(t, "rec")
 	for _, m := range []struct{ name, cluster string }{{"a", "c1"}, {"b", "c1"}, {"c", "c2"}, {"d", ""}} {
 		labels := map[string]string{}
 		if m.cluster != "" {
@@ -72,7 +72,7 @@ func TestIndexClusterNameKeepsNoCache(t *testing.T) {
 	func() {
 		c, err := cache.New(env.Config, cache.Options{Scheme: env.Scheme})
 		require.NoError(t, err)
-		require.NoError(t, reconcile.IndexClusterName(context.Background(), c, &testtypes.FooMachine{}))
+		require.NoError(t, reconcile.IndexClusterName(t.Context(), c, &testtypes.FooMachine{}))
 		runtime.SetFinalizer(c, func(any) { close(collected) })
 	}()
 	for range 100 {

@@ -1,4 +1,4 @@
-// Package redact keeps secrets out of what a reconcile writes for people to read: condition messages, events,
+// Package redact keeps secrets out of what a reconcile writes for people to read. That is condition messages, events,
 // log lines and returned errors.
 //
 // A Redactor is made per reconcile. The code that reads a secret registers it (Add): capkit's scope registers

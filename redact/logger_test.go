@@ -1,7 +1,6 @@
 package redact_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -59,7 +58,7 @@ func TestLoggerWithoutSecretsIsUnchanged(t *testing.T) {
 
 func TestQuietContextDiscardsTheLogger(t *testing.T) {
 	var out strings.Builder
-	ctx := logr.NewContext(context.Background(), funcr.New(func(p, args string) { out.WriteString(args) }, funcr.Options{Verbosity: 10}))
+	ctx := logr.NewContext(t.Context(), funcr.New(func(p, args string) { out.WriteString(args) }, funcr.Options{Verbosity: 10}))
 	logr.FromContextOrDiscard(redact.QuietContext(ctx)).V(8).Info("Response Body", "body", token)
 	assert.Empty(t, out.String())
 	r := redact.New()

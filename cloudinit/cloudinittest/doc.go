@@ -1,8 +1,8 @@
-// Package cloudinittest runs a machine's bootstrap script the way a machine would, for a provider's tests:
-// as root, at real paths, in a bubblewrap sandbox (the Debian package bubblewrap) where the host is
-// read-only, /etc is a copy, and /run, /var/lib, /home, /root and /usr/local/bin are folders of the test.
-// The commands that would change the host or need a cluster (kubeadm, systemctl, mount, ...) are stubs that
-// record their arguments, so a test checks what the script wrote and what it called:
+// Package cloudinittest runs a machine's bootstrap script the way a machine would, for a provider's tests. It runs it
+// as root, at real paths, in a bubblewrap sandbox (the Debian package bubblewrap) where the host is read-only, /etc is
+// a copy, and /run, /var/lib, /home, /root and /usr/local/bin are folders of the test. The commands that would change
+// the host or need a cluster (kubeadm, systemctl, mount, ...) are stubs that record their arguments, so a test checks
+// what the script wrote and what it called:
 //
 //	script, _ := cloudinit.Render(cfg)
 //	sb := cloudinittest.RunInBubblewrap(t, script)

@@ -1,5 +1,6 @@
-// Command capkit checks Cluster API provider files against the provider contract, renders
-// cloud-config bootstrap data to bash, and generates the contract accessor methods of a provider's API types.
+// Command capkit is capkit's command-line tool for a provider's repository. It checks Cluster API provider files
+// against the provider contract, renders cloud-config bootstrap data to bash, generates the contract accessor methods
+// of a provider's API types, and writes a new provider repository.
 //
 //	capkit check PATH...                 check CRDs and clusterctl release files
 //	capkit render [flags] PATH           render a cloud-config to a bash script

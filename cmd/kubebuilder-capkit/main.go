@@ -1,4 +1,4 @@
-// Command kubebuilder-capkit is capkit as a Kubebuilder external plugin (package internal/kbplugin): Kubebuilder runs
+// Command kubebuilder-capkit is capkit as a Kubebuilder external plugin (package internal/kbplugin). Kubebuilder runs
 // it with one JSON request on stdin and reads one JSON response from stdout. Install it where Kubebuilder looks for
 // plugin kubebuilder-capkit, version v1-alpha:
 //

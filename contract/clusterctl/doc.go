@@ -1,6 +1,6 @@
-// Package clusterctl checks a provider's clusterctl release files (metadata.yaml, *-components.yaml,
-// cluster-template*.yaml, clusterclass-<name>.yaml and the CRDs among them), which it reads as hostile input,
-// within bounds, with the file and line of each object.
+// Package clusterctl checks a provider's clusterctl release files. They are metadata.yaml, *-components.yaml,
+// cluster-template*.yaml, clusterclass-<name>.yaml and the CRDs among them, which it reads as hostile input, within
+// bounds, with the file and line of each object.
 //
 // It is what "capkit check" and a provider's release CI run; package contract/components reads its generated files
 // with it. The provider contract itself (Go types, CRDs, live objects) is checked by package contract/lint:

@@ -1,5 +1,5 @@
-// Package components builds a provider's infrastructure-components.yaml, the file clusterctl init applies to
-// install an infrastructure provider, from what controller-gen generates, without kustomize.
+// Package components builds a provider's infrastructure-components.yaml from what controller-gen generates, without
+// kustomize. That is the file clusterctl init applies to install an infrastructure provider.
 //
 // Build reads the folder Config.ConfigDir, which controller-gen fills:
 //

@@ -1,7 +1,7 @@
-// Package conversion helps a provider move its API types from the v1beta1 to the v1beta2 Cluster API contract:
-// it converts the fields whose shape changed, keeps what one version cannot hold in an annotation until the
-// object comes back, and writes both provisioned flags for a release that serves both contracts. It does not
-// import sigs.k8s.io/cluster-api. Package conversiontest checks a provider's conversions with random objects.
+// Package conversion helps a provider move its API types from the v1beta1 to the v1beta2 Cluster API contract. It
+// converts the fields whose shape changed, keeps what one version cannot hold in an annotation until the object comes
+// back, and writes both provisioned flags for a release that serves both contracts. It does not import
+// sigs.k8s.io/cluster-api. Package conversiontest checks a provider's conversions with random objects.
 //
 // # Shapes
 //

@@ -1,4 +1,4 @@
-// Package lint checks a provider against the Cluster API provider contract: its Go API types, its
+// Package lint checks a provider against the Cluster API provider contract. It checks its Go API types, its
 // CustomResourceDefinitions and its live objects. It reads fields at the paths of package contract, with the same
 // contract versions, so the checks and the accessors agree. The checks of clusterctl release files (metadata.yaml,
 // *-components.yaml, cluster templates, ClusterClass definitions) are in package contract/clusterctl, which runs

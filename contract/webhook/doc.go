@@ -1,6 +1,6 @@
-// Package webhook is the admission webhook of a provider's API type written once: the provider gives the
-// functions that default and check its spec, and Webhook makes the defaulting and validating webhooks that
-// controller-runtime serves, with Cluster API's rules around them.
+// Package webhook builds the admission webhooks of a provider's API type from the functions that default and check its
+// spec. Webhook makes the defaulting and validating webhooks that controller-runtime serves, with Cluster API's rules
+// around them.
 //
 // A Webhook checks the spec on create, and on update both the change (ValidateSpecUpdate, e.g. the fields that
 // are immutable) and, unless the object is being deleted, the new spec: a finalizer can always be removed.

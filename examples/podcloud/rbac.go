@@ -1,8 +1,8 @@
-// Package podcloud is capkit's second example Cluster API infrastructure provider: its machines are Pods in a
-// Kubernetes cluster (the target cluster: by default the management cluster itself), each running a node image
-// whose entrypoint runs the Machine's cloud-config, rendered to bash by capkit's cloudinit package. It is the
-// provider of the opposite kind to memcloud: asynchronous and eventually consistent (Pods are scheduled, start
-// and end on their own time), with a Kubernetes API as its "cloud", and built on capkit's public API only.
+// Package podcloud is capkit's second example Cluster API infrastructure provider, whose machines are Pods in a
+// Kubernetes cluster. The target cluster is by default the management cluster itself, and each Pod runs a node image
+// whose entrypoint runs the Machine's cloud-config, rendered to bash by capkit's cloudinit package. It is the provider
+// of the opposite kind to memcloud: asynchronous and eventually consistent (Pods are scheduled, start and end on their
+// own time), with a Kubernetes API as its "cloud", and built on capkit's public API only.
 //
 // The API is in package api/v1beta2, the admission webhooks in package webhooks, the services in package
 // services, the controllers in package controllers, the manager in cmd/manager and a demo in cmd/demo. The

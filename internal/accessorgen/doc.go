@@ -1,5 +1,5 @@
-// Package accessorgen writes the contract accessor methods of a provider's API types, so that a provider
-// writes none by hand: it is what "capkit generate accessors" runs, the way controller-gen writes DeepCopy.
+// Package accessorgen writes the contract accessor methods of a provider's API types, so that a provider writes none by
+// hand. It is what "capkit generate accessors" runs, the way controller-gen writes DeepCopy.
 //
 // Go promotes methods only from fields embedded in the object itself, and a Kubernetes object's spec and
 // status are named fields, so no embeddable type can give an object these methods; a generator can.

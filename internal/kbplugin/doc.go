@@ -1,4 +1,4 @@
-// Package kbplugin is capkit as a Kubebuilder external plugin: it answers Kubebuilder's plugin protocol (one JSON
+// Package kbplugin is capkit as a Kubebuilder external plugin. It answers Kubebuilder's plugin protocol (one JSON
 // request on stdin, one JSON response on stdout, apiVersion "v1alpha1") with the scaffolds of internal/scaffold, so
 //
 //	kubebuilder init --plugins kubebuilder-capkit/v1-alpha --repo github.com/acme/cluster-api-provider-acme \

@@ -1,5 +1,5 @@
-// Package scaffold writes a new Cluster API infrastructure provider repository in capkit's shape ("capkit init"
-// and the Kubebuilder plugin's "create api" for an InfraMachinePool).
+// Package scaffold writes a new Cluster API infrastructure provider repository in capkit's shape, and adds an
+// InfraMachinePool to one. It is what "capkit init" and the Kubebuilder plugin ("init", "create api") run.
 //
 // # Template scheme
 //

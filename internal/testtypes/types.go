@@ -1,6 +1,6 @@
-// Package testtypes holds a minimal InfraCluster and InfraMachine of the v1beta2 contract (FooCluster,
-// FooMachine, implementing every accessor the scopes use), a type without them (Legacy), and their CRDs, for
-// capkit's own tests (scope, reconcile, patch, mocks). Examples use the public memcloud types instead.
+// Package testtypes holds the API types and CRDs of capkit's own tests (scope, reconcile, patch, mocks). They are a
+// minimal InfraCluster and InfraMachine of the v1beta2 contract (FooCluster, FooMachine, implementing every accessor
+// the scopes use), a type without them (Legacy), and their CRDs. Examples use the public memcloud types instead.
 package testtypes
 
 import (

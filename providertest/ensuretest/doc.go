@@ -1,5 +1,5 @@
-// Package ensuretest checks a provider's reconcile.Resource against the scenarios in which providers create
-// duplicate cloud resources or leak them, and models a scope's checkpoints for such tests.
+// Package ensuretest checks a provider's reconcile.Resource against the scenarios in which providers create duplicate
+// cloud resources or leak them. It also models a scope's checkpoints for such tests.
 //
 // RunScenarios runs, against the provider's Resource on a fresh CloudFixture (a fake or sandbox cloud) for
 // each scenario: create when absent, no create when the tracked ID exists, adoption by tags after
@@ -16,7 +16,7 @@
 //			OutOfBandDelete: ensuretest.ReportTerminal, // memcloud refuses the token of a deleted network
 //			Options:         []reconcile.EnsureOption{reconcile.WithTags(map[string]string{"capkit.io/cluster": "default/demo"})},
 //			New: func(t testing.TB) ensuretest.CloudFixture[cloud.NetworkSpec, *cloud.Network] {
-//				c := newCloud(t)
+//				c := memcloudtest.NewCloud(t)
 //				return ensuretest.CloudFixture[cloud.NetworkSpec, *cloud.Network]{
 //					Resource:        services.NewResources(c).Networks,
 //					Count:           func() int { return c.Count(cloud.KindNetwork) },

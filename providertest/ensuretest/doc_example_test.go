@@ -4,20 +4,12 @@ import (
 	"context"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/providertest/ensuretest"
 	"github.com/capkit/capkit/reconcile"
 )
-
-// newCloud returns a fresh memcloud for one scenario.
-func newCloud(t testing.TB) *cloud.Cloud {
-	c, err := cloud.New()
-	require.NoError(t, err)
-	return c
-}
 
 // TestNetworkResource is the package doc's sketch: the scenarios of memcloud's network resource.
 //
@@ -30,7 +22,7 @@ func TestNetworkResource(t *testing.T) {
 		OutOfBandDelete: ensuretest.ReportTerminal, // memcloud refuses the token of a deleted network
 		Options:         []reconcile.EnsureOption{reconcile.WithTags(map[string]string{"capkit.io/cluster": "default/demo"})},
 		New: func(t testing.TB) ensuretest.CloudFixture[cloud.NetworkSpec, *cloud.Network] {
-			c := newCloud(t)
+			c := memcloudtest.NewCloud(t)
 			return ensuretest.CloudFixture[cloud.NetworkSpec, *cloud.Network]{
 				Resource:        services.NewResources(c).Networks,
 				Count:           func() int { return c.Count(cloud.KindNetwork) },

@@ -273,7 +273,7 @@ func TestEnsureScenarioLostResponseWithoutHook(t *testing.T) {
 	// Without FailNextCreateAfterChange the scenario wraps Create: the resource is created, the error returned.
 	r := networkUnderTest(networks{}, false, ReportTerminal)
 	f := r.New(t)
-	require.NoError(t, lostCreateResponse[cloud.NetworkSpec, *cloud.Network](false)(context.Background(), r, f))
+	require.NoError(t, lostCreateResponse[cloud.NetworkSpec, *cloud.Network](false)(t.Context(), r, f))
 	assert.Equal(t, 1, f.Count())
 }
 

@@ -1,7 +1,6 @@
 package ensuretest_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 
@@ -13,7 +12,7 @@ import (
 )
 
 func TestTrackerModelsCrashAndMove(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	tr := ensuretest.NewTracker("owner-1")
 	key, err := tr.OwnershipKey()
 	require.NoError(t, err)

@@ -1,6 +1,6 @@
-// Package lifecycle drives a whole cluster through its life against a running provider and asks the
-// provider's cloud what is left afterwards: the test that catches leaked and duplicated cloud resources
-// across every controller of the provider at once.
+// Package lifecycle drives a whole cluster through its life against a running provider and asks the provider's cloud
+// what is left afterwards. It is the test that catches leaked and duplicated cloud resources across every controller of
+// the provider at once.
 //
 // A Driver creates a Cluster, its InfraCluster, Machines with their bootstrap Secrets and InfraMachines,
 // waits until all are provisioned, deletes them and asks the cloud, through a LeakChecker, what remains of

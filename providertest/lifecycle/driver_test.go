@@ -200,9 +200,7 @@ func lifecycleSpec(ns string, core contract.Version, p *fakeProvider) lifecycle.
 func TestLifecyclePlaysCAPI(t *testing.T) {
 	for _, core := range []contract.Version{contract.V1Beta1, contract.V1Beta2} {
 		t.Run(string(core), func(t *testing.T) {
-			ctx := context.Background()
-			ns, err := env.CreateNamespace(ctx, "lifecycle")
-			require.NoError(t, err)
+			ns := env.Namespace(t, "lifecycle")
 			p := &fakeProvider{c: env.Client, ns: ns, core: core, cloud: map[string]string{}}
 			startProvider(t, p)
 			spec := lifecycleSpec(ns, core, p)
@@ -268,8 +266,7 @@ func assertCAPIPlayed(t *testing.T, ctx context.Context, l *lifecycle.Driver, co
 
 func TestLifecycleReportsLeaks(t *testing.T) {
 	ctx := context.Background()
-	ns, err := env.CreateNamespace(ctx, "leaky")
-	require.NoError(t, err)
+	ns := env.Namespace(t, "leaky")
 	p := &fakeProvider{c: env.Client, ns: ns, core: contract.V1Beta2, cloud: map[string]string{}, leakyDelete: true}
 	startProvider(t, p)
 	l, err := lifecycle.New(env.Client, lifecycleSpec(ns, contract.V1Beta2, p))
@@ -285,8 +282,7 @@ func TestLifecycleWithCAPIControllers(t *testing.T) {
 	// PlayCAPI false: the provider waits for owner references that only Cluster API sets, so nothing
 	// provisions and the wait names what is missing; the delete leaves the cascade to "Cluster API".
 	ctx := context.Background()
-	ns, err := env.CreateNamespace(ctx, "nocapi")
-	require.NoError(t, err)
+	ns := env.Namespace(t, "nocapi")
 	p := &fakeProvider{c: env.Client, ns: ns, core: contract.V1Beta2, cloud: map[string]string{}, actAsCAPI: true}
 	startProvider(t, p)
 	spec := lifecycleSpec(ns, contract.V1Beta2, p)
@@ -348,9 +344,8 @@ func TestNewLifecycleValidates(t *testing.T) {
 }
 
 func TestLifecycleTemplateErrors(t *testing.T) {
-	ctx := context.Background()
-	ns, err := env.CreateNamespace(ctx, "templates")
-	require.NoError(t, err)
+	ctx := t.Context()
+	ns := env.Namespace(t, "templates")
 	p := &fakeProvider{}
 	spec := lifecycleSpec(ns, contract.V1Beta2, p)
 	spec.InfraMachine = func(string, string, bool) (client.Object, error) { return nil, errors.New("no image") }
@@ -372,9 +367,7 @@ func TestLifecycleTemplateErrors(t *testing.T) {
 }
 
 func TestLifecycleOnPollReportsProgress(t *testing.T) {
-	ctx := context.Background()
-	ns, err := env.CreateNamespace(ctx, "lifecycle")
-	require.NoError(t, err)
+	ns := env.Namespace(t, "lifecycle")
 	p := &fakeProvider{c: env.Client, ns: ns, core: contract.V1Beta2, cloud: map[string]string{}}
 	startProvider(t, p)
 	spec := lifecycleSpec(ns, contract.V1Beta2, p)

@@ -1,5 +1,5 @@
-// Package scaletest runs the standard scaling scenarios against a provider's machine pool service (a
-// reconcile.Service over scope.MachinePoolScoper[T]) on its real cloud (or an in-memory one) and a fake scope:
+// Package scaletest runs the standard scaling scenarios against a provider's machine pool service. The service is a
+// reconcile.Service over scope.MachinePoolScoper[T], run on its real cloud (or an in-memory one) and a fake scope:
 //
 //   - ScalesUpAndDown: the pool goes 0 → 5 → 2 → 0 replicas. After each step converges, spec.providerIDList is
 //     exactly the live instances of the pool, status.replicas their number, and no more instances were ever

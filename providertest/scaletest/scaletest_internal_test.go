@@ -88,7 +88,7 @@ func TestScenariosCatchBugs(t *testing.T) {
 		t.Run(tt.bug, func(t *testing.T) {
 			f := fixture(&group{bug: tt.bug})
 			var s scope.MachinePoolScoper[*testtypes.FooMachinePool] = f.Scope
-			r := &runner{ctx: context.Background(), pool: f.Scope.Object, max: 20,
+			r := &runner{ctx: t.Context(), pool: f.Scope.Object, max: 20,
 				reconcile:   func(ctx context.Context) (reconcile.Result, error) { return f.Service.Reconcile(ctx, s) },
 				delete:      func(ctx context.Context) (reconcile.Result, error) { return f.Service.Delete(ctx, s) },
 				setReplicas: func(n int32) { f.Scope.PoolInfo.Replicas = n }, live: f.LiveInstances, created: f.Created}

@@ -138,9 +138,9 @@ func TestCheckReportsEachMismatch(t *testing.T) {
 			}
 			if tc.checkpoint {
 				if tc.specOnly {
-					require.NoError(t, obj.PatchSpecNow(context.Background()))
+					require.NoError(t, obj.PatchSpecNow(t.Context()))
 				} else {
-					require.NoError(t, obj.PatchNow(context.Background()))
+					require.NoError(t, obj.PatchNow(t.Context()))
 				}
 			}
 			if tc.changeAfter != nil {

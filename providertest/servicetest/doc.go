@@ -1,9 +1,9 @@
-// Package servicetest runs table-driven tests of a provider's services (reconcile.Service over
-// scope.MachineScoper[T] or scope.ClusterScoper[T]) on the state-backed fake scopes of scope/scopetest: no
-// gomock scope, no API server. A case gives the fake scope in its starting state, the setup of the
+// Package servicetest runs table-driven tests of a provider's services on the state-backed fake scopes of
+// scope/scopetest. The services are reconcile.Service over scope.MachineScoper[T] or scope.ClusterScoper[T], and the
+// tests need no gomock scope and no API server. A case gives the fake scope in its starting state, the setup of the
 // service's dependencies, and the Outcome: what the reconciler will do with the call, in the terms of
-// reconcile.Classify, which the reconcilers act on; the harness calls the service once and checks that, and
-// what every provider must get right, besides the case's own assertions.
+// reconcile.Classify, which the reconcilers act on; the harness calls the service once and checks that, and what every
+// provider must get right, besides the case's own assertions.
 //
 //	type fake = *scopetest.FakeMachineScope[*v1beta2.MyMachine]
 //	newService := func(*testing.T) (reconcile.Service[services.S], *mycloud.Client) {

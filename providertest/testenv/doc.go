@@ -1,4 +1,4 @@
-// Package testenv gives a provider's tests a real API server: kube-apiserver and etcd (envtest), with the
+// Package testenv gives a provider's tests a real API server. It is kube-apiserver and etcd (envtest), with the
 // provider's CRDs and the Cluster API CRDs installed, started once per test package.
 //
 // Main starts the Environment in TestMain, runs the tests and stops it, whatever happens; the main_test.go of a

@@ -217,3 +217,16 @@ func (e *Environment) CreateNamespace(ctx context.Context, prefix string) (strin
 	}
 	return ns.Name, nil
 }
+
+// Namespace creates a namespace for one test, with a generated name starting with prefix, and returns its
+// name; it fails the test when the namespace cannot be created. The namespace is not deleted after the test:
+// envtest runs no namespace controller, so a deleted namespace would stay Terminating with its objects, and
+// each test gets a fresh one anyway.
+func (e *Environment) Namespace(t testing.TB, prefix string) string {
+	t.Helper()
+	ns, err := e.CreateNamespace(t.Context(), prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ns
+}

@@ -1,14 +1,15 @@
 package testenv_test
 
 import (
-	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -21,11 +22,19 @@ var env *testenv.Environment
 
 func TestMain(m *testing.M) { testenv.Main(m, &env, testenv.WithCRDPaths("../testdata/crds")) }
 
+func TestNamespaceIsFreshPerCall(t *testing.T) {
+	a, b := env.Namespace(t, "fresh"), env.Namespace(t, "fresh")
+	assert.NotEqual(t, a, b)
+	for _, ns := range []string{a, b} {
+		assert.True(t, strings.HasPrefix(ns, "fresh-"), ns)
+		require.NoError(t, env.Client.Get(t.Context(), client.ObjectKey{Name: ns}, &corev1.Namespace{}))
+	}
+}
+
 func TestEnvironmentServesBothCoreAPIVersions(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	assert.Equal(t, "capkit minimal CRDs", env.CAPICRDSource)
-	ns, err := env.CreateNamespace(ctx, "env")
-	require.NoError(t, err)
+	ns := env.Namespace(t, "env")
 
 	for _, version := range []string{"v1beta1", "v1beta2"} {
 		c := &unstructured.Unstructured{}
@@ -121,7 +130,7 @@ func TestWithCAPICRDs(t *testing.T) {
 	assert.Equal(t, dir, e.CAPICRDSource)
 
 	crd := &apiextensionsv1.CustomResourceDefinition{}
-	ctx := context.Background()
+	ctx := t.Context()
 	require.NoError(t, e.Client.Get(ctx, client.ObjectKey{Name: "clusters.cluster.x-k8s.io"}, crd), "the folder's CRD is installed")
 	err = e.Client.Get(ctx, client.ObjectKey{Name: "machines.cluster.x-k8s.io"}, crd)
 	assert.True(t, apierrors.IsNotFound(err), "only the folder's CRDs are installed, not capkit's minimal ones: %v", err)

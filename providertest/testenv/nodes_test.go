@@ -23,8 +23,7 @@ func TestFakeNodesRunPods(t *testing.T) {
 	nodes, err := env.StartFakeNodes(ctx, testenv.NodeSpec{Name: "node-a", Zone: "zone-a"}, testenv.NodeSpec{Name: "node-b", Zone: "zone-b"})
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, nodes.Stop()) })
-	ns, err := env.CreateNamespace(ctx, "nodes")
-	require.NoError(t, err)
+	ns := env.Namespace(t, "nodes")
 	require.NoError(t, env.Client.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"}}))
 
 	pod := &corev1.Pod{
@@ -63,8 +62,7 @@ func TestFakeNodeNotReady(t *testing.T) {
 	nodes, err := env.StartFakeNodes(ctx, testenv.NodeSpec{Name: "node-c", Zone: "zone-c"})
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, nodes.Stop()) })
-	ns, err := env.CreateNamespace(ctx, "notready")
-	require.NoError(t, err)
+	ns := env.Namespace(t, "notready")
 	require.NoError(t, env.Client.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"}}))
 
 	require.NoError(t, nodes.SetNotReady(ctx, "node-c"))

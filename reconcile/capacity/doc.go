@@ -1,5 +1,5 @@
-// Package capacity is the controller that keeps the status.capacity and status.nodeInfo of a provider's
-// InfraMachineTemplates up to date, for Cluster API's opt-in autoscaling from zero.
+// Package capacity keeps the status.capacity and status.nodeInfo of a provider's InfraMachineTemplates up to date. Its
+// controller serves Cluster API's opt-in autoscaling from zero.
 //
 // The cluster autoscaler scales a MachineDeployment up from zero replicas only when it knows what a machine
 // would offer: it reads the capacity (cpu, memory, pods, GPUs) and node info (architecture, operating system)

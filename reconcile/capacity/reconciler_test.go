@@ -1,7 +1,6 @@
 package capacity_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 
@@ -23,7 +22,7 @@ import (
 )
 
 func TestReconciler(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	sch := runtime.NewScheme()
 	require.NoError(t, v1beta2.AddToScheme(sch))
 	tmpl := &v1beta2.MemMachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "workers"}}

@@ -1,6 +1,6 @@
-// Package kubeobjects makes Kubernetes objects a reconcile.Resource, for providers whose "cloud" is a
-// Kubernetes API: machines that are Pods, their bootstrap Secrets, the Service that is a control plane
-// endpoint, in the management cluster or in another one reached through a kubeconfig.
+// Package kubeobjects makes Kubernetes objects a reconcile.Resource, for providers whose "cloud" is a Kubernetes API.
+// Such objects are machines that are Pods, their bootstrap Secrets, the Service that is a control plane endpoint, in
+// the management cluster or in another one reached through a kubeconfig.
 //
 // A provider describes one kind of object (Kind): how to build it from its spec, and optionally how to bring
 // an existing one up to date (Mutate) and which of its states are transitional (Pending). New returns the

@@ -56,8 +56,7 @@ func configMaps(ns string) kubeobjects.Kind[configSpec, *corev1.ConfigMap] {
 
 func newConfigMaps(t testing.TB) (reconcile.Resource[configSpec, *corev1.ConfigMap], string) {
 	t.Helper()
-	ns, err := env.CreateNamespace(context.Background(), "kubeobjects")
-	require.NoError(t, err)
+	ns := env.Namespace(t, "kubeobjects")
 	r, err := kubeobjects.New(env.Client, configMaps(ns))
 	require.NoError(t, err)
 	return r, ns
@@ -124,7 +123,7 @@ func deleteBehindFinalizer(ctx context.Context, k client.ObjectKey) error {
 }
 
 func TestTagsBecomeLabelsOrAnnotations(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	r, ns := newConfigMaps(t)
 	tags := map[string]string{reconcile.TagOwnershipKey: "k1", reconcile.TagResourceKey: "config", "capkit.io/cluster": "ns/c1"}
 	cm, err := r.Create(ctx, configSpec{Name: "a", Value: "x"}, "token", tags)
@@ -144,7 +143,7 @@ func TestTagsBecomeLabelsOrAnnotations(t *testing.T) {
 }
 
 func TestCreateIsIdempotentByNameAndRefusesAnotherOwnersObject(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	r, _ := newConfigMaps(t)
 	mine := reconcile.OwnershipTags("k1", "config")
 	first, err := r.Create(ctx, configSpec{Name: "a", Value: "x"}, "token", mine)
@@ -160,7 +159,7 @@ func TestCreateIsIdempotentByNameAndRefusesAnotherOwnersObject(t *testing.T) {
 }
 
 func TestAnotherIncarnationIsAnotherResource(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	r, _ := newConfigMaps(t)
 	tags := reconcile.OwnershipTags("k1", "config")
 	old, err := r.Create(ctx, configSpec{Name: "a", Value: "x"}, "token", tags)
@@ -188,6 +187,6 @@ func TestBadInput(t *testing.T) {
 		assert.ErrorContains(t, err, "want namespace/name/uid", id)
 	}
 	r, _ := newConfigMaps(t)
-	_, _, err = r.Get(context.Background(), "bad")
+	_, _, err = r.Get(t.Context(), "bad")
 	assert.True(t, reconcile.IsTerminal(err))
 }

@@ -1,7 +1,6 @@
 package kubeobjects_test
 
 import (
-	"context"
 	"encoding/base64"
 	"strings"
 	"testing"
@@ -24,10 +23,9 @@ const secretData = "bootstrap-script-that-must-never-be-logged"
 // TestSecretsAreNotLogged creates, reads, finds, updates and deletes Secrets with a logger at verbosity 100
 // in the context: client-go logs every other object's bodies through it, and nothing of a Secret's data.
 func TestSecretsAreNotLogged(t *testing.T) {
-	ns, err := env.CreateNamespace(context.Background(), "kubeobjects")
-	require.NoError(t, err)
+	ns := env.Namespace(t, "kubeobjects")
 	var logs strings.Builder
-	ctx := logr.NewContext(context.Background(), funcr.New(func(prefix, args string) { logs.WriteString(prefix + " " + args + "\n") }, funcr.Options{Verbosity: 100}))
+	ctx := logr.NewContext(t.Context(), funcr.New(func(prefix, args string) { logs.WriteString(prefix + " " + args + "\n") }, funcr.Options{Verbosity: 100}))
 	r, err := kubeobjects.New(env.Client, kubeobjects.Kind[string, *corev1.Secret]{
 		New:       func() *corev1.Secret { return &corev1.Secret{} },
 		NewList:   func() client.ObjectList { return &corev1.SecretList{} },

@@ -1,8 +1,8 @@
-// Package manager is what every provider's cmd/manager writes again: the standard command-line flags of a
-// Cluster API provider's controller manager (namespace, watch filter, leader election, metrics and health
-// endpoints, webhook server, poll and resync periods, cloud rate limit, max concurrent reconciles, logging),
-// their validation, the controller-runtime options and the capkit reconcile options they make, the health
-// and readiness checks, and the run of the manager itself.
+// Package manager runs a Cluster API provider's controller manager from the standard command-line flags. It is what
+// every provider's cmd/manager writes again: the standard command-line flags of a Cluster API provider's controller
+// manager (namespace, watch filter, leader election, metrics and health endpoints, webhook server, poll and resync
+// periods, cloud rate limit, max concurrent reconciles, logging), their validation, the controller-runtime options and
+// the capkit reconcile options they make, the health and readiness checks, and the run of the manager itself.
 //
 // A provider's main.go declares only what is its own: its flags, its API types, and how its controllers and
 // webhooks are set up; Main does the rest (Parse, logging, Run: scheme, kubeconfig, NewManager with

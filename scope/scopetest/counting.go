@@ -1,4 +1,4 @@
-// Package scopetest has test doubles for code built on capkit's scope and reconcile packages: state-backed
+// Package scopetest has test doubles for code built on capkit's scope and reconcile packages. They are state-backed
 // fake scopes (FakeClusterScope, FakeMachineScope) for service tests, and CountingClient for write budgets.
 //
 // CountingClient wraps any client.Client and counts the API writes (and reads) made through it, so that a

@@ -1,7 +1,6 @@
 package bench_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +22,7 @@ import (
 // reads the cloud once per resource it tracks: the instance; a control plane also reads the API server
 // load balancer its instance is registered with. No informer on Secrets is ever started.
 func TestNoOpReconcileCost(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	env, p, rc := startCountedProvider(t)
 
 	f := newFleet(ctx, t, env, p.Provider, 1)

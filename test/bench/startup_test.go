@@ -92,7 +92,7 @@ func restartMeasured(ctx context.Context, tb, owner testing.TB, env *testenv.Env
 // informers' lists and watches, no cloud write, and one cloud read per resource (each instance, and the
 // network, subnets, security group and load balancer of each MemCluster).
 func TestStartupWithProvisionedFleet(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	// An API server of its own: the fleets the package's other tests leave on the shared one have their
 	// instances in the clouds of providers that are gone.
 	env, err := memcloudtest.TestEnv().NewEnvironment()

@@ -24,7 +24,7 @@ const (
 )
 
 func TestRealCRDsAreInstalledAsClusterctlInstallsThem(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	crd := &apiextensionsv1.CustomResourceDefinition{}
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Name: "clusters.cluster.x-k8s.io"}, crd))
 	var served []string

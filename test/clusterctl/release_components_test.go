@@ -1,7 +1,6 @@
 package clusterctl_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,7 +24,7 @@ import (
 func TestExampleComponentsWithClusterctl(t *testing.T) {
 	for _, name := range []string{"memcloud", "podcloud"} {
 		t.Run(name, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := t.Context()
 			data, err := os.ReadFile(filepath.Join("..", "..", "examples", name, "config", "infrastructure-components.yaml"))
 			require.NoError(t, err)
 			// clusterctl's local repository layout: {basepath}/{provider-label}/{version}/{components file}.

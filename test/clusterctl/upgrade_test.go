@@ -224,7 +224,7 @@ func newUpgradeEnvironment(t *testing.T) *testenv.Environment {
 	require.NoError(t, err)
 	providers, err := capienv.ClusterAPIProviders("", v, capienv.Core, capienv.KubeadmBootstrap)
 	require.NoError(t, err)
-	require.NoError(t, capienv.InstallInventory(context.Background(), e.Client, providers...))
+	require.NoError(t, capienv.InstallInventory(t.Context(), e.Client, providers...))
 	return e
 }
 

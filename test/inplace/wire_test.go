@@ -242,7 +242,7 @@ func TestCanUpdateMachineSetWire(t *testing.T) {
 	assert.Equal(t, "MemMachineTemplate", ours.Current.InfrastructureMachineTemplate.GetKind())
 	assert.Equal(t, "t2", ours.Desired.InfrastructureMachineTemplate.GetName())
 	assert.Equal(t, "KubeadmConfigTemplate", ours.Desired.BootstrapConfigTemplate.GetKind())
-	want := config("").CanUpdateMachineSet(context.Background(), &ours)
+	want := config("").CanUpdateMachineSet(t.Context(), &ours)
 
 	// capkit's answer over HTTP decodes into Cluster API's response.
 	var resp runtimehooksv1.CanUpdateMachineSetResponse

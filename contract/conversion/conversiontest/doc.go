@@ -1,6 +1,6 @@
-// Package conversiontest tests a provider's conversions between the API versions of one kind: RoundTrip fills
-// random objects of a spoke version (a conversion.Convertible) and of the hub (a conversion.Hub), converts each
-// to the other version and back, and fails with the diff of the first object that came back different.
+// Package conversiontest tests a provider's conversions between the API versions of one kind. RoundTrip fills random
+// objects of a spoke version (a conversion.Convertible) and of the hub (a conversion.Hub), converts each to the other
+// version and back, and fails with the diff of the first object that came back different.
 //
 // A provider calls it once per spoke in a unit test, here with fooFuncs, its own fill functions:
 //

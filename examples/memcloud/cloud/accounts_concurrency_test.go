@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 )
 
 // TestConcurrentTenants runs the clusters of TestChaos in two accounts at once, with the same
@@ -21,7 +22,7 @@ import (
 // credentials, and the counters add up.
 func TestConcurrentTenants(t *testing.T) {
 	ctx := context.Background()
-	c := newCloud(t, cloud.WithSeed(7), cloud.WithPendingGets(2), cloud.WithFaults(cloud.FaultConfig{
+	c := memcloudtest.NewCloud(t, cloud.WithSeed(7), cloud.WithPendingGets(2), cloud.WithFaults(cloud.FaultConfig{
 		BeforeChange: 0.2, AfterChange: 0.2, Reads: true, SearchLag: 2,
 	}))
 	tenants := []string{"team-a", "team-b"}

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 )
 
 // tenantTags are the tags of every tenant's base resources: two tenants deploying the same
@@ -36,7 +37,7 @@ func newTenant(t *testing.T, c *cloud.Cloud, name string) tenant {
 	t.Helper()
 	creds, err := c.CreateAccount(name)
 	require.NoError(t, err)
-	return buildTenant(t, c, name, cloud.WithCredentials(context.Background(), creds), creds)
+	return buildTenant(t, c, name, cloud.WithCredentials(t.Context(), creds), creds)
 }
 
 // buildTenant creates the base resources with ctx: the same names, CIDRs, tags and tokens for
@@ -161,12 +162,12 @@ func stateOf(t *testing.T, c *cloud.Cloud, tn tenant) state {
 }
 
 func TestNoAccountKeepsTodaysBehaviour(t *testing.T) {
-	c := newCloud(t)
-	tn := buildTenant(t, c, "", context.Background(), cloud.Credentials{})
+	c := memcloudtest.NewCloud(t)
+	tn := buildTenant(t, c, "", t.Context(), cloud.Credentials{})
 	c.ResetCounters()
 	for _, call := range apiCalls {
 		t.Run(call.op.String(), func(t *testing.T) {
-			_, err := call.do(context.Background(), tn)
+			_, err := call.do(t.Context(), tn)
 			assert.NotErrorIs(t, err, cloud.ErrUnauthorized)
 		})
 	}
@@ -186,18 +187,18 @@ func TestNoAccountKeepsTodaysBehaviour(t *testing.T) {
 }
 
 func TestCredentialsOnACloudWithoutAccountsAreRefused(t *testing.T) {
-	c := newCloud(t)
-	ctx := cloud.WithCredentials(context.Background(), testCreds)
+	c := memcloudtest.NewCloud(t)
+	ctx := cloud.WithCredentials(t.Context(), testCreds)
 	_, err := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "n", CIDR: "10.0.0.0/16"})
 	require.ErrorIs(t, err, cloud.ErrUnauthorized)
 	assert.Equal(t, `cannot create network "n": unauthorized: CreateNetwork with access key "MCAK0123456789ABCDEF": unknown access key ID`, err.Error())
 	assert.Zero(t, c.TotalCreated())
-	_, err = c.CreateNetwork(context.Background(), cloud.NetworkSpec{Name: "n", CIDR: "10.0.0.0/16"})
+	_, err = c.CreateNetwork(t.Context(), cloud.NetworkSpec{Name: "n", CIDR: "10.0.0.0/16"})
 	require.NoError(t, err, "calls without credentials still work")
 }
 
 func TestCreateAccount(t *testing.T) {
-	c := newCloud(t)
+	c := memcloudtest.NewCloud(t)
 	a, err := c.CreateAccount("team-a")
 	require.NoError(t, err)
 	b, err := c.CreateAccount("0")
@@ -217,7 +218,7 @@ func TestCreateAccount(t *testing.T) {
 	assert.NotEqual(t, a.SecretAccessKey, b.SecretAccessKey)
 
 	// Access key IDs follow the seed; secrets do not, so they cannot be guessed from the key.
-	same := newCloud(t)
+	same := memcloudtest.NewCloud(t)
 	a2, err := same.CreateAccount("team-a")
 	require.NoError(t, err)
 	assert.Equal(t, a.AccessKeyID, a2.AccessKeyID)
@@ -225,7 +226,7 @@ func TestCreateAccount(t *testing.T) {
 }
 
 func TestCreateAccountRejectsBadNames(t *testing.T) {
-	c := newCloud(t)
+	c := memcloudtest.NewCloud(t)
 	_, err := c.CreateAccount("taken")
 	require.NoError(t, err)
 	tests := []struct {
@@ -299,7 +300,7 @@ func TestUnauthorizedCallsChangeNothing(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, call := range apiCalls {
 				t.Run(call.op.String(), func(t *testing.T) {
-					c := newCloud(t)
+					c := memcloudtest.NewCloud(t)
 					a, b := newTenant(t, c, "team-a"), newTenant(t, c, "team-b")
 					oldSecret := a.creds.SecretAccessKey
 					ctx, want := tt.creds(t, c, &a, b)

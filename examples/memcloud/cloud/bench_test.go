@@ -1,7 +1,6 @@
 package cloud_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
@@ -11,7 +10,7 @@ import (
 // BenchmarkInstanceLifecycle measures create, get, find and delete of one instance in a cloud
 // that already holds 100 instances.
 func BenchmarkInstanceLifecycle(b *testing.B) {
-	ctx := context.Background()
+	ctx := b.Context()
 	c, err := cloud.New()
 	if err != nil {
 		b.Fatal(err)

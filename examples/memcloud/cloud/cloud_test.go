@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 )
 
 func TestNewRejectsBadOptions(t *testing.T) {
@@ -44,8 +45,8 @@ func TestNewRejectsBadOptions(t *testing.T) {
 }
 
 func TestNewIgnoresNilOptionsAndClock(t *testing.T) {
-	c := newCloud(t, nil, cloud.WithClock(nil))
-	n, err := c.CreateNetwork(context.Background(), cloud.NetworkSpec{Name: "n", CIDR: "10.0.0.0/16"})
+	c := memcloudtest.NewCloud(t, nil, cloud.WithClock(nil))
+	n, err := c.CreateNetwork(t.Context(), cloud.NetworkSpec{Name: "n", CIDR: "10.0.0.0/16"})
 	require.NoError(t, err)
 	assert.False(t, n.CreatedAt.IsZero())
 }
@@ -90,7 +91,7 @@ func kindNoun(k cloud.Kind) string {
 }
 
 func TestGetAndDeleteCheckIDs(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e := newEnv(t)
 	for _, m := range makers {
 		t.Run(m.kind.String(), func(t *testing.T) {
@@ -111,7 +112,7 @@ func TestGetAndDeleteCheckIDs(t *testing.T) {
 }
 
 func TestReturnedResourcesAreCopies(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e := newEnv(t)
 	tags := map[string]string{"k": "v"}
 	spec := cloud.SecurityGroupSpec{Name: "sg", NetworkID: e.net.ID, Tags: tags,
@@ -154,7 +155,7 @@ func TestReturnedResourcesAreCopies(t *testing.T) {
 }
 
 func TestNilTagsBecomeEmptyMaps(t *testing.T) {
-	n, err := newCloud(t).CreateNetwork(context.Background(), cloud.NetworkSpec{Name: "n", CIDR: "10.0.0.0/16"})
+	n, err := memcloudtest.NewCloud(t).CreateNetwork(t.Context(), cloud.NetworkSpec{Name: "n", CIDR: "10.0.0.0/16"})
 	require.NoError(t, err)
 	assert.NotNil(t, n.Tags)
 	assert.Empty(t, n.Tags)
@@ -163,7 +164,7 @@ func TestNilTagsBecomeEmptyMaps(t *testing.T) {
 func TestDeterministicIDsWithSeed(t *testing.T) {
 	ctx := context.Background()
 	create := func(seed uint64) []string {
-		c := newCloud(t, cloud.WithSeed(seed))
+		c := memcloudtest.NewCloud(t, cloud.WithSeed(seed))
 		var out []string
 		for range 3 {
 			n, err := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "n", CIDR: "10.0.0.0/16"})
@@ -196,7 +197,7 @@ func TestKindsAndOps(t *testing.T) {
 }
 
 func TestNilContextIsRejected(t *testing.T) {
-	c := newCloud(t)
+	c := memcloudtest.NewCloud(t)
 	var nilCtx context.Context
 	_, err := c.CreateNetwork(nilCtx, cloud.NetworkSpec{Name: "n", CIDR: "10.0.0.0/16"})
 	require.ErrorIs(t, err, cloud.ErrInvalidParameter)
@@ -205,8 +206,8 @@ func TestNilContextIsRejected(t *testing.T) {
 }
 
 func TestQuota(t *testing.T) {
-	ctx := context.Background()
-	c := newCloud(t, cloud.WithQuota(cloud.KindNetwork, 1))
+	ctx := t.Context()
+	c := memcloudtest.NewCloud(t, cloud.WithQuota(cloud.KindNetwork, 1))
 	n, err := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "a", CIDR: "10.0.0.0/16"})
 	require.NoError(t, err)
 	_, err = c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "b", CIDR: "10.1.0.0/16"})

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 )
 
 // TestConcurrentCreatesWithOneToken races many reconcilers creating the same resource: exactly
@@ -46,7 +47,7 @@ func TestConcurrentCreatesWithOneToken(t *testing.T) {
 // cleaned up, and the counters add up.
 func TestChaos(t *testing.T) {
 	ctx := context.Background()
-	c := newCloud(t, cloud.WithSeed(99), cloud.WithPendingGets(2), cloud.WithFaults(cloud.FaultConfig{
+	c := memcloudtest.NewCloud(t, cloud.WithSeed(99), cloud.WithPendingGets(2), cloud.WithFaults(cloud.FaultConfig{
 		BeforeChange: 0.2, AfterChange: 0.2, Reads: true, SearchLag: 2,
 	}))
 	const clusters = 8
@@ -75,13 +76,22 @@ func TestChaos(t *testing.T) {
 	}
 }
 
-// retry calls f until it fails with something else than an injected fault.
+// maxAttempts bounds the calls of one retry loop of these tests. A call fails with an injected fault with a
+// probability of at most 0.4 (0.2 before and 0.2 after the change), so 100 calls in a row all fail with a
+// probability below 1e-39: reaching the bound is a bug (a fault that never clears, a token that is not
+// honoured, an instance that never runs), not bad luck.
+const maxAttempts = 100
+
+// retry calls f until it succeeds or fails with something else than an injected fault, at most maxAttempts
+// times.
 func retry(f func() error) error {
-	for {
-		if err := f(); !errors.Is(err, cloud.ErrInjected) {
+	var err error
+	for range maxAttempts {
+		if err = f(); !errors.Is(err, cloud.ErrInjected) {
 			return err
 		}
 	}
+	return fmt.Errorf("still failing after %d attempts: %w", maxAttempts, err)
 }
 
 // ignoreNotFound treats ErrNotFound as success, as delete paths do.

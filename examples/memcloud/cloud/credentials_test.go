@@ -2,7 +2,6 @@ package cloud_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -141,12 +140,12 @@ func TestCredentialsDecodeFromJSON(t *testing.T) {
 }
 
 func TestCredentialsOnTheContext(t *testing.T) {
-	_, ok := cloud.CredentialsFrom(context.Background())
+	_, ok := cloud.CredentialsFrom(t.Context())
 	assert.False(t, ok)
-	got, ok := cloud.CredentialsFrom(cloud.WithCredentials(context.Background(), testCreds))
+	got, ok := cloud.CredentialsFrom(cloud.WithCredentials(t.Context(), testCreds))
 	assert.True(t, ok)
 	assert.Equal(t, testCreds, got)
-	got, ok = cloud.CredentialsFrom(cloud.WithCredentials(context.Background(), cloud.Credentials{}))
+	got, ok = cloud.CredentialsFrom(cloud.WithCredentials(t.Context(), cloud.Credentials{}))
 	assert.True(t, ok, "empty credentials are credentials: the cloud refuses them")
 	assert.Zero(t, got)
 }

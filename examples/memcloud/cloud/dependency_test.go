@@ -53,7 +53,7 @@ func TestDependencyViolations(t *testing.T) {
 }
 
 func TestDependencyViolationNamesAtMostThree(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e := newEnv(t)
 	for i := range 4 {
 		_, err := e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: fmt.Sprint(i), SubnetID: e.subnet.ID, Image: "img", Flavor: "small"})

@@ -12,10 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 )
 
 func TestProbabilisticFaults(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	tags := map[string]string{"a": "b"}
 	tests := []struct {
 		name        string
@@ -35,7 +36,7 @@ func TestProbabilisticFaults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := newCloud(t, cloud.WithFaults(tt.faults))
+			c := memcloudtest.NewCloud(t, cloud.WithFaults(tt.faults))
 			_, err := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "n", CIDR: "10.0.0.0/16", Tags: tags})
 			if tt.wantCreate == nil {
 				require.NoError(t, err)
@@ -62,8 +63,8 @@ func TestProbabilisticFaults(t *testing.T) {
 }
 
 func TestFaultsOnDelete(t *testing.T) {
-	ctx := context.Background()
-	c := newCloud(t)
+	ctx := t.Context()
+	c := memcloudtest.NewCloud(t)
 	n, err := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "n", CIDR: "10.0.0.0/16"})
 	require.NoError(t, err)
 
@@ -80,7 +81,7 @@ func TestFaultsOnDelete(t *testing.T) {
 }
 
 func TestFailNext(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e := newEnv(t)
 	getNet := cloud.VerbGet.On(cloud.KindNetwork)
 	require.NoError(t, e.c.FailNext(getNet, cloud.AfterChange))
@@ -116,7 +117,7 @@ func TestFailNext(t *testing.T) {
 }
 
 func TestFaultOnRegisterTarget(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e := newEnv(t)
 	lb, err := e.c.CreateLoadBalancer(ctx, cloud.LoadBalancerSpec{Name: "lb", NetworkID: e.net.ID})
 	require.NoError(t, err)
@@ -138,7 +139,7 @@ func TestFaultOnRegisterTarget(t *testing.T) {
 func TestFaultsAreDeterministicForASeed(t *testing.T) {
 	ctx := context.Background()
 	run := func(seed uint64) []string {
-		c := newCloud(t, cloud.WithSeed(seed), cloud.WithFaults(cloud.FaultConfig{BeforeChange: 0.3, AfterChange: 0.3}))
+		c := memcloudtest.NewCloud(t, cloud.WithSeed(seed), cloud.WithFaults(cloud.FaultConfig{BeforeChange: 0.3, AfterChange: 0.3}))
 		var out []string
 		for i := range 40 {
 			n, err := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "n", CIDR: "10.0.0.0/16", IdempotencyToken: fmt.Sprint(i % 10)})
@@ -169,16 +170,16 @@ func TestFaultsAreDeterministicForASeed(t *testing.T) {
 }
 
 func TestContextCancellation(t *testing.T) {
-	cancelled, cancel := context.WithCancel(context.Background())
+	cancelled, cancel := context.WithCancel(t.Context())
 	cancel()
-	c := newCloud(t)
+	c := memcloudtest.NewCloud(t)
 	_, err := c.CreateNetwork(cancelled, cloud.NetworkSpec{Name: "n", CIDR: "10.0.0.0/16"})
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Zero(t, c.Count(cloud.KindNetwork))
 
 	// A long injected latency gives way to the caller's deadline and changes nothing.
 	require.NoError(t, c.SetFaults(cloud.FaultConfig{Latency: time.Hour, Jitter: time.Hour}))
-	short, cancelShort := context.WithTimeout(context.Background(), time.Millisecond)
+	short, cancelShort := context.WithTimeout(t.Context(), time.Millisecond)
 	defer cancelShort()
 	_, err = c.CreateNetwork(short, cloud.NetworkSpec{Name: "n", CIDR: "10.0.0.0/16"})
 	require.ErrorIs(t, err, context.DeadlineExceeded)
@@ -187,13 +188,13 @@ func TestContextCancellation(t *testing.T) {
 }
 
 func TestLatencyDelaysButSucceeds(t *testing.T) {
-	c := newCloud(t, cloud.WithFaults(cloud.FaultConfig{Latency: time.Microsecond, Jitter: time.Microsecond}))
-	_, err := c.CreateNetwork(context.Background(), cloud.NetworkSpec{Name: "n", CIDR: "10.0.0.0/16"})
+	c := memcloudtest.NewCloud(t, cloud.WithFaults(cloud.FaultConfig{Latency: time.Microsecond, Jitter: time.Microsecond}))
+	_, err := c.CreateNetwork(t.Context(), cloud.NetworkSpec{Name: "n", CIDR: "10.0.0.0/16"})
 	require.NoError(t, err)
 }
 
 func TestSetFaults(t *testing.T) {
-	c := newCloud(t)
+	c := memcloudtest.NewCloud(t)
 	err := c.SetFaults(cloud.FaultConfig{AfterChange: 2})
 	require.ErrorIs(t, err, cloud.ErrInvalidParameter)
 	assert.Contains(t, err.Error(), `cannot set faults: invalid parameter: faults.afterChange "2"`)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 )
 
 // env is a cloud with a network, a subnet and a security group already created.
@@ -18,17 +19,10 @@ type env struct {
 	sg     *cloud.SecurityGroup
 }
 
-func newCloud(t *testing.T, opts ...cloud.Option) *cloud.Cloud {
-	t.Helper()
-	c, err := cloud.New(opts...)
-	require.NoError(t, err)
-	return c
-}
-
 func newEnv(t *testing.T, opts ...cloud.Option) env {
 	t.Helper()
 	ctx := context.Background()
-	c := newCloud(t, opts...)
+	c := memcloudtest.NewCloud(t, opts...)
 	net, err := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "base", CIDR: "10.0.0.0/16"})
 	require.NoError(t, err)
 	subnet, err := c.CreateSubnet(ctx, cloud.SubnetSpec{Name: "base", NetworkID: net.ID, CIDR: "10.0.1.0/24"})

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 )
 
 // scene is a cloud holding instances "a", "b" and "c" and a network "n" of the same cluster,
@@ -27,7 +28,7 @@ func newScene(t *testing.T, opts ...cloud.Option) *scene {
 	s.create(t, "a", map[string]string{"cluster": "c1", "role": "cp"})
 	s.create(t, "b", map[string]string{"cluster": "c1", "role": "worker"})
 	s.create(t, "c", map[string]string{"cluster": "c2", "role": "worker"})
-	n, err := s.c.CreateNetwork(context.Background(), cloud.NetworkSpec{Name: "n", CIDR: "10.1.0.0/16", Tags: map[string]string{"cluster": "c1", "net": "yes"}})
+	n, err := s.c.CreateNetwork(t.Context(), cloud.NetworkSpec{Name: "n", CIDR: "10.1.0.0/16", Tags: map[string]string{"cluster": "c1", "net": "yes"}})
 	require.NoError(t, err)
 	s.ids["n"] = n.ID
 	return s
@@ -35,20 +36,20 @@ func newScene(t *testing.T, opts ...cloud.Option) *scene {
 
 func (s *scene) create(t *testing.T, name string, tags map[string]string) {
 	t.Helper()
-	inst, err := s.c.CreateInstance(context.Background(), cloud.InstanceSpec{Name: name, SubnetID: s.subnet.ID, Image: "img", Flavor: "small", Tags: tags})
+	inst, err := s.c.CreateInstance(t.Context(), cloud.InstanceSpec{Name: name, SubnetID: s.subnet.ID, Image: "img", Flavor: "small", Tags: tags})
 	require.NoError(t, err)
 	s.ids[name] = inst.ID
 }
 
 func (s *scene) tag(t *testing.T, name string, set map[string]string, remove ...string) {
 	t.Helper()
-	_, err := s.c.TagInstance(context.Background(), s.ids[name], set, remove)
+	_, err := s.c.TagInstance(t.Context(), s.ids[name], set, remove)
 	require.NoError(t, err)
 }
 
 func (s *scene) delete(t *testing.T, name string) {
 	t.Helper()
-	require.NoError(t, s.c.DeleteInstance(context.Background(), s.ids[name]))
+	require.NoError(t, s.c.DeleteInstance(t.Context(), s.ids[name]))
 }
 
 // names returns the IDs of the named resources, in the order given.
@@ -130,7 +131,7 @@ func TestFindSeesCreatesRetagsAndDeletes(t *testing.T) {
 }
 
 func TestFindKeepsToItsKind(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	s := newScene(t)
 	tags := map[string]string{"cluster": "c1"}
 	networks, err := findIDs(s.c.FindNetworks(ctx, tags))
@@ -146,8 +147,8 @@ func TestFindKeepsToItsKind(t *testing.T) {
 }
 
 func TestFindKeepsToItsAccount(t *testing.T) {
-	ctx := context.Background()
-	c := newCloud(t)
+	ctx := t.Context()
+	c := memcloudtest.NewCloud(t)
 	a, b := newTenant(t, c, "team-a"), newTenant(t, c, "team-b")
 	tags := map[string]string{"role": "base"}
 	find := func(tn tenant, tags map[string]string) []string {
@@ -215,7 +216,7 @@ func TestFindSeesGroupInstances(t *testing.T) {
 }
 
 func TestSearchLagSurvivesRetags(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	tests := []struct {
 		name  string
 		lag   int
@@ -251,7 +252,7 @@ func TestSearchLagSurvivesRetags(t *testing.T) {
 }
 
 func TestSearchLagCountsFindsThatMatchNothing(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e := newEnv(t, cloud.WithFaults(cloud.FaultConfig{SearchLag: 2}))
 	_, err := e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "small", Tags: map[string]string{"role": "cp"}})
 	require.NoError(t, err)
@@ -268,7 +269,7 @@ func TestSearchLagCountsFindsThatMatchNothing(t *testing.T) {
 // TestFindMatchesAModel runs random creates, retags, deletes and finds of instances and checks
 // every find against a plain list of the live instances.
 func TestFindMatchesAModel(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e := newEnv(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	randomTags := func() map[string]string {

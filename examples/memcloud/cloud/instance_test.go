@@ -9,11 +9,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 )
 
 func TestInstanceAddresses(t *testing.T) {
 	ctx := context.Background()
-	c := newCloud(t)
+	c := memcloudtest.NewCloud(t)
 	net, err := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "n", CIDR: "10.0.0.0/16"})
 	require.NoError(t, err)
 	subnet, err := c.CreateSubnet(ctx, cloud.SubnetSpec{Name: "s", NetworkID: net.ID, CIDR: "10.0.0.16/28"})
@@ -41,7 +42,7 @@ func TestInstanceAddresses(t *testing.T) {
 }
 
 func TestInstanceStates(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	tests := []struct {
 		name        string
 		pendingGets int
@@ -72,7 +73,7 @@ func TestInstanceStates(t *testing.T) {
 }
 
 func TestSetInstanceState(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e := newEnv(t, cloud.WithPendingGets(5))
 	inst, err := e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "small"})
 	require.NoError(t, err)
@@ -94,7 +95,7 @@ func TestSetInstanceState(t *testing.T) {
 }
 
 func TestInstanceUserData(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e := newEnv(t)
 	data := []byte("#!/bin/bash\necho hi\n")
 	inst, err := e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "small", UserData: data})

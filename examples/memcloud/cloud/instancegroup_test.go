@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 )
 
 var (
@@ -64,7 +65,7 @@ func assertConsistent(t *testing.T, c *cloud.Cloud, id string, size int) {
 	g := getGroup(t, c, id)
 	assert.Equal(t, size, g.Size)
 	assert.Len(t, g.Instances, size)
-	tagged, err := findIDs(c.FindInstances(context.Background(), map[string]string{cloud.TagInstanceGroup: id}))
+	tagged, err := findIDs(c.FindInstances(t.Context(), map[string]string{cloud.TagInstanceGroup: id}))
 	require.NoError(t, err)
 	assert.Equal(t, memberIDs(g), tagged)
 	ips := map[string]bool{}
@@ -75,7 +76,7 @@ func assertConsistent(t *testing.T, c *cloud.Cloud, id string, size int) {
 }
 
 func TestCreateInstanceGroup(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e := newEnv(t)
 	g, err := e.c.CreateInstanceGroup(ctx, poolSpec(e, 3))
 	require.NoError(t, err)
@@ -135,7 +136,7 @@ func TestCreateEmptyInstanceGroup(t *testing.T) {
 }
 
 func TestCreateInstanceGroupIdempotency(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e, g := newPool(t, 3)
 	spec := poolSpec(e, 3)
 
@@ -181,7 +182,7 @@ func TestCreateInstanceGroupIdempotency(t *testing.T) {
 }
 
 func TestCreateInstanceGroupLostResponse(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e := newEnv(t)
 	require.NoError(t, e.c.FailNext(cloud.VerbCreate.On(cloud.KindInstanceGroup), cloud.AfterChange))
 	_, err := e.c.CreateInstanceGroup(ctx, poolSpec(e, 2))
@@ -195,7 +196,7 @@ func TestCreateInstanceGroupLostResponse(t *testing.T) {
 }
 
 func TestScaleInstanceGroup(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e, g := newPool(t, 0)
 	var names []string
 	var history [][]string // the group's instances after each scale
@@ -252,7 +253,7 @@ func TestScaleInstanceGroupFaults(t *testing.T) {
 	for _, tt := range tests {
 		for _, size := range []int{1, 4} { // down and up from 2
 			t.Run(fmt.Sprintf("%s/to %d", tt.name, size), func(t *testing.T) {
-				ctx := context.Background()
+				ctx := t.Context()
 				e, g := newPool(t, 2)
 				tt.inject(t, e.c)
 
@@ -290,7 +291,7 @@ func TestScaleInstanceGroupFaults(t *testing.T) {
 func abs(n int) int { return max(n, -n) }
 
 func TestScaleReplacesInstancesDeletedOutOfBand(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e, g := newPool(t, 3)
 	gone := g.Instances[1].ID
 	require.NoError(t, e.c.DeleteInstance(ctx, gone))
@@ -323,7 +324,7 @@ func TestScaleReplacesInstancesDeletedOutOfBand(t *testing.T) {
 }
 
 func TestInstanceGroupQuotas(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	t.Run("instance quota on scale", func(t *testing.T) {
 		e, g := newPool(t, 2, cloud.WithQuota(cloud.KindInstance, 4))
 		_, err := e.c.ScaleInstanceGroup(ctx, g.ID, 5)
@@ -374,7 +375,7 @@ func TestInstanceGroupQuotas(t *testing.T) {
 }
 
 func TestInstanceGroupPendingInstances(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e, g := newPool(t, 2, cloud.WithPendingGets(2))
 	states := func(g *cloud.InstanceGroup) []cloud.InstanceState {
 		var out []cloud.InstanceState
@@ -408,7 +409,7 @@ func TestInstanceGroupPendingInstances(t *testing.T) {
 }
 
 func TestUpdateInstanceGroupUserData(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e, g := newPool(t, 2)
 	rotated := []byte("#cloud-config\njoin-token: secret-2\n")
 	require.NoError(t, e.c.UpdateInstanceGroupUserData(ctx, g.ID, rotated))
@@ -441,7 +442,7 @@ func TestUpdateInstanceGroupUserData(t *testing.T) {
 }
 
 func TestUpdateInstanceGroupUserDataRejects(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	tests := []struct {
 		name    string
 		id      func(e env, g *cloud.InstanceGroup) string
@@ -476,7 +477,7 @@ func TestUpdateInstanceGroupUserDataRejects(t *testing.T) {
 			assert.Equal(t, "ok", string(data), "unchanged")
 		})
 	}
-	_, err := newCloud(t).InstanceGroupUserData("ig-00000000")
+	_, err := memcloudtest.NewCloud(t).InstanceGroupUserData("ig-00000000")
 	require.ErrorIs(t, err, cloud.ErrNotFound)
 	assert.Contains(t, err.Error(), `cannot get user data of instance group "ig-00000000"`)
 }
@@ -486,7 +487,7 @@ func TestUpdateInstanceGroupUserDataFaults(t *testing.T) {
 		t.Run(mode.String(), func(t *testing.T) {
 			e, g := newPool(t, 1)
 			require.NoError(t, e.c.FailNext(updateIG, mode))
-			err := e.c.UpdateInstanceGroupUserData(context.Background(), g.ID, []byte("secret-2"))
+			err := e.c.UpdateInstanceGroupUserData(t.Context(), g.ID, []byte("secret-2"))
 			require.ErrorIs(t, err, cloud.ErrInjected)
 			assert.Contains(t, err.Error(), "injected fault in UpdateInstanceGroup")
 			assert.NotContains(t, err.Error(), "secret")
@@ -498,7 +499,7 @@ func TestUpdateInstanceGroupUserDataFaults(t *testing.T) {
 }
 
 func TestDeleteInstanceGroup(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e := newEnv(t)
 	owned := map[string]string{"capkit.io/cluster": "c1"}
 	spec := poolSpec(e, 3)
@@ -552,7 +553,7 @@ func TestDeleteInstanceGroup(t *testing.T) {
 }
 
 func TestDeleteInstanceGroupLostResponse(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e, g := newPool(t, 2)
 	require.NoError(t, e.c.FailNext(cloud.VerbDelete.On(cloud.KindInstanceGroup), cloud.AfterChange))
 	require.ErrorIs(t, e.c.DeleteInstanceGroup(ctx, g.ID), cloud.ErrInjected)
@@ -588,7 +589,7 @@ func TestInstanceGroupDependencies(t *testing.T) {
 }
 
 func TestInstanceGroupInvalidParameters(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	tests := []struct {
 		name   string
 		change func(e env, s *cloud.InstanceGroupSpec)
@@ -642,7 +643,7 @@ func TestInstanceGroupInvalidParameters(t *testing.T) {
 }
 
 func TestInstanceGroupOps(t *testing.T) {
-	c := newCloud(t)
+	c := memcloudtest.NewCloud(t)
 	for _, op := range []cloud.Op{scaleIG, updateIG, cloud.VerbCreate.On(cloud.KindInstanceGroup), cloud.VerbFind.On(cloud.KindInstanceGroup)} {
 		require.NoError(t, c.FailNext(op, cloud.BeforeChange), op)
 	}
@@ -666,7 +667,7 @@ func TestInstanceGroupReturnsCopies(t *testing.T) {
 }
 
 func TestInstanceGroupSearch(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e := newEnv(t, cloud.WithFaults(cloud.FaultConfig{SearchLag: 1}))
 	g, err := e.c.CreateInstanceGroup(ctx, poolSpec(e, 2))
 	require.NoError(t, err)
@@ -684,7 +685,7 @@ func TestInstanceGroupSearch(t *testing.T) {
 }
 
 func TestDuplicatesIgnoreGroupInstances(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e, _ := newPool(t, 3)
 	owner := cloud.OwnerTagValue("capkit.io/cluster")
 	assert.Empty(t, e.c.Duplicates(owner, "role"), "a group's instances share its role by design")

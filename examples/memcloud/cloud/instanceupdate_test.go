@@ -38,7 +38,7 @@ func getInstance(t *testing.T, c *cloud.Cloud, id string) *cloud.Instance {
 func TestResizeRunningInstance(t *testing.T) {
 	for _, pendingGets := range []int{0, 1, 3} {
 		t.Run(fmt.Sprintf("%d pending gets", pendingGets), func(t *testing.T) {
-			ctx := context.Background()
+			ctx := t.Context()
 			e := newEnv(t, cloud.WithPendingGets(pendingGets))
 			inst := newInstance(t, e)
 			for range pendingGets + 1 {
@@ -151,7 +151,7 @@ func TestResizeInstanceStates(t *testing.T) {
 // findInstance reads an instance by its tag a=1 without advancing it.
 func findInstance(t *testing.T, c *cloud.Cloud, id string) *cloud.Instance {
 	t.Helper()
-	found, err := c.FindInstances(context.Background(), map[string]string{"a": "1"})
+	found, err := c.FindInstances(t.Context(), map[string]string{"a": "1"})
 	require.NoError(t, err)
 	for _, inst := range found {
 		if inst.ID == id {
@@ -163,7 +163,7 @@ func findInstance(t *testing.T, c *cloud.Cloud, id string) *cloud.Instance {
 }
 
 func TestResizeInstanceErrors(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e := newEnv(t)
 	_, err := e.c.ResizeInstance(ctx, "i-00000000", "small")
 	require.ErrorIs(t, err, cloud.ErrNotFound)
@@ -188,7 +188,7 @@ func TestResizeInstanceErrors(t *testing.T) {
 func TestResizeInstanceFaults(t *testing.T) {
 	for _, mode := range []cloud.FaultMode{cloud.BeforeChange, cloud.AfterChange} {
 		t.Run(mode.String(), func(t *testing.T) {
-			ctx := context.Background()
+			ctx := t.Context()
 			e := newEnv(t)
 			inst := newInstance(t, e)
 			require.NoError(t, e.c.FailNext(resizeInstance, mode))
@@ -210,7 +210,7 @@ func TestSetInstanceStateEndsAResize(t *testing.T) {
 	e := newEnv(t, cloud.WithPendingGets(3))
 	inst := newInstance(t, e)
 	require.NoError(t, e.c.SetInstanceState(inst.ID, cloud.InstanceRunning))
-	_, err := e.c.ResizeInstance(context.Background(), inst.ID, "large")
+	_, err := e.c.ResizeInstance(t.Context(), inst.ID, "large")
 	require.NoError(t, err)
 	require.NoError(t, e.c.SetInstanceState(inst.ID, cloud.InstanceFailed))
 	got := getInstance(t, e.c, inst.ID)
@@ -218,7 +218,7 @@ func TestSetInstanceStateEndsAResize(t *testing.T) {
 }
 
 func TestTagInstance(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	tests := []struct {
 		name      string
 		set       map[string]string
@@ -258,7 +258,7 @@ func TestTagInstance(t *testing.T) {
 }
 
 func TestTagInstanceRejects(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	many := map[string]string{}
 	for i := range 50 {
 		many[fmt.Sprint("k", i)] = "v"
@@ -307,7 +307,7 @@ func TestTagInstanceFaults(t *testing.T) {
 			e := newEnv(t)
 			inst := newInstance(t, e)
 			require.NoError(t, e.c.FailNext(tagInstance, mode))
-			_, err := e.c.TagInstance(context.Background(), inst.ID, map[string]string{"b": "2"}, nil)
+			_, err := e.c.TagInstance(t.Context(), inst.ID, map[string]string{"b": "2"}, nil)
 			require.ErrorIs(t, err, cloud.ErrInjected)
 			assert.Contains(t, err.Error(), "injected fault in TagInstance")
 			assert.Equal(t, mode == cloud.AfterChange, findInstance(t, e.c, inst.ID).Tags["b"] == "2")

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 )
 
 // fakeClock is a clock for WithClock that moves only when told, safe for concurrent use.
@@ -92,7 +93,7 @@ func TestRateLimitValidation(t *testing.T) {
 				assert.ErrorContains(t, err, "cannot create cloud: invalid parameter: "+tc.wantErr)
 			}
 
-			c = newCloud(t, cloud.WithRateLimit(7, 8))
+			c = memcloudtest.NewCloud(t, cloud.WithRateLimit(7, 8))
 			err = c.SetRateLimit(tc.perSecond, tc.burst)
 			perSecond, burst := c.RateLimit()
 			switch {
@@ -117,7 +118,7 @@ func TestRateLimitValidation(t *testing.T) {
 // TestRateLimitBurst makes calls at a frozen time: a bucket lets its burst through, then
 // throttles every call with the time one token takes at perSecond.
 func TestRateLimitBurst(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	for _, tc := range []struct {
 		name           string
 		opts           []cloud.Option
@@ -135,7 +136,7 @@ func TestRateLimitBurst(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := newFakeClock()
-			c := newCloud(t, append(tc.opts, cloud.WithClock(clock.Now))...)
+			c := memcloudtest.NewCloud(t, append(tc.opts, cloud.WithClock(clock.Now))...)
 			for i := range tc.burst {
 				require.NoError(t, find(ctx, c), "call %d", i)
 			}
@@ -164,9 +165,9 @@ func TestRateLimitBurst(t *testing.T) {
 // TestNoRateLimitNeverReadsTheClock shows that the rate limit costs nothing when there is none:
 // reads never look at the clock, at any pace.
 func TestNoRateLimitNeverReadsTheClock(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	var reads int
-	c := newCloud(t, cloud.WithClock(func() time.Time { reads++; return time.Time{} }))
+	c := memcloudtest.NewCloud(t, cloud.WithClock(func() time.Time { reads++; return time.Time{} }))
 	for range 100 {
 		require.NoError(t, find(ctx, c))
 	}
@@ -181,8 +182,8 @@ func TestNoRateLimitNeverReadsTheClock(t *testing.T) {
 
 // TestRateLimitDefaultClock checks that buckets work on time.Now.
 func TestRateLimitDefaultClock(t *testing.T) {
-	ctx := context.Background()
-	c := newCloud(t, cloud.WithRateLimit(1, 1))
+	ctx := t.Context()
+	c := memcloudtest.NewCloud(t, cloud.WithRateLimit(1, 1))
 	require.NoError(t, find(ctx, c))
 	wait, ok := cloud.RetryAfter(find(ctx, c))
 	require.True(t, ok)
@@ -191,9 +192,9 @@ func TestRateLimitDefaultClock(t *testing.T) {
 }
 
 func TestRateLimitPerAccount(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	clock := newFakeClock()
-	c := newCloud(t, cloud.WithClock(clock.Now), cloud.WithRateLimit(1, 2))
+	c := memcloudtest.NewCloud(t, cloud.WithClock(clock.Now), cloud.WithRateLimit(1, 2))
 	ctxs := map[string]context.Context{}
 	creds := map[string]cloud.Credentials{}
 	for _, name := range []string{"team-a", "team-b", "team-c"} {
@@ -257,9 +258,9 @@ func TestRateLimitPerAccount(t *testing.T) {
 // TestRateLimitRefill moves a fake clock between calls: buckets refill at perSecond, never
 // beyond the burst, and a clock going backwards earns nothing.
 func TestRateLimitRefill(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	clock := newFakeClock()
-	c := newCloud(t, cloud.WithClock(clock.Now), cloud.WithRateLimit(4, 2)) // a token every 250ms
+	c := memcloudtest.NewCloud(t, cloud.WithClock(clock.Now), cloud.WithRateLimit(4, 2)) // a token every 250ms
 	for i, step := range []struct {
 		advance        time.Duration
 		wantRetryAfter time.Duration // 0: the call goes through
@@ -291,10 +292,10 @@ func TestRateLimitRefill(t *testing.T) {
 // TestRateLimitRetryAfterIsEnough checks, at rates whose tokens take durations that floats
 // round, that a call made RetryAfter after a throttled one always goes through.
 func TestRateLimitRetryAfterIsEnough(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	for _, perSecond := range []float64{3, 7, 0.3, 1.0 / 3, 123.456, 999.9, 1e-3} {
 		clock := newFakeClock()
-		c := newCloud(t, cloud.WithClock(clock.Now), cloud.WithRateLimit(perSecond, 1))
+		c := memcloudtest.NewCloud(t, cloud.WithClock(clock.Now), cloud.WithRateLimit(perSecond, 1))
 		for i := range 200 {
 			err := find(ctx, c)
 			wait, throttled := cloud.RetryAfter(err)
@@ -310,9 +311,9 @@ func TestRateLimitRetryAfterIsEnough(t *testing.T) {
 }
 
 func TestSetRateLimit(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	clock := newFakeClock()
-	c := newCloud(t, cloud.WithClock(clock.Now))
+	c := memcloudtest.NewCloud(t, cloud.WithClock(clock.Now))
 	type limit struct {
 		perSecond float64
 		burst     int
@@ -388,9 +389,9 @@ func TestRateLimitFirst(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := t.Context()
 			clock := newFakeClock()
-			c := newCloud(t, cloud.WithClock(clock.Now), cloud.WithRateLimit(1, 1))
+			c := memcloudtest.NewCloud(t, cloud.WithClock(clock.Now), cloud.WithRateLimit(1, 1))
 			require.NoError(t, find(ctx, c))
 			tc.prepare(t, c)
 			start := time.Now()
@@ -482,7 +483,7 @@ func TestConcurrentRateLimit(t *testing.T) {
 			workers = 8
 			calls   = 10
 		)
-		c := newCloud(t, cloud.WithClock(newFakeClock().Now), cloud.WithRateLimit(1, burst))
+		c := memcloudtest.NewCloud(t, cloud.WithClock(newFakeClock().Now), cloud.WithRateLimit(1, burst))
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		passed := map[string]int{}
@@ -522,7 +523,7 @@ func TestConcurrentRateLimit(t *testing.T) {
 	t.Run("retrying reconcilers", func(t *testing.T) {
 		const clusters = 4
 		clock := newFakeClock()
-		c := newCloud(t, cloud.WithSeed(11), cloud.WithClock(clock.Now), cloud.WithRateLimit(20, 3), cloud.WithFaults(cloud.FaultConfig{
+		c := memcloudtest.NewCloud(t, cloud.WithSeed(11), cloud.WithClock(clock.Now), cloud.WithRateLimit(20, 3), cloud.WithFaults(cloud.FaultConfig{
 			BeforeChange: 0.2, AfterChange: 0.2, Reads: true,
 		}))
 		var wg sync.WaitGroup
@@ -565,17 +566,31 @@ func TestConcurrentRateLimit(t *testing.T) {
 	})
 }
 
-// retryThrottled calls f until it fails with something else than throttling or an injected
-// fault; a throttled call waits RetryAfter on clock first.
+// maxThrottled bounds the throttled calls of one retryThrottled loop. Every throttled call advances the
+// clock by its RetryAfter, which refills the bucket, so a reconciler is throttled again only when one of the
+// few others of its account took the token first: a thousand times in a row is a bug (a RetryAfter that
+// refills nothing), not bad luck.
+const maxThrottled = 1000
+
+// retryThrottled calls f until it succeeds or fails with something else than throttling or an injected
+// fault; a throttled call waits RetryAfter on clock first. It gives up after maxAttempts injected faults or
+// maxThrottled throttled calls.
 func retryThrottled(clock *fakeClock, f func() error) error {
+	faults, throttled := 0, 0
 	for {
 		err := f()
 		if wait, ok := cloud.RetryAfter(err); ok {
+			if throttled++; throttled == maxThrottled {
+				return fmt.Errorf("still throttled after %d attempts: %w", throttled, err)
+			}
 			clock.Add(wait)
 			continue
 		}
 		if !errors.Is(err, cloud.ErrInjected) {
 			return err
+		}
+		if faults++; faults == maxAttempts {
+			return fmt.Errorf("still failing after %d attempts: %w", faults, err)
 		}
 	}
 }

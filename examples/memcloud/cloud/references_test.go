@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 )
 
 func TestDeletingAnInstanceDeregistersItEverywhere(t *testing.T) {
@@ -114,7 +115,7 @@ func TestDependentsFollowDeletes(t *testing.T) {
 }
 
 func TestSubnetOverlapFollowsDeletes(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e := newEnv(t) // subnet 10.0.1.0/24
 	other, err := e.c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "other", CIDR: "10.0.0.0/16"})
 	require.NoError(t, err)
@@ -139,8 +140,8 @@ func TestSubnetOverlapFollowsDeletes(t *testing.T) {
 // /26 and checks that each new instance gets the lowest free address, as a plain set of the
 // used addresses computes it.
 func TestAddressesMatchAModel(t *testing.T) {
-	ctx := context.Background()
-	c := newCloud(t)
+	ctx := t.Context()
+	c := memcloudtest.NewCloud(t)
 	net, err := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "n", CIDR: "10.0.0.0/16"})
 	require.NoError(t, err)
 	subnet, err := c.CreateSubnet(ctx, cloud.SubnetSpec{Name: "s", NetworkID: net.ID, CIDR: "10.0.0.64/26"})

@@ -1,20 +1,20 @@
 package cloud_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 )
 
 // reportCloud has two clusters' networks plus shared and untagged ones.
 func reportCloud(t *testing.T) (*cloud.Cloud, map[string]string) {
 	t.Helper()
-	ctx := context.Background()
-	c := newCloud(t)
+	ctx := t.Context()
+	c := memcloudtest.NewCloud(t)
 	ids := map[string]string{}
 	for _, n := range []struct {
 		name string
@@ -93,7 +93,7 @@ func TestReport(t *testing.T) {
 }
 
 func TestReportString(t *testing.T) {
-	assert.Equal(t, "no resources\n", newCloud(t).Report(nil).String())
+	assert.Equal(t, "no resources\n", memcloudtest.NewCloud(t).Report(nil).String())
 	c, ids := reportCloud(t)
 	s := c.Report(cloud.OwnerTagKeyPrefix("capkit.io/cluster-", "owned")).String()
 	assert.Equal(t, `owner "a": 4 resource(s)
@@ -111,7 +111,7 @@ unowned: 2 resource(s)
 
 func TestDuplicates(t *testing.T) {
 	c, ids := reportCloud(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	net, err := c.GetNetwork(ctx, ids["plain"])
 	require.NoError(t, err)
 	for _, cidr := range []string{"10.0.1.0/24", "10.0.2.0/24"} {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 )
 
 var (
@@ -22,7 +23,7 @@ var (
 func ruleEnv(t *testing.T) env {
 	t.Helper()
 	e := newEnv(t)
-	sg, err := e.c.UpdateSecurityGroupRules(context.Background(), e.sg.ID, []cloud.Rule{apiRule})
+	sg, err := e.c.UpdateSecurityGroupRules(t.Context(), e.sg.ID, []cloud.Rule{apiRule})
 	require.NoError(t, err)
 	e.sg = sg
 	e.c.ResetCounters()
@@ -42,7 +43,7 @@ func TestUpdateSecurityGroupRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := t.Context()
 			e := ruleEnv(t)
 
 			sg, err := e.c.UpdateSecurityGroupRules(ctx, e.sg.ID, tt.rules)
@@ -63,7 +64,7 @@ func TestUpdateSecurityGroupRules(t *testing.T) {
 }
 
 func TestUpdateSecurityGroupRulesReturnsACopy(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e := ruleEnv(t)
 	rules := []cloud.Rule{sshRule}
 	sg, err := e.c.UpdateSecurityGroupRules(ctx, e.sg.ID, rules)
@@ -107,7 +108,7 @@ func TestUpdateSecurityGroupRulesRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := t.Context()
 			e := ruleEnv(t)
 			id := e.sg.ID
 			if tt.id != nil {
@@ -143,7 +144,7 @@ func TestUpdateSecurityGroupRulesFaults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := t.Context()
 			e := ruleEnv(t)
 			tt.inject(t, e.c)
 
@@ -169,7 +170,7 @@ func TestUpdateSecurityGroupRulesFaults(t *testing.T) {
 }
 
 func TestUpdateOnlyExistsForSecurityGroups(t *testing.T) {
-	c := newCloud(t)
+	c := memcloudtest.NewCloud(t)
 	require.NoError(t, c.FailNext(updateSG, cloud.BeforeChange))
 	err := c.FailNext(cloud.VerbUpdate.On(cloud.KindNetwork), cloud.BeforeChange)
 	require.ErrorIs(t, err, cloud.ErrInvalidParameter)

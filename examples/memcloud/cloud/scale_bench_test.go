@@ -67,7 +67,7 @@ func machineTags(i int) map[string]string {
 // BenchmarkFindByTags finds one machine's instance by its cluster and machine tags among n
 // instances of the same cluster.
 func BenchmarkFindByTags(b *testing.B) {
-	ctx := context.Background()
+	ctx := b.Context()
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprint("instances=", n), func(b *testing.B) {
 			f := newFleet(b, n)
@@ -86,7 +86,7 @@ func BenchmarkFindByTags(b *testing.B) {
 // free address of their subnet, and deletes it, which checks dependents and deregisters load
 // balancer targets: the cloud holds n instances again after each iteration.
 func BenchmarkCreateDeleteInstance(b *testing.B) {
-	ctx := context.Background()
+	ctx := b.Context()
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprint("instances=", n), func(b *testing.B) {
 			f := newFleet(b, n)

@@ -8,11 +8,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 )
 
 func TestFindMatchesAllTags(t *testing.T) {
 	ctx := context.Background()
-	c := newCloud(t)
+	c := memcloudtest.NewCloud(t)
 	mk := func(name, cidr string, tags map[string]string) string {
 		n, err := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: name, CIDR: cidr, Tags: tags})
 		require.NoError(t, err)
@@ -47,7 +48,7 @@ func TestFindMatchesAllTags(t *testing.T) {
 }
 
 func TestSearchLag(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	tags := map[string]string{"owner": "c1"}
 	tests := []struct {
 		name string
@@ -79,7 +80,7 @@ func TestSearchLag(t *testing.T) {
 }
 
 func TestSearchLagIsPerKindAndPerResource(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	tags := map[string]string{"owner": "c1"}
 	e := newEnv(t, cloud.WithFaults(cloud.FaultConfig{SearchLag: 1}))
 	n, err := e.c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "n", CIDR: "10.1.0.0/16", Tags: tags})
@@ -103,9 +104,9 @@ func TestSearchLagIsPerKindAndPerResource(t *testing.T) {
 }
 
 func TestFaultedFindDoesNotAdvanceLag(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	tags := map[string]string{"owner": "c1"}
-	c := newCloud(t, cloud.WithFaults(cloud.FaultConfig{SearchLag: 1}))
+	c := memcloudtest.NewCloud(t, cloud.WithFaults(cloud.FaultConfig{SearchLag: 1}))
 	_, err := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "n", CIDR: "10.1.0.0/16", Tags: tags})
 	require.NoError(t, err)
 	require.NoError(t, c.FailNext(cloud.VerbFind.On(cloud.KindNetwork), cloud.BeforeChange))

@@ -8,10 +8,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 )
 
 func TestInstanceStaticIPs(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	tests := []struct {
 		name    string
 		taken   []string // static addresses of an instance created first
@@ -78,8 +79,8 @@ func TestInstanceStaticIPs(t *testing.T) {
 }
 
 func TestInstanceStaticIPsAcrossAccountsAndTokens(t *testing.T) {
-	ctx := context.Background()
-	c := newCloud(t)
+	ctx := t.Context()
+	c := memcloudtest.NewCloud(t)
 	newSubnet := func(ctx context.Context) string {
 		net, err := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "n", CIDR: "10.0.0.0/16"})
 		require.NoError(t, err)

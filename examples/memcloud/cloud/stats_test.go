@@ -1,18 +1,18 @@
 package cloud_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 )
 
 func TestCallCounters(t *testing.T) {
-	ctx := context.Background()
-	c := newCloud(t)
+	ctx := t.Context()
+	c := memcloudtest.NewCloud(t)
 	spec := cloud.NetworkSpec{Name: "n", CIDR: "10.0.0.0/16", IdempotencyToken: "t", Tags: map[string]string{"a": "b"}}
 	n, err := c.CreateNetwork(ctx, spec)
 	require.NoError(t, err)

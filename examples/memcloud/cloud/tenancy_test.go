@@ -10,13 +10,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 )
 
 // TestTenantsNeverSeeEachOther gives two accounts the same resources (names, CIDRs, tags and
 // idempotency tokens), then makes every API call with b's credentials on a's resources: b sees
 // nothing of a, changes nothing of a, and a makes no call.
 func TestTenantsNeverSeeEachOther(t *testing.T) {
-	c := newCloud(t)
+	c := memcloudtest.NewCloud(t)
 	a, b := newTenant(t, c, "team-a"), newTenant(t, c, "team-b")
 	for _, k := range cloud.Kinds() {
 		assert.NotEqual(t, a.id(k), b.id(k), "the same token in two accounts creates two resources")
@@ -67,7 +68,7 @@ func TestTenantsNeverSeeEachOther(t *testing.T) {
 // TestNotFoundLooksTheSameAsNeverExisted checks that the error about another account's
 // resource is the error about an ID that was never issued: nothing tells them apart.
 func TestNotFoundLooksTheSameAsNeverExisted(t *testing.T) {
-	c := newCloud(t)
+	c := memcloudtest.NewCloud(t)
 	a, b := newTenant(t, c, "team-a"), newTenant(t, c, "team-b")
 	never := "net-00000000"
 	_, errNever := c.GetNetwork(b.ctx, never)
@@ -85,7 +86,7 @@ func TestNotFoundLooksTheSameAsNeverExisted(t *testing.T) {
 // TestParentsOfAnotherAccountDoNotExist mixes b's own parents with one of a's in every field
 // of a spec that refers to another resource.
 func TestParentsOfAnotherAccountDoNotExist(t *testing.T) {
-	c := newCloud(t)
+	c := memcloudtest.NewCloud(t)
 	a, b := newTenant(t, c, "team-a"), newTenant(t, c, "team-b")
 	tests := []struct {
 		name  string
@@ -147,7 +148,7 @@ func TestParentsOfAnotherAccountDoNotExist(t *testing.T) {
 }
 
 func TestIdempotencyTokensArePerAccount(t *testing.T) {
-	c := newCloud(t)
+	c := memcloudtest.NewCloud(t)
 	a, b := newTenant(t, c, "team-a"), newTenant(t, c, "team-b")
 	spec := cloud.NetworkSpec{Name: "base", CIDR: "10.0.0.0/16", Tags: tenantTags, IdempotencyToken: "net"}
 
@@ -182,8 +183,8 @@ func TestIdempotencyTokensArePerAccount(t *testing.T) {
 }
 
 func TestQuotasArePerAccount(t *testing.T) {
-	ctx := context.Background()
-	c := newCloud(t, cloud.WithQuota(cloud.KindNetwork, 1))
+	ctx := t.Context()
+	c := memcloudtest.NewCloud(t, cloud.WithQuota(cloud.KindNetwork, 1))
 	// Created without credentials before the first account: a bucket of its own.
 	_, err := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "old", CIDR: "10.0.0.0/16"})
 	require.NoError(t, err)
@@ -202,7 +203,7 @@ func TestQuotasArePerAccount(t *testing.T) {
 }
 
 func TestSearchLagIsPerAccount(t *testing.T) {
-	c := newCloud(t, cloud.WithFaults(cloud.FaultConfig{SearchLag: 1}))
+	c := memcloudtest.NewCloud(t, cloud.WithFaults(cloud.FaultConfig{SearchLag: 1}))
 	a, b := newTenant(t, c, "team-a"), newTenant(t, c, "team-b")
 	tags := map[string]string{"lag": "x"}
 	n, err := c.CreateNetwork(a.ctx, cloud.NetworkSpec{Name: "n", CIDR: "10.0.0.0/16", Tags: tags})
@@ -222,7 +223,7 @@ func TestSearchLagIsPerAccount(t *testing.T) {
 }
 
 func TestInstanceGroupInstancesBelongToTheGroupsAccount(t *testing.T) {
-	c := newCloud(t, cloud.WithQuota(cloud.KindInstance, 3))
+	c := memcloudtest.NewCloud(t, cloud.WithQuota(cloud.KindInstance, 3))
 	a, b := newTenant(t, c, "team-a"), newTenant(t, c, "team-b")
 	g, err := c.ScaleInstanceGroup(a.ctx, a.group.ID, 2) // a: base instance + 2 = 3
 	require.NoError(t, err)
@@ -248,7 +249,7 @@ func TestInstanceGroupInstancesBelongToTheGroupsAccount(t *testing.T) {
 }
 
 func TestRotateCredentials(t *testing.T) {
-	c := newCloud(t)
+	c := memcloudtest.NewCloud(t)
 	a := newTenant(t, c, "team-a")
 	creds, err := c.RotateCredentials("team-a")
 	require.NoError(t, err)
@@ -257,10 +258,10 @@ func TestRotateCredentials(t *testing.T) {
 
 	_, err = c.GetNetwork(a.ctx, a.net.ID)
 	require.ErrorIs(t, err, cloud.ErrUnauthorized, "the old credentials stop working at once")
-	got, err := c.GetNetwork(cloud.WithCredentials(context.Background(), creds), a.net.ID)
+	got, err := c.GetNetwork(cloud.WithCredentials(t.Context(), creds), a.net.ID)
 	require.NoError(t, err, "the account keeps its resources")
 	assert.Equal(t, a.net.ID, got.ID)
-	_, err = c.GetNetwork(cloud.WithCredentials(context.Background(), cloud.Credentials{AccessKeyID: creds.AccessKeyID, SecretAccessKey: a.creds.SecretAccessKey}), a.net.ID)
+	_, err = c.GetNetwork(cloud.WithCredentials(t.Context(), cloud.Credentials{AccessKeyID: creds.AccessKeyID, SecretAccessKey: a.creds.SecretAccessKey}), a.net.ID)
 	require.ErrorIs(t, err, cloud.ErrUnauthorized, "the old secret does not go with the new key")
 
 	_, err = c.RotateCredentials("nobody")
@@ -269,7 +270,7 @@ func TestRotateCredentials(t *testing.T) {
 }
 
 func TestDeleteAccount(t *testing.T) {
-	c := newCloud(t)
+	c := memcloudtest.NewCloud(t)
 	a := newTenant(t, c, "team-a")
 	err := c.DeleteAccount("team-a")
 	require.ErrorIs(t, err, cloud.ErrDependencyViolation)
@@ -292,7 +293,7 @@ func TestDeleteAccount(t *testing.T) {
 
 	_, err = c.FindNetworks(a.ctx, tenantTags)
 	require.ErrorIs(t, err, cloud.ErrUnauthorized, "the deleted account's credentials stop working")
-	_, err = c.FindNetworks(context.Background(), tenantTags)
+	_, err = c.FindNetworks(t.Context(), tenantTags)
 	require.ErrorIs(t, err, cloud.ErrUnauthorized, "deleting the last account does not bring back calls without credentials")
 
 	// A new account of the same name starts afresh: its tokens are unused.
@@ -303,8 +304,8 @@ func TestDeleteAccount(t *testing.T) {
 // TestResourcesCreatedBeforeTheFirstAccount checks that resources created without credentials
 // belong to no account once the cloud has one: the god view sees them, no API call does.
 func TestResourcesCreatedBeforeTheFirstAccount(t *testing.T) {
-	c := newCloud(t)
-	old := buildTenant(t, c, "", context.Background(), cloud.Credentials{})
+	c := memcloudtest.NewCloud(t)
+	old := buildTenant(t, c, "", t.Context(), cloud.Credentials{})
 	a := newTenant(t, c, "team-a")
 
 	account, ok := c.AccountOf(old.net.ID)
@@ -312,7 +313,7 @@ func TestResourcesCreatedBeforeTheFirstAccount(t *testing.T) {
 	assert.Empty(t, account)
 	_, err := c.GetNetwork(a.ctx, old.net.ID)
 	require.ErrorIs(t, err, cloud.ErrNotFound)
-	_, err = c.GetNetwork(context.Background(), old.net.ID)
+	_, err = c.GetNetwork(t.Context(), old.net.ID)
 	require.ErrorIs(t, err, cloud.ErrUnauthorized)
 	found, err := c.FindNetworks(a.ctx, tenantTags)
 	require.NoError(t, err)
@@ -332,7 +333,7 @@ func TestResourcesCreatedBeforeTheFirstAccount(t *testing.T) {
 // TestAccountDeletedDuringACall deletes an account while one of its creates waits for its
 // latency: the create, admitted before, creates nothing.
 func TestAccountDeletedDuringACall(t *testing.T) {
-	c := newCloud(t, cloud.WithFaults(cloud.FaultConfig{Latency: 300 * time.Millisecond}))
+	c := memcloudtest.NewCloud(t, cloud.WithFaults(cloud.FaultConfig{Latency: 300 * time.Millisecond}))
 	creds, err := c.CreateAccount("brief")
 	require.NoError(t, err)
 	done := make(chan error, 1)
@@ -349,8 +350,8 @@ func TestAccountDeletedDuringACall(t *testing.T) {
 }
 
 func TestReportAndDuplicatesNameTheAccount(t *testing.T) {
-	ctx := context.Background()
-	c := newCloud(t)
+	ctx := t.Context()
+	c := memcloudtest.NewCloud(t)
 	creds, err := c.CreateAccount("team-a")
 	require.NoError(t, err)
 	actx := cloud.WithCredentials(ctx, creds)

@@ -124,7 +124,7 @@ func TestIdempotencyTokens(t *testing.T) {
 }
 
 func TestIdempotencyTokensArePerKind(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e := newEnv(t)
 	for _, m := range makers {
 		_, err := m.create(ctx, e, req{name: "x", token: "shared"})
@@ -136,7 +136,7 @@ func TestIdempotencyTokensArePerKind(t *testing.T) {
 }
 
 func TestTokenMismatchOnEveryParameter(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e := newEnv(t)
 	base := cloud.InstanceSpec{Name: "m", SubnetID: e.subnet.ID, Image: "img", Flavor: "small",
 		UserData: []byte("secret-bootstrap"), IdempotencyToken: "tok", Tags: map[string]string{"a": "b"}}
@@ -162,7 +162,7 @@ func TestTokenMismatchOnEveryParameter(t *testing.T) {
 }
 
 func TestLoadBalancerDefaultPortMatchesExplicitPortForTokens(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e := newEnv(t)
 	a, err := e.c.CreateLoadBalancer(ctx, cloud.LoadBalancerSpec{Name: "api", NetworkID: e.net.ID, IdempotencyToken: "t"})
 	require.NoError(t, err)

@@ -159,14 +159,14 @@ func gotErr2[T any](_ []T, err error) error { return err }
 
 func TestMaxUserDataSizeOption(t *testing.T) {
 	e := newEnv(t, cloud.WithMaxUserDataSize(4))
-	_, err := e.c.CreateInstance(context.Background(), cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "small", UserData: []byte("12345")})
+	_, err := e.c.CreateInstance(t.Context(), cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "small", UserData: []byte("12345")})
 	require.ErrorIs(t, err, cloud.ErrInvalidParameter)
-	_, err = e.c.CreateInstance(context.Background(), cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "small", UserData: []byte("1234")})
+	_, err = e.c.CreateInstance(t.Context(), cloud.InstanceSpec{Name: "i", SubnetID: e.subnet.ID, Image: "img", Flavor: "small", UserData: []byte("1234")})
 	require.NoError(t, err)
 }
 
 func TestOverlapNamesTheOldestSubnet(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e := newEnv(t)
 	second, err := e.c.CreateSubnet(ctx, cloud.SubnetSpec{Name: "s", NetworkID: e.net.ID, CIDR: "10.0.0.0/24"})
 	require.NoError(t, err)

@@ -45,9 +45,8 @@ func newFixture(t *testing.T, spec memcloudtest.Cluster, opts ...cloud.Option) *
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, p.Stop()) })
 
-	cl, err := cloud.New(opts...)
-	require.NoError(t, err)
-	spec.Namespace = newNamespace(t)
+	cl := memcloudtest.NewCloud(t, opts...)
+	spec.Namespace = env.Namespace(t, "controllers")
 	l, err := lifecycle.New(env.Client, memcloudtest.LifecycleSpec(spec, memcloudtest.LeakChecker(cl)))
 	require.NoError(t, err)
 	require.NoError(t, l.Create(ctx), "objects with their owner references")
@@ -69,7 +68,7 @@ func (f *fixture) clusterName() string { return f.life.Spec().ClusterName }
 // provisionCluster reconciles the MemCluster until it is provisioned and lets the driver mark the Cluster.
 func (f *fixture) provisionCluster(t *testing.T) {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	for range 3 {
 		_, err := f.cluster.Reconcile(ctx, f.req(f.clusterName()))
 		require.NoError(t, err)
@@ -83,12 +82,12 @@ func (f *fixture) provisionCluster(t *testing.T) {
 func (f *fixture) memMachine(t *testing.T, name string) *v1beta2.MemMachine {
 	t.Helper()
 	mm := &v1beta2.MemMachine{}
-	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKey{Namespace: f.ns, Name: name}, mm))
+	require.NoError(t, env.Client.Get(t.Context(), client.ObjectKey{Namespace: f.ns, Name: name}, mm))
 	return mm
 }
 
 func TestClusterReconcilerProvisionsAndIsQuietAfterwards(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	f := newFixture(t, memcloudtest.Cluster{Name: "c1", ControlPlane: 1, FailureDomains: []string{"fd-a", "fd-b"}})
 	_, err := f.cluster.Reconcile(ctx, f.req("c1"))
 	require.NoError(t, err)
@@ -120,7 +119,7 @@ func TestClusterReconcilerProvisionsAndIsQuietAfterwards(t *testing.T) {
 }
 
 func TestMachineReconcilerWriteBudget(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	f := newFixture(t, memcloudtest.Cluster{Name: "c2", ControlPlane: 1, Workers: 1})
 	f.provisionCluster(t)
 
@@ -172,7 +171,7 @@ func TestMachineReconcilerWriteBudget(t *testing.T) {
 }
 
 func TestMachineReconcilerWaitsForPendingInstance(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	f := newFixture(t, memcloudtest.Cluster{Name: "c3", ControlPlane: 1}, cloud.WithPendingGets(1))
 	f.provisionCluster(t)
 	name := f.life.MachineNames()[0]
@@ -201,7 +200,7 @@ func TestMachineReconcilerWaitsForPendingInstance(t *testing.T) {
 }
 
 func TestDeleteRemovesEveryCloudResource(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	f := newFixture(t, memcloudtest.Cluster{Name: "c4", ControlPlane: 1, Workers: 1})
 	f.provisionCluster(t)
 	for _, name := range f.life.MachineNames() {
@@ -229,9 +228,8 @@ func TestDeleteRemovesEveryCloudResource(t *testing.T) {
 }
 
 func TestConstructorsRejectMissingArguments(t *testing.T) {
-	cl, err := cloud.New()
-	require.NoError(t, err)
-	_, err = controllers.NewClusterReconciler(env.Client, nil)
+	cl := memcloudtest.NewCloud(t)
+	_, err := controllers.NewClusterReconciler(env.Client, nil)
 	assert.ErrorContains(t, err, "cloud must not be nil")
 	_, err = controllers.NewMachineReconciler(nil, cl)
 	assert.ErrorContains(t, err, "client is nil")

@@ -1,8 +1,8 @@
-// Package controllers wires memcloud's services (package services) into capkit's generic reconcilers: the
-// MemCluster reconciler runs the steps Network, Subnets, SecurityGroup and LoadBalancer, the MemMachine
-// reconciler the step Instance. The reconcilers come from package reconcile, which does everything that is not
-// memcloud's business: owner waits, pause, finalizers persisted before any cloud call, bootstrap gates, one
-// condition per step and Ready, reverse-order delete, patches that send only what changed.
+// Package controllers wires memcloud's services (package services) into capkit's generic reconcilers. The MemCluster
+// reconciler runs the steps Network, Subnets, SecurityGroup and LoadBalancer, the MemMachine reconciler the step
+// Instance. The reconcilers come from package reconcile, which does everything that is not memcloud's business: owner
+// waits, pause, finalizers persisted before any cloud call, bootstrap gates, one condition per step and Ready,
+// reverse-order delete, patches that send only what changed.
 //
 // The services implement reconcile.Service over capkit's typed scope interfaces
 // (scope.ClusterScoper[*v1beta2.MemCluster], scope.MachineScoper[*v1beta2.MemMachine]), so ClusterSteps and

@@ -57,9 +57,8 @@ type tenant struct {
 // verbosity), event or condition.
 func TestIdentitiesKeepTenantsApart(t *testing.T) {
 	ctx := context.Background()
-	cl, err := cloud.New(cloud.WithSeed(23))
-	require.NoError(t, err)
-	system := newNamespace(t)
+	cl := memcloudtest.NewCloud(t, cloud.WithSeed(23))
+	system := env.Namespace(t, "controllers")
 	logs := &logBuffer{}
 	p, err := memcloudtest.StartProvider(ctx, env, memcloudtest.Options{Shared: cl, IdentityNamespace: system,
 		Logger: funcr.New(logs.write, funcr.Options{Verbosity: 100})})
@@ -68,7 +67,7 @@ func TestIdentitiesKeepTenantsApart(t *testing.T) {
 
 	tenants := map[string]*tenant{}
 	for _, name := range []string{"a", "b"} {
-		tn := &tenant{ns: newNamespace(t), identity: "tenant-" + name + "-" + system[len(system)-5:]}
+		tn := &tenant{ns: env.Namespace(t, "controllers"), identity: "tenant-" + name + "-" + system[len(system)-5:]}
 		require.NoError(t, memcloudtest.CreateIdentity(ctx, env.Client, cl, system, tn.identity, tn.ns))
 		spec := memcloudtest.LifecycleSpec(memcloudtest.Cluster{Namespace: tn.ns, Name: "demo", ControlPlane: 1, Workers: 1,
 			Identity: tn.identity}, p.LeakChecker())
@@ -126,7 +125,7 @@ func TestIdentitiesKeepTenantsApart(t *testing.T) {
 	calls := cl.Calls().ByAccount[b.identity]
 	deleted := make(chan error, 1)
 	go func() { deleted <- b.driver.Delete(ctx) }()
-	time.Sleep(2 * time.Second)
+	waitDeleteRefused(t, b.ns, b.driver.MachineNames())
 	assert.Equal(t, calls, cl.Calls().ByAccount[b.identity], "no cloud call for a namespace the identity no longer allows")
 	assert.Equal(t, perAccount[b.identity], countAccount(cl, b.identity), "nothing of tenant b was deleted")
 	setAllowed(t, b.identity, b.ns)
@@ -175,7 +174,7 @@ func TestIdentitiesKeepTenantsApart(t *testing.T) {
 func waitIdentityCondition(t *testing.T, key client.ObjectKey, mc *v1beta2.MemCluster, status metav1.ConditionStatus, reason string) {
 	t.Helper()
 	require.Eventually(t, func() bool {
-		if env.Client.Get(context.Background(), key, mc) != nil {
+		if env.Client.Get(t.Context(), key, mc) != nil {
 			return false
 		}
 		c := meta.FindStatusCondition(mc.Status.Conditions, reconcile.ConditionIdentityReady)
@@ -183,13 +182,35 @@ func waitIdentityCondition(t *testing.T, key client.ObjectKey, mc *v1beta2.MemCl
 	}, 30*time.Second, 50*time.Millisecond, "MemCluster %s: IdentityReady %s %s", key, status, reason)
 }
 
+// waitDeleteRefused waits until the controller has reconciled the deletion of each MemMachine of names in ns
+// with its identity refused: Deleting True, which the reconciler writes only on the delete path and patches
+// only once the identity was resolved and any cloud call was made, and IdentityReady False with
+// ReasonNamespaceNotAllowed, which says that no delete step ran. (Lifecycle drivers that play Cluster API
+// delete the InfraMachines first, and the InfraCluster only once they are gone.)
+func waitDeleteRefused(t *testing.T, ns string, names []string) {
+	t.Helper()
+	for _, name := range names {
+		key := client.ObjectKey{Namespace: ns, Name: name}
+		mm := &v1beta2.MemMachine{}
+		require.Eventually(t, func() bool {
+			if env.Client.Get(t.Context(), key, mm) != nil || mm.DeletionTimestamp.IsZero() {
+				return false
+			}
+			deleting := meta.FindStatusCondition(mm.Status.Conditions, conditions.Deleting)
+			id := meta.FindStatusCondition(mm.Status.Conditions, reconcile.ConditionIdentityReady)
+			return deleting != nil && deleting.Status == metav1.ConditionTrue &&
+				id != nil && id.Status == metav1.ConditionFalse && id.Reason == conditions.ReasonNamespaceNotAllowed
+		}, 30*time.Second, 50*time.Millisecond, "MemMachine %s: deletion reconciled with the identity refused", key)
+	}
+}
+
 // setAllowed sets the namespaces a MemClusterIdentity allows.
 func setAllowed(t *testing.T, name string, namespaces ...string) {
 	t.Helper()
 	id := &v1beta2.MemClusterIdentity{}
-	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKey{Name: name}, id))
+	require.NoError(t, env.Client.Get(t.Context(), client.ObjectKey{Name: name}, id))
 	id.Spec.AllowedNamespaces = &identity.AllowedNamespaces{NamespaceList: namespaces}
-	require.NoError(t, env.Client.Update(context.Background(), id))
+	require.NoError(t, env.Client.Update(t.Context(), id))
 }
 
 // countAccount counts the live resources of account.

@@ -79,7 +79,7 @@ func (h hooks) post(t *testing.T, req inplace.UpdateMachineRequest) inplace.Upda
 // UpdateMachine: the update-in-progress annotation on both, UpdateMachine pending on the Machine.
 func startInPlaceUpdate(t *testing.T, mm *v1beta2.MemMachine) {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	machine := &unstructured.Unstructured{}
 	machine.SetAPIVersion("cluster.x-k8s.io/v1beta2")
 	machine.SetKind("Machine")
@@ -98,7 +98,7 @@ func startInPlaceUpdate(t *testing.T, mm *v1beta2.MemMachine) {
 // the worker's MemMachine.
 func provisionedCluster(t *testing.T, cl *cloud.Cloud, spec memcloudtest.Cluster) (*lifecycle.Driver, *v1beta2.MemMachine) {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	d, err := lifecycle.New(env.Client, memcloudtest.LifecycleSpec(spec, memcloudtest.LeakChecker(cl)))
 	require.NoError(t, err)
 	require.NoError(t, d.Create(ctx))
@@ -113,8 +113,7 @@ func provisionedCluster(t *testing.T, cl *cloud.Cloud, spec memcloudtest.Cluster
 // done. The flavor and tags change on the same instance; the controller reports InstanceReady again afterwards.
 func TestInPlaceExtension(t *testing.T) {
 	ctx := context.Background()
-	cl, err := cloud.New(cloud.WithSeed(27), cloud.WithPendingGets(2))
-	require.NoError(t, err)
+	cl := memcloudtest.NewCloud(t, cloud.WithSeed(27), cloud.WithPendingGets(2))
 	p, err := memcloudtest.StartProvider(ctx, env, memcloudtest.Options{Shared: cl})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, p.Stop()) })
@@ -129,7 +128,7 @@ func TestInPlaceExtension(t *testing.T) {
 	}
 	assert.Equal(t, []string{"memcloud-can-update-machine", "memcloud-can-update-machineset", "memcloud-update-machine"}, names)
 
-	d, mm := provisionedCluster(t, cl, memcloudtest.Cluster{Namespace: newNamespace(t), Name: "inplace", ControlPlane: 1, Workers: 1})
+	d, mm := provisionedCluster(t, cl, memcloudtest.Cluster{Namespace: env.Namespace(t, "controllers"), Name: "inplace", ControlPlane: 1, Workers: 1})
 	id, err := v1beta2.InstanceIDFromProviderID(mm.Spec.ProviderID)
 	require.NoError(t, err)
 	created := cl.TotalCreated()
@@ -175,7 +174,7 @@ func TestInPlaceExtension(t *testing.T) {
 // TestInPlaceExtensionUsesTheClusterIdentity: with identities, the extension calls memcloud with the account of
 // the machine's cluster, as the controllers do; without them, a cloud with accounts refuses its calls.
 func TestInPlaceExtensionUsesTheClusterIdentity(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	cl, system := multiTenant(t, 28)
 	d, mm, tenant := tenantCluster(t, cl, system, "tenant")
 	mm.Spec.Tags = map[string]string{"team": "blue"}
@@ -209,7 +208,7 @@ func TestInPlaceExtensionUsesTheClusterIdentity(t *testing.T) {
 // authenticate to an extension, so a pod that reaches the port posts UpdateMachine requests of its own. None
 // changes the victim tenant's instance, and every answer is the same refusal.
 func TestInPlaceExtensionRefusesForgedRequests(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	cl, system := multiTenant(t, 29)
 	h := newHooks(t)
 	dv, victim, tenant := tenantCluster(t, cl, system, "victim")
@@ -261,9 +260,8 @@ func TestInPlaceExtensionRefusesForgedRequests(t *testing.T) {
 // multiTenant starts memcloud's manager with identities in a namespace of their own (returned) on cloud cl.
 func multiTenant(t *testing.T, seed uint64) (*cloud.Cloud, string) {
 	t.Helper()
-	cl, err := cloud.New(cloud.WithSeed(seed))
-	require.NoError(t, err)
-	system := newNamespace(t)
+	cl := memcloudtest.NewCloud(t, cloud.WithSeed(seed))
+	system := env.Namespace(t, "controllers")
 	p, err := memcloudtest.StartProvider(context.Background(), env, memcloudtest.Options{Shared: cl, IdentityNamespace: system})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, p.Stop()) })
@@ -274,9 +272,9 @@ func multiTenant(t *testing.T, seed uint64) (*cloud.Cloud, string) {
 // namespace of its own; it returns the cluster's driver, the worker's MemMachine and the tenant's name.
 func tenantCluster(t *testing.T, cl *cloud.Cloud, system, name string) (*lifecycle.Driver, *v1beta2.MemMachine, string) {
 	t.Helper()
-	ns := newNamespace(t)
+	ns := env.Namespace(t, "controllers")
 	tenant := name + "-" + ns[len(ns)-5:]
-	require.NoError(t, memcloudtest.CreateIdentity(context.Background(), env.Client, cl, system, tenant, ns))
+	require.NoError(t, memcloudtest.CreateIdentity(t.Context(), env.Client, cl, system, tenant, ns))
 	d, mm := provisionedCluster(t, cl, memcloudtest.Cluster{Namespace: ns, Name: name, Workers: 1, Identity: tenant})
 	return d, mm, tenant
 }
@@ -309,14 +307,13 @@ func requestOf(t *testing.T, mm *v1beta2.MemMachine, machine string) inplace.Upd
 func tenantCredentials(t *testing.T, system, name string) cloud.Credentials {
 	t.Helper()
 	s := &corev1.Secret{}
-	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKey{Namespace: system, Name: name}, s))
+	require.NoError(t, env.Client.Get(t.Context(), client.ObjectKey{Namespace: system, Name: name}, s))
 	return cloud.Credentials{AccessKeyID: string(s.Data[v1beta2.CredentialsAccessKeyID]), SecretAccessKey: string(s.Data[v1beta2.CredentialsSecretAccessKey])}
 }
 
 func TestNewInPlaceExtensionRejects(t *testing.T) {
-	cl, err := cloud.New()
-	require.NoError(t, err)
-	_, err = controllers.NewInPlaceExtension(env.Client, nil)
+	cl := memcloudtest.NewCloud(t)
+	_, err := controllers.NewInPlaceExtension(env.Client, nil)
 	require.ErrorContains(t, err, "cloud must not be nil")
 	_, err = controllers.NewInPlaceExtension(nil, cl)
 	require.ErrorContains(t, err, "reader is nil")
@@ -329,8 +326,7 @@ func TestNewInPlaceExtensionRejects(t *testing.T) {
 // TestInPlaceExtensionAnswers checks which template changes memcloud makes in place, with the answers of
 // CanUpdateMachineSet: no API server or cloud call is needed.
 func TestInPlaceExtensionAnswers(t *testing.T) {
-	cl, err := cloud.New()
-	require.NoError(t, err)
+	cl := memcloudtest.NewCloud(t)
 	ext, err := controllers.NewInPlaceExtension(env.Client, cl)
 	require.NoError(t, err)
 	// snippet:start canupdate

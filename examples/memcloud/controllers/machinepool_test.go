@@ -113,7 +113,7 @@ func TestTemplateCapacityIsReported(t *testing.T) {
 	p, err := memcloudtest.StartProvider(ctx, env, memcloudtest.Options{WebhooksOnly: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, p.Stop()) })
-	ns := newNamespace(t)
+	ns := env.Namespace(t, "controllers")
 	tmpl := &v1beta2.MemMachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "workers"}}
 	tmpl.Spec.Template.Spec = v1beta2.MemMachineSpec{Image: "ubuntu-24.04", Flavor: v1beta2.FlavorLarge}
 	require.NoError(t, env.Client.Create(ctx, tmpl))

@@ -34,8 +34,7 @@ import (
 func TestManagerServesCloudMetrics(t *testing.T) {
 	ctx := context.Background()
 	addr := freeAddr(t)
-	cl, err := cloud.New(cloud.WithSeed(5), cloud.WithRateLimit(30, 5)) // tighter than the limiter: the cloud throttles
-	require.NoError(t, err)
+	cl := memcloudtest.NewCloud(t, cloud.WithSeed(5), cloud.WithRateLimit(30, 5)) // tighter than the limiter: the cloud throttles
 	limiters, err := ratelimit.New(200, 20)
 	require.NoError(t, err)
 	wo := env.WebhookInstallOptions()
@@ -53,7 +52,7 @@ func TestManagerServesCloudMetrics(t *testing.T) {
 	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
 	require.Eventually(t, func() bool { return mgr.GetWebhookServer().StartedChecker()(&http.Request{}) == nil }, 30*time.Second, 50*time.Millisecond)
 
-	ns := newNamespace(t)
+	ns := env.Namespace(t, "controllers")
 	d, err := lifecycle.New(env.Client, memcloudtest.LifecycleSpec(memcloudtest.Cluster{Namespace: ns, Name: "scraped", ControlPlane: 1, Workers: 1}, memcloudtest.LeakChecker(cl)))
 	require.NoError(t, err)
 	require.NoError(t, d.Create(ctx))

@@ -18,7 +18,7 @@ import (
 func (f *fixture) memCluster(t *testing.T) *v1beta2.MemCluster {
 	t.Helper()
 	mc := &v1beta2.MemCluster{}
-	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKey{Namespace: f.ns, Name: f.clusterName()}, mc))
+	require.NoError(t, env.Client.Get(t.Context(), client.ObjectKey{Namespace: f.ns, Name: f.clusterName()}, mc))
 	return mc
 }
 
@@ -62,7 +62,7 @@ func TestSecurityGroupRulesFollowTheSpec(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := t.Context()
 			f := newFixture(t, memcloudtest.Cluster{Name: "sg", ControlPlane: 1})
 			f.provisionCluster(t)
 			mc := f.memCluster(t)

@@ -57,8 +57,7 @@ func TestLifecycle(t *testing.T) {
 			p, err := memcloudtest.StartProvider(ctx, env, memcloudtest.Options{Cloud: tt.cloud, PollInterval: 50 * time.Millisecond})
 			require.NoError(t, err)
 			t.Cleanup(func() { require.NoError(t, p.Stop()) })
-			ns, err := env.CreateNamespace(ctx, "lifecycle")
-			require.NoError(t, err)
+			ns := env.Namespace(t, "lifecycle")
 			if tt.faults {
 				// The controllers run concurrently, so the order of calls, and which of them the seeded
 				// faults hit, varies: these scripted faults make sure the worst cases happen in every run.

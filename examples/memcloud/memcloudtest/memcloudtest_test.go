@@ -1,7 +1,6 @@
 package memcloudtest_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -51,7 +50,7 @@ func TestBootstrapDataIsKubeadmStyle(t *testing.T) {
 }
 
 func TestLeakCheckerFindsResourcesByClusterTagAndOwnershipKey(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	c, err := cloud.New(cloud.WithSeed(1))
 	require.NoError(t, err)
 	byCluster, err := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "a", CIDR: "10.0.0.0/16", Tags: map[string]string{services.TagCluster: "ns/c"}})

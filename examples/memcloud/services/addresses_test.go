@@ -90,7 +90,7 @@ func ipamMachine(name string, pools ...v1beta2.IPPoolRef) machineFake {
 func (e *ipamEnv) claim(t *testing.T, name string) (*unstructured.Unstructured, bool) {
 	t.Helper()
 	u := ipam.ClaimObject()
-	err := e.client.Get(context.Background(), client.ObjectKey{Namespace: "ns", Name: name}, u)
+	err := e.client.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: name}, u)
 	if client.IgnoreNotFound(err) != nil {
 		require.NoError(t, err)
 	}
@@ -101,7 +101,7 @@ func (e *ipamEnv) claim(t *testing.T, name string) (*unstructured.Unstructured, 
 // claim's status.addressRef.
 func (e *ipamEnv) bind(t *testing.T, name string, pool v1beta2.IPPoolRef, address string) {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	ip := &unstructured.Unstructured{}
 	ip.SetGroupVersionKind(ipam.AddressGVK)
 	ip.SetNamespace("ns")
@@ -119,7 +119,7 @@ func (e *ipamEnv) bind(t *testing.T, name string, pool v1beta2.IPPoolRef, addres
 }
 
 func TestInstanceWithoutPoolsClaimsNothing(t *testing.T) {
-	ctx := withPoll(context.Background())
+	ctx := withPoll(t.Context())
 	e := newIPAMEnv(t)
 	s := ipamMachine("m-0")
 
@@ -148,7 +148,7 @@ func TestInstanceTakesAddressesFromPools(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := withPoll(context.Background())
+			ctx := withPoll(t.Context())
 			e := newIPAMEnv(t)
 			s := ipamMachine("m-0", tt.pools...)
 			mm := s.Object
@@ -224,7 +224,7 @@ func TestInstanceTakesAddressesFromPools(t *testing.T) {
 }
 
 func TestInstanceWaitsForItsClaimsToBeDeleted(t *testing.T) {
-	ctx := withPoll(context.Background())
+	ctx := withPoll(t.Context())
 	e := newIPAMEnv(t)
 	s := ipamMachine("m-0", poolA)
 	_, err := e.instance.Reconcile(ctx, s)
@@ -295,7 +295,7 @@ func TestInstanceAddressErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := withPoll(context.Background())
+			ctx := withPoll(t.Context())
 			e := newIPAMEnv(t)
 			if tt.noClaimer {
 				var err error

@@ -12,6 +12,7 @@ import (
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/providertest/servicetest"
 	"github.com/capkit/capkit/reconcile"
@@ -23,7 +24,7 @@ import (
 // clusterService builds a cluster service on a new cloud, for servicetest.
 func clusterService[S reconcile.Service[scope.ClusterScoper[*v1beta2.MemCluster]]](build func(*cloud.Cloud) (S, error)) func(*testing.T) (reconcile.Service[scope.ClusterScoper[*v1beta2.MemCluster]], *cloud.Cloud) {
 	return func(t *testing.T) (reconcile.Service[scope.ClusterScoper[*v1beta2.MemCluster]], *cloud.Cloud) {
-		c := newCloud(t)
+		c := memcloudtest.NewCloud(t)
 		svc, err := build(c)
 		require.NoError(t, err)
 		return svc, c

@@ -14,6 +14,7 @@ import (
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
@@ -56,16 +57,9 @@ func deleteAll(ctx context.Context, steps []reconcile.Service[scope.ClusterScope
 	return reconcile.Result{Done: true}, nil
 }
 
-func newCloud(t *testing.T, opts ...cloud.Option) *cloud.Cloud {
-	t.Helper()
-	c, err := cloud.New(append([]cloud.Option{cloud.WithSeed(3)}, opts...)...)
-	require.NoError(t, err)
-	return c
-}
-
 func TestClusterStepsProvisionOnceAndThenOnlyRead(t *testing.T) {
-	ctx := context.Background()
-	c := newCloud(t)
+	ctx := t.Context()
+	c := memcloudtest.NewCloud(t)
 	s := clusterScope(&v1beta2.MemCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1", Generation: 3},
 		Spec: v1beta2.MemClusterSpec{FailureDomains: []string{"fd-b", "fd-a"}}})
 	mc := s.Object
@@ -115,8 +109,8 @@ func TestClusterStepsSurviveLostResponsesAndSearchLag(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.op.String(), func(t *testing.T) {
-			ctx := context.Background()
-			c := newCloud(t, cloud.WithFaults(cloud.FaultConfig{SearchLag: 5}))
+			ctx := t.Context()
+			c := memcloudtest.NewCloud(t, cloud.WithFaults(cloud.FaultConfig{SearchLag: 5}))
 			require.NoError(t, c.FailNext(tt.op, cloud.AfterChange))
 			s := clusterScope(nil)
 			steps := clusterSteps(t, c)
@@ -136,8 +130,8 @@ func TestClusterStepsSurviveLostResponsesAndSearchLag(t *testing.T) {
 }
 
 func TestBadParametersNeverReachTheCloud(t *testing.T) {
-	ctx := context.Background()
-	c := newCloud(t)
+	ctx := t.Context()
+	c := memcloudtest.NewCloud(t)
 	s := clusterScope(&v1beta2.MemCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1"},
 		Spec: v1beta2.MemClusterSpec{Network: v1beta2.NetworkSpec{CIDR: "10.0.0.0/33"}}})
 	_, err := reconcileAll(ctx, clusterSteps(t, c), s)
@@ -149,8 +143,8 @@ func TestBadParametersNeverReachTheCloud(t *testing.T) {
 }
 
 func TestClusterDeleteWaitsForInstancesAndToleratesNotFound(t *testing.T) {
-	ctx := withPoll(context.Background())
-	c := newCloud(t)
+	ctx := withPoll(t.Context())
+	c := memcloudtest.NewCloud(t)
 	s := clusterScope(nil)
 	ids := func() map[string]string { return s.Object.Status.Resources }
 	steps := clusterSteps(t, c)
@@ -185,7 +179,7 @@ func TestClusterDeleteWaitsForInstancesAndToleratesNotFound(t *testing.T) {
 func TestConstructorsRejectNilCloud(t *testing.T) {
 	_, err := services.NewNetwork(nil)
 	assert.ErrorContains(t, err, "cannot create the network service: cloud must not be nil")
-	_, err = services.NewInstance(newCloud(t), nil)
+	_, err = services.NewInstance(memcloudtest.NewCloud(t), nil)
 	assert.ErrorContains(t, err, "network lookup must not be nil")
 }
 

@@ -1,10 +1,9 @@
-// Package services holds the services of memcloud's example provider: one reconcile.Service per part of the
-// infrastructure, written only against capkit's narrow typed scope interfaces
-// (scope.ClusterScoper[*v1beta2.MemCluster], scope.MachineScoper[*v1beta2.MemMachine]) and reconcile.Ensure.
-// A service reads and writes its MemCluster or MemMachine directly (s.InfraCluster().Spec.Network), without
-// a type assertion, and plugs into capkit's reconcilers as a step without glue. Each is unit-tested on the
-// state-backed fake scopes of scope/scopetest (through providertest/servicetest) and the in-memory cloud,
-// without an API server.
+// Package services holds the services of memcloud's example provider, one reconcile.Service per part of the
+// infrastructure. They are written only against capkit's narrow typed scope interfaces
+// (scope.ClusterScoper[*v1beta2.MemCluster], scope.MachineScoper[*v1beta2.MemMachine]) and reconcile.Ensure. A service
+// reads and writes its MemCluster or MemMachine directly (s.InfraCluster().Spec.Network), without a type assertion, and
+// plugs into capkit's reconcilers as a step without glue. Each is unit-tested on the state-backed fake scopes of
+// scope/scopetest (through providertest/servicetest) and the in-memory cloud, without an API server.
 //
 // # Cluster steps
 //

@@ -27,7 +27,7 @@ var (
 // small with user tag team=blue, and the instance's ID; the cloud's counters are reset.
 func provisioned(t *testing.T, opts ...cloud.Option) (*machineEnv, machineFake, string) {
 	t.Helper()
-	ctx := withPoll(context.Background())
+	ctx := withPoll(t.Context())
 	e := newMachineEnv(t, opts...)
 	s := machineScope("m-0", false, []byte(userData))
 	s.Object.Spec.Flavor, s.Object.Spec.Tags = v1beta2.FlavorSmall, map[string]string{"team": "blue"}
@@ -61,7 +61,7 @@ func TestInstanceCreatedWithUserTags(t *testing.T) {
 	}, instanceOf(t, e.cloud, id).Tags)
 	assert.Equal(t, 1, s.BootstrapReads)
 
-	res, err := e.instance.Reconcile(withPoll(context.Background()), s)
+	res, err := e.instance.Reconcile(withPoll(t.Context()), s)
 	require.NoError(t, err)
 	assert.True(t, res.Done)
 	assert.Equal(t, map[cloud.Op]int{getInstance: 1}, e.cloud.Calls().Calls, "a steady state: one read, no update")
@@ -109,7 +109,7 @@ func TestInstanceConvergesInPlace(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := withPoll(context.Background())
+			ctx := withPoll(t.Context())
 			e, s, id := provisioned(t, tt.opts...)
 			created := e.cloud.TotalCreated()
 			if tt.change != nil {
@@ -157,7 +157,7 @@ func TestInstanceConvergesInPlace(t *testing.T) {
 }
 
 func TestInstanceStoppedIsResizedAtOnce(t *testing.T) {
-	ctx := withPoll(context.Background())
+	ctx := withPoll(t.Context())
 	e, s, id := provisioned(t)
 	require.NoError(t, e.cloud.SetInstanceState(id, cloud.InstanceStopped))
 	s.Object.Spec.Flavor = v1beta2.FlavorLarge
@@ -169,13 +169,13 @@ func TestInstanceStoppedIsResizedAtOnce(t *testing.T) {
 
 func instanceFlavor(t *testing.T, c *cloud.Cloud, id string) string {
 	t.Helper()
-	inst, err := c.GetInstance(context.Background(), id)
+	inst, err := c.GetInstance(t.Context(), id)
 	require.NoError(t, err)
 	return inst.Flavor
 }
 
 func TestUpdateInstanceInPlace(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e, s, id := provisioned(t, cloud.WithPendingGets(1))
 	mm := s.Object.DeepCopy()
 	mm.Spec.Flavor, mm.Spec.Tags = v1beta2.FlavorLarge, map[string]string{"team": "red"}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/providertest/scaletest"
 	"github.com/capkit/capkit/reconcile"
@@ -79,7 +80,7 @@ func TestInstanceGroupScalingScenarios(t *testing.T) {
 }
 
 func TestInstanceGroup(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e := newPoolEnv(t)
 	s := poolScope(3)
 	res, err := e.group.Reconcile(ctx, s)
@@ -125,13 +126,13 @@ func TestInstanceGroup(t *testing.T) {
 }
 
 func TestInstanceGroupWaitsForTheNetwork(t *testing.T) {
-	c := newCloud(t)
+	c := memcloudtest.NewCloud(t)
 	lookup := services.NetworkLookupFunc(func(context.Context, string, scope.ClusterInfo) (services.ClusterNetwork, error) {
 		return services.ClusterNetwork{}, nil
 	})
 	g, err := services.NewInstanceGroup(c, lookup)
 	require.NoError(t, err)
-	res, err := g.Reconcile(context.Background(), poolScope(2))
+	res, err := g.Reconcile(t.Context(), poolScope(2))
 	require.NoError(t, err)
 	assert.Equal(t, services.ReasonWaitingForNetwork, res.Reason)
 	assert.Zero(t, c.Calls().Total(), "no cloud call")
@@ -139,7 +140,7 @@ func TestInstanceGroupWaitsForTheNetwork(t *testing.T) {
 
 func TestInstanceGroupQuotaIsTerminal(t *testing.T) {
 	e := newPoolEnv(t, cloud.WithQuota(cloud.KindInstance, 2))
-	_, err := e.group.Reconcile(context.Background(), poolScope(3))
+	_, err := e.group.Reconcile(t.Context(), poolScope(3))
 	require.Error(t, err)
 	assert.Equal(t, services.ReasonQuotaExceeded, reconcile.TerminalReason(err), "%v", err)
 	assert.NotContains(t, err.Error(), "SECRET-TOKEN")

@@ -12,6 +12,7 @@ import (
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
@@ -28,9 +29,9 @@ type machineEnv struct {
 
 func newMachineEnv(t *testing.T, opts ...cloud.Option) *machineEnv {
 	t.Helper()
-	c := newCloud(t, opts...)
+	c := memcloudtest.NewCloud(t, opts...)
 	s := clusterScope(nil)
-	_, err := reconcileAll(context.Background(), clusterSteps(t, c), s)
+	_, err := reconcileAll(t.Context(), clusterSteps(t, c), s)
 	require.NoError(t, err)
 	e := &machineEnv{cloud: c, ids: s.Object.Status.Resources}
 	lookup := services.NetworkLookupFunc(func(context.Context, string, scope.ClusterInfo) (services.ClusterNetwork, error) {
@@ -59,7 +60,7 @@ func TestInstanceProvisionsMachinesOfEachRole(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := t.Context()
 			e := newMachineEnv(t)
 			s := machineScope("m-0", tt.controlPlane, []byte(userData))
 			mm := s.Object
@@ -130,7 +131,7 @@ func TestInstanceSteadyStateNeverReadsBootstrapData(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := t.Context()
 			e := newMachineEnv(t)
 			s := machineScope("m-0", tt.controlPlane, []byte(userData))
 			res, err := e.instance.Reconcile(ctx, s)
@@ -153,7 +154,7 @@ func TestInstanceSteadyStateNeverReadsBootstrapData(t *testing.T) {
 }
 
 func TestInstancePendingUntilRunning(t *testing.T) {
-	ctx := withPoll(context.Background())
+	ctx := withPoll(t.Context())
 	e := newMachineEnv(t, cloud.WithPendingGets(1))
 	s := machineScope("m-0", true, []byte(userData))
 	mm := s.Object
@@ -221,7 +222,7 @@ func TestInstanceStates(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := withPoll(context.Background())
+			ctx := withPoll(t.Context())
 			e := newMachineEnv(t, tt.opts...)
 			s := machineScope("m-0", false, []byte(userData))
 			mm := s.Object
@@ -252,13 +253,13 @@ func TestInstanceStates(t *testing.T) {
 }
 
 func TestInstanceWaitsForTheClusterNetwork(t *testing.T) {
-	c := newCloud(t)
+	c := memcloudtest.NewCloud(t)
 	inst, err := services.NewInstance(c, services.NetworkLookupFunc(func(context.Context, string, scope.ClusterInfo) (services.ClusterNetwork, error) {
 		return services.ClusterNetwork{}, nil
 	}))
 	require.NoError(t, err)
 	s := machineScope("m-0", true, []byte(userData))
-	res, err := inst.Reconcile(context.Background(), s)
+	res, err := inst.Reconcile(t.Context(), s)
 	require.NoError(t, err)
 	assert.False(t, res.Done)
 	assert.Equal(t, services.ReasonWaitingForNetwork, res.Reason)
@@ -266,7 +267,7 @@ func TestInstanceWaitsForTheClusterNetwork(t *testing.T) {
 }
 
 func TestInstanceSurvivesALostCreateResponse(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e := newMachineEnv(t, cloud.WithFaults(cloud.FaultConfig{SearchLag: 5}))
 	require.NoError(t, e.cloud.FailNext(cloud.VerbCreate.On(cloud.KindInstance), cloud.AfterChange))
 	s := machineScope("m-0", false, []byte(userData))
@@ -284,7 +285,7 @@ func TestInstanceSurvivesALostCreateResponse(t *testing.T) {
 }
 
 func TestInstanceDeletedOutOfBandIsTerminal(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e := newMachineEnv(t)
 	s := machineScope("m-0", false, []byte(userData))
 	_, err := e.instance.Reconcile(ctx, s)

@@ -1,7 +1,6 @@
 package services_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -43,7 +42,7 @@ func TestMemClusterLookup(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := services.MemClusterLookup(r).ClusterNetwork(context.Background(), "ns", scope.ClusterInfo{Name: "c1", Object: tt.cluster})
+			got, err := services.MemClusterLookup(r).ClusterNetwork(t.Context(), "ns", scope.ClusterInfo{Name: "c1", Object: tt.cluster})
 			if tt.wantErr != "" {
 				require.ErrorIs(t, err, services.ErrNoMemCluster)
 				assert.Contains(t, err.Error(), tt.wantErr)

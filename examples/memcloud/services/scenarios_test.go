@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/providertest/ensuretest"
 	"github.com/capkit/capkit/reconcile"
@@ -18,7 +19,7 @@ type parents struct{ network, subnet, securityGroup string }
 
 func newParents(t testing.TB, c *cloud.Cloud) parents {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	n, err := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "parent", CIDR: "10.0.0.0/16"})
 	require.NoError(t, err)
 	s, err := c.CreateSubnet(ctx, cloud.SubnetSpec{Name: "parent", NetworkID: n.ID, CIDR: "10.0.1.0/24"})
@@ -31,8 +32,7 @@ func newParents(t testing.TB, c *cloud.Cloud) parents {
 // scenarioCloud returns a fresh cloud with its parents; the parents are the same in every call.
 func scenarioCloud(t testing.TB) (*cloud.Cloud, parents) {
 	t.Helper()
-	c, err := cloud.New(cloud.WithSeed(11))
-	require.NoError(t, err)
+	c := memcloudtest.NewCloud(t, cloud.WithSeed(11))
 	return c, newParents(t, c)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/reconcile"
 )
@@ -48,7 +49,7 @@ func TestIngressRules(t *testing.T) {
 }
 
 func TestSecurityGroupDiff(t *testing.T) {
-	u, ok := services.NewResources(newCloud(t)).SecurityGroups.(reconcile.Updater[cloud.SecurityGroupSpec, *cloud.SecurityGroup])
+	u, ok := services.NewResources(memcloudtest.NewCloud(t)).SecurityGroups.(reconcile.Updater[cloud.SecurityGroupSpec, *cloud.SecurityGroup])
 	require.True(t, ok, "security groups are updated in place")
 	spec := cloud.SecurityGroupSpec{Name: "c1-sg", NetworkID: "net-1", Description: "cluster ns/c1", Ingress: []cloud.Rule{apiRule, internalRule}}
 	tests := []struct {
@@ -89,9 +90,9 @@ func TestSecurityGroupDiff(t *testing.T) {
 // the group's ID; the call counters are reset.
 func provisionedSG(t *testing.T) (*cloud.Cloud, clusterFake, *services.SecurityGroup, string) {
 	t.Helper()
-	c := newCloud(t)
+	c := memcloudtest.NewCloud(t)
 	s := clusterScope(nil)
-	res, err := reconcileAll(context.Background(), clusterSteps(t, c), s)
+	res, err := reconcileAll(t.Context(), clusterSteps(t, c), s)
 	require.NoError(t, err)
 	require.True(t, res.Done)
 	g, err := services.NewSecurityGroup(c)
@@ -122,7 +123,7 @@ func TestSecurityGroupCorrectsDrift(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := withPoll(context.Background())
+			ctx := withPoll(t.Context())
 			c, s, g, id := provisionedSG(t)
 			tt.change(t, c, s, id)
 			c.ResetCounters()
@@ -163,11 +164,11 @@ func TestSecurityGroupInSync(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c, s, g, id := provisionedSG(t)
 			if tt.rules != nil {
-				_, err := c.UpdateSecurityGroupRules(context.Background(), id, tt.rules)
+				_, err := c.UpdateSecurityGroupRules(t.Context(), id, tt.rules)
 				require.NoError(t, err)
 				c.ResetCounters()
 			}
-			res, err := g.Reconcile(context.Background(), s)
+			res, err := g.Reconcile(t.Context(), s)
 			require.NoError(t, err)
 			assert.Equal(t, reconcile.Result{Done: true}, res)
 			assert.Equal(t, map[cloud.Op]int{cloud.VerbGet.On(cloud.KindSecurityGroup): 1}, c.Calls().Calls)
@@ -210,7 +211,7 @@ func TestSecurityGroupDriftFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := withPoll(context.Background())
+			ctx := withPoll(t.Context())
 			c, s, g, id := provisionedSG(t)
 			_, err := c.UpdateSecurityGroupRules(ctx, id, []cloud.Rule{sshRule})
 			require.NoError(t, err)

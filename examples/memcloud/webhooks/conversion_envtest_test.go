@@ -1,7 +1,6 @@
 package webhooks_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -23,7 +22,7 @@ import (
 // survives a write through it, in the stash annotation.
 func TestConversionInAPIServer(t *testing.T) {
 	c, ns := startWebhooks(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	now := metav1.NewTime(time.Now().Truncate(time.Second))
 
 	t.Run("a v1beta1 MemMachine", func(t *testing.T) {

@@ -1,7 +1,6 @@
 package webhooks_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -26,7 +25,7 @@ const forgedCapacity = `{"capacity":{"cpu":"1000","nvidia.com/gpu":"8"},"status"
 // the stored object does not change, neither on an update nor on a create, in either API version.
 func TestConversionStashCannotWriteStatus(t *testing.T) {
 	c, ns := startWebhooks(t)
-	ctx := context.Background()
+	ctx := t.Context()
 
 	t.Run("a v1beta1 update of a MemMachineTemplate does not set status.capacity", func(t *testing.T) {
 		old := &v1beta1.MemMachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "t-forged"}}
@@ -116,7 +115,7 @@ func TestConversionStashCannotWriteStatus(t *testing.T) {
 // holds and the bad stash reported in conversion.BadStashAnnotation.
 func TestConversionBadStashAffectsOnlyItsObject(t *testing.T) {
 	c, ns := startWebhooks(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	other := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "other-"}}
 	require.NoError(t, c.Create(ctx, other))
 

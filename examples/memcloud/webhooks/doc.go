@@ -1,6 +1,6 @@
-// Package webhooks holds the admission webhooks of memcloud's API (package api/v1beta2): defaulting and
-// validation of MemCluster, MemMachine, MemClusterTemplate and MemMachineTemplate, built on the typed
-// admission.Defaulter and admission.Validator of controller-runtime.
+// Package webhooks holds the admission webhooks of memcloud's API (package api/v1beta2). They default and validate
+// MemCluster, MemMachine, MemClusterTemplate and MemMachineTemplate, and are built on the typed admission.Defaulter and
+// admission.Validator of controller-runtime.
 //
 // The CRD schemas already default and check what can be said per field (network CIDR, load balancer port,
 // image, flavor, patterns, enums). The webhooks add what needs more than one field or the old object:

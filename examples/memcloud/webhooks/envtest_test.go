@@ -30,14 +30,13 @@ func startWebhooks(t *testing.T) (client.Client, string) {
 	p, err := memcloudtest.StartProvider(context.Background(), env, memcloudtest.Options{WebhooksOnly: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, p.Stop()) })
-	ns, err := env.CreateNamespace(context.Background(), "webhooks")
-	require.NoError(t, err)
+	ns := env.Namespace(t, "webhooks")
 	return env.Client, ns
 }
 
 func TestWebhooksInAPIServer(t *testing.T) {
 	c, ns := startWebhooks(t)
-	ctx := context.Background()
+	ctx := t.Context()
 
 	t.Run("an empty MemCluster is defaulted by schema and webhook", func(t *testing.T) {
 		u := &unstructured.Unstructured{}

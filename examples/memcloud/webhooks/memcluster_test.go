@@ -1,7 +1,6 @@
 package webhooks_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -257,7 +256,7 @@ func TestValidateMemClusterSpecUpdate(t *testing.T) {
 }
 
 func TestMemClusterWebhookErrors(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	wh := webhooks.MemCluster
 	c := &v1beta2.MemCluster{ObjectMeta: metav1.ObjectMeta{Name: "demo"}, Spec: validClusterSpec()}
 

@@ -1,7 +1,6 @@
 package webhooks_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -143,7 +142,7 @@ func TestValidateMemMachineSpecUpdate(t *testing.T) {
 }
 
 func TestMemMachineWebhookErrors(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	wh := webhooks.MemMachine
 	m := &v1beta2.MemMachine{ObjectMeta: metav1.ObjectMeta{Name: "m-0"}, Spec: v1beta2.MemMachineSpec{Image: "ubuntu-24.04", Flavor: "medium"}}
 	_, err := wh.ValidateCreate(ctx, m)

@@ -1,7 +1,6 @@
 package webhooks_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,7 +12,7 @@ import (
 )
 
 func TestMemMachinePoolWebhook(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	p := &v1beta2.MemMachinePool{ObjectMeta: metav1.ObjectMeta{Name: "pool"}}
 	require.NoError(t, webhooks.MemMachinePool.Default(ctx, p))
 	assert.Equal(t, v1beta2.MemMachinePoolSpec{Image: "ubuntu-24.04", Flavor: v1beta2.FlavorMedium}, p.Spec)

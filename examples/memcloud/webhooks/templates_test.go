@@ -19,7 +19,7 @@ import (
 )
 
 func TestMemClusterTemplateWebhook(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	wh := webhooks.MemClusterTemplate
 	tmpl := &v1beta2.MemClusterTemplate{ObjectMeta: metav1.ObjectMeta{Name: "quick-start"}}
 	require.NoError(t, wh.Default(ctx, tmpl))
@@ -58,7 +58,7 @@ func creating() context.Context {
 }
 
 func TestMemMachineTemplateWebhook(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	wh := webhooks.MemMachineTemplate
 	tmpl := &v1beta2.MemMachineTemplate{ObjectMeta: metav1.ObjectMeta{Name: "workers"}}
 	require.NoError(t, wh.Default(creating(), tmpl))
@@ -103,7 +103,7 @@ func TestMemMachineTemplateWebhook(t *testing.T) {
 // TestTemplatesPassTopologyDryRuns: Cluster API's topology controller dry-runs server-side applies of changed
 // templates during ClusterClass rollouts; the immutability check lets them through (nothing is stored).
 func TestTemplatesPassTopologyDryRuns(t *testing.T) {
-	ctx := admission.NewContextWithRequest(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{DryRun: ptr.To(true)}})
+	ctx := admission.NewContextWithRequest(t.Context(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{DryRun: ptr.To(true)}})
 	tmpl := &v1beta2.MemMachineTemplate{ObjectMeta: metav1.ObjectMeta{Name: "workers"}}
 	tmpl.Spec.Template.Spec = v1beta2.MemMachineSpec{Image: "ubuntu-24.04", Flavor: v1beta2.FlavorSmall}
 	changed := tmpl.DeepCopy()

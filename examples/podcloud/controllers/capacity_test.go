@@ -29,8 +29,7 @@ func TestTemplateCapacityIsReported(t *testing.T) {
 	p, err := podcloudtest.StartProvider(ctx, env, podcloudtest.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, p.Stop()) })
-	ns, err := env.CreateNamespace(ctx, "capacity")
-	require.NoError(t, err)
+	ns := env.Namespace(t, "capacity")
 
 	linux := map[string]any{"operatingSystem": "linux"}
 	tests := []struct {

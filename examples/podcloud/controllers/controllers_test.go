@@ -36,8 +36,7 @@ func startProvider(t *testing.T) *podcloudtest.Provider {
 
 func newDriver(t *testing.T, c podcloudtest.Cluster) *lifecycle.Driver {
 	t.Helper()
-	ns, err := env.CreateNamespace(context.Background(), "podcloud")
-	require.NoError(t, err)
+	ns := env.Namespace(t, "podcloud")
 	c.Namespace = ns
 	l, err := lifecycle.New(env.Client, podcloudtest.LifecycleSpec(c, podcloudtest.LeakChecker(env.Client)))
 	require.NoError(t, err)
@@ -49,8 +48,7 @@ func newDriver(t *testing.T, c podcloudtest.Cluster) *lifecycle.Driver {
 func TestClusterOfPods(t *testing.T) {
 	startProvider(t)
 	spec := podcloudtest.LifecycleSpec(podcloudtest.Cluster{Name: "pods", ControlPlane: 1, Workers: 2}, podcloudtest.LeakChecker(env.Client))
-	ns, err := env.CreateNamespace(context.Background(), "podcloud")
-	require.NoError(t, err)
+	ns := env.Namespace(t, "podcloud")
 	spec.Namespace = ns
 	spec.OnProvisioned = func(ctx context.Context, l *lifecycle.Driver) error {
 		checkProvisioned(ctx, t, ns, "pods", l.MachineNames())
@@ -97,7 +95,7 @@ func checkProvisioned(ctx context.Context, t *testing.T, ns, cluster string, mac
 // PodMachine reports it with a terminal condition, keeps its provisioned flag and gets no second Pod, so that
 // a MachineHealthCheck can replace the Machine; the cluster's delete still leaves nothing behind.
 func TestPodDeletedOutOfBandIsNotRecreated(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	startProvider(t)
 	l := newDriver(t, podcloudtest.Cluster{Name: "gone", ControlPlane: 1, Workers: 1})
 	require.NoError(t, l.Create(ctx))

@@ -1,7 +1,6 @@
 package podcloudtest_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -28,7 +27,7 @@ func TestLeakChecker(t *testing.T) {
 		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c2-apiserver", Labels: labels("k3", "endpoint", "c2")}},
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "not-ours", Labels: labels("k1", "x", "c1")}},
 	).Build()
-	leaks, err := podcloudtest.LeakChecker(c).Leaks(context.Background(),
+	leaks, err := podcloudtest.LeakChecker(c).Leaks(t.Context(),
 		lifecycle.LeakQuery{Namespace: "ns", ClusterName: "c1", OwnershipKeys: []string{"k1", "k2"}})
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"Pod ns/m-0", "Pod ns/m-0-again", "duplicate: Pod ns/m-0 and Pod ns/m-0-again", "Secret other/m-1-bootstrap"}, leaks,

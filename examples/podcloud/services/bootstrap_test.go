@@ -86,7 +86,7 @@ type machineEnv struct {
 
 func newMachineEnv(t testing.TB) *machineEnv {
 	t.Helper()
-	ns := newNamespace(t)
+	ns := env.Namespace(t, "podcloud")
 	createServiceAccount(t, ns, services.ServiceAccountName(clusterName))
 	lookup := lookupIn(ns)
 	b, err := services.NewBootstrap(env.Client, lookup)
@@ -200,7 +200,7 @@ func TestBootstrapCases(t *testing.T) {
 // TestBootstrapDeleteWithoutPodCluster deletes the Secret of a machine whose PodCluster is gone and whose
 // recorded ID is lost: it is found by its ownership labels, in any namespace.
 func TestBootstrapDeleteWithoutPodCluster(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	e := newMachineEnv(t)
 	s := machineScope("m-orphan")
 	preMachine(t, e.bootstrap, s, &done)

@@ -59,7 +59,7 @@ func editService(t testing.TB, s clusterFake, edit func(*corev1.Service)) {
 	t.Helper()
 	svc := serviceOf(t, s)
 	edit(svc)
-	require.NoError(t, env.Client.Update(context.Background(), svc))
+	require.NoError(t, env.Client.Update(t.Context(), svc))
 }
 
 // withService sets the type and port of the control plane Service.
@@ -72,13 +72,13 @@ func withService(typ v1beta2.ServiceType, port int32) func(*v1beta2.PodCluster) 
 func TestServiceAccountCases(t *testing.T) {
 	sa := clusterService(func(s *clusterSteps) reconcile.Service[services.ClusterScope] { return s.serviceAccount })
 	steps := newClusterSteps(t)
-	found := clusterScope(clusterName, newNamespace(t))
+	found := clusterScope(clusterName, env.Namespace(t, "podcloud"))
 	preCluster(t, steps.serviceAccount, found, &done)
-	deleted := clusterScope(clusterName, newNamespace(t))
+	deleted := clusterScope(clusterName, env.Namespace(t, "podcloud"))
 	preCluster(t, steps.serviceAccount, deleted, &done)
-	taken := clusterScope(clusterName, newNamespace(t))
+	taken := clusterScope(clusterName, env.Namespace(t, "podcloud"))
 	createServiceAccount(t, taken.Object.Spec.Namespace, services.ServiceAccountName(clusterName))
-	ownNamespace := newNamespace(t)
+	ownNamespace := env.Namespace(t, "podcloud")
 
 	serviceAccountOf := func(t *testing.T, s clusterFake) (*corev1.ServiceAccount, bool) {
 		acc := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: s.Object.TargetNamespace(), Name: services.ServiceAccountName(s.ClusterInfo.Name)}}
@@ -86,7 +86,7 @@ func TestServiceAccountCases(t *testing.T) {
 	}
 	servicetest.RunClusterCases(t, sa, []servicetest.ClusterCase[*v1beta2.PodCluster, *clusterSteps]{
 		{
-			Name: "creates the ServiceAccount without an API token and records it", Scope: clusterScope(clusterName, newNamespace(t)),
+			Name: "creates the ServiceAccount without an API token and records it", Scope: clusterScope(clusterName, env.Namespace(t, "podcloud")),
 			Want: servicetest.Outcome{Result: done},
 			Check: func(t *testing.T, s clusterFake, _ *clusterSteps) {
 				acc, ok := serviceAccountOf(t, s)
@@ -123,7 +123,7 @@ func TestServiceAccountCases(t *testing.T) {
 		{
 			// Cluster API accepts any label value as a Cluster name ("my_cluster"); it is not a valid object
 			// name, which no retry can fix.
-			Name: "a Cluster name that makes an invalid ServiceAccount name is terminal", Scope: clusterScope("my_cluster", newNamespace(t)),
+			Name: "a Cluster name that makes an invalid ServiceAccount name is terminal", Scope: clusterScope("my_cluster", env.Namespace(t, "podcloud")),
 			Want: servicetest.Outcome{Class: reconcile.ClassTerminal, Reason: conditions.ReasonInvalidParameters, Unchanged: true},
 		},
 		{
@@ -143,7 +143,7 @@ func TestEndpointCases(t *testing.T) {
 	steps := newClusterSteps(t)
 	// prepared returns a cluster scope whose Service the Endpoint step created, with its ID.
 	prepared := func(edit ...func(*v1beta2.PodCluster)) (clusterFake, string) {
-		s := clusterScope(clusterName, newNamespace(t), edit...)
+		s := clusterScope(clusterName, env.Namespace(t, "podcloud"), edit...)
 		preCluster(t, steps.endpoint, s, nil)
 		id, ok := s.ResourceID(services.KeyEndpoint)
 		require.True(t, ok)
@@ -183,7 +183,7 @@ func TestEndpointCases(t *testing.T) {
 
 	servicetest.RunClusterCases(t, ep, []servicetest.ClusterCase[*v1beta2.PodCluster, *clusterSteps]{
 		{
-			Name: "creates the ClusterIP Service and sets the endpoint to its cluster IP", Scope: clusterScope(clusterName, newNamespace(t)),
+			Name: "creates the ClusterIP Service and sets the endpoint to its cluster IP", Scope: clusterScope(clusterName, env.Namespace(t, "podcloud")),
 			Want: servicetest.Outcome{Result: done},
 			Check: func(t *testing.T, s clusterFake, steps *clusterSteps) {
 				svc := serviceOf(t, s)
@@ -203,14 +203,14 @@ func TestEndpointCases(t *testing.T) {
 		},
 		{
 			Name: "keeps the endpoint the user set",
-			Scope: clusterScope(clusterName, newNamespace(t), func(pc *v1beta2.PodCluster) {
+			Scope: clusterScope(clusterName, env.Namespace(t, "podcloud"), func(pc *v1beta2.PodCluster) {
 				pc.Spec.ControlPlaneEndpoint = contract.APIEndpoint{Host: "api.example.com", Port: 443}
 			}),
 			Want:  servicetest.Outcome{Result: done},
 			Check: provisioned("api.example.com", 443),
 		},
 		{
-			Name: "a NodePort Service on another port", Scope: clusterScope(clusterName, newNamespace(t), withService(v1beta2.ServiceNodePort, 7443)),
+			Name: "a NodePort Service on another port", Scope: clusterScope(clusterName, env.Namespace(t, "podcloud"), withService(v1beta2.ServiceNodePort, 7443)),
 			Want: servicetest.Outcome{Result: done},
 			Check: func(t *testing.T, s clusterFake, steps *clusterSteps) {
 				svc := serviceOf(t, s)
@@ -286,7 +286,7 @@ func TestEndpointCases(t *testing.T) {
 		{
 			// Cluster API accepts "my.cluster" as a Cluster name (a label value); "my.cluster-apiserver" is
 			// not a Service name (a DNS label), which no retry can fix.
-			Name: "a Cluster name that makes an invalid Service name is terminal", Scope: clusterScope("my.cluster", newNamespace(t)),
+			Name: "a Cluster name that makes an invalid Service name is terminal", Scope: clusterScope("my.cluster", env.Namespace(t, "podcloud")),
 			Want: servicetest.Outcome{Class: reconcile.ClassTerminal, Reason: conditions.ReasonInvalidParameters, Unchanged: true},
 		},
 		{
@@ -306,9 +306,9 @@ func TestEndpointCases(t *testing.T) {
 // the cluster provisioned behind an address no Service has: it either gets the same address back or says
 // it cannot.
 func TestEndpointServiceDeletedOutOfBand(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	steps := newClusterSteps(t)
-	s := clusterScope(clusterName, newNamespace(t))
+	s := clusterScope(clusterName, env.Namespace(t, "podcloud"))
 	preCluster(t, steps.endpoint, s, &done)
 	old := serviceOf(t, s)
 	require.Equal(t, old.Spec.ClusterIP, s.Object.Spec.ControlPlaneEndpoint.Host)
@@ -370,9 +370,9 @@ func TestFailureDomainsCases(t *testing.T) {
 // TestEndpointServiceComesBackAtItsAddress deletes the control plane Service behind podcloud's back: the
 // step creates it again at the cluster IP spec.controlPlaneEndpoint names, which cannot change.
 func TestEndpointServiceComesBackAtItsAddress(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	steps := newClusterSteps(t)
-	s := clusterScope(clusterName, newNamespace(t))
+	s := clusterScope(clusterName, env.Namespace(t, "podcloud"))
 	preCluster(t, steps.endpoint, s, &done)
 	old := serviceOf(t, s)
 	require.NoError(t, env.Client.Delete(ctx, old))

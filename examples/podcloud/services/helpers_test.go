@@ -46,19 +46,11 @@ type clusterFake = *scopetest.FakeClusterScope[*v1beta2.PodCluster]
 // machineFake is the fake scope of a PodMachine.
 type machineFake = *scopetest.FakeMachineScope[*v1beta2.PodMachine]
 
-// newNamespace creates a fresh namespace of the target cluster.
-func newNamespace(t testing.TB) string {
-	t.Helper()
-	ns, err := env.CreateNamespace(context.Background(), "podcloud")
-	require.NoError(t, err)
-	return ns
-}
-
 // createServiceAccount creates the ServiceAccount name in ns: Pods are refused without it (admission).
 func createServiceAccount(t testing.TB, ns, name string) {
 	t.Helper()
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-	require.NoError(t, env.Client.Create(context.Background(), sa))
+	require.NoError(t, env.Client.Create(t.Context(), sa))
 }
 
 // clusterScope returns a new fake scope of the PodCluster of Cluster cluster, whose objects live in the
@@ -141,13 +133,13 @@ var noPodCluster = services.ClusterLookupFunc(func(context.Context, scope.Cluste
 // get reads the object named like obj (namespace and name) from the API server into obj.
 func get(t testing.TB, obj client.Object) {
 	t.Helper()
-	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), obj))
+	require.NoError(t, env.Client.Get(t.Context(), client.ObjectKeyFromObject(obj), obj))
 }
 
 // exists reports whether the object named like obj exists.
 func exists(t testing.TB, obj client.Object) bool {
 	t.Helper()
-	err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), obj)
+	err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(obj), obj)
 	if apierrors.IsNotFound(err) {
 		return false
 	}
@@ -158,7 +150,7 @@ func exists(t testing.TB, obj client.Object) bool {
 // owned lists the objects of list's kind in ns that carry the ownership key of an owner.
 func owned(t testing.TB, list client.ObjectList, ns, ownershipKey string) {
 	t.Helper()
-	require.NoError(t, env.Client.List(context.Background(), list, client.InNamespace(ns),
+	require.NoError(t, env.Client.List(t.Context(), list, client.InNamespace(ns),
 		client.MatchingLabels{reconcile.TagOwnershipKey: ownershipKey}))
 }
 
@@ -175,7 +167,7 @@ func setPodStatus(t testing.TB, pod *corev1.Pod, status corev1.PodStatus) {
 	t.Helper()
 	get(t, pod)
 	pod.Status = status
-	require.NoError(t, env.Client.Status().Update(context.Background(), pod))
+	require.NoError(t, env.Client.Status().Update(t.Context(), pod))
 }
 
 // running is the status of a Pod that runs with IP ip.
@@ -188,7 +180,7 @@ func bind(t testing.TB, pod *corev1.Pod, node string) {
 	t.Helper()
 	b := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: pod.Name},
 		Target: corev1.ObjectReference{Kind: "Node", Name: node}}
-	require.NoError(t, env.Client.SubResource("binding").Create(context.Background(), pod, b))
+	require.NoError(t, env.Client.SubResource("binding").Create(t.Context(), pod, b))
 	get(t, pod)
 	require.Equal(t, node, pod.Spec.NodeName)
 }
@@ -196,7 +188,7 @@ func bind(t testing.TB, pod *corev1.Pod, node string) {
 // forceDelete deletes the Pod at once, as the kubelet does once its containers stopped.
 func forceDelete(t testing.TB, pod *corev1.Pod) {
 	t.Helper()
-	err := env.Client.Delete(context.Background(), pod, client.GracePeriodSeconds(0))
+	err := env.Client.Delete(t.Context(), pod, client.GracePeriodSeconds(0))
 	require.NoError(t, client.IgnoreNotFound(err))
 }
 
@@ -208,7 +200,7 @@ func createNode(t testing.TB, name, zone string) {
 	if zone != "" {
 		n.Labels = map[string]string{corev1.LabelTopologyZone: zone}
 	}
-	require.NoError(t, env.Client.Create(context.Background(), n))
+	require.NoError(t, env.Client.Create(t.Context(), n))
 	t.Cleanup(func() {
 		err := env.Client.Delete(context.Background(), n, client.GracePeriodSeconds(0))
 		if err != nil && !apierrors.IsNotFound(err) {
@@ -224,7 +216,7 @@ var errBootstrapReadAgain = errors.New("the bootstrap data was read again")
 // requires that the result is want (nil: any result without error).
 func preMachine(t testing.TB, svc reconcile.Service[services.MachineScope], s machineFake, want *reconcile.Result) {
 	t.Helper()
-	res, err := svc.Reconcile(context.Background(), s)
+	res, err := svc.Reconcile(t.Context(), s)
 	require.NoError(t, err)
 	if want != nil {
 		require.Equal(t, *want, res)
@@ -234,7 +226,7 @@ func preMachine(t testing.TB, svc reconcile.Service[services.MachineScope], s ma
 // preCluster is preMachine for a cluster step.
 func preCluster(t testing.TB, svc reconcile.Service[services.ClusterScope], s clusterFake, want *reconcile.Result) {
 	t.Helper()
-	res, err := svc.Reconcile(context.Background(), s)
+	res, err := svc.Reconcile(t.Context(), s)
 	require.NoError(t, err)
 	if want != nil {
 		require.Equal(t, *want, res)

@@ -46,8 +46,8 @@ func deleteAll[S any](ctx context.Context, s S, steps ...reconcile.Service[S]) (
 // plane Pod only, a provisioned machine's steady-state reconcile writes nothing and reads no bootstrap data,
 // and deleting everything leaves nothing of the cluster in the namespace.
 func TestClusterAndMachinesLifecycle(t *testing.T) {
-	ctx := context.Background()
-	ns := newNamespace(t)
+	ctx := t.Context()
+	ns := env.Namespace(t, "podcloud")
 	cc := scopetest.NewCountingClient(env.Client)
 
 	cs := clusterScope(clusterName, ns)

@@ -236,7 +236,7 @@ func TestPodIsBuiltFromTheMachine(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := tt.scope
 			s.Object.Spec.Image, s.Object.Spec.FailureDomain, s.Object.Spec.Resources = tt.image, tt.specZone, tt.resources
-			res, err := e.pod.Reconcile(context.Background(), s)
+			res, err := e.pod.Reconcile(t.Context(), s)
 			require.NoError(t, err)
 			pod := podOf(t, e.ns, s)
 			id := e.ns + "/" + pod.Name + "/" + string(pod.UID)
@@ -289,7 +289,7 @@ func TestPodIsBuiltFromTheMachine(t *testing.T) {
 			assert.Equal(t, services.SecretName(s.Object.Name), secret.SecretName)
 
 			setPodStatus(t, pod, running("10.244.3.9"))
-			res, err = e.pod.Reconcile(context.Background(), s)
+			res, err = e.pod.Reconcile(t.Context(), s)
 			require.NoError(t, err)
 			assert.Equal(t, done, res)
 			assert.Equal(t, contract.MachineAddress{Type: contract.MachineHostName, Address: s.Object.Name}, s.Object.Status.Addresses[1],
@@ -304,7 +304,7 @@ func TestPodLookupError(t *testing.T) {
 	p, err := services.NewPod(env.Client, env.Client, noPodCluster)
 	require.NoError(t, err)
 	s := machineScope("m-lost")
-	_, err = p.Reconcile(context.Background(), s)
+	_, err = p.Reconcile(t.Context(), s)
 	require.ErrorIs(t, err, scope.ErrNoInfraCluster)
 	assert.False(t, reconcile.IsTerminal(err))
 	assert.Empty(t, s.Object.Spec.ProviderID)

@@ -101,7 +101,7 @@ func scenarioFixture[S any, O client.Object](t testing.TB, ns string, res reconc
 // newResources returns podcloud's Resources of a fresh namespace.
 func newResources(t testing.TB) (services.Resources, string) {
 	t.Helper()
-	ns := newNamespace(t)
+	ns := env.Namespace(t, "podcloud")
 	r, err := services.NewResources(env.Client, ns)
 	require.NoError(t, err)
 	return r, ns

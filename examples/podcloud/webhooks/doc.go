@@ -1,4 +1,4 @@
-// Package webhooks holds the admission webhooks of podcloud's API (package api/v1beta2), built on the typed
+// Package webhooks holds the admission webhooks of podcloud's API (package api/v1beta2). They are built on the typed
 // admission.Defaulter and admission.Validator of controller-runtime.
 //
 // The CRD schemas already default and check what can be said per field (namespace pattern, Service type

@@ -69,8 +69,7 @@ func startWebhooks(t *testing.T) (client.Client, string) {
 		return mgr.GetWebhookServer().StartedChecker()(&http.Request{}) == nil
 	}, 30*time.Second, 50*time.Millisecond, "the webhook server does not serve")
 
-	ns, err := env.CreateNamespace(context.Background(), "webhooks")
-	require.NoError(t, err)
+	ns := env.Namespace(t, "webhooks")
 	return env.Client, ns
 }
 

@@ -1,7 +1,6 @@
 package webhooks_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -52,7 +51,7 @@ func TestDefaultPodClusterSpec(t *testing.T) {
 	}
 
 	c := &v1beta2.PodCluster{}
-	require.NoError(t, webhooks.PodCluster.Default(context.Background(), c))
+	require.NoError(t, webhooks.PodCluster.Default(t.Context(), c))
 	assert.Equal(t, v1beta2.ControlPlaneServiceSpec{Type: v1beta2.ServiceClusterIP, Port: 6443}, c.Spec.ControlPlaneService)
 }
 
@@ -117,7 +116,7 @@ func TestValidatePodClusterSpecUpdate(t *testing.T) {
 }
 
 func TestPodClusterWebhook(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	wh := webhooks.PodCluster
 	c := &v1beta2.PodCluster{ObjectMeta: metav1.ObjectMeta{Name: "demo"}}
 	require.NoError(t, wh.Default(ctx, c))

@@ -1,7 +1,6 @@
 package webhooks_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -175,7 +174,7 @@ func TestValidatePodMachineSpecUpdate(t *testing.T) {
 }
 
 func TestPodMachineWebhook(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	wh := webhooks.PodMachine
 	m := &v1beta2.PodMachine{ObjectMeta: metav1.ObjectMeta{Name: "m-0"}, Spec: v1beta2.PodMachineSpec{Image: "kindest/node:v1.36.3"}}
 	_, err := wh.ValidateCreate(ctx, m)

@@ -54,12 +54,12 @@ func TestPodMachineTemplateWebhook(t *testing.T) {
 	wh := webhooks.PodMachineTemplate
 	tmpl := &v1beta2.PodMachineTemplate{ObjectMeta: metav1.ObjectMeta{Name: "workers"}}
 	tmpl.Spec.Template.Spec.Image = "kindest/node:v1.36.3"
-	_, err := wh.ValidateCreate(context.Background(), tmpl)
+	_, err := wh.ValidateCreate(t.Context(), tmpl)
 	require.NoError(t, err)
 
 	withID := tmpl.DeepCopy()
 	withID.Spec.Template.Spec.ProviderID = "podcloud://ns/m-0/uid"
-	_, err = wh.ValidateCreate(context.Background(), withID)
+	_, err = wh.ValidateCreate(t.Context(), withID)
 	require.True(t, apierrors.IsInvalid(err), "want Invalid, got %v", err)
 	assert.Contains(t, err.Error(), `spec.template.spec.providerID: Invalid value: "podcloud://ns/m-0/uid": must be empty in a template`)
 
@@ -86,14 +86,14 @@ func TestPodMachineTemplateWebhook(t *testing.T) {
 		newT    *v1beta2.PodMachineTemplate
 		wantErr string
 	}{
-		{"no change", context.Background(), tmpl, ""},
-		{"object metadata may change", context.Background(), onlyObjectMeta, ""},
-		{"spec change", context.Background(), newer, specImmutable},
-		{"template metadata change", context.Background(), relabelled, "spec.template.metadata: Forbidden: field is immutable"},
-		{"resources change", context.Background(), resized, "spec.template.spec.resources: Forbidden: field is immutable"},
+		{"no change", t.Context(), tmpl, ""},
+		{"object metadata may change", t.Context(), onlyObjectMeta, ""},
+		{"spec change", t.Context(), newer, specImmutable},
+		{"template metadata change", t.Context(), relabelled, "spec.template.metadata: Forbidden: field is immutable"},
+		{"resources change", t.Context(), resized, "spec.template.spec.resources: Forbidden: field is immutable"},
 		{"dry-run without the annotation", requestContext(true), newer, specImmutable},
 		{"annotated, not a dry-run", requestContext(false), annotated, specImmutable},
-		{"annotated, no request", context.Background(), annotated, specImmutable},
+		{"annotated, no request", t.Context(), annotated, specImmutable},
 		{"topology dry-run", requestContext(true), annotated, ""},
 		{"topology dry-run of template metadata", requestContext(true), annotatedRelabelled, ""},
 		{"topology dry-run still validates", requestContext(true), badAnnotated, `spec.template.spec.image: Invalid value: "kindest/Node"`},
@@ -109,22 +109,22 @@ func TestPodMachineTemplateWebhook(t *testing.T) {
 		})
 	}
 
-	_, err = wh.ValidateDelete(context.Background(), tmpl)
+	_, err = wh.ValidateDelete(t.Context(), tmpl)
 	require.NoError(t, err)
 }
 
 func TestPodClusterTemplateWebhook(t *testing.T) {
 	wh := webhooks.PodClusterTemplate
 	tmpl := &v1beta2.PodClusterTemplate{ObjectMeta: metav1.ObjectMeta{Name: "pods"}}
-	require.NoError(t, wh.Default(context.Background(), tmpl))
+	require.NoError(t, wh.Default(t.Context(), tmpl))
 	assert.Equal(t, v1beta2.ControlPlaneServiceSpec{Type: v1beta2.ServiceClusterIP, Port: webhooks.DefaultControlPlanePort},
 		tmpl.Spec.Template.Spec.ControlPlaneService, "defaulted as a PodCluster's spec")
-	_, err := wh.ValidateCreate(context.Background(), tmpl)
+	_, err := wh.ValidateCreate(t.Context(), tmpl)
 	require.NoError(t, err)
 
 	hostOnly := tmpl.DeepCopy()
 	hostOnly.Spec.Template.Spec.ControlPlaneEndpoint.Host = "10.0.0.1"
-	_, err = wh.ValidateCreate(context.Background(), hostOnly)
+	_, err = wh.ValidateCreate(t.Context(), hostOnly)
 	require.True(t, apierrors.IsInvalid(err), "want Invalid, got %v", err)
 	assert.Contains(t, err.Error(), `PodClusterTemplate.infrastructure.podcloud.capkit.io "pods" is invalid: `+
 		`spec.template.spec.controlPlaneEndpoint.port: Required value: must be set when host is set (host "10.0.0.1")`)
@@ -149,14 +149,14 @@ func TestPodClusterTemplateWebhook(t *testing.T) {
 		newT    *v1beta2.PodClusterTemplate
 		wantErr string
 	}{
-		{"no change", context.Background(), tmpl, ""},
-		{"object metadata may change", context.Background(), onlyObjectMeta, ""},
-		{"spec change names the field", context.Background(), nodePort, typeImmutable},
-		{"namespace change", context.Background(), otherNamespace, "spec.template.spec.namespace: Forbidden: field is immutable"},
-		{"template metadata change", context.Background(), relabelled, "spec.template.metadata: Forbidden: field is immutable"},
+		{"no change", t.Context(), tmpl, ""},
+		{"object metadata may change", t.Context(), onlyObjectMeta, ""},
+		{"spec change names the field", t.Context(), nodePort, typeImmutable},
+		{"namespace change", t.Context(), otherNamespace, "spec.template.spec.namespace: Forbidden: field is immutable"},
+		{"template metadata change", t.Context(), relabelled, "spec.template.metadata: Forbidden: field is immutable"},
 		{"dry-run without the annotation", requestContext(true), nodePort, typeImmutable},
 		{"annotated, not a dry-run", requestContext(false), annotated, typeImmutable},
-		{"annotated, no request", context.Background(), annotated, typeImmutable},
+		{"annotated, no request", t.Context(), annotated, typeImmutable},
 		{"topology dry-run", requestContext(true), annotated, ""},
 		{"topology dry-run still validates", requestContext(true), badAnnotated,
 			`spec.template.spec.controlPlaneEndpoint.host: Required value: must be set when port is set (port 6443)`},
@@ -174,8 +174,8 @@ func TestPodClusterTemplateWebhook(t *testing.T) {
 
 	deleting := hostOnly.DeepCopy()
 	deleting.DeletionTimestamp = ptr.To(metav1.Now())
-	_, err = wh.ValidateUpdate(context.Background(), hostOnly, deleting)
+	_, err = wh.ValidateUpdate(t.Context(), hostOnly, deleting)
 	require.NoError(t, err, "an invalid template being deleted can lose its finalizers")
-	_, err = wh.ValidateDelete(context.Background(), tmpl)
+	_, err = wh.ValidateDelete(t.Context(), tmpl)
 	require.NoError(t, err)
 }

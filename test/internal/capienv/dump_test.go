@@ -1,7 +1,6 @@
 package capienv_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -23,8 +22,8 @@ func TestDumpShowsPhaseAndConditions(t *testing.T) {
 	m.Status.Conditions = []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse, Reason: "NotReady", Message: "a\nb"}}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(m).Build()
 
-	out := capienv.Dump(context.Background(), c, "ns", clusterv1.GroupVersion.WithKind("Machine"))
+	out := capienv.Dump(t.Context(), c, "ns", clusterv1.GroupVersion.WithKind("Machine"))
 	assert.Contains(t, out, `Machine ns/m0 phase="Provisioning" finalizers=[f] deleting=false`)
 	assert.Contains(t, out, "  Ready=False NotReady: a b\n", "one line per condition")
-	assert.NotContains(t, capienv.Dump(context.Background(), c, "other", clusterv1.GroupVersion.WithKind("Machine")), "m0")
+	assert.NotContains(t, capienv.Dump(t.Context(), c, "other", clusterv1.GroupVersion.WithKind("Machine")), "m0")
 }

@@ -1,7 +1,6 @@
 package capienv_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -43,7 +42,7 @@ func TestInstallInventoryRejectsIncompleteProviders(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := capienv.InstallInventory(context.Background(), nil, tt.p) // rejected before any request
+			err := capienv.InstallInventory(t.Context(), nil, tt.p) // rejected before any request
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.wantErr)
 		})
@@ -89,7 +88,7 @@ func TestClusterAPIProvidersNameComponentsAsClusterctl(t *testing.T) {
 // TestInstallInventoryIsReadByClusterctl installs the inventory in a real API server and reads it back with
 // clusterctl's own inventory client, the one `clusterctl move` checks both management clusters with.
 func TestInstallInventoryIsReadByClusterctl(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	env, err := capienv.NewEnvironment(nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, env.Stop()) })

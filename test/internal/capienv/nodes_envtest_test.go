@@ -32,7 +32,7 @@ func startAPIServer(t *testing.T) *envtest.Environment {
 func nodeConditions(t *testing.T, c client.Client, name string) map[corev1.NodeConditionType]corev1.ConditionStatus {
 	t.Helper()
 	var n corev1.Node
-	require.NoError(t, c.Get(context.Background(), client.ObjectKey{Name: name}, &n))
+	require.NoError(t, c.Get(t.Context(), client.ObjectKey{Name: name}, &n))
 	out := map[corev1.NodeConditionType]corev1.ConditionStatus{}
 	for _, c := range n.Status.Conditions {
 		out[c.Type] = c.Status
@@ -44,7 +44,7 @@ func nodeConditions(t *testing.T, c client.Client, name string) map[corev1.NodeC
 // its status write. JoinNode must tolerate the other writer and keep the other writer's conditions.
 func TestJoinNodeToleratesAnotherWriterOfTheNode(t *testing.T) {
 	env := startAPIServer(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	raw, err := client.NewWithWatch(env.Config, client.Options{})
 	require.NoError(t, err)
 
@@ -75,7 +75,7 @@ func TestJoinNodeToleratesAnotherWriterOfTheNode(t *testing.T) {
 // harmless.
 func TestJoinNodeReportsAnExistingNodeReady(t *testing.T) {
 	env := startAPIServer(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	c, err := client.New(env.Config, client.Options{})
 	require.NoError(t, err)
 	require.NoError(t, c.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}))
@@ -94,7 +94,7 @@ func TestJoinFirstControlPlaneNodeNudgesTheMachineUntilItHasItsNodeRef(t *testin
 	_, err = env.Start()
 	require.NoError(t, err, "cannot start envtest (KUBEBUILDER_ASSETS from hack/envtest-binaries.sh)")
 	t.Cleanup(func() { _ = env.Stop() })
-	ctx := context.Background()
+	ctx := t.Context()
 	scheme := runtime.NewScheme()
 	require.NoError(t, clientgoscheme.AddToScheme(scheme))
 	require.NoError(t, clusterv1.AddToScheme(scheme))

@@ -1,7 +1,7 @@
-// Package v1beta1 is memcloud's older API version, as memcloud v0.1 shipped it under Cluster API contract
-// v1beta1: MemCluster, MemMachine and MemMachineTemplate in the API group infrastructure.memcloud.capkit.io. It
-// is deprecated, served but not stored: the current release stores package v1beta2, the hub, and converts every
-// object read or written as v1beta1 to and from it with the conversion webhook (ConvertTo and ConvertFrom).
+// Package v1beta1 is memcloud's older API version, as memcloud v0.1 shipped it under Cluster API contract v1beta1. It
+// holds MemCluster, MemMachine and MemMachineTemplate in the API group infrastructure.memcloud.capkit.io. It is
+// deprecated, served but not stored: the current release stores package v1beta2, the hub, and converts every object
+// read or written as v1beta1 to and from it with the conversion webhook (ConvertTo and ConvertFrom).
 //
 // The kinds have the v1beta1 contract's shapes: spec.providerID a *string, status.ready instead of
 // status.initialization.provisioned, failure domains as a map keyed by name (conversion.V1Beta1FailureDomain),

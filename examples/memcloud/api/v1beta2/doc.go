@@ -1,4 +1,4 @@
-// Package v1beta2 is the API of memcloud, capkit's example infrastructure provider: MemCluster and MemMachine
+// Package v1beta2 is the API of memcloud, capkit's example infrastructure provider. It holds MemCluster and MemMachine
 // (the InfraCluster and InfraMachine of Cluster API contract v1beta2) and their templates, in the API group
 // infrastructure.memcloud.capkit.io.
 //

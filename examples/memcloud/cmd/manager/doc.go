@@ -1,5 +1,5 @@
-// Command manager is memcloud's controller manager: the MemCluster and MemMachine controllers and the
-// admission webhooks of memcloud's API, the way a provider's Kubebuilder main.go wires capkit.
+// Command manager is memcloud's controller manager. It runs the MemCluster and MemMachine controllers and the admission
+// webhooks of memcloud's API, wired the way a provider's Kubebuilder main.go wires capkit.
 //
 // memcloud is an in-memory example cloud: the manager creates it in-process with cloud.New, so every cloud
 // resource lives in the manager's memory and is gone when the process stops. A real provider builds its cloud

@@ -1,4 +1,4 @@
-// Command crdversions keeps one API version in the CRDs controller-gen wrote to a folder, for the CRDs of an old
+// Command crdversions keeps one API version in the CRDs controller-gen wrote to a folder. It is for the CRDs of an old
 // release of memcloud, which `make generate` writes with controller-gen from that release's API package:
 //
 //	go run ./examples/memcloud/hack/crdversions -keep v1beta1 examples/memcloud/config/releases/v0.1.0/crd/bases

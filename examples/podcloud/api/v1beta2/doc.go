@@ -1,7 +1,7 @@
-// Package v1beta2 is the API of podcloud, capkit's second example infrastructure provider, whose machines are
-// Pods in a Kubernetes cluster: PodCluster and PodMachine (the InfraCluster and InfraMachine of Cluster API
-// contract v1beta2), and their templates PodClusterTemplate (for ClusterClasses) and PodMachineTemplate, in the
-// API group infrastructure.podcloud.capkit.io.
+// Package v1beta2 is the API of podcloud, capkit's second example infrastructure provider, whose machines are Pods in a
+// Kubernetes cluster. It holds PodCluster and PodMachine (the InfraCluster and InfraMachine of Cluster API contract
+// v1beta2), and their templates PodClusterTemplate (for ClusterClasses) and PodMachineTemplate, in the API group
+// infrastructure.podcloud.capkit.io.
 //
 // The types embed capkit's contract types (contract.APIEndpoint, the v1beta2 status.initialization,
 // contract.FailureDomain, contract.MachineAddress, contract.TemplateObjectMeta) and implement capkit's

@@ -1,4 +1,4 @@
-// Package mycloud is the cloud of the documentation's provider: an in-memory service of VMs with the calls a
+// Package mycloud is the cloud of the documentation's provider. It is an in-memory service of VMs with the calls a
 // cloud SDK has (describe, list by tags, run with an idempotency token, terminate), safe for concurrent use.
 package mycloud
 

@@ -1,6 +1,6 @@
-// Command regen regenerates the generated files of internal/scaffold/machinepool, what CreateMachinePool writes
-// as "make generate" leaves it after the addition of the machine pool (capkit's make generate runs it, after it
-// has regenerated the template's own generated files):
+// Command regen regenerates the generated files of internal/scaffold/machinepool. They are what CreateMachinePool
+// writes, as "make generate" leaves them after the addition of the machine pool; capkit's make generate runs it, after
+// it has regenerated the template's own generated files:
 //
 //	go run ./internal/scaffold/internal/regen -controller-gen bin/controller-gen-v0.21.0
 //

@@ -46,7 +46,7 @@ func TestMemoryCreateIsIdempotentPerToken(t *testing.T) {
 }
 
 func TestMemoryValidates(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	c := cloud.NewMemory()
 	for i, spec := range []cloud.LoadBalancerSpec{{}, {Name: "lb"}, {Name: "lb", Port: 70000}} {
 		_, err := c.CreateLoadBalancer(ctx, spec, fmt.Sprint(i), nil)

@@ -32,8 +32,7 @@ func TestLifecycle(t *testing.T) {
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, m.Stop()) })
-	ns, err := env.CreateNamespace(ctx, "lifecycle")
-	require.NoError(t, err)
+	ns := env.Namespace(t, "lifecycle")
 
 	lifecycle.Run(t, env.Client, lifecycle.Spec{
 		Namespace: ns, ClusterName: "lc",

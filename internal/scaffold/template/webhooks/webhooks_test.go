@@ -1,7 +1,6 @@
 package webhooks_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,7 +13,7 @@ import (
 )
 
 func TestQuuxMachineDefaultsAndImmutability(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	m := &v1beta2.QuuxMachine{}
 	require.NoError(t, webhooks.QuuxMachine.Default(ctx, m))
 	assert.Equal(t, v1beta2.DefaultImage, m.Spec.Image)
@@ -45,7 +44,7 @@ func TestQuuxMachineDefaultsAndImmutability(t *testing.T) {
 }
 
 func TestQuuxClusterEndpointIsImmutableOnceSet(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	c := &v1beta2.QuuxCluster{}
 	require.NoError(t, webhooks.QuuxCluster.Default(ctx, c))
 	assert.Equal(t, int32(v1beta2.DefaultLoadBalancerPort), c.Spec.LoadBalancerPort)

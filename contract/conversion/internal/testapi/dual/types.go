@@ -1,6 +1,6 @@
-// Package dual is the test provider's FooMachine in one API version that serves both the v1beta1 and the
-// v1beta2 contract (its CRD's labels cluster.x-k8s.io/v1beta1 and cluster.x-k8s.io/v1beta2 both name it): its
-// status has status.ready and status.initialization.provisioned, written together.
+// Package dual is the test provider's FooMachine in one API version that serves both the v1beta1 and the v1beta2
+// contract. Its CRD's labels cluster.x-k8s.io/v1beta1 and cluster.x-k8s.io/v1beta2 both name it, and its status has
+// status.ready and status.initialization.provisioned, written together.
 // +kubebuilder:object:generate=true
 package dual
 

@@ -1,4 +1,4 @@
-// Package v1beta1 is the test provider's FooMachine and FooCluster on the v1beta1 contract: spokes, converted
+// Package v1beta1 is the test provider's FooMachine and FooCluster on the v1beta1 contract. They are spokes, converted
 // to and from the hubs in package v1beta2 with package conversion's helpers.
 // +kubebuilder:object:generate=true
 package v1beta1
