@@ -32,7 +32,8 @@ func TestLifecycle(t *testing.T) {
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, m.Stop()) })
-	ns := env.Namespace(t, "lifecycle")
+	ns, err := env.CreateNamespace(ctx, "lifecycle")
+	require.NoError(t, err)
 
 	lifecycle.Run(t, env.Client, lifecycle.Spec{
 		Namespace: ns, ClusterName: "lc",
