@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/capkit/capkit/internal/scaffold"
 	"github.com/capkit/capkit/internal/scaffold/scaffoldtest"
 	"github.com/capkit/capkit/providertest/testenv"
 )
@@ -54,6 +55,23 @@ func TestReleasedProviderUpgradesWithGoFix(t *testing.T) {
 	scaffoldtest.Run(t, dir, "go", "vet", "./...")
 	scaffoldtest.Run(t, dir, "make", "test")
 	assert.Contains(t, scaffoldtest.Run(t, dir, "make", "check"), " 0 violations", "capkit check of the release files")
+}
+
+// TestScaffoldCompilesAgainstTheLastRelease: a provider that this checkout's `capkit init` writes requires capkit's
+// last release (scaffold.Release) unless --capkit-replace says otherwise, so the scaffold may use only the API of
+// that release. The provider, pointed at the release's files, must build and vet (its tests included).
+func TestScaffoldCompilesAgainstTheLastRelease(t *testing.T) {
+	root, err := testenv.SourceDir("../..")
+	require.NoError(t, err)
+	release := extractRelease(t, root, scaffold.Release)
+	files, err := scaffold.Init(scaffold.Options{Module: "example.com/acme/cluster-api-provider-acme", Provider: "acmecloud",
+		Domain: "acme.example.com", CapkitReplace: release})
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, scaffold.Write(dir, files, false))
+	scaffoldtest.Run(t, dir, "go", "mod", "tidy")
+	scaffoldtest.Run(t, dir, "go", "build", "./...")
+	scaffoldtest.Run(t, dir, "go", "vet", "./...")
 }
 
 // fix runs go fix ./... in dir and returns what it printed; go fix exits 0 when it applied fixes.
