@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -57,6 +58,17 @@ func established(ctx context.Context, t *testing.T, c client.Client, name string
 		}
 		return false, nil
 	}), "CRD %s not established", name)
+	// Established is not yet served in discovery, which the client's REST mapper reads: a create right after
+	// could fail with "no matches for kind". Wait until the mapper knows every served version.
+	gk := schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
+	require.NoError(t, wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		for _, v := range crd.Spec.Versions {
+			if _, err := c.RESTMapper().RESTMapping(gk, v.Name); v.Served && err != nil {
+				return false, nil
+			}
+		}
+		return true, nil
+	}), "CRD %s not in discovery", name)
 	return crd
 }
 
