@@ -13,13 +13,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/capkit/capkit/contract/conversion"
+	"github.com/capkit/capkit/internal/crdtest"
 	"github.com/capkit/capkit/providertest/testenv"
 )
 
@@ -46,30 +46,7 @@ func twoVersionCRD(plural, kind string) *apiextensionsv1.CustomResourceDefinitio
 // established waits until the API server serves the CRD named name as it was last written.
 func established(ctx context.Context, t *testing.T, c client.Client, name string) *apiextensionsv1.CustomResourceDefinition {
 	t.Helper()
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	require.NoError(t, wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
-			return false, err
-		}
-		for _, cond := range crd.Status.Conditions {
-			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
-				return true, nil
-			}
-		}
-		return false, nil
-	}), "CRD %s not established", name)
-	// Established is not yet served in discovery, which the client's REST mapper reads: a create right after
-	// could fail with "no matches for kind". Wait until the mapper knows every served version.
-	gk := schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
-	require.NoError(t, wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
-		for _, v := range crd.Spec.Versions {
-			if _, err := c.RESTMapper().RESTMapping(gk, v.Name); v.Served && err != nil {
-				return false, nil
-			}
-		}
-		return true, nil
-	}), "CRD %s not in discovery", name)
-	return crd
+	return crdtest.WaitUsable(ctx, t, c, name)
 }
 
 // switchStorage makes v2 the storage version of the CRD named name, as a release that moves storage does.

@@ -13,12 +13,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/contract/lint"
+	"github.com/capkit/capkit/internal/crdtest"
 	"github.com/capkit/capkit/providertest/testenv"
 )
 
@@ -35,24 +35,11 @@ func startAPIServer(t *testing.T) *testenv.Environment {
 	return env
 }
 
-// applyCRD creates crd and waits until the API server reports it Established, then returns the server's copy.
+// applyCRD creates crd and waits until it can be used (crdtest.WaitUsable), then returns the server's copy.
 func applyCRD(ctx context.Context, t *testing.T, c client.Client, crd *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.CustomResourceDefinition {
 	t.Helper()
 	require.NoError(t, c.Create(ctx, crd.DeepCopy()), "the API server must accept %s", crd.Name)
-	got := &apiextensionsv1.CustomResourceDefinition{}
-	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		if err := c.Get(ctx, client.ObjectKey{Name: crd.Name}, got); err != nil {
-			return false, err
-		}
-		for _, cond := range got.Status.Conditions {
-			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
-				return true, nil
-			}
-		}
-		return false, nil
-	})
-	require.NoError(t, err, "CRD %s not established", crd.Name)
-	return got
+	return crdtest.WaitUsable(ctx, t, c, crd.Name)
 }
 
 // TestEnvtestContract runs the fixtures and the checkers against a real kube-apiserver: the good CRDs are real
