@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/capkit/capkit/contract"
 )
 
 // Cluster API's marks of a Machine it is updating in place (Cluster API v1.14): the Machine, its InfraMachine
@@ -26,7 +28,7 @@ const (
 )
 
 // machineGVK is the core Machine as Cluster API v1.14 serves it.
-var machineGVK = schema.GroupVersionKind{Group: "cluster.x-k8s.io", Version: "v1beta2", Kind: "Machine"}
+var machineGVK = schema.GroupVersionKind{Group: contract.GroupName, Version: "v1beta2", Kind: "Machine"}
 
 // refusedMessage answers every UpdateMachine request that does not match what the API server holds. It names
 // nothing: whether the objects exist, and which check failed, is logged by the extension, not told the caller.
@@ -95,14 +97,12 @@ func (c Config) liveInfraMachine(ctx context.Context, req *UpdateMachineRequest)
 			machine.GetNamespace(), machine.GetName())
 	}
 	cluster, _, _ := unstructured.NestedString(machine.Object, "spec", "clusterName")
-	if got := live.GetLabels()[clusterNameLabel]; cluster == "" || got != cluster {
+	if got := live.GetLabels()[contract.ClusterNameLabel]; cluster == "" || got != cluster {
 		return nil, refuse("%s %s/%s is labelled for cluster %q, its Machine belongs to %q", c.InfraMachine.Kind, live.GetNamespace(),
 			live.GetName(), got, cluster)
 	}
 	return live, nil
 }
-
-const clusterNameLabel = "cluster.x-k8s.io/cluster-name"
 
 // get reads obj; an object that is not there is a refusal, like any other that does not match.
 func (c Config) get(ctx context.Context, key client.ObjectKey, obj *unstructured.Unstructured) error {

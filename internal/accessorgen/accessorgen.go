@@ -20,6 +20,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/capkit/capkit/contract/clusterctl"
 )
 
 // DefaultOutput is the file name Write writes in the package folder unless told another.
@@ -232,7 +234,7 @@ func Write(dir, output string) error {
 	target := filepath.Join(dir, output)
 	// A named pipe or a device would block or never end the read below; a link would be replaced by the rename.
 	if fi, err := os.Lstat(target); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("cannot write accessors: %q is not a regular file (%s)", target, fileType(fi.Mode()))
+		return fmt.Errorf("cannot write accessors: %q is not a regular file (%s)", target, clusterctl.FileType(fi.Mode()))
 	}
 	src, err := Generate(dir, output)
 	if err != nil {

@@ -13,6 +13,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
+
+	"github.com/capkit/capkit/contract/clusterctl"
 )
 
 // limits bound what Generate reads before it parses anything.
@@ -40,7 +43,7 @@ func loadPackage(dir, output string, lim limits) (*pkg, error) {
 		return nil, fmt.Errorf("cannot read package %q: %w", dir, err)
 	}
 	if !fi.IsDir() {
-		return nil, fmt.Errorf("cannot read package %q: not a folder (%s)", dir, fileType(fi.Mode()))
+		return nil, fmt.Errorf("cannot read package %q: not a folder (%s)", dir, clusterctl.FileType(fi.Mode()))
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -98,9 +101,9 @@ func openRegular(path string) (*os.File, fs.FileInfo, error) {
 		return nil, nil, fmt.Errorf("cannot read %q: %w", path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("cannot read %q: not a regular file (%s)", path, fileType(fi.Mode()))
+		return nil, nil, fmt.Errorf("cannot read %q: not a regular file (%s)", path, clusterctl.FileType(fi.Mode()))
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot read %q: %w", path, err)
 	}
@@ -110,28 +113,9 @@ func openRegular(path string) (*os.File, fs.FileInfo, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, fmt.Errorf("cannot read %q: not a regular file (%s)", path, fileType(fi.Mode()))
+		return nil, nil, fmt.Errorf("cannot read %q: not a regular file (%s)", path, clusterctl.FileType(fi.Mode()))
 	}
 	return f, fi, nil
-}
-
-// fileType names the type of a file that is not a regular one, for errors.
-func fileType(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "symbolic link"
-	case m&fs.ModeNamedPipe != 0:
-		return "named pipe"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeCharDevice != 0:
-		return "character device"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	case m.IsDir():
-		return "folder"
-	}
-	return "irregular file"
 }
 
 // readBounded reads the regular file path, refusing it unread when it is larger than limit bytes.
