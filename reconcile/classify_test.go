@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/internal/fakecloud"
 	"strings"
 	"testing"
 	"time"
@@ -138,7 +139,7 @@ func reconcilerAgrees(t *testing.T, op reconcile.Op, call stepCall, want reconci
 	ctx := t.Context()
 	ns := env.Namespace(t, "rec")
 	obj, _ := newFooCluster(t, ns, false, nil)
-	rec := &recorder{}
+	rec := &fakecloud.Recorder{}
 	r, err := reconcile.NewClusterReconciler(env.Client, func() *testtypes.FooCluster { return &testtypes.FooCluster{} },
 		[]reconcile.Step[clusterScope]{{Name: "LoadBalancer", Service: callService(op, call)}},
 		reconcile.WithEventRecorder(rec), reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)))
@@ -183,11 +184,11 @@ func reconcilerAgrees(t *testing.T, op reconcile.Op, call stepCall, want reconci
 	assert.Equal(t, wantStatus, c.Status, "status of %s", cond)
 	if op == reconcile.OpReconcile {
 		warned := false
-		for _, e := range rec.reasons() {
+		for _, e := range rec.Reasons() {
 			warned = warned || e == "Warning "+want.Reason
 		}
 		failed := want.Class == reconcile.ClassTerminal || want.Class == reconcile.ClassRefused || want.Class == reconcile.ClassTransient
-		assert.Equal(t, failed, warned, "a Warning event for a failure, none for %s: %s", want.Class, strings.Join(rec.all(), "; "))
+		assert.Equal(t, failed, warned, "a Warning event for a failure, none for %s: %s", want.Class, strings.Join(rec.All(), "; "))
 	}
 }
 

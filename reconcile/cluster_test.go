@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/internal/fakecloud"
 	"testing"
 	"time"
 
@@ -32,9 +33,9 @@ type clusterScope = scope.ClusterScoper[*testtypes.FooCluster]
 // clusterFixture is a FooCluster reconciler with a Network step (Ensure on a fake cloud) and a LoadBalancer
 // step, wired to a counting client.
 type clusterFixture struct {
-	cloud    *fakeCloud
+	cloud    *fakecloud.Cloud
 	cc       *scopetest.CountingClient
-	rec      *recorder
+	rec      *fakecloud.Recorder
 	r        *reconcile.ClusterReconciler[*testtypes.FooCluster]
 	order    []string
 	lbResult reconcile.Result
@@ -44,11 +45,11 @@ type clusterFixture struct {
 
 func newClusterFixture(t *testing.T) *clusterFixture {
 	t.Helper()
-	f := &clusterFixture{cloud: newFakeCloud(), cc: scopetest.NewCountingClient(env.Client), rec: &recorder{}, lbResult: reconcile.Result{Done: true}, delDone: true}
+	f := &clusterFixture{cloud: fakecloud.New(), cc: scopetest.NewCountingClient(env.Client), rec: &fakecloud.Recorder{}, lbResult: reconcile.Result{Done: true}, delDone: true}
 	network := reconcile.ServiceFuncs[clusterScope]{
 		ReconcileFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
 			f.order = append(f.order, "reconcile Network")
-			_, err := reconcile.Ensure(ctx, s, "vpc", f.cloud, reconcile.Given(netSpec{CIDR: s.InfraCluster().Spec.Region}))
+			_, err := reconcile.Ensure(ctx, s, "vpc", f.cloud, reconcile.Given(fakecloud.Spec{CIDR: s.InfraCluster().Spec.Region}))
 			return reconcile.Result{Done: err == nil}, err
 		},
 		DeleteFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
@@ -103,7 +104,7 @@ func TestClusterReconcileProvisionsThenIsANoOp(t *testing.T) {
 	ctx := context.Background()
 	obj, _ := newFooCluster(t, ns, false, nil)
 	f := newClusterFixture(t)
-	f.cloud.beforeCall = func(method string) error {
+	f.cloud.BeforeCall = func(method string) error {
 		live := &testtypes.FooCluster{}
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), live); err != nil {
 			return err
@@ -118,7 +119,7 @@ func TestClusterReconcileProvisionsThenIsANoOp(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, res.RequeueAfter)
 	assert.Equal(t, []string{"reconcile Network", "reconcile LoadBalancer"}, f.order)
-	assert.Equal(t, 1, f.cloud.count())
+	assert.Equal(t, 1, f.cloud.Count())
 	// finalizer+label, checkpoint after create, final spec (endpoint) and status.
 	assert.Equal(t, 4, f.cc.Writes(), "%v", f.cc.Log())
 
@@ -131,16 +132,16 @@ func TestClusterReconcileProvisionsThenIsANoOp(t *testing.T) {
 		assert.True(t, conditions.IsTrue(setter, c), c)
 	}
 	assert.True(t, conditions.IsFalse(setter, conditions.Paused))
-	assert.Empty(t, f.rec.all(), "a routine provision emits no event: conditions and status say it all")
+	assert.Empty(t, f.rec.All(), "a routine provision emits no event: conditions and status say it all")
 
 	f.cc.Reset()
 	f.order = nil
-	f.cloud.calls = nil
+	f.cloud.Calls = nil
 	_, err = f.r.Reconcile(ctx, req(obj))
 	require.NoError(t, err)
 	assert.Zero(t, f.cc.Writes(), "a no-op reconcile writes nothing: %v", f.cc.Log())
-	assert.Equal(t, []string{"Get"}, f.cloud.calls, "the tracked ID is only checked")
-	assert.Equal(t, 1, f.cloud.count())
+	assert.Equal(t, []string{"Get"}, f.cloud.Calls, "the tracked ID is only checked")
+	assert.Equal(t, 1, f.cloud.Count())
 }
 
 func TestClusterReconcileWaitsAndSkips(t *testing.T) {
@@ -168,7 +169,7 @@ func TestClusterReconcileWaitsAndSkips(t *testing.T) {
 			require.NoError(t, err)
 			assert.Zero(t, res)
 			assert.Empty(t, f.order, "no service runs")
-			assert.Empty(t, f.cloud.calls, "no cloud call")
+			assert.Empty(t, f.cloud.Calls, "no cloud call")
 			assert.Equal(t, tt.wantWrites, f.cc.Writes(), "%v", f.cc.Log())
 			got := get(t, &testtypes.FooCluster{ObjectMeta: obj.ObjectMeta})
 			assert.Empty(t, got.Finalizers)
@@ -190,7 +191,7 @@ func TestClusterReconcilePausedCluster(t *testing.T) {
 	assert.Empty(t, f.order)
 	got := get(t, &testtypes.FooCluster{ObjectMeta: obj.ObjectMeta})
 	assert.True(t, conditions.IsTrue(conditions.ForSlice(&got.Status.Conditions), conditions.Paused))
-	assert.Contains(t, f.rec.all(), "Normal Paused Pause reconciliation is paused")
+	assert.Contains(t, f.rec.All(), "Normal Paused Pause reconciliation is paused")
 }
 
 func TestClusterReconcileNotFound(t *testing.T) {
@@ -255,7 +256,7 @@ func TestClusterReconcileErrorClasses(t *testing.T) {
 			assert.Contains(t, conditions.GetMessage(got, conditions.Ready), tt.wantMessage, "Ready says why")
 			assert.Equal(t, "net-1", got.Status.Resources["vpc"], "the checkpoint survived the failure")
 			if tt.wantEvent != "" {
-				assert.Contains(t, f.rec.all(), tt.wantEvent)
+				assert.Contains(t, f.rec.All(), tt.wantEvent)
 			}
 		})
 	}
@@ -299,7 +300,7 @@ func TestClusterDeleteRunsStepsInReverseAndRemovesFinalizer(t *testing.T) {
 	f := newClusterFixture(t)
 	_, err := f.r.Reconcile(ctx, req(obj))
 	require.NoError(t, err)
-	require.Equal(t, 1, f.cloud.count())
+	require.Equal(t, 1, f.cloud.Count())
 
 	require.NoError(t, env.Client.Delete(ctx, obj))
 	f.order = nil
@@ -317,10 +318,10 @@ func TestClusterDeleteRunsStepsInReverseAndRemovesFinalizer(t *testing.T) {
 	_, err = f.r.Reconcile(ctx, req(obj))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"delete LoadBalancer", "delete Network"}, f.order)
-	assert.Zero(t, f.cloud.count(), "the network is deleted")
+	assert.Zero(t, f.cloud.Count(), "the network is deleted")
 	err = env.Client.Get(ctx, client.ObjectKeyFromObject(obj), &testtypes.FooCluster{})
 	assert.True(t, apierrors.IsNotFound(err), "the object is gone: %v", err)
-	assert.Contains(t, f.rec.all(), "Normal Deleted Delete cloud resources deleted")
+	assert.Contains(t, f.rec.All(), "Normal Deleted Delete cloud resources deleted")
 }
 
 func TestGenerationGatedStepSkipsWhenObserved(t *testing.T) {
@@ -399,7 +400,7 @@ func TestClusterDeletedByClusterctlMoveKeepsCloudResources(t *testing.T) {
 	f := newClusterFixture(t)
 	_, err := f.r.Reconcile(ctx, req(obj))
 	require.NoError(t, err)
-	require.Equal(t, 1, f.cloud.count())
+	require.Equal(t, 1, f.cloud.Count())
 
 	obj = get(t, obj)
 	obj.Annotations = map[string]string{contract.DeleteForMoveAnnotation: ""}
@@ -411,6 +412,6 @@ func TestClusterDeletedByClusterctlMoveKeepsCloudResources(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, res.RequeueAfter)
 	assert.Empty(t, f.order, "no delete step")
-	assert.Equal(t, 1, f.cloud.count(), "the network lives on for the moved copy")
+	assert.Equal(t, 1, f.cloud.Count(), "the network lives on for the moved copy")
 	assert.NotEmpty(t, get(t, obj).Finalizers, "clusterctl removes the finalizer itself")
 }

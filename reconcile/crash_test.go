@@ -3,6 +3,7 @@ package reconcile_test
 import (
 	"context"
 	"errors"
+	"github.com/capkit/capkit/reconcile/internal/fakecloud"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -24,10 +25,10 @@ var errCrash = errors.New("the controller process dies here")
 
 // crashingCreate is the fake cloud in which the controller dies once Create has created the network, before
 // Ensure records its ID.
-type crashingCreate struct{ *fakeCloud }
+type crashingCreate struct{ *fakecloud.Cloud }
 
-func (c crashingCreate) Create(ctx context.Context, spec netSpec, token string, tags map[string]string) (*fakeNet, error) {
-	_, _ = c.fakeCloud.Create(ctx, spec, token, tags)
+func (c crashingCreate) Create(ctx context.Context, spec fakecloud.Spec, token string, tags map[string]string) (*fakecloud.Net, error) {
+	_, _ = c.Cloud.Create(ctx, spec, token, tags)
 	panic(errCrash)
 }
 
@@ -66,14 +67,14 @@ func TestDeleteAfterCrashWaitsForTheIdentity(t *testing.T) {
 			ctx := t.Context()
 			idName := ns + "-identity"
 			b, _ := newTestBinder(t, ns, idName)
-			cloud := newFakeCloud()
-			var res reconcile.Resource[netSpec, *fakeNet] = cloud
+			cloud := fakecloud.New()
+			var res reconcile.Resource[fakecloud.Spec, *fakecloud.Net] = cloud
 			if tt.beforeCheckpoint {
 				res = crashingCreate{cloud}
 			}
 			network := reconcile.ServiceFuncs[clusterScope]{
 				ReconcileFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
-					if _, err := reconcile.Ensure(ctx, s, "vpc", res, reconcile.Given(netSpec{CIDR: "10.0.0.0/16"})); err != nil {
+					if _, err := reconcile.Ensure(ctx, s, "vpc", res, reconcile.Given(fakecloud.Spec{CIDR: "10.0.0.0/16"})); err != nil {
 						return reconcile.Result{}, err
 					}
 					panic(errCrash)
@@ -92,7 +93,7 @@ func TestDeleteAfterCrashWaitsForTheIdentity(t *testing.T) {
 			setAllowed(t, idName, ns)
 
 			require.True(t, crashes(r, obj), "the controller dies in the first reconcile")
-			require.Equal(t, 1, cloud.count(), "the network was created")
+			require.Equal(t, 1, cloud.Count(), "the network was created")
 			obj = get(t, obj)
 			assert.Nil(t, meta.FindStatusCondition(obj.Status.Conditions, "NetworkReady"), "no step condition survived the crash")
 			if tt.olderCapkit {
@@ -107,20 +108,20 @@ func TestDeleteAfterCrashWaitsForTheIdentity(t *testing.T) {
 			// Refused at delete time: nothing is called, the finalizer stays.
 			setAllowed(t, idName)
 			require.NoError(t, env.Client.Delete(ctx, obj))
-			cloud.calls = nil
+			cloud.Calls = nil
 			_, err = r.Reconcile(ctx, req(obj))
 			require.NoError(t, err)
 			obj = get(t, obj)
 			assert.True(t, controllerutil.ContainsFinalizer(obj, r.Finalizer()), "the object waits for its identity")
-			assert.Empty(t, cloud.calls, "no cloud call without an allowed identity")
-			assert.Equal(t, 1, cloud.count())
+			assert.Empty(t, cloud.Calls, "no cloud call without an allowed identity")
+			assert.Equal(t, 1, cloud.Count())
 			assert.True(t, conditions.IsFalse(obj, reconcile.ConditionIdentityReady))
 
 			// Allowed again: the delete steps delete the network, then the finalizer goes.
 			setAllowed(t, idName, ns)
 			_, err = r.Reconcile(ctx, req(obj))
 			require.NoError(t, err)
-			assert.Zero(t, cloud.count(), "the network created before the crash is deleted")
+			assert.Zero(t, cloud.Count(), "the network created before the crash is deleted")
 			assertGone(t, &testtypes.FooCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: obj.Name}})
 		})
 	}

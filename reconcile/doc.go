@@ -1,5 +1,7 @@
-// Package reconcile has the generic reconcilers a Cluster API infrastructure provider plugs its services into. It also
-// has Ensure, the idempotent lifecycle of one cloud resource.
+// Package reconcile has the generic reconcilers a Cluster API infrastructure provider plugs its services into.
+//
+// The services' cloud calls go through package ensure (the lifecycle of one cloud resource); what a step returns
+// and the environment it runs in are in package step, which both share.
 //
 // # Reconcilers
 //
@@ -26,12 +28,12 @@
 // when the object is looked at again, and the error returned to controller-runtime. The classes, told
 // apart in this order (an error first: the Result that comes with it is ignored):
 //
-//   - ClassThrottled: the error has a ThrottledError in its chain (Throttled(err, retryAfter), what a
+//   - ClassThrottled: the error has a step.ThrottledError in its chain (step.Throttled(err, retryAfter), what a
 //     Resource returns for HTTP 429 or the cloud's throttling code). Not a failure: the condition gets
 //     conditions.ReasonThrottled, no error is returned, and the object is looked at again after the cloud's
 //     hint or a bounded backoff (ThrottleBackoffBase to ThrottleBackoffMax), whichever is longer, with
 //     jitter;
-//   - ClassTerminal: a terminal error (Terminal(reason, err), or controller-runtime's
+//   - ClassTerminal: a terminal error (step.Terminal(reason, err), or controller-runtime's
 //     reconcile.TerminalError(err), whose reason is conditions.ReasonTerminalError), wrapped or not: the
 //     condition gets the reason, a Warning event says why, and nothing is retried until the object
 //     changes;
@@ -41,15 +43,15 @@
 //     or its Secret changes, or after DefaultIdentityRecheck;
 //   - ClassTransient: every other error writes conditions.ReasonTransientError and is returned to
 //     controller-runtime, which retries with exponential backoff;
-//   - ClassInProgress: "not done yet" (a resource still being created, a dependency not ready) is a Result
+//   - ClassInProgress: "not done yet" (a resource still being created, a dependency not ready) is a step.Result
 //     with Done false and no error: the step condition is False with Reason (conditions.ReasonInProgress
 //     when empty) and Message, and the object is looked at again after RequeueAfter (WithDefaultRequeue's
-//     delay, DefaultRequeueAfter, when zero), without error and without backoff;
+//     delay, step.DefaultPollInterval, when zero), without error and without backoff;
 //   - ClassDone: the step condition becomes True with conditions.ReasonReady and the next step runs.
 //
 // While deleting, a step not done or failed is recorded in the Deleting condition (conditions.ReasonDeleting
-// while not done). IsThrottled, IsTerminal and identity.IsRefused report whether an error is of one class;
-// the details are in the error types (errors.As on ThrottledError, TerminalError, identity.RefusedError)
+// while not done). step.IsThrottled, step.IsTerminal and identity.IsRefused report whether an error is of one class;
+// the details are in the error types (errors.As on step.ThrottledError, step.TerminalError, identity.RefusedError)
 // and in Classify. Before the steps, the reconcilers wait without a step outcome: for the owner, and for
 // machines for the Cluster's infrastructure and the bootstrap data, written into the first step's condition
 // (conditions.ReasonWaitingForClusterInfrastructure, conditions.ReasonWaitingForBootstrapData) and resumed by
@@ -58,14 +60,14 @@
 //
 // # The environment of a reconcile
 //
-// Each reconcile runs its steps in an Env (EnvFrom(ctx)), which the reconciler builds from its options: the
+// Each reconcile runs its steps in an Env (step.EnvFrom(ctx)), which the reconciler builds from its options: the
 // object and its event recorder (WithEventRecorder; SetupWithManager takes the manager's when none was
 // given), the rate limiter (WithRateLimiter) and the account whose bucket the cloud calls use (the bound
 // identity's name with WithIdentity), the poll interval of Ensure (WithDefaultRequeue), and how many changes
-// the reconcile made in the cloud (which the throttling backoff reads). Ensure, EnsureDeleted and Eventf
+// the reconcile made in the cloud (which the throttling backoff reads). Ensure, EnsureDeleted and step.Eventf
 // read it; a service reads it for a cloud call of its own (Env.Wait). A service test builds one with NewEnv
-// and ContextWithEnv. Outside a reconcile (no Env) there is no rate limit, Ensure polls every
-// DefaultRequeueAfter, and Eventf logs the event through the context's logger instead of dropping it: an
+// and step.ContextWithEnv. Outside a reconcile (no Env) there is no rate limit, Ensure polls every
+// step.DefaultPollInterval, and step.Eventf logs the event through the context's logger instead of dropping it: an
 // event always has somewhere to go. Only the reconcilers log otherwise.
 //
 // SetupWithManager runs up to WithMaxConcurrentReconciles reconciles of its kind at once (default 1), from
@@ -84,7 +86,7 @@
 //
 //   - condition messages: the ones the reconciler writes (masked before they are cut to 1024 bytes), and
 //     every condition the scope persists (PatchNow, Close), a service's own and the Ready summary included;
-//   - events: the reconciler's and those of Eventf (every note is masked, recorded or logged);
+//   - events: the reconciler's and those of step.Eventf (every note is masked, recorded or logged);
 //   - log lines: the logger in the context, which steps and Ensure use, masks messages and values;
 //   - the error Reconcile returns, which controller-runtime logs (its chain is kept, so terminal and
 //     throttled errors keep their class).
@@ -93,29 +95,6 @@
 // is masked only once the provider registers it (redact.FromContext(ctx).Add). Secrets are read with a
 // context whose logger discards everything (redact.QuietContext): client-go logs response bodies through the
 // context's logger.
-//
-// # Ensure
-//
-// A Resource[S, O] is one kind of cloud resource: S the spec the provider wants, O what the cloud reports of
-// one that exists. Ensure(ctx, scope, key, resource, spec) reads the tracked ID (one Get) and, when it is
-// gone, adopts a resource tagged with the owner's ownership key and the resource key, else creates it with
-// those tags and an idempotency token derived from both, then records the ID and persists it at once. A
-// crash between create and record never makes a second resource: the next Ensure adopts it by its tags or
-// gets it back from the cloud by its token. Ensure returns the observation, so a service never reads the
-// resource twice in one reconcile, and a step Result: Done, or not done while the resource is pending
-// (PendingReporter), after an in-place update of drift (Updater, conditions.ReasonDriftCorrected), or when the drift
-// cannot be updated in place (conditions.ReasonNeedsReplacement, reported and never repaired). The spec is Given, or
-// Lazy: computed only when a create or an update needs it, so a steady-state reconcile reads no bootstrap
-// data. EnsureDeleted deletes the tracked resource and every resource still carrying the ownership tags (an
-// orphan of a lost checkpoint, duplicates of a cloud without idempotency tokens), searching again after
-// each delete; it is Done only when a search finds none, waits for slow deletes, and deletes at most
-// MaxTaggedDeletes tagged resources per call. Both wait for a pending or slow resource with the reconcile's
-// poll interval (Env.PollInterval: WithDefaultRequeue), or a resource's own (WithPollInterval).
-//
-// NewResource builds a Resource from functions (ResourceFuncs), a PendingReporter or Updater only when
-// given their functions; GoneIfNotFound, FindOldest and IgnoreErrors turn a cloud SDK's get, list and delete
-// calls into the behaviour Resource asks for (NotFound means gone, the oldest tagged resource is adopted,
-// deleting what is gone succeeds).
 //
 // # Identities
 //

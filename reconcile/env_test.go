@@ -3,6 +3,8 @@ package reconcile_test
 import (
 	"context"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/internal/fakecloud"
 	"strings"
 	"testing"
 	"time"
@@ -49,13 +51,13 @@ func TestEnsureInheritsThePollInterval(t *testing.T) {
 	tests := []struct {
 		name string
 		env  *reconcile.Env
-		opts []reconcile.EnsureOption
+		opts []ensure.Option
 		want time.Duration
 	}{
 		{name: "no env", want: reconcile.DefaultRequeueAfter},
 		{name: "env", env: reconcile.NewEnv(&testtypes.FooMachine{}, reconcile.WithDefaultRequeue(2*time.Second)), want: 2 * time.Second},
 		{name: "own interval wins", env: reconcile.NewEnv(&testtypes.FooMachine{}, reconcile.WithDefaultRequeue(2*time.Second)),
-			opts: []reconcile.EnsureOption{reconcile.WithPollInterval(5 * time.Second)}, want: 5 * time.Second},
+			opts: []ensure.Option{ensure.WithPollInterval(5 * time.Second)}, want: 5 * time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,15 +65,15 @@ func TestEnsureInheritsThePollInterval(t *testing.T) {
 			if tt.env != nil {
 				ctx = reconcile.ContextWithEnv(ctx, tt.env)
 			}
-			c, tr := newFakeCloud(), newFakeTracker()
-			c.state = "creating"
-			res, err := reconcile.Ensure(ctx, tr, "vpc", withStates{c}, reconcile.Given(netSpec{CIDR: "10.0.0.0/16"}), tt.opts...)
+			c, tr := fakecloud.New(), fakecloud.NewTracker()
+			c.CreateState = "creating"
+			res, err := reconcile.Ensure(ctx, tr, "vpc", fakecloud.WithStates{Cloud: c}, reconcile.Given(fakecloud.Spec{CIDR: "10.0.0.0/16"}), tt.opts...)
 			require.NoError(t, err)
 			assert.Equal(t, conditions.ReasonResourcePending, res.Result.Reason)
 			assert.Equal(t, tt.want, res.Result.RequeueAfter, "Ensure")
 
-			c.nets[res.ID].State = "deleting-slowly"
-			del, err := reconcile.EnsureDeleted(ctx, tr, "vpc", withStates{c}, tt.opts...)
+			c.Nets[res.ID].State = "deleting-slowly"
+			del, err := reconcile.EnsureDeleted(ctx, tr, "vpc", fakecloud.WithStates{Cloud: c}, tt.opts...)
 			require.NoError(t, err)
 			assert.False(t, del.Done)
 			assert.Equal(t, tt.want, del.RequeueAfter, "EnsureDeleted")
@@ -85,15 +87,15 @@ func TestEventfAlwaysGoesSomewhere(t *testing.T) {
 	const secret = "hunter2-very-secret-token"
 	tests := []struct {
 		name       string
-		env        func(rec *recorder) *reconcile.Env
+		env        func(rec *fakecloud.Recorder) *reconcile.Env
 		wantEvents []string
 		wantLogged bool
 	}{
-		{name: "recorder", env: func(rec *recorder) *reconcile.Env {
+		{name: "recorder", env: func(rec *fakecloud.Recorder) *reconcile.Env {
 			return reconcile.NewEnv(&testtypes.FooMachine{}, reconcile.WithEventRecorder(rec))
 		}, wantEvents: []string{"Warning CreateFailed Reconcile the cloud said: token [REDACTED]"}},
-		{name: "env without recorder", env: func(*recorder) *reconcile.Env { return reconcile.NewEnv(&testtypes.FooMachine{}) }, wantLogged: true},
-		{name: "outside a reconcile", env: func(*recorder) *reconcile.Env { return nil }, wantLogged: true},
+		{name: "env without recorder", env: func(*fakecloud.Recorder) *reconcile.Env { return reconcile.NewEnv(&testtypes.FooMachine{}) }, wantLogged: true},
+		{name: "outside a reconcile", env: func(*fakecloud.Recorder) *reconcile.Env { return nil }, wantLogged: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -102,12 +104,12 @@ func TestEventfAlwaysGoesSomewhere(t *testing.T) {
 			red := redact.New()
 			red.Add([]byte(secret))
 			ctx = redact.NewContext(ctx, red)
-			rec := &recorder{}
+			rec := &fakecloud.Recorder{}
 			if env := tt.env(rec); env != nil {
 				ctx = reconcile.ContextWithEnv(ctx, env)
 			}
 			reconcile.Eventf(ctx, reconcile.EventWarning, "CreateFailed", "the cloud said: token %s", secret)
-			assert.Equal(t, tt.wantEvents, rec.all())
+			assert.Equal(t, tt.wantEvents, rec.All())
 			assert.NotContains(t, logs.String(), secret)
 			if tt.wantLogged {
 				assert.Contains(t, logs.String(), `"reason"="CreateFailed"`)
@@ -144,11 +146,11 @@ func TestEnvWait(t *testing.T) {
 // A service test runs a service in the environment a reconciler would give it: events go to the recorder,
 // Ensure waits with the reconciler's poll interval. Outside a reconcile, an event is logged, never dropped.
 func ExampleNewEnv() {
-	rec := &recorder{}
+	rec := &fakecloud.Recorder{}
 	env := reconcile.NewEnv(&testtypes.FooMachine{}, reconcile.WithEventRecorder(rec), reconcile.WithDefaultRequeue(3*time.Second))
 	ctx := reconcile.ContextWithEnv(context.Background(), env)
 	reconcile.Eventf(ctx, reconcile.EventNormal, "Resized", "disk resized to %d GiB", 20)
-	fmt.Println(rec.all(), reconcile.EnvFrom(ctx).PollInterval())
+	fmt.Println(rec.All(), reconcile.EnvFrom(ctx).PollInterval())
 
 	logger := funcr.New(func(_, args string) { fmt.Println(args) }, funcr.Options{})
 	reconcile.Eventf(ctrl.LoggerInto(context.Background(), logger), reconcile.EventWarning, "Stuck", "no recorder")

@@ -4,9 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/step"
 	"time"
-
-	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/identity"
@@ -32,14 +31,14 @@ const (
 	// after the Result's RequeueAfter (the reconciler's default when zero), without error and without
 	// backoff.
 	ClassInProgress
-	// ClassThrottled is an error with a ThrottledError in its chain (Throttled): the cloud refused a call
+	// ClassThrottled is an error with a step.ThrottledError in its chain (step.Throttled): the cloud refused a call
 	// for its rate limit. It is not a failure: the step condition gets conditions.ReasonThrottled, no error
 	// goes to controller-runtime, and the object is looked at again after the cloud's hint or a backoff
 	// that doubles while the object stays throttled without progress (ThrottleBackoffBase,
 	// ThrottleBackoffMax), whichever is longer, plus up to 50% jitter.
 	ClassThrottled
-	// ClassTerminal is a terminal error (Terminal, or controller-runtime's reconcile.TerminalError, wrapped
-	// or not): retrying cannot help. The step condition gets the error's reason (TerminalError's Reason,
+	// ClassTerminal is a terminal error (step.Terminal, or controller-runtime's reconcile.TerminalError, wrapped
+	// or not): retrying cannot help. The step condition gets the error's reason (step.TerminalError's Reason,
 	// conditions.ReasonTerminalError for controller-runtime's) and a Warning event says why; no error goes
 	// to controller-runtime, and nothing is retried until the object changes.
 	ClassTerminal
@@ -97,7 +96,7 @@ type Classification struct {
 	Reason string
 	// RequeueAfter is when the reconciler looks at the object again, zero for "on the next change" (or the
 	// reconciler's resync): the Result's for ClassDone (a periodic re-check; none for a Delete), the
-	// Result's or DefaultRequeueAfter for ClassInProgress, DefaultIdentityRecheck for ClassRefused, and
+	// Result's or step.DefaultPollInterval for ClassInProgress, DefaultIdentityRecheck for ClassRefused, and
 	// for ClassThrottled the least wait of a first throttled reconcile, the cloud's hint bounded by
 	// ThrottleBackoffBase and ThrottleBackoffMax, to which the reconciler adds its backoff and jitter.
 	RequeueAfter time.Duration
@@ -108,22 +107,22 @@ type Classification struct {
 
 // Classify returns what the reconcilers do with the Result and the error one call op of a step's service
 // returned; the reconcilers act on nothing else. Its requeue delays are those of a reconciler with the
-// default settings (DefaultRequeueAfter); WithDefaultRequeue changes ClassInProgress's default.
-func Classify(op Op, res Result, err error) Classification {
-	return classify(op, res, err, DefaultRequeueAfter)
+// default settings (step.DefaultPollInterval); WithDefaultRequeue changes ClassInProgress's default.
+func Classify(op Op, res step.Result, err error) Classification {
+	return classify(op, res, err, step.DefaultPollInterval)
 }
 
 // classify is Classify with the requeue delay of a step not done that gives none.
-func classify(op Op, res Result, err error, defaultRequeue time.Duration) Classification {
+func classify(op Op, res step.Result, err error, pollInterval time.Duration) Classification {
 	if err != nil {
-		var throttled *ThrottledError
+		var throttled *step.ThrottledError
 		var refused *identity.RefusedError
 		switch {
 		case errors.As(err, &throttled):
 			return Classification{Class: ClassThrottled, Reason: conditions.ReasonThrottled,
 				RequeueAfter: min(max(throttled.RetryAfter, ThrottleBackoffBase), ThrottleBackoffMax)}
-		case IsTerminal(err):
-			return Classification{Class: ClassTerminal, Reason: TerminalReason(err)}
+		case step.IsTerminal(err):
+			return Classification{Class: ClassTerminal, Reason: step.TerminalReason(err)}
 		case errors.As(err, &refused):
 			return Classification{Class: ClassRefused, Reason: refused.Reason, RequeueAfter: DefaultIdentityRecheck}
 		}
@@ -137,7 +136,7 @@ func classify(op Op, res Result, err error, defaultRequeue time.Duration) Classi
 	}
 	after := res.RequeueAfter
 	if after <= 0 {
-		after = defaultRequeue
+		after = pollInterval
 	}
 	reason := res.Reason
 	switch {
@@ -149,67 +148,12 @@ func classify(op Op, res Result, err error, defaultRequeue time.Duration) Classi
 	return Classification{Class: ClassInProgress, Reason: reason, RequeueAfter: after}
 }
 
-// TerminalError is a terminal error with the CamelCase reason the reconciler writes into the step
-// condition. It wraps controller-runtime's reconcile.TerminalError, so that errors.Is(err,
-// reconcile.TerminalError(nil)) holds for it as for any terminal error.
-type TerminalError struct {
-	// Reason is the CamelCase reason written into the step condition.
-	Reason string
-	// Err is the cause, wrapped in controller-runtime's terminal error; its message goes into the condition.
-	Err error
-}
-
-func (e *TerminalError) Error() string {
-	return fmt.Sprintf("terminal error (%s): %v", e.Reason, e.cause())
-}
-
-// Unwrap returns controller-runtime's terminal error around the cause.
-func (e *TerminalError) Unwrap() error { return e.Err }
-
-func (e *TerminalError) cause() error {
-	if u := errors.Unwrap(e.Err); u != nil {
-		return u
-	}
-	return e.Err
-}
-
-// Terminal marks err as terminal with reason (CamelCase, e.g. "InvalidImage"; conditions.ReasonTerminalError when
-// empty). A nil err stays nil.
-func Terminal(reason string, err error) error {
-	if err == nil {
-		return nil
-	}
-	if reason == "" {
-		reason = conditions.ReasonTerminalError
-	}
-	return &TerminalError{Reason: reason, Err: crreconcile.TerminalError(err)}
-}
-
-// IsTerminal reports whether err is terminal: made by Terminal or by controller-runtime's
-// reconcile.TerminalError, possibly wrapped.
-func IsTerminal(err error) bool {
-	return err != nil && errors.Is(err, crreconcile.TerminalError(nil))
-}
-
-// TerminalReason returns the condition reason of a terminal error: the Reason given to Terminal, or
-// conditions.ReasonTerminalError for controller-runtime's reconcile.TerminalError; "" for any other error.
-func TerminalReason(err error) string {
-	var t *TerminalError
-	switch {
-	case errors.As(err, &t):
-		return t.Reason
-	case IsTerminal(err):
-		return conditions.ReasonTerminalError
-	}
-	return ""
-}
-
 // terminalMessage returns the message of a terminal error for its condition: the cause of one made by
-// Terminal, the whole message of any other (controller-runtime's reads "terminal error: <cause>").
+// step.Terminal, the whole message of any other (controller-runtime's reads "terminal error: <cause>").
 func terminalMessage(ctx context.Context, err error) string {
-	var t *TerminalError
+	var t *step.TerminalError
 	if errors.As(err, &t) {
-		return message(ctx, t.cause())
+		return message(ctx, t.Cause())
 	}
 	return message(ctx, err)
 }

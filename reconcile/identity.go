@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/step"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -101,7 +102,7 @@ func (r *base) bindIdentity(ctx context.Context, s conditionsObject, src identit
 		if bound, err = r.identity.Bind(bindCtx, namespace, ref); err == nil {
 			r.mark(ctx, s, ConditionIdentityReady, "True", conditions.ReasonReady, "")
 			if ref != nil {
-				bound = withAccount(bound, ref.Name) // one rate limit per account
+				bound = step.WithAccount(bound, ref.Name) // one rate limit per account
 			}
 			return bound, outcome{}, true
 		}

@@ -2,6 +2,7 @@ package reconcile_test
 
 import (
 	"context"
+	"github.com/capkit/capkit/reconcile/internal/fakecloud"
 	"strings"
 	"sync"
 	"testing"
@@ -33,7 +34,7 @@ type accountKey struct{}
 // the credentials the Binder put into the context.
 type identityFixture struct {
 	r        *reconcile.ClusterReconciler[*testtypes.FooCluster]
-	rec      *recorder
+	rec      *fakecloud.Recorder
 	provider string
 	idName   string
 	mu       sync.Mutex
@@ -73,7 +74,7 @@ func binderReading(t *testing.T, reader client.Reader, provider string, opts ...
 
 func newIdentityFixture(t *testing.T, tenant string) *identityFixture {
 	t.Helper()
-	f := &identityFixture{rec: &recorder{}, idName: tenant + "-identity"}
+	f := &identityFixture{rec: &fakecloud.Recorder{}, idName: tenant + "-identity"}
 	b, provider := newTestBinder(t, tenant, f.idName)
 	f.provider = provider
 	var err error
@@ -147,7 +148,7 @@ func TestWithIdentityRefusesBeforeAnyCloudCall(t *testing.T) {
 	ready := meta.FindStatusCondition(obj.Status.Conditions, conditions.Ready)
 	require.NotNil(t, ready)
 	assert.Equal(t, metav1.ConditionFalse, ready.Status, "Ready summarises IdentityReady")
-	assert.Contains(t, f.rec.all(), "Warning NamespaceNotAllowed Reconcile "+c.Message)
+	assert.Contains(t, f.rec.All(), "Warning NamespaceNotAllowed Reconcile "+c.Message)
 
 	f.setAllowed(t, ns)
 	f.reconcile(t, obj)
@@ -191,7 +192,7 @@ func TestWithIdentityRefusesBeforeAnyCloudCall(t *testing.T) {
 	// Nothing printed or recorded holds the credentials.
 	assert.NotEmpty(t, f.logs.String())
 	assert.NotContains(t, f.logs.String(), tenantSecret)
-	for _, e := range f.rec.all() {
+	for _, e := range f.rec.All() {
 		assert.NotContains(t, e, tenantSecret)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/internal/fakecloud"
 	"strings"
 	"testing"
 	"time"
@@ -55,21 +56,21 @@ func newFooMachine(t *testing.T, ns string, infraReady bool, dataSecret string) 
 }
 
 type machineFixture struct {
-	cloud *fakeCloud
+	cloud *fakecloud.Cloud
 	cc    *scopetest.CountingClient
-	rec   *recorder
+	rec   *fakecloud.Recorder
 	r     *reconcile.MachineReconciler[*testtypes.FooMachine]
 	calls int
 }
 
 func newMachineFixture(t *testing.T, opts ...reconcile.Option) *machineFixture {
-	f := &machineFixture{cloud: newFakeCloud(), cc: scopetest.NewCountingClient(env.Client), rec: &recorder{}}
+	f := &machineFixture{cloud: fakecloud.New(), cc: scopetest.NewCountingClient(env.Client), rec: &fakecloud.Recorder{}}
 	vm := reconcile.ServiceFuncs[machineScope]{
 		ReconcileFunc: func(ctx context.Context, s machineScope) (reconcile.Result, error) {
 			f.calls++
 			m := s.InfraMachine()
 			if m.IsProvisioned() {
-				_, err := reconcile.Ensure(ctx, s, "vm", f.cloud, reconcile.Given(netSpec{CIDR: "x"}))
+				_, err := reconcile.Ensure(ctx, s, "vm", f.cloud, reconcile.Given(fakecloud.Spec{CIDR: "x"}))
 				return reconcile.Result{Done: err == nil}, err
 			}
 			data, _, err := s.BootstrapData(ctx)
@@ -79,7 +80,7 @@ func newMachineFixture(t *testing.T, opts ...reconcile.Option) *machineFixture {
 			if len(data) == 0 {
 				return reconcile.Result{}, fmt.Errorf("no data")
 			}
-			res, err := reconcile.Ensure(ctx, s, "vm", f.cloud, reconcile.Given(netSpec{CIDR: "x"}))
+			res, err := reconcile.Ensure(ctx, s, "vm", f.cloud, reconcile.Given(fakecloud.Spec{CIDR: "x"}))
 			if err != nil {
 				return reconcile.Result{}, err
 			}
@@ -118,7 +119,7 @@ func TestMachineReconcileProvisionsWithinWriteBudget(t *testing.T) {
 	_, err = f.r.Reconcile(ctx, req(obj))
 	require.NoError(t, err)
 	assert.Zero(t, f.cc.Writes(), "a no-op reconcile of a provisioned machine writes nothing: %v", f.cc.Log())
-	assert.Equal(t, 1, f.cloud.count())
+	assert.Equal(t, 1, f.cloud.Count())
 }
 
 func TestMachineReconcileWaits(t *testing.T) {
@@ -140,7 +141,7 @@ func TestMachineReconcileWaits(t *testing.T) {
 			require.NoError(t, err)
 			assert.Zero(t, res)
 			assert.Zero(t, f.calls, "no service runs")
-			assert.Empty(t, f.cloud.calls)
+			assert.Empty(t, f.cloud.Calls)
 			got := get(t, &testtypes.FooMachine{ObjectMeta: obj.ObjectMeta})
 			assert.NotEmpty(t, got.Finalizers, "the finalizer is added before waiting")
 			assert.Equal(t, tt.wantReason, conditions.GetReason(got, "VMReady"))
@@ -174,7 +175,7 @@ func TestBootstrapDataNeverLeaks(t *testing.T) {
 	got := get(t, &testtypes.FooMachine{ObjectMeta: obj.ObjectMeta})
 	assert.Equal(t, "BootstrapDataInvalid", conditions.GetReason(got, "VMReady"))
 	for what, text := range map[string]string{
-		"logs": logs.String(), "events": strings.Join(f.rec.all(), "\n"), "conditions": fmt.Sprint(got.Status.Conditions),
+		"logs": logs.String(), "events": strings.Join(f.rec.All(), "\n"), "conditions": fmt.Sprint(got.Status.Conditions),
 	} {
 		assert.NotContains(t, text, "SUPER-SECRET", what)
 	}
@@ -199,5 +200,5 @@ func TestMachineReconcileResync(t *testing.T) {
 		assert.GreaterOrEqual(t, res.RequeueAfter, time.Minute, "a done reconcile comes back to look at the cloud")
 		assert.LessOrEqual(t, res.RequeueAfter, time.Minute+6*time.Second, "with at most 10% jitter")
 	}
-	assert.Equal(t, 1, f.cloud.count(), "looking again creates nothing")
+	assert.Equal(t, 1, f.cloud.Count(), "looking again creates nothing")
 }

@@ -1,15 +1,11 @@
 package reconcile_test
 
 import (
-	"fmt"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/internal/testtypes"
@@ -46,36 +42,8 @@ func ownerRef(u *unstructured.Unstructured) metav1.OwnerReference {
 	return metav1.OwnerReference{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Name: u.GetName(), UID: u.GetUID()}
 }
 
-// recorder is an EventRecorder that keeps events in memory.
-type recorder struct {
-	mu     sync.Mutex
-	events []string
-}
-
-func (r *recorder) Eventf(_ runtime.Object, _ runtime.Object, eventtype, reason, action, note string, args ...any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, eventtype+" "+reason+" "+action+" "+fmt.Sprintf(note, args...))
-}
-
-func (r *recorder) all() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.events...)
-}
-
 func get[T client.Object](t *testing.T, obj T) T {
 	t.Helper()
 	require.NoError(t, env.Client.Get(t.Context(), client.ObjectKeyFromObject(obj), obj))
 	return obj
-}
-
-// reasons returns "type reason" of every event, in order.
-func (r *recorder) reasons() []string {
-	var out []string
-	for _, e := range r.all() {
-		f := strings.Fields(e)
-		out = append(out, f[0]+" "+f[1])
-	}
-	return out
 }

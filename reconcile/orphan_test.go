@@ -2,6 +2,7 @@ package reconcile_test
 
 import (
 	"context"
+	"github.com/capkit/capkit/reconcile/internal/fakecloud"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -43,7 +44,7 @@ func TestClusterDeletedBeforeItsInfraClusterLeaksNothing(t *testing.T) {
 	f := newClusterFixture(t)
 	_, err := f.r.Reconcile(ctx, req(obj))
 	require.NoError(t, err)
-	require.Equal(t, 1, f.cloud.count(), "provisioned")
+	require.Equal(t, 1, f.cloud.Count(), "provisioned")
 
 	// envtest runs no garbage collector: deleting the Cluster leaves the FooCluster, as a user's
 	// out-of-order delete or a foreground deletion that removed the Cluster first would.
@@ -51,7 +52,7 @@ func TestClusterDeletedBeforeItsInfraClusterLeaksNothing(t *testing.T) {
 	f.order = nil
 	deleteAndReconcile(t, f.r, obj)
 	assert.Equal(t, []string{"delete LoadBalancer", "delete Network"}, f.order, "the delete steps ran without the Cluster")
-	assert.Zero(t, f.cloud.count(), "the cloud resources were deleted")
+	assert.Zero(t, f.cloud.Count(), "the cloud resources were deleted")
 	assertGone(t, &testtypes.FooCluster{ObjectMeta: obj.ObjectMeta})
 }
 
@@ -70,17 +71,17 @@ func TestOrphanedInfraClusterNotBeingDeletedStillWaits(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, f.order, "no step runs while the owner is missing and no delete was asked")
 	assert.Zero(t, f.cc.Writes())
-	assert.Equal(t, 1, f.cloud.count())
+	assert.Equal(t, 1, f.cloud.Count())
 }
 
 // newDeletingMachineFixture returns a FooMachine reconciler whose VM step creates and deletes one resource.
-func newDeletingMachineFixture(t *testing.T) (*reconcile.MachineReconciler[*testtypes.FooMachine], *fakeCloud, *[]*unstructured.Unstructured) {
+func newDeletingMachineFixture(t *testing.T) (*reconcile.MachineReconciler[*testtypes.FooMachine], *fakecloud.Cloud, *[]*unstructured.Unstructured) {
 	t.Helper()
-	cloud := newFakeCloud()
+	cloud := fakecloud.New()
 	var seen []*unstructured.Unstructured
 	vm := reconcile.ServiceFuncs[machineScope]{
 		ReconcileFunc: func(ctx context.Context, s machineScope) (reconcile.Result, error) {
-			_, err := reconcile.Ensure(ctx, s, "vm", cloud, reconcile.Given(netSpec{CIDR: "x"}))
+			_, err := reconcile.Ensure(ctx, s, "vm", cloud, reconcile.Given(fakecloud.Spec{CIDR: "x"}))
 			if err != nil {
 				return reconcile.Result{}, err
 			}
@@ -115,7 +116,7 @@ func TestOwnersDeletedBeforeTheirInfraMachineLeakNothing(t *testing.T) {
 			r, cloud, seen := newDeletingMachineFixture(t)
 			_, err := r.Reconcile(ctx, req(obj))
 			require.NoError(t, err)
-			require.Equal(t, 1, cloud.count(), "provisioned")
+			require.Equal(t, 1, cloud.Count(), "provisioned")
 
 			for _, kind := range []string{"Machine", "Cluster"} {
 				if kind == "Machine" && !tt.deleteMachine {
@@ -129,7 +130,7 @@ func TestOwnersDeletedBeforeTheirInfraMachineLeakNothing(t *testing.T) {
 				require.NoError(t, env.Client.Delete(ctx, u))
 			}
 			deleteAndReconcile(t, r, obj)
-			assert.Zero(t, cloud.count(), "the cloud resources were deleted")
+			assert.Zero(t, cloud.Count(), "the cloud resources were deleted")
 			assertGone(t, &testtypes.FooMachine{ObjectMeta: obj.ObjectMeta})
 			require.Len(t, *seen, 2, "Delete ran once")
 			machine, cluster := (*seen)[0], (*seen)[1]

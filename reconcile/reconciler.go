@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/step"
 	"math/rand/v2"
 	"slices"
 	"sync/atomic"
@@ -13,7 +14,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -27,20 +27,13 @@ import (
 	"github.com/capkit/capkit/scope"
 )
 
-// EventRecorder records events; the manager's GetEventRecorder(name) (k8s.io/client-go/tools/events)
-// implements it.
-type EventRecorder interface {
-	// Eventf records an event about regarding; see k8s.io/client-go/tools/events.EventRecorder.
-	Eventf(regarding runtime.Object, related runtime.Object, eventtype, reason, action, note string, args ...any)
-}
-
 // Option configures NewClusterReconciler and NewMachineReconciler.
 type Option func(*config)
 
 type config struct {
 	finalizer       string
-	recorder        EventRecorder
-	defaultRequeue  time.Duration
+	recorder        step.EventRecorder
+	pollInterval    time.Duration
 	scopeOpts       []scope.Option
 	watchFilter     string
 	coreVersion     contract.Version
@@ -56,7 +49,7 @@ type config struct {
 // workers let a fleet of objects waiting on slow cloud calls move in parallel. n must be positive.
 func WithMaxConcurrentReconciles(n int) Option { return func(c *config) { c.concurrency = n } }
 
-// WithRateLimiter makes every cloud call that Ensure and EnsureDeleted make in this reconciler's steps wait
+// WithRateLimiter makes every cloud call that ensure.Exists and ensure.Deleted make in this reconciler's steps wait
 // on l first (one token bucket per cloud account: the identity's name with WithIdentity, else one for all).
 // Share one Limiters between the reconcilers of a manager, so that they share the cloud's limit.
 func WithRateLimiter(l *ratelimit.Limiters) Option { return func(c *config) { c.limiters = l } }
@@ -65,14 +58,15 @@ func WithRateLimiter(l *ratelimit.Limiters) Option { return func(c *config) { c.
 // "infrastructure.cluster.x-k8s.io/memcluster" (the API server warns about finalizers without a path).
 func WithFinalizer(name string) Option { return func(c *config) { c.finalizer = name } }
 
-// WithEventRecorder emits events for state changes, and those of Eventf, through rec, e.g.
+// WithEventRecorder emits events for state changes, and those of step.Eventf, through rec, e.g.
 // mgr.GetEventRecorder("memcloud"). Without it SetupWithManager uses the manager's recorder named after the
 // controller (the lower-case kind); a reconciler used without a manager logs its events instead.
-func WithEventRecorder(rec EventRecorder) Option { return func(c *config) { c.recorder = rec } }
+func WithEventRecorder(rec step.EventRecorder) Option { return func(c *config) { c.recorder = rec } }
 
-// WithDefaultRequeue sets how long to wait before checking a step that is not done (default
-// DefaultRequeueAfter), and Ensure's and EnsureDeleted's poll interval of pending resources (Env.PollInterval).
-func WithDefaultRequeue(d time.Duration) Option { return func(c *config) { c.defaultRequeue = d } }
+// WithPollInterval sets the poll interval of the reconciler's steps (default step.DefaultPollInterval): how long
+// it waits before it looks again at a step that is not done, and how often ensure looks at a pending resource
+// (step.Env.PollInterval). The manager's --poll-interval flag sets it. d must be positive.
+func WithPollInterval(d time.Duration) Option { return func(c *config) { c.pollInterval = d } }
 
 // WithScopeOptions passes options to every scope the reconciler creates, e.g. scope.WithContractVersion.
 func WithScopeOptions(opts ...scope.Option) Option {
@@ -116,7 +110,7 @@ func newBase(c client.Client, prototype client.Object, role string, opts []Optio
 	if err != nil {
 		return nil, fmt.Errorf("cannot create %s reconciler: %w", role, err)
 	}
-	cfg := config{defaultRequeue: DefaultRequeueAfter, coreVersion: contract.V1Beta2, concurrency: 1}
+	cfg := config{pollInterval: step.DefaultPollInterval, coreVersion: contract.V1Beta2, concurrency: 1}
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
@@ -131,8 +125,8 @@ func newBase(c client.Client, prototype client.Object, role string, opts []Optio
 	if !cfg.coreVersion.Valid() {
 		return nil, fmt.Errorf("cannot create %s reconciler: core version %q: %w", role, cfg.coreVersion, contract.ErrUnknownVersion)
 	}
-	if cfg.defaultRequeue <= 0 {
-		return nil, fmt.Errorf("cannot create %s reconciler: default requeue %s must be positive", role, cfg.defaultRequeue)
+	if cfg.pollInterval <= 0 {
+		return nil, fmt.Errorf("cannot create %s reconciler: poll interval %s must be positive", role, cfg.pollInterval)
 	}
 	if cfg.concurrency < 1 {
 		return nil, fmt.Errorf("cannot create %s reconciler: max concurrent reconciles %d must be positive", role, cfg.concurrency)
@@ -166,7 +160,7 @@ type lifecycle interface {
 type stepRunner struct {
 	name, conditionType string
 	gated               bool
-	reconcile, delete   func(ctx context.Context) (Result, error)
+	reconcile, delete   func(ctx context.Context) (step.Result, error)
 }
 
 func bindSteps[S any](steps []Step[S], s S) []stepRunner {
@@ -174,8 +168,8 @@ func bindSteps[S any](steps []Step[S], s S) []stepRunner {
 	for i, st := range steps {
 		out[i] = stepRunner{
 			name: st.Name, conditionType: st.ConditionType(), gated: st.GenerationGated,
-			reconcile: func(ctx context.Context) (Result, error) { return st.Service.Reconcile(ctx, s) },
-			delete:    func(ctx context.Context) (Result, error) { return st.Service.Delete(ctx, s) },
+			reconcile: func(ctx context.Context) (step.Result, error) { return st.Service.Reconcile(ctx, s) },
+			delete:    func(ctx context.Context) (step.Result, error) { return st.Service.Delete(ctx, s) },
 		}
 	}
 	return out
@@ -186,7 +180,7 @@ func bindSteps[S any](steps []Step[S], s S) []stepRunner {
 func (r *base) run(ctx context.Context, s lifecycle, steps []stepRunner, gate func() string, src identitySource) (ctrl.Result, error) {
 	log := logFrom(ctx)
 	obj := s.Object()
-	ctx = ContextWithEnv(ctx, r.env(obj))
+	ctx = step.ContextWithEnv(ctx, r.env(obj))
 	types := make([]string, len(steps))
 	for i, st := range steps {
 		types[i] = st.conditionType
@@ -303,10 +297,13 @@ func (r *base) mark(ctx context.Context, obj conditionsObject, t, status, reason
 	return old == nil || string(old.Status) != status
 }
 
-// event records an event about the object being reconciled through the Env of ctx (Eventf), masked by the
+// event records an event about the object being reconciled through the Env of ctx (step.Eventf), masked by the
 // reconcile's Redactor.
 func (r *base) event(ctx context.Context, eventType, reason, action, note string, args ...any) {
-	eventf(ctx, eventType, reason, action, note, args...)
+	if len(args) > 0 {
+		note = fmt.Sprintf(note, args...)
+	}
+	step.Record(ctx, eventType, reason, action, note)
 }
 
 // ownerCore returns the owner of obj of the given core kind, read as unstructured at the owner reference's

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/internal/fakecloud"
 	"regexp"
 	"strings"
 	"testing"
@@ -49,11 +50,11 @@ var errCloud = errors.New("cloud error")
 
 // echoCloud is a fake cloud whose Create fails with err, typically a message that echoes the user data.
 type echoCloud struct {
-	*fakeCloud
+	*fakecloud.Cloud
 	err error
 }
 
-func (c echoCloud) Create(context.Context, netSpec, string, map[string]string) (*fakeNet, error) {
+func (c echoCloud) Create(context.Context, fakecloud.Spec, string, map[string]string) (*fakecloud.Net, error) {
 	return nil, c.err
 }
 
@@ -114,7 +115,7 @@ func TestCloudErrorsEchoingBootstrapDataAreRedacted(t *testing.T) {
 				Data: map[string][]byte{"value": []byte(userData)}}))
 			obj := newFooMachine(t, ns, true, "m1-data")
 
-			cloud := echoCloud{fakeCloud: newFakeCloud(), err: tt.err}
+			cloud := echoCloud{Cloud: fakecloud.New(), err: tt.err}
 			vm := reconcile.ServiceFuncs[machineScope]{ReconcileFunc: func(ctx context.Context, s machineScope) (reconcile.Result, error) {
 				data, _, err := s.BootstrapData(ctx)
 				if err != nil {
@@ -122,7 +123,7 @@ func TestCloudErrorsEchoingBootstrapDataAreRedacted(t *testing.T) {
 				}
 				log := ctrl.LoggerFrom(ctx)
 				log.V(100).Info("creating the VM", "userData", string(data)) // a careless provider
-				_, err = reconcile.Ensure(ctx, s, "vm", cloud, reconcile.Given(netSpec{CIDR: "x"}))
+				_, err = reconcile.Ensure(ctx, s, "vm", cloud, reconcile.Given(fakecloud.Spec{CIDR: "x"}))
 				if err != nil {
 					log.Error(err, "create failed", "cloudMessage", err.Error())
 					reconcile.Eventf(ctx, reconcile.EventWarning, "CreateFailed", "the cloud said: %v", err)

@@ -1,6 +1,7 @@
 package reconcile_test
 
 import (
+	"github.com/capkit/capkit/reconcile/internal/fakecloud"
 	"testing"
 	"time"
 
@@ -155,7 +156,7 @@ func TestSetupWithManagerTakesTheManagersRecorder(t *testing.T) {
 	require.NoError(t, r.SetupWithManager(mgr))
 	assert.NotNil(t, r.RecorderForTest(), "the manager's")
 
-	own := &recorder{}
+	own := &fakecloud.Recorder{}
 	r, err = reconcile.NewClusterReconciler(mgr.GetClient(), newObj, steps, reconcile.WithEventRecorder(own))
 	require.NoError(t, err)
 	require.NoError(t, r.SetupWithManager(mgr))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/step"
 	"time"
 
 	"github.com/capkit/capkit/conditions"
@@ -11,58 +12,39 @@ import (
 	"github.com/capkit/capkit/redact"
 )
 
-// Result is what a service reports after one attempt to reconcile or delete its part of the infrastructure.
-type Result struct {
-	// Done reports that the step reached its desired state (Reconcile) or that all its cloud resources are
-	// gone (Delete). When true the step condition becomes True (Reconcile) and the next step runs. When
-	// false the reconciler stops at this step, writes the step condition False with Reason and Message,
-	// and requeues after RequeueAfter (DefaultRequeueAfter when zero).
-	Done bool
-	// RequeueAfter is when to reconcile again. With Done it asks for a periodic re-check (the shortest of
-	// all steps wins); without Done it overrides DefaultRequeueAfter.
-	RequeueAfter time.Duration
-	// Reason is the CamelCase reason of the step condition while not Done (conditions.ReasonInProgress when empty).
-	Reason string
-	// Message is the message of the step condition while not Done; never put secrets in it.
-	Message string
-}
-
-// DefaultRequeueAfter is how long the reconciler waits before checking a step that is not Done again.
-const DefaultRequeueAfter = 10 * time.Second
-
 // Service is one part of a provider's infrastructure (a network, a load balancer, a VM), reconciled through
 // the scope interface S its reconciler gives: scope.ClusterScoper[*MyCluster] or scope.MachineScoper[*MyMachine].
 // Reconcile and Delete report "not done yet" with a Result whose Done is false, never with an error; an
-// error is throttled (Throttled), terminal (Terminal, controller-runtime's reconcile.TerminalError), a
+// error is throttled (step.Throttled), terminal (step.Terminal, controller-runtime's reconcile.TerminalError), a
 // refused identity (identity.RefusedError) or transient, retried with backoff. Classify says what the
 // reconciler does with each.
 type Service[S any] interface {
 	// Reconcile moves the cloud towards the desired state; it must be idempotent (use Ensure).
-	Reconcile(ctx context.Context, s S) (Result, error)
+	Reconcile(ctx context.Context, s S) (step.Result, error)
 	// Delete deletes the service's cloud resources; it reports Done once they are gone.
-	Delete(ctx context.Context, s S) (Result, error)
+	Delete(ctx context.Context, s S) (step.Result, error)
 }
 
 // ServiceFuncs adapts functions to Service; a nil function reports Done.
 type ServiceFuncs[S any] struct {
 	// ReconcileFunc implements Reconcile.
-	ReconcileFunc func(ctx context.Context, s S) (Result, error)
+	ReconcileFunc func(ctx context.Context, s S) (step.Result, error)
 	// DeleteFunc implements Delete.
-	DeleteFunc func(ctx context.Context, s S) (Result, error)
+	DeleteFunc func(ctx context.Context, s S) (step.Result, error)
 }
 
 // Reconcile calls ReconcileFunc, or reports Done when it is nil.
-func (f ServiceFuncs[S]) Reconcile(ctx context.Context, s S) (Result, error) {
+func (f ServiceFuncs[S]) Reconcile(ctx context.Context, s S) (step.Result, error) {
 	if f.ReconcileFunc == nil {
-		return Result{Done: true}, nil
+		return step.Result{Done: true}, nil
 	}
 	return f.ReconcileFunc(ctx, s)
 }
 
 // Delete calls DeleteFunc, or reports Done when it is nil.
-func (f ServiceFuncs[S]) Delete(ctx context.Context, s S) (Result, error) {
+func (f ServiceFuncs[S]) Delete(ctx context.Context, s S) (step.Result, error) {
 	if f.DeleteFunc == nil {
-		return Result{Done: true}, nil
+		return step.Result{Done: true}, nil
 	}
 	return f.DeleteFunc(ctx, s)
 }
@@ -129,7 +111,7 @@ func (r *base) runSteps(ctx context.Context, obj conditionsObject, steps []stepR
 			}
 		}
 		res, err := st.reconcile(ctx)
-		c := classify(OpReconcile, res, err, r.defaultRequeue)
+		c := classify(OpReconcile, res, err, r.pollInterval)
 		switch c.Class {
 		case ClassDone:
 			// A step that becomes ready is visible in its condition; no event repeats it (one API request per
@@ -155,7 +137,7 @@ func (r *base) deleteSteps(ctx context.Context, obj conditionsObject, steps []st
 	for i := len(steps) - 1; i >= 0; i-- {
 		st := steps[i]
 		res, err := st.delete(ctx)
-		c := classify(OpDelete, res, err, r.defaultRequeue)
+		c := classify(OpDelete, res, err, r.pollInterval)
 		switch c.Class {
 		case ClassDone:
 			r.mark(ctx, obj, st.conditionType, "False", c.Reason, "")

@@ -2,8 +2,7 @@ package reconcile
 
 import (
 	"context"
-	"errors"
-	"fmt"
+	"github.com/capkit/capkit/reconcile/step"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -20,37 +19,6 @@ const (
 	ThrottleBackoffBase = 500 * time.Millisecond
 	ThrottleBackoffMax  = time.Minute
 )
-
-// ThrottledError is a cloud call the cloud refused for its rate limit (HTTP 429, a cloud's own throttling
-// code). It is not a failure: the reconcile is requeued after RetryAfter, or a bounded backoff without it.
-type ThrottledError struct {
-	// RetryAfter is the cloud's hint (Retry-After); zero when it gave none.
-	RetryAfter time.Duration
-	// Err is the cloud's error.
-	Err error
-}
-
-func (e *ThrottledError) Error() string { return fmt.Sprintf("throttled by the cloud: %v", e.Err) }
-
-// Unwrap returns the cloud's error.
-func (e *ThrottledError) Unwrap() error { return e.Err }
-
-// Throttled marks err, a cloud call refused for its rate limit, as throttling; retryAfter is the cloud's hint
-// (zero without one). A provider's Resource returns it from its calls, as it returns Terminal for a terminal
-// error.
-func Throttled(err error, retryAfter time.Duration) error {
-	if err == nil {
-		return nil
-	}
-	return &ThrottledError{RetryAfter: max(retryAfter, 0), Err: err}
-}
-
-// IsThrottled reports whether err is throttling: a ThrottledError (Throttled), possibly wrapped. The cloud's
-// hint is its RetryAfter (errors.As), and Classify says what the reconciler does with it.
-func IsThrottled(err error) bool {
-	var t *ThrottledError
-	return errors.As(err, &t)
-}
 
 // throttles remembers how many reconciles of each object in a row were throttled.
 type throttles struct {
@@ -79,11 +47,8 @@ func (t *throttles) reset(key string) {
 	delete(t.n, key)
 }
 
-// madeProgress records a change in the cloud (a create, adoption, update or delete) in the Env of ctx.
-func madeProgress(ctx context.Context) { EnvFrom(ctx).madeProgress() }
-
 // progressOf returns how many changes the reconcile of ctx made in the cloud so far.
-func progressOf(ctx context.Context) int64 { return EnvFrom(ctx).progressMade() }
+func progressOf(ctx context.Context) int64 { return step.EnvFrom(ctx).Changes() }
 
 // stepThrottled records a throttled step in cond and returns when to come back. The backoff grows only
 // while throttled reconciles change nothing in the cloud: one that made progress before it was throttled

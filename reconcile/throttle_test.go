@@ -3,6 +3,7 @@ package reconcile_test
 import (
 	"context"
 	"errors"
+	"github.com/capkit/capkit/reconcile/internal/fakecloud"
 	"testing"
 	"time"
 
@@ -89,14 +90,14 @@ func TestEnsureRecordsMetricsAndWaitsForTheRateLimiter(t *testing.T) {
 	ns := env.Namespace(t, "rec")
 	ctx := t.Context()
 	obj, _ := newFooCluster(t, ns, false, nil)
-	cloud := newFakeCloud()
+	cloud := fakecloud.New()
 	limiters, err := ratelimit.New(20, 1) // one call at once, then one every 50ms
 	require.NoError(t, err)
 	var waited []time.Duration
 	limiters.OnWait(func(d time.Duration) { waited = append(waited, d) })
 	network := reconcile.ServiceFuncs[clusterScope]{
 		ReconcileFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
-			_, err := reconcile.Ensure(ctx, s, "metered-vpc", cloud, reconcile.Given(netSpec{CIDR: "10.0.0.0/16"}))
+			_, err := reconcile.Ensure(ctx, s, "metered-vpc", cloud, reconcile.Given(fakecloud.Spec{CIDR: "10.0.0.0/16"}))
 			return reconcile.Result{Done: err == nil}, err
 		},
 		DeleteFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
@@ -137,14 +138,14 @@ func TestEnsureRecordsMetricsAndWaitsForTheRateLimiter(t *testing.T) {
 	assert.Greater(t, waited[1]+waited[2], 50*time.Millisecond, "the calls after the burst waited for tokens")
 
 	// A short hint: the call is retried in place, and the reconcile finishes.
-	cloud.failNext["Get"] = reconcile.Throttled(errors.New("429"), 10*time.Millisecond)
+	cloud.FailNext["Get"] = reconcile.Throttled(errors.New("429"), 10*time.Millisecond)
 	res, err := r.Reconcile(ctx, req(obj))
 	require.NoError(t, err)
 	assert.Zero(t, res.RequeueAfter, "retried in place after the hint")
 	assert.Equal(t, 1.0, calls("get", metrics.OutcomeThrottled))
 	assert.Equal(t, 2.0, calls("get", metrics.OutcomeOK))
 	// A hint longer than maxInlineThrottleWait: the reconcile is requeued instead of holding its worker.
-	cloud.failNext["Get"] = reconcile.Throttled(errors.New("429"), 5*time.Second)
+	cloud.FailNext["Get"] = reconcile.Throttled(errors.New("429"), 5*time.Second)
 	res, err = r.Reconcile(ctx, req(obj))
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, res.RequeueAfter, 5*time.Second)
@@ -161,9 +162,9 @@ func TestThrottledBackoffStartsAgainAfterProgress(t *testing.T) {
 	f := newClusterFixture(t)
 	f.lbErr = reconcile.Throttled(errors.New("slow down"), 0)
 	for i := range 4 {
-		f.cloud.mu.Lock()
-		clear(f.cloud.nets) // the network is gone each time: Ensure creates it again, a change in the cloud
-		f.cloud.mu.Unlock()
+		f.cloud.Mu.Lock()
+		clear(f.cloud.Nets) // the network is gone each time: Ensure creates it again, a change in the cloud
+		f.cloud.Mu.Unlock()
 		res, err := f.r.Reconcile(ctx, req(obj))
 		require.NoError(t, err)
 		assert.LessOrEqual(t, res.RequeueAfter, reconcile.ThrottleBackoffBase+reconcile.ThrottleBackoffBase/2, "reconcile %d", i)

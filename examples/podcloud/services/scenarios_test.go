@@ -2,6 +2,7 @@ package services_test
 
 import (
 	"context"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -113,7 +114,7 @@ func newResources(t testing.TB) (services.Resources, string) {
 // reconcile.CreateOnce, as the Pod step does. No tag search lags and every Create answers, so LagSearch and
 // FailNextCreateAfterChange are not set: the harness wraps Create to lose its response.
 func TestEnsureScenarios(t *testing.T) {
-	opts := []reconcile.EnsureOption{reconcile.WithTags(map[string]string{services.LabelCluster: clusterName}), reconcile.WithPollInterval(poll)}
+	opts := []reconcile.EnsureOption{reconcile.WithTags(map[string]string{services.LabelCluster: clusterName}), ensure.WithPollInterval(poll)}
 	ctx := context.Background()
 
 	t.Run("ServiceAccounts", func(t *testing.T) {

@@ -1,16 +1,18 @@
-package reconcile
+package ensure
 
 import (
 	"context"
 	"errors"
+	"github.com/capkit/capkit/reconcile/step"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/capkit/capkit/metrics"
 )
 
 // Kinded is implemented by a Resource that names the kind of cloud resource it manages ("network",
-// "instance"): the resource label of capkit's metrics. Without it the label is the Ensure key.
+// "instance"): the resource label of capkit's metrics. Without it the label is the Exists key.
 type Kinded interface {
 	Kind() string
 }
@@ -25,7 +27,7 @@ const (
 )
 
 // metered is a Resource whose cloud calls wait for the rate limiter of the reconcile (Env.Wait) and are
-// recorded in capkit's metrics. Ensure calls through it; type assertions (Updater, PendingReporter) use the
+// recorded in capkit's metrics. Exists calls through it; type assertions (Updater, PendingReporter) use the
 // original.
 type metered[S, O any] struct {
 	Resource[S, O]
@@ -53,9 +55,9 @@ const (
 // nothing. A call throttled with a short hint is retried in place (maxInlineThrottleRetries).
 func (m *metered[S, O]) call(ctx context.Context, op string, fn func() (notFound bool, err error)) error {
 	for attempt := 0; ; attempt++ {
-		env := EnvFrom(ctx)
+		env := step.EnvFrom(ctx)
 		waited, err := env.Wait(ctx)
-		if waited > 0 || env.rateLimited() {
+		if waited > 0 || env.RateLimited() {
 			metrics.ObserveWait(waited)
 		}
 		if err != nil {
@@ -64,7 +66,7 @@ func (m *metered[S, O]) call(ctx context.Context, op string, fn func() (notFound
 		start := time.Now()
 		notFound, err := fn()
 		outcome := metrics.OutcomeOK
-		var throttledErr *ThrottledError
+		var throttledErr *step.ThrottledError
 		throttled := errors.As(err, &throttledErr)
 		switch {
 		case throttled:
@@ -124,10 +126,10 @@ func (m *metered[S, O]) update(ctx context.Context, u Updater[S, O], id string, 
 	return out, err
 }
 
-// action records what Ensure or EnsureDeleted did; a change in the cloud is progress of the reconcile.
+// action records what Exists or Deleted did; a change in the cloud is progress of the reconcile.
 func (m *metered[S, O]) action(ctx context.Context, a Action) {
-	metrics.EnsureActions.WithLabelValues(m.kind, lower(string(a))).Inc()
+	metrics.EnsureActions.WithLabelValues(m.kind, strings.ToLower(string(a))).Inc()
 	if a != ActionFound {
-		madeProgress(ctx)
+		step.RecordChange(ctx)
 	}
 }

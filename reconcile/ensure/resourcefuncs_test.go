@@ -1,9 +1,11 @@
-package reconcile_test
+package ensure_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/internal/fakecloud"
 	"testing"
 	"time"
 
@@ -58,21 +60,21 @@ func (c *toySDK) Delete(ctx context.Context, id string) error {
 func isNoSuchVM(err error) bool { return errors.Is(err, errNoSuchVM) }
 
 // vms returns the toy SDK as a Resource, pending while booting when pending is true.
-func vms(sdk *toySDK, pending bool) reconcile.Resource[string, *sdkVM] {
-	f := reconcile.ResourceFuncs[string, *sdkVM]{
+func vms(sdk *toySDK, pending bool) ensure.Resource[string, *sdkVM] {
+	f := ensure.ResourceFuncs[string, *sdkVM]{
 		ResourceKind:   "vm",
-		GetFunc:        reconcile.GoneIfNotFound(sdk.Get, isNoSuchVM),
-		FindByTagsFunc: reconcile.FindOldest(sdk.List, func(v *sdkVM) time.Time { return v.Created }),
+		GetFunc:        ensure.GoneIfNotFound(sdk.Get, isNoSuchVM),
+		FindByTagsFunc: ensure.FindOldest(sdk.List, func(v *sdkVM) time.Time { return v.Created }),
 		CreateFunc: func(ctx context.Context, image, _ string, _ map[string]string) (*sdkVM, error) {
 			return sdk.Create(ctx, image)
 		},
-		DeleteFunc: reconcile.IgnoreErrors(sdk.Delete, isNoSuchVM),
+		DeleteFunc: ensure.IgnoreErrors(sdk.Delete, isNoSuchVM),
 		IDFunc:     func(v *sdkVM) string { return v.ID },
 	}
 	if pending {
 		f.PendingFunc = func(v *sdkVM) (string, string, bool) { return "Booting", "vm is booting", v.State == "booting" }
 	}
-	return reconcile.NewResource(f)
+	return ensure.NewResource(f)
 }
 
 // A Resource built from a cloud SDK's calls: NotFound means gone, the oldest tagged VM is adopted, and a
@@ -83,12 +85,12 @@ func ExampleNewResource() {
 		Object: &v1beta2.MemMachine{}, OwnershipKeyValue: "k7x2"}}
 	ctx := reconcile.ContextWithEnv(context.Background(), reconcile.NewEnv(s.Object, reconcile.WithDefaultRequeue(2*time.Second)))
 
-	res, _ := reconcile.Ensure(ctx, s, "vm", vms(sdk, true), reconcile.Given("ubuntu-24.04"))
+	res, _ := ensure.Exists(ctx, s, "vm", vms(sdk, true), ensure.Given("ubuntu-24.04"))
 	fmt.Println(res.Action, res.ID, res.Result.Reason, res.Result.RequeueAfter)
 	sdk.vms[0].State = "running"
-	res, _ = reconcile.Ensure(ctx, s, "vm", vms(sdk, true), reconcile.Given("ubuntu-24.04"))
+	res, _ = ensure.Exists(ctx, s, "vm", vms(sdk, true), ensure.Given("ubuntu-24.04"))
 	fmt.Println(res.Action, res.ID, res.Result.Done)
-	del, _ := reconcile.EnsureDeleted(ctx, s, "vm", vms(sdk, true))
+	del, _ := ensure.Deleted(ctx, s, "vm", vms(sdk, true))
 	fmt.Println("deleted:", del.Done, "vms:", len(sdk.vms))
 	// Output:
 	// Created vm-1 Booting 2s
@@ -97,7 +99,7 @@ func ExampleNewResource() {
 }
 
 func TestNewResourceOptionalInterfaces(t *testing.T) {
-	base := reconcile.ResourceFuncs[string, *sdkVM]{GetFunc: reconcile.GoneIfNotFound((&toySDK{}).Get, isNoSuchVM)}
+	base := ensure.ResourceFuncs[string, *sdkVM]{GetFunc: ensure.GoneIfNotFound((&toySDK{}).Get, isNoSuchVM)}
 	pending := func(*sdkVM) (string, string, bool) { return "", "", false }
 	diff := func(string, *sdkVM) ([]string, bool) { return nil, false }
 	tests := []struct {
@@ -115,9 +117,9 @@ func TestNewResourceOptionalInterfaces(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := base
 			f.PendingFunc, f.DiffFunc = tt.pendingFn, tt.diffFn
-			r := reconcile.NewResource(f)
-			_, isPending := r.(reconcile.PendingReporter[*sdkVM])
-			_, isUpdater := r.(reconcile.Updater[string, *sdkVM])
+			r := ensure.NewResource(f)
+			_, isPending := r.(ensure.PendingReporter[*sdkVM])
+			_, isUpdater := r.(ensure.Updater[string, *sdkVM])
 			assert.Equal(t, tt.wantPending, isPending, "PendingReporter")
 			assert.Equal(t, tt.wantUpd, isUpdater, "Updater")
 		})
@@ -127,7 +129,7 @@ func TestNewResourceOptionalInterfaces(t *testing.T) {
 func TestNewResourceMissingAndClassifiedErrors(t *testing.T) {
 	ctx := context.Background()
 	quota := errors.New("quota exceeded")
-	r := reconcile.NewResource(reconcile.ResourceFuncs[string, *sdkVM]{
+	r := ensure.NewResource(ensure.ResourceFuncs[string, *sdkVM]{
 		DiffFunc:     func(string, *sdkVM) ([]string, bool) { return []string{"image"}, false },
 		DeleteFunc:   func(context.Context, string) error { return quota },
 		ClassifyFunc: func(err error) error { return reconcile.Terminal("QuotaExceeded", err) },
@@ -142,7 +144,7 @@ func TestNewResourceMissingAndClassifiedErrors(t *testing.T) {
 		{name: "find", call: func() error { _, _, err := r.FindByTags(ctx, nil); return err }, wantMsg: "ResourceFuncs.FindByTagsFunc is nil"},
 		{name: "create", call: func() error { _, err := r.Create(ctx, "", "", nil); return err }, wantMsg: "ResourceFuncs.CreateFunc is nil"},
 		{name: "update", call: func() error {
-			_, err := r.(reconcile.Updater[string, *sdkVM]).Update(ctx, "x", "", nil)
+			_, err := r.(ensure.Updater[string, *sdkVM]).Update(ctx, "x", "", nil)
 			return err
 		}, wantMsg: "ResourceFuncs.UpdateFunc is nil"},
 		{name: "classified", call: func() error { return r.Delete(ctx, "x") }, wantMsg: "quota exceeded", wantClass: true},
@@ -173,7 +175,7 @@ func TestFindOldestAndNotFoundHelpers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			find := reconcile.FindOldest(func(context.Context, map[string]string) ([]sdkVM, error) { return tt.list, nil }, tt.createdAt)
+			find := ensure.FindOldest(func(context.Context, map[string]string) ([]sdkVM, error) { return tt.list, nil }, tt.createdAt)
 			got, found, err := find(ctx, nil)
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantID != "", found)
@@ -183,11 +185,11 @@ func TestFindOldestAndNotFoundHelpers(t *testing.T) {
 		})
 	}
 	boom := errors.New("boom")
-	_, found, err := reconcile.FindOldest(func(context.Context, map[string]string) ([]sdkVM, error) { return nil, boom }, nil)(ctx, nil)
+	_, found, err := ensure.FindOldest(func(context.Context, map[string]string) ([]sdkVM, error) { return nil, boom }, nil)(ctx, nil)
 	assert.ErrorIs(t, err, boom)
 	assert.False(t, found)
 
-	get := reconcile.GoneIfNotFound(sdk.Get, isNoSuchVM)
+	get := ensure.GoneIfNotFound(sdk.Get, isNoSuchVM)
 	v, found, err := get(ctx, "a")
 	require.NoError(t, err)
 	assert.True(t, found)
@@ -195,34 +197,37 @@ func TestFindOldestAndNotFoundHelpers(t *testing.T) {
 	_, found, err = get(ctx, "zz")
 	require.NoError(t, err, "NotFound means gone")
 	assert.False(t, found)
-	_, _, err = reconcile.GoneIfNotFound(func(context.Context, string) (*sdkVM, error) { return nil, boom }, isNoSuchVM)(ctx, "a")
+	_, _, err = ensure.GoneIfNotFound(func(context.Context, string) (*sdkVM, error) { return nil, boom }, isNoSuchVM)(ctx, "a")
 	assert.ErrorIs(t, err, boom, "other errors are returned")
 
-	del := reconcile.IgnoreErrors(sdk.Delete, isNoSuchVM)
+	del := ensure.IgnoreErrors(sdk.Delete, isNoSuchVM)
 	require.NoError(t, del(ctx, "zz"), "deleting what is gone is not an error")
-	assert.ErrorIs(t, reconcile.IgnoreErrors(func(context.Context, string) error { return boom }, isNoSuchVM)(ctx, "a"), boom)
+	assert.ErrorIs(t, ensure.IgnoreErrors(func(context.Context, string) error { return boom }, isNoSuchVM)(ctx, "a"), boom)
 }
 
 // TestNewResourceWithEnsure: Ensure adopts the oldest tagged resource of a ResourceFuncs and never asks a
 // non-Updater for its spec.
 func TestNewResourceWithEnsure(t *testing.T) {
-	c, tr := newFakeCloud(), newFakeTracker()
-	c.put("net-2", nil)
-	c.put("net-1", nil)
-	r := reconcile.NewResource(reconcile.ResourceFuncs[netSpec, *fakeNet]{
+	c, tr := fakecloud.New(), fakecloud.NewTracker()
+	c.Put("net-2", nil)
+	c.Put("net-1", nil)
+	r := ensure.NewResource(ensure.ResourceFuncs[fakecloud.Spec, *fakecloud.Net]{
 		GetFunc: c.Get,
-		FindByTagsFunc: reconcile.FindOldest(func(context.Context, map[string]string) ([]fakeNet, error) {
-			return []fakeNet{*c.nets["net-2"], *c.nets["net-1"]}, nil
-		}, func(n *fakeNet) time.Time {
+		FindByTagsFunc: ensure.FindOldest(func(context.Context, map[string]string) ([]fakecloud.Net, error) {
+			return []fakecloud.Net{*c.Nets["net-2"], *c.Nets["net-1"]}, nil
+		}, func(n *fakecloud.Net) time.Time {
 			return map[string]time.Time{"net-1": time.Unix(1, 0), "net-2": time.Unix(2, 0)}[n.ID]
 		}),
 		CreateFunc: c.Create, DeleteFunc: c.Delete, IDFunc: c.ID,
 	})
 	computed := false
-	res, err := reconcile.Ensure(reconcile.ContextWithEnv(t.Context(), reconcile.NewEnv(&testtypes.FooMachine{})), tr, "vpc", r,
-		reconcile.Lazy(func(context.Context) (netSpec, error) { computed = true; return netSpec{CIDR: "10.0.0.0/16"}, nil }))
+	res, err := ensure.Exists(reconcile.ContextWithEnv(t.Context(), reconcile.NewEnv(&testtypes.FooMachine{})), tr, "vpc", r,
+		ensure.Lazy(func(context.Context) (fakecloud.Spec, error) {
+			computed = true
+			return fakecloud.Spec{CIDR: "10.0.0.0/16"}, nil
+		}))
 	require.NoError(t, err)
-	assert.Equal(t, reconcile.ActionAdopted, res.Action)
+	assert.Equal(t, ensure.ActionAdopted, res.Action)
 	assert.Equal(t, "net-1", res.ID)
 	assert.False(t, computed, "a Resource that is not an Updater is never asked for the spec of what it finds")
 }

@@ -1,4 +1,4 @@
-package reconcile
+package ensure
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 // one onto the methods of Resource. Build GetFunc, FindByTagsFunc and DeleteFunc from the cloud's calls with
 // GoneIfNotFound, FindOldest and IgnoreErrors.
 type ResourceFuncs[S, O any] struct {
-	// ResourceKind names the kind of cloud resource in capkit's metrics (Kinded); the Ensure key when empty.
+	// ResourceKind names the kind of cloud resource in capkit's metrics (Kinded); the Exists key when empty.
 	ResourceKind string
 	// ValidateFunc implements Validate; nil accepts every spec.
 	ValidateFunc func(spec S) error
@@ -32,12 +32,12 @@ type ResourceFuncs[S, O any] struct {
 	// UpdateFunc implements Update; required with DiffFunc.
 	UpdateFunc func(ctx context.Context, id string, spec S, obs O) (O, error)
 	// ClassifyFunc, when set, gives every error the other functions return its class for the reconciler
-	// (Terminal, Throttled), e.g. a cloud's quota error made terminal.
+	// (step.Terminal, step.Throttled), e.g. a cloud's quota error made terminal.
 	ClassifyFunc func(err error) error
 }
 
 // NewResource returns the Resource of f: a PendingReporter when f has PendingFunc, an Updater when it has
-// DiffFunc (Ensure finds out which by type assertion, so a Resource that does not update in place is never
+// DiffFunc (Exists finds out which by type assertion, so a Resource that does not update in place is never
 // asked for the spec of a resource it finds). A method whose required function is nil returns an error that
 // names it.
 func NewResource[S, O any](f ResourceFuncs[S, O]) Resource[S, O] {
@@ -185,7 +185,7 @@ func GoneIfNotFound[O any](get func(ctx context.Context, id string) (O, error), 
 
 // IgnoreErrors adapts a cloud's delete to Resource.Delete: an error for which one of ignore is true is
 // success, e.g. NotFound (deleting a resource that is gone is not an error), or a delete the cloud refused
-// because other resources still depend on the resource (EnsureDeleted sees it is still there and waits).
+// because other resources still depend on the resource (Deleted sees it is still there and waits).
 func IgnoreErrors(del func(ctx context.Context, id string) error, ignore ...func(error) bool) func(ctx context.Context, id string) error {
 	return func(ctx context.Context, id string) error {
 		err := del(ctx, id)

@@ -1,4 +1,4 @@
-package reconcile
+package ensure
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/step"
 	"maps"
 	"strings"
 	"time"
@@ -14,7 +15,7 @@ import (
 	"github.com/capkit/capkit/scope"
 )
 
-// Tags that Ensure puts on every resource it creates, and searches for when it adopts one.
+// Tags that Exists puts on every resource it creates, and searches for when it adopts one.
 const (
 	// TagOwnershipKey holds the ownership key of the infra object that owns the resource; it is the name
 	// of the label that holds the key on the infra object.
@@ -26,10 +27,10 @@ const (
 // Resource is the lifecycle of one kind of cloud resource, written by the provider against its cloud SDK.
 // S is the provider's description of the resource it wants (its parameters), O what the cloud reports of a
 // resource that exists (its observation, usually a pointer to the SDK's type). Every method but Validate and
-// ID calls the cloud; Ensure and EnsureDeleted decide which to call, and read each resource at most once
-// per call: a service uses the observation Ensure returns instead of reading the resource again.
+// ID calls the cloud; Exists and Deleted decide which to call, and read each resource at most once
+// per call: a service uses the observation Exists returns instead of reading the resource again.
 type Resource[S, O any] interface {
-	// Validate checks spec before any cloud call that sends it; an error makes Ensure return a TerminalError
+	// Validate checks spec before any cloud call that sends it; an error makes Exists return a step.TerminalError
 	// with conditions.ReasonInvalidParameters, so that bad parameters never reach the cloud API.
 	Validate(spec S) error
 	// Get returns the resource with cloud ID id, and whether it exists; a resource that is gone is not an
@@ -40,7 +41,7 @@ type Resource[S, O any] interface {
 	FindByTags(ctx context.Context, tags map[string]string) (obs O, found bool, err error)
 	// Create creates the resource with tags and returns it. token is an idempotency token: a cloud that
 	// supports one must return the resource it created before for the same token instead of creating a
-	// second one; Ensure passes the same token on every attempt for the same owner and key.
+	// second one; Exists passes the same token on every attempt for the same owner and key.
 	Create(ctx context.Context, spec S, token string, tags map[string]string) (O, error)
 	// Delete deletes the resource with cloud ID id; deleting a resource that does not exist is not an error.
 	Delete(ctx context.Context, id string) error
@@ -49,10 +50,10 @@ type Resource[S, O any] interface {
 }
 
 // Updater is implemented by a Resource whose resources can be changed in place (load-balancer listeners,
-// security-group rules, tags). Ensure compares every resource it finds or adopts with the spec and updates
+// security-group rules, tags). Exists compares every resource it finds or adopts with the spec and updates
 // it when it drifted.
 //
-// A difference that cannot be updated in place (replace true) is reported, never repaired: Ensure returns a
+// A difference that cannot be updated in place (replace true) is reported, never repaired: Exists returns a
 // step result with conditions.ReasonNeedsReplacement, emits a Warning event and calls nothing. It is not a terminal
 // error, because the resource still exists and serves, the difference may go away (the spec is edited back,
 // or the out-of-band change is undone) and the next reconcile notices; and replacing a resource is a
@@ -68,8 +69,8 @@ type Updater[S, O any] interface {
 }
 
 // PendingReporter is implemented by a Resource whose resources pass through transitional states (creating,
-// updating, deleting) that a reconcile must wait out. Ensure and EnsureDeleted then return a step result that
-// is not done and requeues after the poll interval (the reconciler's WithDefaultRequeue, or WithPollInterval),
+// updating, deleting) that a reconcile must wait out. Exists and Deleted then return a step result that
+// is not done and requeues after the poll interval (the reconciler's reconcile.WithPollInterval, or WithPollInterval),
 // instead of code in every service.
 type PendingReporter[O any] interface {
 	// Pending reports whether obs is in a transitional state, with the CamelCase reason of the step
@@ -77,10 +78,10 @@ type PendingReporter[O any] interface {
 	Pending(obs O) (reason, message string, pending bool)
 }
 
-// Action is what Ensure did.
+// Action is what Exists did.
 type Action string
 
-// Actions of Ensure.
+// Actions of Exists.
 const (
 	// ActionFound means the tracked ID still exists in the cloud: nothing was called but Get.
 	ActionFound Action = "Found"
@@ -90,13 +91,13 @@ const (
 	ActionCreated Action = "Created"
 	// ActionUpdated means the resource was found or adopted, had drifted, and was updated in place.
 	ActionUpdated Action = "Updated"
-	// actionDeleted means EnsureDeleted deleted the resource (only in capkit's metrics).
+	// actionDeleted means Deleted deleted the resource (only in capkit's metrics).
 	actionDeleted Action = "Deleted"
 )
 
-// EnsureResult is the outcome of Ensure: the resource as observed in this reconcile and what the step
+// Result is the outcome of Exists: the resource as observed in this reconcile and what the step
 // reports about it.
-type EnsureResult[O any] struct {
+type Result[O any] struct {
 	// ID is the cloud ID of the resource, recorded in the tracker and persisted; use it for further calls
 	// (e.g. to build the providerID).
 	ID string
@@ -111,7 +112,7 @@ type EnsureResult[O any] struct {
 	// Result is what the step reports: Done when the resource is ready; otherwise not done, with the reason
 	// (conditions.ReasonResourcePending or the PendingReporter's, conditions.ReasonDriftCorrected, conditions.ReasonNeedsReplacement), a
 	// message and the poll interval. A service returns it as it is when it is not Done.
-	Result Result
+	Result step.Result
 }
 
 // Spec is the desired state of a resource for Ensure: given at once (Given) or computed only when a create or
@@ -122,49 +123,49 @@ type Spec[S any] struct {
 	fn    func(ctx context.Context) (S, error)
 }
 
-// Given is a spec at hand; Ensure validates it before any cloud call.
+// Given is a spec at hand; Exists validates it before any cloud call.
 func Given[S any](spec S) Spec[S] { return Spec[S]{value: spec} }
 
-// Lazy is a spec computed by fn at most once per Ensure, when a create or an update (or, for an Updater, the
-// comparison with the observed resource) needs it; Ensure validates it before any call that sends it. An
-// error from fn is returned as it is (a TerminalError stays terminal).
+// Lazy is a spec computed by fn at most once per Exists, when a create or an update (or, for an Updater, the
+// comparison with the observed resource) needs it; Exists validates it before any call that sends it. An
+// error from fn is returned as it is (a step.TerminalError stays terminal).
 func Lazy[S any](fn func(ctx context.Context) (S, error)) Spec[S] { return Spec[S]{fn: fn} }
 
-// EnsureOption configures Ensure and EnsureDeleted.
-type EnsureOption func(*ensureOptions)
+// Option configures Exists and Deleted.
+type Option func(*options)
 
-type ensureOptions struct {
+type options struct {
 	tags       map[string]string
 	poll       time.Duration
 	createOnce bool
 }
 
-// CreateOnce makes Ensure create the resource at most once per owner: when the ID it recorded names a resource
-// that is gone, Ensure neither adopts nor creates another one but returns a terminal error with
+// CreateOnce makes Exists create the resource at most once per owner: when the ID it recorded names a resource
+// that is gone, Exists neither adopts nor creates another one but returns a terminal error with
 // conditions.ReasonResourceDeleted. Use it for a machine's server (a VM, a Pod): Cluster API treats machines as
 // immutable, so a machine whose server vanished must be replaced (a MachineHealthCheck remediates it), not
 // booted a second time with bootstrap data that was meant to be used once.
-func CreateOnce() EnsureOption { return func(o *ensureOptions) { o.createOnce = true } }
+func CreateOnce() Option { return func(o *options) { o.createOnce = true } }
 
 // WithTags adds tags to the created resource (e.g. the cluster name); the ownership tags always win.
-func WithTags(tags map[string]string) EnsureOption {
-	return func(o *ensureOptions) { maps.Copy(o.tags, tags) }
+func WithTags(tags map[string]string) Option {
+	return func(o *options) { maps.Copy(o.tags, tags) }
 }
 
 // WithPollInterval sets how long a step waits before looking again at a pending, updated or deleting
-// resource, for a resource that needs its own. By default Ensure and EnsureDeleted use the poll interval of
-// the reconcile (Env.PollInterval: the reconciler's WithDefaultRequeue), and DefaultRequeueAfter outside a
+// resource, for a resource that needs its own. By default Exists and Deleted use the poll interval of
+// the reconcile (Env.PollInterval: the reconciler's reconcile.WithPollInterval), and step.DefaultPollInterval outside a
 // reconcile.
-func WithPollInterval(d time.Duration) EnsureOption {
-	return func(o *ensureOptions) {
+func WithPollInterval(d time.Duration) Option {
+	return func(o *options) {
 		if d > 0 {
 			o.poll = d
 		}
 	}
 }
 
-func newEnsureOptions(ctx context.Context, opts []EnsureOption) ensureOptions {
-	o := ensureOptions{tags: map[string]string{}, poll: EnvFrom(ctx).PollInterval()}
+func newOptions(ctx context.Context, opts []Option) options {
+	o := options{tags: map[string]string{}, poll: step.EnvFrom(ctx).PollInterval()}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)
@@ -178,7 +179,7 @@ func OwnershipTags(ownershipKey, key string) map[string]string {
 	return map[string]string{TagOwnershipKey: ownershipKey, TagResourceKey: key}
 }
 
-// IdempotencyToken returns the token Ensure passes to Create for a resource key of an owner: the first 32
+// IdempotencyToken returns the token Exists passes to Create for a resource key of an owner: the first 32
 // hex digits of SHA-256 over both, so the same resource always gets the same token, across crashes,
 // controller restarts and clusterctl move.
 func IdempotencyToken(ownershipKey, key string) string {
@@ -186,18 +187,18 @@ func IdempotencyToken(ownershipKey, key string) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// ensureCall is one Ensure: its inputs, and the spec once computed.
-type ensureCall[S, O any] struct {
+// run is one Ensure: its inputs, and the spec once computed.
+type run[S, O any] struct {
 	key string
 	r   *metered[S, O] // every cloud call goes through it; r.Resource is the provider's
 
 	spec     Spec[S]
 	computed bool
-	opts     ensureOptions
+	opts     options
 }
 
 // desired returns the spec, computing and validating a lazy one on first use.
-func (c *ensureCall[S, O]) desired(ctx context.Context) (S, error) {
+func (c *run[S, O]) desired(ctx context.Context) (S, error) {
 	if !c.computed {
 		if c.spec.fn != nil {
 			v, err := c.spec.fn(ctx)
@@ -207,17 +208,17 @@ func (c *ensureCall[S, O]) desired(ctx context.Context) (S, error) {
 			c.spec.value = v
 		}
 		if err := c.r.Validate(c.spec.value); err != nil {
-			return c.spec.value, Terminal(conditions.ReasonInvalidParameters, fmt.Errorf("cannot ensure resource %q: invalid parameters: %w", c.key, err))
+			return c.spec.value, step.Terminal(conditions.ReasonInvalidParameters, fmt.Errorf("cannot ensure resource %q: invalid parameters: %w", c.key, err))
 		}
 		c.computed = true
 	}
 	return c.spec.value, nil
 }
 
-// Ensure makes sure the cloud resource key of the tracker's owner exists and matches spec, without ever
+// Exists makes sure the cloud resource key of the tracker's owner exists and matches spec, without ever
 // creating two:
 //
-//  1. a Given spec is validated (no cloud call on bad parameters: TerminalError, conditions.ReasonInvalidParameters);
+//  1. a Given spec is validated (no cloud call on bad parameters: step.TerminalError, conditions.ReasonInvalidParameters);
 //  2. the tracked ID is read (Get); when it exists, it is the resource (ActionFound);
 //  3. otherwise a resource carrying the ownership tags is adopted (ActionAdopted);
 //  4. otherwise the spec is computed (Lazy) and validated, and the resource created with the ownership tags
@@ -227,23 +228,23 @@ func (c *ensureCall[S, O]) desired(ctx context.Context) (S, error) {
 //     cannot be (conditions.ReasonNeedsReplacement).
 //
 // After 3 and 4 the ID is recorded and persisted at once with PatchNow. When Create fails, or the process
-// dies before the ID is persisted, the next Ensure adopts the resource by its tags, or calls Create with the
+// dies before the ID is persisted, the next Exists adopts the resource by its tags, or calls Create with the
 // same token, which an idempotent cloud answers with the same resource. Each step reads the resource once:
-// a steady-state Ensure of a Resource that is not an Updater makes exactly one cloud call (Get) and computes
+// a steady-state Exists of a Resource that is not an Updater makes exactly one cloud call (Get) and computes
 // no Lazy spec. Cloud errors are returned as they are: retried with backoff, unless the Resource made them
-// terminal. Adoptions, updates and differences that need a replacement are announced as events (Eventf); a
+// terminal. Adoptions, updates and differences that need a replacement are announced as events (step.Eventf); a
 // routine create is not (its ID is in status, and an event per resource is one more API request per machine
 // at scale). Waits use the poll interval of the reconcile (Env.PollInterval) unless WithPollInterval is given.
-func Ensure[S, O any](ctx context.Context, t scope.ResourceTracker, key string, r Resource[S, O], spec Spec[S], opts ...EnsureOption) (EnsureResult[O], error) {
-	var out EnsureResult[O]
+func Exists[S, O any](ctx context.Context, t scope.ResourceTracker, key string, r Resource[S, O], spec Spec[S], opts ...Option) (Result[O], error) {
+	var out Result[O]
 	if t == nil || r == nil {
 		return out, fmt.Errorf("cannot ensure resource %q: tracker and resource must not be nil", key)
 	}
 	if err := scope.ValidateResourceKey(key); err != nil {
-		return out, Terminal(conditions.ReasonInvalidParameters, fmt.Errorf("cannot ensure resource: %w", err))
+		return out, step.Terminal(conditions.ReasonInvalidParameters, fmt.Errorf("cannot ensure resource: %w", err))
 	}
 	m := meter(r, key)
-	c := &ensureCall[S, O]{key: key, r: m, spec: spec, opts: newEnsureOptions(ctx, opts)}
+	c := &run[S, O]{key: key, r: m, spec: spec, opts: newOptions(ctx, opts)}
 	if spec.fn == nil {
 		if _, err := c.desired(ctx); err != nil {
 			return out, err
@@ -259,10 +260,10 @@ func Ensure[S, O any](ctx context.Context, t scope.ResourceTracker, key string, 
 			return out, fmt.Errorf("cannot get resource %q (id %q): %w", key, id, err)
 		}
 		if found {
-			return c.record(ctx)(c.settle(ctx, EnsureResult[O]{ID: id, Observed: obs, Action: ActionFound}))
+			return c.record(ctx)(c.settle(ctx, Result[O]{ID: id, Observed: obs, Action: ActionFound}))
 		}
 		if c.opts.createOnce {
-			return out, Terminal(conditions.ReasonResourceDeleted,
+			return out, step.Terminal(conditions.ReasonResourceDeleted,
 				fmt.Errorf("resource %q (id %q) was deleted outside the controller and is not created again", key, id))
 		}
 	}
@@ -279,14 +280,14 @@ func Ensure[S, O any](ctx context.Context, t scope.ResourceTracker, key string, 
 	if out.Action == ActionAdopted {
 		// A create is routine and its ID is in status; an adoption is a recovery (a lost status, a crash
 		// before the checkpoint) that a person may want to see.
-		Eventf(ctx, EventNormal, conditions.ReasonResourceAdopted, "adopted resource %q (id %q) by its ownership tags", key, out.ID)
+		step.Eventf(ctx, step.EventNormal, conditions.ReasonResourceAdopted, "adopted resource %q (id %q) by its ownership tags", key, out.ID)
 	}
 	return c.record(ctx)(c.settle(ctx, out))
 }
 
-// record returns a function that counts what Ensure did in capkit's metrics.
-func (c *ensureCall[S, O]) record(ctx context.Context) func(EnsureResult[O], error) (EnsureResult[O], error) {
-	return func(out EnsureResult[O], err error) (EnsureResult[O], error) {
+// record returns a function that counts what Exists did in capkit's metrics.
+func (c *run[S, O]) record(ctx context.Context) func(Result[O], error) (Result[O], error) {
+	return func(out Result[O], err error) (Result[O], error) {
 		if err == nil && out.Action != "" {
 			c.r.action(ctx, out.Action)
 		}
@@ -295,8 +296,8 @@ func (c *ensureCall[S, O]) record(ctx context.Context) func(EnsureResult[O], err
 }
 
 // adoptOrCreate finds the resource by its ownership tags or creates it.
-func (c *ensureCall[S, O]) adoptOrCreate(ctx context.Context, ownershipKey string) (EnsureResult[O], error) {
-	var out EnsureResult[O]
+func (c *run[S, O]) adoptOrCreate(ctx context.Context, ownershipKey string) (Result[O], error) {
+	var out Result[O]
 	obs, found, err := c.r.FindByTags(ctx, OwnershipTags(ownershipKey, c.key))
 	if err != nil {
 		return out, fmt.Errorf("cannot find resource %q by tags: %w", c.key, err)
@@ -318,23 +319,23 @@ func (c *ensureCall[S, O]) adoptOrCreate(ctx context.Context, ownershipKey strin
 }
 
 // observed is the result for a resource the cloud returned, which must have an ID.
-func (c *ensureCall[S, O]) observed(obs O, action Action) (EnsureResult[O], error) {
+func (c *run[S, O]) observed(obs O, action Action) (Result[O], error) {
 	id := c.r.ID(obs)
 	if id == "" {
-		return EnsureResult[O]{}, fmt.Errorf("cannot ensure resource %q: the cloud returned a resource without an id (%s)", c.key, lower(string(action)))
+		return Result[O]{}, fmt.Errorf("cannot ensure resource %q: the cloud returned a resource without an id (%s)", c.key, strings.ToLower(string(action)))
 	}
-	return EnsureResult[O]{ID: id, Observed: obs, Action: action}, nil
+	return Result[O]{ID: id, Observed: obs, Action: action}, nil
 }
 
 // settle waits for a pending resource and brings a drifted one up to date; it sets out.Result.
-func (c *ensureCall[S, O]) settle(ctx context.Context, out EnsureResult[O]) (EnsureResult[O], error) {
+func (c *run[S, O]) settle(ctx context.Context, out Result[O]) (Result[O], error) {
 	if w, pending := pendingResult(c.r.Resource, c.key, out.ID, out.Observed, c.opts.poll); pending {
 		out.Result = w
 		return out, nil
 	}
 	u, ok := c.r.Resource.(Updater[S, O])
 	if !ok || out.Action == ActionCreated {
-		out.Result = Result{Done: true}
+		out.Result = step.Result{Done: true}
 		return out, nil
 	}
 	spec, err := c.desired(ctx)
@@ -344,13 +345,13 @@ func (c *ensureCall[S, O]) settle(ctx context.Context, out EnsureResult[O]) (Ens
 	fields, replace := u.Diff(spec, out.Observed)
 	switch {
 	case len(fields) == 0:
-		out.Result = Result{Done: true}
+		out.Result = step.Result{Done: true}
 		return out, nil
 	case replace:
 		out.Drift = fields
 		msg := fmt.Sprintf("resource %q (id %q) differs from its spec in %s, which cannot be changed in place", c.key, out.ID, strings.Join(fields, ", "))
-		Eventf(ctx, EventWarning, conditions.ReasonNeedsReplacement, "%s", msg)
-		out.Result = Result{Reason: conditions.ReasonNeedsReplacement, Message: msg, RequeueAfter: c.opts.poll}
+		step.Eventf(ctx, step.EventWarning, conditions.ReasonNeedsReplacement, "%s", msg)
+		out.Result = step.Result{Reason: conditions.ReasonNeedsReplacement, Message: msg, RequeueAfter: c.opts.poll}
 		return out, nil
 	}
 	obs, err := c.r.update(ctx, u, out.ID, spec, out.Observed)
@@ -359,20 +360,20 @@ func (c *ensureCall[S, O]) settle(ctx context.Context, out EnsureResult[O]) (Ens
 	}
 	out.Observed, out.Action, out.Drift = obs, ActionUpdated, fields
 	msg := fmt.Sprintf("resource %q (id %q) differed from its spec in %s; updated in place", c.key, out.ID, strings.Join(fields, ", "))
-	Eventf(ctx, EventNormal, conditions.ReasonDriftCorrected, "%s", msg)
-	out.Result = Result{Reason: conditions.ReasonDriftCorrected, Message: msg, RequeueAfter: c.opts.poll}
+	step.Eventf(ctx, step.EventNormal, conditions.ReasonDriftCorrected, "%s", msg)
+	out.Result = step.Result{Reason: conditions.ReasonDriftCorrected, Message: msg, RequeueAfter: c.opts.poll}
 	return out, nil
 }
 
 // pendingResult returns the step result that waits for a resource in a transitional state.
-func pendingResult[S, O any](r Resource[S, O], key, id string, obs O, poll time.Duration) (Result, bool) {
+func pendingResult[S, O any](r Resource[S, O], key, id string, obs O, poll time.Duration) (step.Result, bool) {
 	p, ok := r.(PendingReporter[O])
 	if !ok {
-		return Result{}, false
+		return step.Result{}, false
 	}
 	reason, msg, pending := p.Pending(obs)
 	if !pending {
-		return Result{}, false
+		return step.Result{}, false
 	}
 	if reason == "" {
 		reason = conditions.ReasonResourcePending
@@ -380,33 +381,33 @@ func pendingResult[S, O any](r Resource[S, O], key, id string, obs O, poll time.
 	if msg == "" {
 		msg = "in a transitional state"
 	}
-	return Result{Reason: reason, Message: fmt.Sprintf("resource %q (id %q): %s", key, id, msg), RequeueAfter: poll}, true
+	return step.Result{Reason: reason, Message: fmt.Sprintf("resource %q (id %q): %s", key, id, msg), RequeueAfter: poll}, true
 }
 
-// MaxTaggedDeletes bounds how many resources carrying the ownership tags EnsureDeleted deletes in one call,
+// MaxTaggedDeletes bounds how many resources carrying the ownership tags Deleted deletes in one call,
 // besides the tracked one. A cloud without idempotency tokens can hold duplicates (Create may have run more
 // than once); more than this many are deleted over several reconciles, each reporting not done.
 const MaxTaggedDeletes = 10
 
-// EnsureDeleted deletes the cloud resource key of the tracker's owner: the tracked ID and every resource
+// Deleted deletes the cloud resource key of the tracker's owner: the tracked ID and every resource
 // still carrying its ownership tags (one created by an attempt whose ID was never recorded, or duplicates of
 // a cloud without idempotency tokens). It searches by tags again after each delete, and returns a Done result
 // only when a search finds nothing; then it forgets the ID (persisted by the next PatchNow or Close). While a
 // resource is still there after its delete (cloud deletes are often asynchronous) it returns a result that
 // is not done, with conditions.ReasonDeleting (or the PendingReporter's reason) and the poll interval; so it does after
 // MaxTaggedDeletes deletes in one call.
-func EnsureDeleted[S, O any](ctx context.Context, t scope.ResourceTracker, key string, r Resource[S, O], opts ...EnsureOption) (Result, error) {
+func Deleted[S, O any](ctx context.Context, t scope.ResourceTracker, key string, r Resource[S, O], opts ...Option) (step.Result, error) {
 	if t == nil || r == nil {
-		return Result{}, fmt.Errorf("cannot delete resource %q: tracker and resource must not be nil", key)
+		return step.Result{}, fmt.Errorf("cannot delete resource %q: tracker and resource must not be nil", key)
 	}
-	o := newEnsureOptions(ctx, opts)
+	o := newOptions(ctx, opts)
 	m := meter(r, key)
 	deleted := map[string]bool{} // deleted in this call
-	var wait *Result             // why the step waits, for the first resource still there
+	var wait *step.Result        // why the step waits, for the first resource still there
 	if tracked, isTracked := t.ResourceID(key); isTracked {
 		w, gone, err := deleteIfExists(ctx, m, key, tracked, o.poll)
 		if err != nil {
-			return Result{}, err
+			return step.Result{}, err
 		}
 		if !gone {
 			wait = &w
@@ -416,13 +417,13 @@ func EnsureDeleted[S, O any](ctx context.Context, t scope.ResourceTracker, key s
 	ownershipKey, err := t.OwnershipKey()
 	switch {
 	case errors.Is(err, scope.ErrOwnershipKeyNotPersisted):
-		// Nothing was ever created with this key: Ensure refuses to run before it is persisted.
+		// Nothing was ever created with this key: Exists refuses to run before it is persisted.
 	case err != nil:
-		return Result{}, fmt.Errorf("cannot delete resource %q: %w", key, err)
+		return step.Result{}, fmt.Errorf("cannot delete resource %q: %w", key, err)
 	default:
 		w, done, err := deleteTagged(ctx, m, key, OwnershipTags(ownershipKey, key), deleted, o.poll)
 		if err != nil {
-			return Result{}, err
+			return step.Result{}, err
 		}
 		if !done && wait == nil {
 			wait = &w
@@ -432,32 +433,32 @@ func EnsureDeleted[S, O any](ctx context.Context, t scope.ResourceTracker, key s
 		return *wait, nil
 	}
 	if err := t.DeleteResourceID(key); err != nil {
-		return Result{}, err
+		return step.Result{}, err
 	}
-	return Result{Done: true}, nil
+	return step.Result{Done: true}, nil
 }
 
 // deleteTagged deletes the resources that carry tags, one search at a time, until a search finds none (done)
 // or one is still there after its delete, or MaxTaggedDeletes were deleted; then the result says why the
 // step waits. deleted holds the IDs deleted so far in this call.
-func deleteTagged[S, O any](ctx context.Context, m *metered[S, O], key string, tags map[string]string, deleted map[string]bool, poll time.Duration) (Result, bool, error) {
+func deleteTagged[S, O any](ctx context.Context, m *metered[S, O], key string, tags map[string]string, deleted map[string]bool, poll time.Duration) (step.Result, bool, error) {
 	for n := 0; ; n++ {
 		obs, found, err := m.FindByTags(ctx, tags)
 		if err != nil {
-			return Result{}, false, fmt.Errorf("cannot find resource %q by tags: %w", key, err)
+			return step.Result{}, false, fmt.Errorf("cannot find resource %q by tags: %w", key, err)
 		}
 		if !found {
-			return Result{}, true, nil
+			return step.Result{}, true, nil
 		}
 		id := m.ID(obs)
 		switch {
 		case id == "":
-			return Result{}, false, fmt.Errorf("cannot delete resource %q: the cloud returned a resource without an id (find by tags)", key)
+			return step.Result{}, false, fmt.Errorf("cannot delete resource %q: the cloud returned a resource without an id (find by tags)", key)
 		case deleted[id]:
 			// Deleted in this call and still listed: the cloud's search lags behind, or the delete is slow.
-			return Result{Reason: conditions.ReasonDeleting, Message: fmt.Sprintf("resource %q (id %q) is still listed after its delete", key, id), RequeueAfter: poll}, false, nil
+			return step.Result{Reason: conditions.ReasonDeleting, Message: fmt.Sprintf("resource %q (id %q) is still listed after its delete", key, id), RequeueAfter: poll}, false, nil
 		case n >= MaxTaggedDeletes:
-			return Result{Reason: conditions.ReasonDeleting, Message: fmt.Sprintf("more than %d resources %q carry the ownership tags; deleting the rest at the next reconcile", MaxTaggedDeletes, key), RequeueAfter: poll}, false, nil
+			return step.Result{Reason: conditions.ReasonDeleting, Message: fmt.Sprintf("more than %d resources %q carry the ownership tags; deleting the rest at the next reconcile", MaxTaggedDeletes, key), RequeueAfter: poll}, false, nil
 		}
 		w, gone, err := deleteIfExists(ctx, m, key, id, poll)
 		if err != nil || !gone {
@@ -469,24 +470,24 @@ func deleteTagged[S, O any](ctx context.Context, m *metered[S, O], key string, t
 
 // deleteIfExists deletes id unless it is gone and reports whether it is gone afterwards; when it is not,
 // the result says why the step waits.
-func deleteIfExists[S, O any](ctx context.Context, r *metered[S, O], key, id string, poll time.Duration) (Result, bool, error) {
+func deleteIfExists[S, O any](ctx context.Context, r *metered[S, O], key, id string, poll time.Duration) (step.Result, bool, error) {
 	_, found, err := r.Get(ctx, id)
 	if err != nil {
-		return Result{}, false, fmt.Errorf("cannot get resource %q (id %q): %w", key, id, err)
+		return step.Result{}, false, fmt.Errorf("cannot get resource %q (id %q): %w", key, id, err)
 	}
 	if !found {
-		return Result{}, true, nil
+		return step.Result{}, true, nil
 	}
 	if err := r.Delete(ctx, id); err != nil {
-		return Result{}, false, fmt.Errorf("cannot delete resource %q (id %q): %w", key, id, err)
+		return step.Result{}, false, fmt.Errorf("cannot delete resource %q (id %q): %w", key, id, err)
 	}
 	r.action(ctx, actionDeleted)
 	obs, found, err := r.Get(ctx, id)
 	if err != nil {
-		return Result{}, false, fmt.Errorf("cannot get resource %q (id %q): %w", key, id, err)
+		return step.Result{}, false, fmt.Errorf("cannot get resource %q (id %q): %w", key, id, err)
 	}
 	if !found {
-		return Result{}, true, nil
+		return step.Result{}, true, nil
 	}
 	if w, pending := pendingResult(r.Resource, key, id, obs, poll); pending {
 		if w.Reason == conditions.ReasonResourcePending {
@@ -494,5 +495,5 @@ func deleteIfExists[S, O any](ctx context.Context, r *metered[S, O], key, id str
 		}
 		return w, false, nil
 	}
-	return Result{Reason: conditions.ReasonDeleting, Message: fmt.Sprintf("resource %q (id %q) still exists after its delete", key, id), RequeueAfter: poll}, false, nil
+	return step.Result{Reason: conditions.ReasonDeleting, Message: fmt.Sprintf("resource %q (id %q) still exists after its delete", key, id), RequeueAfter: poll}, false, nil
 }
