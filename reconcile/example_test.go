@@ -2,9 +2,7 @@ package reconcile_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"maps"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,6 +17,7 @@ import (
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"github.com/capkit/capkit/scope"
 	"github.com/capkit/capkit/scope/scopetest"
 )
@@ -27,83 +26,24 @@ import (
 type vmSpec struct{ Image string }
 
 // vm is a VM as the toy cloud reports it.
-type vm struct {
-	ID   string
-	Tags map[string]string
-}
+type vm struct{ ID string }
 
-// toyCloud is a cloud API of VMs (ID → VM) implementing reconcile.Resource[vmSpec, *vm].
-type toyCloud map[string]*vm
-
-func (c toyCloud) Validate(spec vmSpec) error {
-	if spec.Image == "" {
-		return errors.New("image must not be empty")
-	}
-	return nil
-}
-
-func (c toyCloud) ID(v *vm) string { return v.ID }
-
-func (c toyCloud) Get(_ context.Context, id string) (*vm, bool, error) {
-	v, ok := c[id]
-	return v, ok, nil
-}
-
-func (c toyCloud) FindByTags(_ context.Context, tags map[string]string) (*vm, bool, error) {
-	for _, v := range c {
-		if hasTags(v.Tags, tags) {
-			return v, true, nil
-		}
-	}
-	return nil, false, nil
-}
-
-func (c toyCloud) Create(_ context.Context, _ vmSpec, _ string, tags map[string]string) (*vm, error) {
-	v := &vm{ID: fmt.Sprintf("vm-%d", len(c)+1), Tags: maps.Clone(tags)}
-	c[v.ID] = v
-	return v, nil
-}
-
-func (c toyCloud) Delete(_ context.Context, id string) error { delete(c, id); return nil }
-
-// hasTags reports whether tags has every tag of want.
-func hasTags(tags, want map[string]string) bool {
-	for k, v := range want {
-		if tags[k] != v {
-			return false
-		}
-	}
-	return true
-}
-
-// Ensure creates a resource once, then finds it by its tracked ID; a lost ID is recovered by tags. The
-// tracker here is scopetest's fake machine scope, as in a provider's service tests.
-func ExampleEnsure() {
-	ctx := context.Background()
-	cloud := toyCloud{}
-	s := &scopetest.FakeMachineScope[*v1beta2.MemMachine]{FakeObject: scopetest.FakeObject[*v1beta2.MemMachine]{
-		Object: &v1beta2.MemMachine{}, OwnershipKeyValue: "k7x2"}}
-
-	spec := reconcile.Given(vmSpec{Image: "ubuntu-24.04"})
-	first, _ := reconcile.Ensure(ctx, s, "vm", cloud, spec)
-	second, _ := reconcile.Ensure(ctx, s, "vm", cloud, spec)
-	_ = s.DeleteResourceID("vm") // status lost, e.g. by clusterctl move
-	third, _ := reconcile.Ensure(ctx, s, "vm", cloud, spec)
-	_, err := reconcile.Ensure(ctx, s, "data-disk", cloud, reconcile.Given(vmSpec{}))
-
-	fmt.Println(first.Action, first.ID)
-	fmt.Println(second.Action, second.ID)
-	fmt.Println(third.Action, third.ID)
-	fmt.Println("VMs:", len(cloud), "tags:", cloud["vm-1"].Tags)
-	fmt.Println("checkpoints:", len(s.Checkpoints()))
-	fmt.Println("terminal:", reconcile.IsTerminal(err))
-	// Output:
-	// Created vm-1
-	// Found vm-1
-	// Adopted vm-1
-	// VMs: 1 tags: map[capkit.io/ownership-key:k7x2 capkit.io/resource:vm]
-	// checkpoints: 2
-	// terminal: true
+// toyVMs is a cloud API of VMs (ID → VM), as ensure.ResourceFuncs over a map.
+func toyVMs(vms map[string]*vm) ensure.Resource[vmSpec, *vm] {
+	return ensure.NewResource(ensure.ResourceFuncs[vmSpec, *vm]{
+		GetFunc: func(_ context.Context, id string) (*vm, bool, error) {
+			v, ok := vms[id]
+			return v, ok, nil
+		},
+		FindByTagsFunc: func(context.Context, map[string]string) (*vm, bool, error) { return nil, false, nil },
+		CreateFunc: func(context.Context, vmSpec, string, map[string]string) (*vm, error) {
+			v := &vm{ID: fmt.Sprintf("vm-%d", len(vms)+1)}
+			vms[v.ID] = v
+			return v, nil
+		},
+		DeleteFunc: func(_ context.Context, id string) error { delete(vms, id); return nil },
+		IDFunc:     func(v *vm) string { return v.ID },
+	})
 }
 
 // A provider wires its services as ordered steps over scope.MachineScoper of its own type, here memcloud's
@@ -113,18 +53,18 @@ func ExampleEnsure() {
 // provisioned machine makes no API request at all, and one cloud read.
 func ExampleNewMachineReconciler() {
 	ctx := context.Background()
-	cloud := toyCloud{}
+	cloud := toyVMs(map[string]*vm{})
 	type S = scope.MachineScoper[*v1beta2.MemMachine]
 	vm := reconcile.ServiceFuncs[S]{
 		ReconcileFunc: func(ctx context.Context, s S) (reconcile.Result, error) {
 			m := s.InfraMachine()
-			spec := reconcile.Lazy(func(ctx context.Context) (vmSpec, error) {
+			spec := ensure.Lazy(func(ctx context.Context) (vmSpec, error) {
 				if _, _, err := s.BootstrapData(ctx); err != nil { // the user data of the VM; never log it
 					return vmSpec{}, err
 				}
 				return vmSpec{Image: m.Spec.Image}, nil
 			})
-			res, err := reconcile.Ensure(ctx, s, "vm", cloud, spec)
+			res, err := ensure.Exists(ctx, s, "vm", cloud, spec)
 			if err != nil || !res.Result.Done {
 				return res.Result, err
 			}
@@ -133,7 +73,7 @@ func ExampleNewMachineReconciler() {
 			return reconcile.Result{Done: true}, nil
 		},
 		DeleteFunc: func(ctx context.Context, s S) (reconcile.Result, error) {
-			return reconcile.EnsureDeleted(ctx, s, "vm", cloud)
+			return ensure.Deleted(ctx, s, "vm", cloud)
 		},
 	}
 

@@ -97,7 +97,7 @@ func (f *Flags) RateLimiter() (*ratelimit.Limiters, error) {
 func (f *Flags) ReconcileOptions(extra ...reconcile.Option) ([]reconcile.Option, error) {
 	opts := []reconcile.Option{reconcile.WithWatchFilter(f.WatchFilter), reconcile.WithResyncPeriod(f.ResyncPeriod)}
 	if f.PollInterval > 0 {
-		opts = append(opts, reconcile.WithDefaultRequeue(f.PollInterval))
+		opts = append(opts, reconcile.WithPollInterval(f.PollInterval))
 	}
 	if f.MaxConcurrentReconciles > 0 {
 		opts = append(opts, reconcile.WithMaxConcurrentReconciles(f.MaxConcurrentReconciles))
