@@ -48,6 +48,7 @@
 // create response or a failed update must be retried, so the scenarios fail when the Resource makes it
 // terminal; an out-of-band deletion with OutOfBandDelete ReportTerminal must be terminal.
 //
-// Tracker is an in-memory scope.ResourceTracker that keeps apart the IDs held in memory and those persisted
-// by PatchNow, so that a test models a crash (Restart) or clusterctl move (Moved) between two reconciles.
+// The scenarios track IDs with scopetest.Tracker, an in-memory scope.ResourceTracker that keeps apart the IDs held
+// in memory and those persisted by PatchNow, so that a test models a crash (Restart) or clusterctl move (Moved)
+// between two reconciles (before v0.2.0 it was ensuretest.Tracker).
 package ensuretest

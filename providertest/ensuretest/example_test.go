@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/scope/scopetest"
 
-	"github.com/capkit/capkit/providertest/ensuretest"
 )
 
 func ExampleTracker() {
 	ctx := context.Background()
-	tr := ensuretest.NewTracker("owner-1")
+	tr := scopetest.NewTracker("owner-1")
 	_ = tr.SetResourceID("network", "net-1")
 	tr.FailNextPatch(errors.New("controller killed"))
 	fmt.Println(tr.PatchNow(ctx))

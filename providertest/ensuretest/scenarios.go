@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/scope/scopetest"
 	"strings"
 	"testing"
 
@@ -263,14 +264,14 @@ func key[S, O any](r ResourceUnderTest[S, O]) string {
 	return r.Key
 }
 
-func ensure[S, O any](ctx context.Context, tr *Tracker, r ResourceUnderTest[S, O], res reconcile.Resource[S, O]) (reconcile.EnsureResult[O], error) {
+func ensureOnce[S, O any](ctx context.Context, tr *scopetest.Tracker, r ResourceUnderTest[S, O], res reconcile.Resource[S, O]) (reconcile.EnsureResult[O], error) {
 	return reconcile.Ensure(ctx, tr, key(r), res, reconcile.Given(r.ValidSpec), r.Options...)
 }
 
 // created runs Ensure on a fresh tracker and checks that it created one resource.
-func created[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) (*Tracker, string, error) {
-	tr := NewTracker(scenarioOwnershipKey)
-	out, err := ensure(ctx, tr, r, f.Resource)
+func created[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) (*scopetest.Tracker, string, error) {
+	tr := scopetest.NewTracker(scenarioOwnershipKey)
+	out, err := ensureOnce(ctx, tr, r, f.Resource)
 	if err != nil {
 		return nil, "", fmt.Errorf("cannot ensure a new resource: %w", err)
 	}
@@ -287,7 +288,7 @@ func wantCount[S, O any](f CloudFixture[S, O], want int, when string) error {
 	return nil
 }
 
-func wantPersisted(tr *Tracker, k, id string) error {
+func wantPersisted(tr *scopetest.Tracker, k, id string) error {
 	if got := tr.Persisted()[k]; got != id {
 		return fmt.Errorf("persisted ID of %q is %q, want %q", k, got, id)
 	}
@@ -321,7 +322,7 @@ func findsTracked[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f Cl
 		return err
 	}
 	writes := tr.Writes()
-	out, err := ensure(ctx, tr, r, f.Resource)
+	out, err := ensureOnce(ctx, tr, r, f.Resource)
 	if err != nil {
 		return fmt.Errorf("second Ensure failed: %w", err)
 	}
@@ -342,7 +343,7 @@ func adoptsAfterStatusLoss[S, O any](ctx context.Context, r ResourceUnderTest[S,
 		return err
 	}
 	moved := tr.Moved()
-	out, err := ensure(ctx, moved, r, f.Resource)
+	out, err := ensureOnce(ctx, moved, r, f.Resource)
 	if err != nil {
 		return fmt.Errorf("cannot ensure after the status was lost: %w", err)
 	}
@@ -360,16 +361,16 @@ func crashBeforeRecord[S, O any](lag bool) func(context.Context, ResourceUnderTe
 				return fmt.Errorf("cannot lag the search: %w", err)
 			}
 		}
-		tr := NewTracker(scenarioOwnershipKey)
+		tr := scopetest.NewTracker(scenarioOwnershipKey)
 		tr.FailNextPatch(errCrash)
-		if _, err := ensure(ctx, tr, r, f.Resource); err == nil {
+		if _, err := ensureOnce(ctx, tr, r, f.Resource); err == nil {
 			return errors.New("ensure succeeded although its checkpoint failed: want an error")
 		}
 		if err := wantCount(f, 1, "after the first attempt"); err != nil {
 			return err
 		}
 		restarted := tr.Restart()
-		out, err := ensure(ctx, restarted, r, f.Resource)
+		out, err := ensureOnce(ctx, restarted, r, f.Resource)
 		if err != nil {
 			return fmt.Errorf("cannot ensure after the restart: %w", err)
 		}
@@ -392,8 +393,8 @@ func lostCreateResponse[S, O any](lag bool) func(context.Context, ResourceUnderT
 		} else {
 			res = wrap(res, reconcile.Resource[S, O](&lostResponse[S, O]{Resource: res, armed: true}), nil)
 		}
-		tr := NewTracker(scenarioOwnershipKey)
-		_, err := ensure(ctx, tr, r, res)
+		tr := scopetest.NewTracker(scenarioOwnershipKey)
+		_, err := ensureOnce(ctx, tr, r, res)
 		switch c := classOf(err); {
 		case err == nil:
 			return errors.New("ensure succeeded although the create response was lost: want an error that is retried")
@@ -403,7 +404,7 @@ func lostCreateResponse[S, O any](lag bool) func(context.Context, ResourceUnderT
 		if err := wantCount(f, 1, "after the lost response"); err != nil {
 			return err
 		}
-		out, err := ensure(ctx, tr, r, res)
+		out, err := ensureOnce(ctx, tr, r, res)
 		if err != nil {
 			return fmt.Errorf("retry of Ensure failed: %w", err)
 		}
@@ -422,7 +423,7 @@ func outOfBandDeletion[S, O any](ctx context.Context, r ResourceUnderTest[S, O],
 	if _, exists, err := f.Resource.Get(ctx, id); err != nil || exists {
 		return fmt.Errorf("Get of the deleted resource %q returned (found %v, %w), want (false, nil): a resource that is gone is not an error", id, exists, err)
 	}
-	out, err := ensure(ctx, tr, r, f.Resource)
+	out, err := ensureOnce(ctx, tr, r, f.Resource)
 	if r.OutOfBandDelete == ReportTerminal {
 		if classOf(err) != reconcile.ClassTerminal {
 			return fmt.Errorf("ensure after an out-of-band deletion returned (ID %q, action %q, %s), want a terminal error", out.ID, out.Action, errText(err))
@@ -440,7 +441,7 @@ func outOfBandDeletion[S, O any](ctx context.Context, r ResourceUnderTest[S, O],
 }
 
 // deleted runs EnsureDeleted until done, a few times at most (cloud deletes may be asynchronous).
-func deleted[S, O any](ctx context.Context, tr *Tracker, r ResourceUnderTest[S, O], res reconcile.Resource[S, O]) error {
+func deleted[S, O any](ctx context.Context, tr *scopetest.Tracker, r ResourceUnderTest[S, O], res reconcile.Resource[S, O]) error {
 	const attempts = 10
 	for range attempts {
 		res, err := reconcile.EnsureDeleted(ctx, tr, key(r), res, r.Options...)
@@ -476,16 +477,16 @@ func deleteIdempotent[S, O any](ctx context.Context, r ResourceUnderTest[S, O], 
 	if err := f.Resource.Delete(ctx, id); err != nil {
 		errs = append(errs, fmt.Errorf("Delete of %q, already gone, returned %w: NotFound must be a success", id, err))
 	}
-	if err := deleted(ctx, NewTracker(""), r, f.Resource); err != nil {
+	if err := deleted(ctx, scopetest.NewTracker(""), r, f.Resource); err != nil {
 		errs = append(errs, fmt.Errorf("delete before any ownership key: %w", err))
 	}
 	return errors.Join(errs...)
 }
 
 func deleteUntracked[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
-	tr := NewTracker(scenarioOwnershipKey)
+	tr := scopetest.NewTracker(scenarioOwnershipKey)
 	tr.FailNextPatch(errCrash)
-	_, _ = ensure(ctx, tr, r, f.Resource)
+	_, _ = ensureOnce(ctx, tr, r, f.Resource)
 	if err := wantCount(f, 1, "after a create whose ID was not persisted"); err != nil {
 		return err
 	}
@@ -497,7 +498,7 @@ func deleteUntracked[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f
 
 func rejectsInvalid[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
 	res, cc := counted(f.Resource, nil)
-	_, err := reconcile.Ensure(ctx, NewTracker(scenarioOwnershipKey), key(r), res, reconcile.Given(r.InvalidSpec), r.Options...)
+	_, err := reconcile.Ensure(ctx, scopetest.NewTracker(scenarioOwnershipKey), key(r), res, reconcile.Given(r.InvalidSpec), r.Options...)
 	var errs []error
 	if c := reconcile.Classify(reconcile.OpReconcile, reconcile.Result{}, err); c.Class != reconcile.ClassTerminal || c.Reason != conditions.ReasonInvalidParameters {
 		errs = append(errs, fmt.Errorf("Ensure(InvalidSpec) returned %s, want a terminal %s error: Validate must reject it", errText(err), conditions.ReasonInvalidParameters))

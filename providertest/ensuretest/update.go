@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/scope/scopetest"
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/reconcile"
@@ -13,14 +14,14 @@ import (
 var errUpdateFailed = errors.New("ensuretest: the update failed")
 
 // ensureCounted runs Ensure of ValidSpec through a call counter on res.
-func ensureCounted[S, O any](ctx context.Context, tr *Tracker, r ResourceUnderTest[S, O], res reconcile.Resource[S, O], failUpdate error) (reconcile.EnsureResult[O], *callCounter[S, O], error) {
+func ensureCounted[S, O any](ctx context.Context, tr *scopetest.Tracker, r ResourceUnderTest[S, O], res reconcile.Resource[S, O], failUpdate error) (reconcile.EnsureResult[O], *callCounter[S, O], error) {
 	wrapped, cc := counted(res, failUpdate)
 	out, err := reconcile.Ensure(ctx, tr, key(r), wrapped, reconcile.Given(r.ValidSpec), r.Options...)
 	return out, cc, err
 }
 
 // drifted creates the resource and drifts it behind the Resource's back.
-func drifted[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) (*Tracker, string, error) {
+func drifted[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) (*scopetest.Tracker, string, error) {
 	if f.Drift == nil {
 		return nil, "", errors.New("cannot run the update scenarios: the Resource is a reconcile.Updater, so CloudFixture.Drift must not be nil")
 	}
@@ -35,7 +36,7 @@ func drifted[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFi
 }
 
 // wantUpToDate checks that Ensure now finds the resource up to date: no write, Done.
-func wantUpToDate[S, O any](ctx context.Context, tr *Tracker, r ResourceUnderTest[S, O], f CloudFixture[S, O], when string) error {
+func wantUpToDate[S, O any](ctx context.Context, tr *scopetest.Tracker, r ResourceUnderTest[S, O], f CloudFixture[S, O], when string) error {
 	out, cc, err := ensureCounted(ctx, tr, r, f.Resource, nil)
 	switch {
 	case err != nil:
@@ -134,7 +135,7 @@ func changeDuringUpdate[S, O any](ctx context.Context, r ResourceUnderTest[S, O]
 func lazySpec[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
 	computed := 0
 	spec := reconcile.Lazy(func(context.Context) (S, error) { computed++; return r.ValidSpec, nil })
-	tr := NewTracker(scenarioOwnershipKey)
+	tr := scopetest.NewTracker(scenarioOwnershipKey)
 	if _, err := reconcile.Ensure(ctx, tr, key(r), f.Resource, spec, r.Options...); err != nil {
 		return fmt.Errorf("cannot ensure with a lazy spec: %w", err)
 	}

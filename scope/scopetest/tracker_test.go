@@ -1,4 +1,4 @@
-package ensuretest_test
+package scopetest_test
 
 import (
 	"errors"
@@ -7,13 +7,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/capkit/capkit/providertest/ensuretest"
 	"github.com/capkit/capkit/scope"
+	"github.com/capkit/capkit/scope/scopetest"
 )
 
 func TestTrackerModelsCrashAndMove(t *testing.T) {
 	ctx := t.Context()
-	tr := ensuretest.NewTracker("owner-1")
+	tr := scopetest.NewTracker("owner-1")
 	key, err := tr.OwnershipKey()
 	require.NoError(t, err)
 	assert.Equal(t, "owner-1", key)
@@ -48,6 +48,6 @@ func TestTrackerModelsCrashAndMove(t *testing.T) {
 	require.ErrorIs(t, tr.SetResourceID("Not A Key", "x"), scope.ErrInvalidInput)
 	require.ErrorIs(t, tr.SetResourceID("vm", ""), scope.ErrInvalidInput)
 
-	_, err = ensuretest.NewTracker("").OwnershipKey()
+	_, err = scopetest.NewTracker("").OwnershipKey()
 	require.ErrorIs(t, err, scope.ErrOwnershipKeyNotPersisted)
 }

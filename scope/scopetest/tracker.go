@@ -1,4 +1,4 @@
-package ensuretest
+package scopetest
 
 import (
 	"context"
