@@ -38,7 +38,7 @@ func TestDeprecatedEnsureAndRelease(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cl, _ := newClaimer(t, append(tt.objs, m)...)
-			addrs, waiting, err := cl.Ensure(t.Context(), m, "c1", tt.reqs) //nolint:staticcheck // the deprecated method is tested
+			addrs, waiting, err := cl.Ensure(t.Context(), m, "c1", tt.reqs)
 			if tt.wantErr != nil {
 				require.ErrorIs(t, err, tt.wantErr)
 				assert.EqualError(t, err, tt.errText)
@@ -57,12 +57,12 @@ func TestDeprecatedEnsureAndRelease(t *testing.T) {
 
 	t.Run("release", func(t *testing.T) {
 		cl, c := newClaimer(t, m, claim("m1-eth0-0", nodes, controllerRef("m1", "uid-1")))
-		done, err := cl.Release(t.Context(), m, reqs) //nolint:staticcheck // the deprecated method is tested
+		done, err := cl.Release(t.Context(), m, reqs)
 		require.NoError(t, err)
 		assert.True(t, done)
 		assert.Nil(t, getClaim(t, c, "m1-eth0-0"))
 
-		_, err = cl.Release(t.Context(), m, make([]ipam.Request, 17)) //nolint:staticcheck // the deprecated method is tested
+		_, err = cl.Release(t.Context(), m, make([]ipam.Request, 17))
 		require.ErrorIs(t, err, ipam.ErrInvalid)
 		assert.EqualError(t, err, `cannot release IP addresses of FooMachine "ns/m1": 17 requests, more than 16: invalid`)
 		assert.False(t, reconcile.IsTerminal(err), "not classified")
