@@ -2,8 +2,8 @@ package conditions
 
 // Every condition reason capkit writes, in one place: the reasons of this package's helpers, of the
 // reconcilers' step conditions (reconcile.Classify says which one a step's result gets), of Ensure's step
-// results and events, and of identity refusals. A provider's own reasons (a terminal error's, a step's
-// "not done yet") live with the provider.
+// results and events, of ipam.Claimer's step results, and of identity refusals. A provider's own reasons (a
+// terminal error's, a step's "not done yet") live with the provider.
 
 // Reasons of the Ready, Paused and Deleting conditions, written by the helpers of this package and by the
 // reconcilers.
@@ -77,6 +77,23 @@ const (
 	// ReasonNameTaken is the reason of the terminal error kubeobjects' Create returns when an object of the
 	// name it must create exists and belongs to another owner.
 	ReasonNameTaken = "NameTaken"
+)
+
+// Reasons of the step results and terminal errors of ipam.Claimer's Claim and Unclaim.
+const (
+	// ReasonWaitingForIPAddresses is the reason of Claim's Result while an IPAddressClaim has no address yet
+	// (the IPAM provider has not allocated it, or has not bound it again after clusterctl move); the message
+	// names the claims and the step looks again after the poll interval.
+	ReasonWaitingForIPAddresses = "WaitingForIPAddresses"
+	// ReasonReleasingIPAddresses is the reason of Unclaim's Result while an IPAddressClaim is still being
+	// deleted (the IPAM provider keeps it until it has released the address); the message names the claims
+	// and the step looks again after the poll interval.
+	ReasonReleasingIPAddresses = "ReleasingIPAddresses"
+	// ReasonInvalidIPAddress is the reason of the terminal error Claim and Unclaim return when the addresses
+	// cannot be used: a bad request, owner or cluster name, or an IPAddress that is malformed (an address,
+	// prefix or gateway that does not parse) or that the claim's address cannot be (another claim's or
+	// pool's).
+	ReasonInvalidIPAddress = "InvalidIPAddress"
 )
 
 // Reasons of an identity refusal (identity.RefusedError), written into the IdentityReady condition.

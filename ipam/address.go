@@ -31,8 +31,17 @@ func (c *Claimer) addressOf(ctx context.Context, claim *unstructured.Unstructure
 		return Address{}, false, fmt.Errorf("cannot get IPAddress %q of IPAddressClaim %q: %w", key, claim.GetName(), err)
 	}
 	addr, err = parseAddress(ip, claim.GetName(), r)
-	return addr, err == nil, err
+	if err != nil {
+		return Address{}, false, &addressError{err}
+	}
+	return addr, true, nil
 }
+
+// addressError is an IPAddress that a claim's address cannot be (parseAddress refused it): Claim makes it
+// terminal, also when it wraps ErrConflict (another claim's or pool's), since an IPAddress's spec is immutable.
+type addressError struct{ error }
+
+func (e *addressError) Unwrap() error { return e.error }
 
 // parseAddress reads the IPAddress ip of the claim named claim for request r. It refuses an IPAddress of another
 // claim or pool (ErrConflict) and bad values (ErrInvalid).

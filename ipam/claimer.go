@@ -15,7 +15,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/reconcile"
 )
 
 // Claimer claims, waits for and releases the IP addresses of machines. It keeps no state: everything is in the
@@ -29,7 +31,7 @@ type Claimer struct {
 type Option func(*Claimer)
 
 // WithReader reads claims and addresses with r instead of the client, e.g. the manager's uncached API reader
-// (mgr.GetAPIReader()), so that Release never misses a claim that the cache does not hold yet.
+// (mgr.GetAPIReader()), so that Unclaim never misses a claim that the cache does not hold yet.
 func WithReader(r client.Reader) Option { return func(c *Claimer) { c.reader = r } }
 
 // NewClaimer returns a Claimer that writes with c, a client whose scheme knows the owner's type (for the owner
@@ -84,18 +86,42 @@ func (o owner) controls(claim metav1.Object) bool {
 	return err == nil && gv.Group == o.gvk.Group && ref.Kind == o.gvk.Kind && ref.Name == o.name
 }
 
-// Ensure creates any missing claim of owner (the InfraMachine) for cluster, one per request, and returns the
-// addresses in request order once every claim has its address. Until then it returns, without error, the names
-// of the claims it waits for (waiting, in request order) and no address: requeue, or watch the claims
-// (Owns(ipam.ClaimObject())). A claim is waited for while the IPAM provider has not set status.addressRef
-// (also just after clusterctl move, which drops status), while its IPAddress cannot be read yet, and while the
-// claim is being deleted; it is never replaced.
+// Claim creates any missing claim of owner (the InfraMachine) for cluster, one per request, and returns the
+// addresses in request order with a Result that is Done once every claim has its address: call it from a step's
+// Reconcile and return its Result. Until then it returns no address and a Result that is not done, with
+// conditions.ReasonWaitingForIPAddresses, a message naming the claims it waits for (WaitingMessage) and the poll
+// interval of the reconcile (reconcile.EnvFrom(ctx).PollInterval()) as RequeueAfter; a controller that watches
+// the claims (Owns(ipam.ClaimObject())) is woken up sooner. A claim is waited for while the IPAM provider has not
+// set status.addressRef (also just after clusterctl move, which drops status), while its IPAddress cannot be read
+// yet, and while the claim is being deleted; it is never replaced.
 //
-// A claim of that name that owner does not control, or that asks another pool, is an error wrapping
-// ErrConflict; an IPAddress with bad values, one wrapping ErrInvalid. Requests are checked first: at most
-// MaxRequests, devices DNS labels of at most MaxDeviceLength characters, valid pools, no device asking a pool
-// twice. Ensure never updates or deletes a claim.
-func (c *Claimer) Ensure(ctx context.Context, obj client.Object, cluster string, reqs []Request) (addrs []Address, waiting []string, err error) {
+// Addresses that cannot be used are a terminal error (reconcile.Terminal) with conditions.ReasonInvalidIPAddress,
+// wrapping ErrInvalid or ErrConflict: bad requests (at most MaxRequests, devices DNS labels of at most
+// MaxDeviceLength characters, valid pools, no device asking a pool twice, checked first), an owner without a
+// UID, a bad cluster name, and an IPAddress that is malformed (an address, prefix or gateway that does not parse
+// or is out of bounds) or that the claim's address cannot be (another claim's or another pool's). A claim of
+// that name that owner does not control, or that asks another pool, is an error wrapping ErrConflict that is
+// retried with backoff (the other object may go), like the API server's errors. Claim never updates or deletes
+// a claim.
+func (c *Claimer) Claim(ctx context.Context, obj client.Object, cluster string, reqs []Request) ([]Address, reconcile.Result, error) {
+	addrs, waiting, err := c.claim(ctx, obj, cluster, reqs)
+	switch {
+	case err != nil:
+		var bad *addressError
+		if errors.Is(err, ErrInvalid) || errors.As(err, &bad) {
+			return nil, reconcile.Result{}, reconcile.Terminal(conditions.ReasonInvalidIPAddress, err)
+		}
+		return nil, reconcile.Result{}, err
+	case len(waiting) > 0:
+		return nil, reconcile.Result{Reason: conditions.ReasonWaitingForIPAddresses, Message: WaitingMessage(waiting),
+			RequeueAfter: reconcile.EnvFrom(ctx).PollInterval()}, nil
+	}
+	return addrs, reconcile.Result{Done: true}, nil
+}
+
+// claim is the work of Claim (and of the deprecated Ensure): the addresses in request order once every claim
+// has one, else the names of the claims it waits for, in request order. Its errors are not classified.
+func (c *Claimer) claim(ctx context.Context, obj client.Object, cluster string, reqs []Request) (addrs []Address, waiting []string, err error) {
 	o, err := c.ownerOf(obj)
 	if err != nil {
 		return nil, nil, err

@@ -1,8 +1,10 @@
 package ipam_test
 
 import (
+	"fmt"
 	"net/netip"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -11,21 +13,23 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/ipam"
+	"github.com/capkit/capkit/reconcile"
 )
 
 // A machine with two devices and three pools: one claim per request, waited for, then the addresses in request
-// order; Ensure is idempotent.
-func TestEnsureMultiDeviceMultiPool(t *testing.T) {
+// order; Claim is idempotent.
+func TestClaimMultiDeviceMultiPool(t *testing.T) {
 	ctx := t.Context()
 	m := machine("m1", "uid-1")
 	cl, c := newClaimer(t, m)
 	reqs := []ipam.Request{{Device: "eth0", Pool: nodes}, {Device: "eth0", Pool: v6}, {Device: "eth1", Pool: storage}}
 
-	addrs, waiting, err := cl.Ensure(ctx, m, "c1", reqs)
+	addrs, res, err := cl.Claim(ctx, m, "c1", reqs)
 	require.NoError(t, err)
 	assert.Nil(t, addrs)
-	assert.Equal(t, []string{"m1-eth0-0", "m1-eth0-1", "m1-eth1-0"}, waiting)
+	assert.Equal(t, waiting("waiting for IP addresses of claims m1-eth0-0, m1-eth0-1, m1-eth1-0"), res)
 
 	got := getClaim(t, c, "m1-eth0-1")
 	require.NotNil(t, got)
@@ -37,18 +41,17 @@ func TestEnsureMultiDeviceMultiPool(t *testing.T) {
 	assert.Equal(t, []metav1.OwnerReference{controllerRef("m1", "uid-1")}, got.GetOwnerReferences())
 
 	allocate(t, c, "m1-eth0-0", address("m1-eth0-0", nodes, "10.0.0.10", int64(24), "10.0.0.1"))
-	addrs, waiting, err = cl.Ensure(ctx, m, "c1", reqs)
+	addrs, res, err = cl.Claim(ctx, m, "c1", reqs)
 	require.NoError(t, err)
 	assert.Nil(t, addrs)
-	assert.Equal(t, []string{"m1-eth0-1", "m1-eth1-0"}, waiting)
-	assert.Equal(t, "waiting for IP addresses of claims m1-eth0-1, m1-eth1-0", ipam.WaitingMessage(waiting))
+	assert.Equal(t, waiting("waiting for IP addresses of claims m1-eth0-1, m1-eth1-0"), res)
 
 	allocate(t, c, "m1-eth0-1", address("m1-eth0-1", v6, "fd00::a", int64(64), ""))
 	allocate(t, c, "m1-eth1-0", address("m1-eth1-0", storage, "192.168.7.3", int64(16), ""))
 	for range 2 {
-		addrs, waiting, err = cl.Ensure(ctx, m, "c1", reqs)
+		addrs, res, err = cl.Claim(ctx, m, "c1", reqs)
 		require.NoError(t, err)
-		assert.Empty(t, waiting)
+		assert.Equal(t, reconcile.Result{Done: true}, res)
 		assert.Equal(t, []ipam.Address{
 			{Device: "eth0", Pool: nodes, Claim: "m1-eth0-0", Address: netip.MustParseAddr("10.0.0.10"), Prefix: 24, Gateway: netip.MustParseAddr("10.0.0.1")},
 			{Device: "eth0", Pool: v6, Claim: "m1-eth0-1", Address: netip.MustParseAddr("fd00::a"), Prefix: 64},
@@ -62,9 +65,52 @@ func TestEnsureMultiDeviceMultiPool(t *testing.T) {
 	assert.Equal(t, "10.0.0.10/24", addrs[0].Prefixed().String())
 }
 
+// Claim's Result while it waits names the claims (at most five) and asks to look again after the poll interval
+// of the reconcile in ctx, DefaultRequeueAfter outside one.
+func TestClaimWaitingResult(t *testing.T) {
+	m := machine("m1", "uid-1")
+	one := []ipam.Request{{Device: "eth0", Pool: nodes}}
+	var seven []ipam.Request
+	for i := range 7 {
+		seven = append(seven, ipam.Request{Device: fmt.Sprintf("eth%d", i), Pool: nodes})
+	}
+	tests := []struct {
+		name string
+		env  *reconcile.Env
+		reqs []ipam.Request
+		want reconcile.Result
+	}{
+		{name: "outside a reconcile", reqs: one,
+			want: reconcile.Result{Reason: conditions.ReasonWaitingForIPAddresses, Message: "waiting for the IP address of claim m1-eth0-0",
+				RequeueAfter: reconcile.DefaultRequeueAfter}},
+		{name: "the reconcile's poll interval", env: reconcile.NewEnv(m, reconcile.WithDefaultRequeue(3*time.Second)), reqs: one,
+			want: reconcile.Result{Reason: conditions.ReasonWaitingForIPAddresses, Message: "waiting for the IP address of claim m1-eth0-0",
+				RequeueAfter: 3 * time.Second}},
+		{name: "seven claims", reqs: seven,
+			want: reconcile.Result{Reason: conditions.ReasonWaitingForIPAddresses,
+				Message:      "waiting for IP addresses of claims m1-eth0-0, m1-eth1-0, m1-eth2-0, m1-eth3-0, m1-eth4-0 and 2 more",
+				RequeueAfter: reconcile.DefaultRequeueAfter}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := t.Context()
+			if tt.env != nil {
+				ctx = reconcile.ContextWithEnv(ctx, tt.env)
+			}
+			cl, _ := newClaimer(t, m)
+			addrs, res, err := cl.Claim(ctx, m, "c1", tt.reqs)
+			require.NoError(t, err)
+			assert.Nil(t, addrs)
+			assert.Equal(t, tt.want, res)
+			assert.Equal(t, reconcile.ClassInProgress, reconcile.Classify(reconcile.OpReconcile, res, err).Class)
+		})
+	}
+}
+
 // A claim under the expected name is used only when the owner controls it (by group, kind and name) and it asks
-// the request's pool.
-func TestEnsureOwnership(t *testing.T) {
+// the request's pool; another object's claim is an ErrConflict retried with backoff, never terminal (the other
+// object may go).
+func TestClaimOwnership(t *testing.T) {
 	m := machine("m1", "uid-new")
 	other := metav1.OwnerReference{APIVersion: "infrastructure.capkit.io/v1alpha1", Kind: "FooMachine", Name: "m1-eth0", UID: "uid-x", Controller: ptr.To(true)}
 	tests := []struct {
@@ -98,14 +144,16 @@ func TestEnsureOwnership(t *testing.T) {
 			ctx := t.Context()
 			cl, c := newClaimer(t, m, withAddressRef(tt.existing, "m1-eth0-0"), address("m1-eth0-0", nodes, "10.0.0.10", int64(24), ""))
 			before := getClaim(t, c, "m1-eth0-0")
-			addrs, waiting, err := cl.Ensure(ctx, m, "c1", []ipam.Request{{Device: "eth0", Pool: nodes}})
+			addrs, res, err := cl.Claim(ctx, m, "c1", []ipam.Request{{Device: "eth0", Pool: nodes}})
 			if tt.wantErr != "" {
 				require.ErrorIs(t, err, ipam.ErrConflict)
 				assert.ErrorContains(t, err, tt.wantErr)
+				assert.False(t, reconcile.IsTerminal(err), "retried with backoff")
+				assert.Equal(t, reconcile.ClassTransient, reconcile.Classify(reconcile.OpReconcile, res, err).Class)
 				assert.Nil(t, addrs)
 			} else {
 				require.NoError(t, err)
-				assert.Empty(t, waiting)
+				assert.True(t, res.Done)
 				require.Len(t, addrs, 1)
 				assert.Equal(t, "10.0.0.10", addrs[0].Address.String())
 			}
@@ -114,8 +162,9 @@ func TestEnsureOwnership(t *testing.T) {
 	}
 }
 
-// An IPAddress is used only when it is the claim's, with values in bounds.
-func TestEnsureAddress(t *testing.T) {
+// An IPAddress is used only when it is the claim's, with values in bounds; one that cannot be used is a terminal
+// error with ReasonInvalidIPAddress (its spec is immutable: retrying does not help).
+func TestClaimAddress(t *testing.T) {
 	m := machine("m1", "uid-1")
 	owned := func(pool ipam.PoolRef) *unstructured.Unstructured {
 		return withAddressRef(claim("m1-eth0-0", pool, controllerRef("m1", "uid-1")), "m1-eth0-0")
@@ -169,23 +218,27 @@ func TestEnsureAddress(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cl, _ := newClaimer(t, m, owned(tt.pool), tt.ip)
-			addrs, waiting, err := cl.Ensure(t.Context(), m, "c1", []ipam.Request{{Device: "eth0", Pool: tt.pool}})
-			assert.Empty(t, waiting)
+			addrs, res, err := cl.Claim(t.Context(), m, "c1", []ipam.Request{{Device: "eth0", Pool: tt.pool}})
 			if tt.wantErr != nil {
 				require.ErrorIs(t, err, tt.wantErr)
 				assert.ErrorContains(t, err, tt.errText)
+				assert.True(t, reconcile.IsTerminal(err))
+				assert.Equal(t, conditions.ReasonInvalidIPAddress, reconcile.TerminalReason(err))
+				assert.Nil(t, addrs)
+				assert.Equal(t, reconcile.Result{}, res)
 				return
 			}
 			require.NoError(t, err)
+			assert.Equal(t, reconcile.Result{Done: true}, res)
 			tt.want.Device, tt.want.Pool, tt.want.Claim = "eth0", tt.pool, "m1-eth0-0"
 			assert.Equal(t, []ipam.Address{tt.want}, addrs)
 		})
 	}
 }
 
-// Ensure waits, and never replaces the claim, while the claim has no addressRef (after clusterctl move), while
+// Claim waits, and never replaces the claim, while the claim has no addressRef (after clusterctl move), while
 // its IPAddress is not there, and while the claim is being deleted.
-func TestEnsureWaits(t *testing.T) {
+func TestClaimWaits(t *testing.T) {
 	m := machine("m1", "uid-1")
 	reqs := []ipam.Request{{Device: "eth0", Pool: nodes}}
 	deleting := withAddressRef(claim("m1-eth0-0", nodes, controllerRef("m1", "uid-1")), "m1-eth0-0")
@@ -204,41 +257,70 @@ func TestEnsureWaits(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cl, c := newClaimer(t, append(tt.objs, m)...)
 			before := getClaim(t, c, "m1-eth0-0")
-			addrs, waiting, err := cl.Ensure(t.Context(), m, "c1", reqs)
+			addrs, res, err := cl.Claim(t.Context(), m, "c1", reqs)
 			require.NoError(t, err)
 			assert.Nil(t, addrs)
-			assert.Equal(t, []string{"m1-eth0-0"}, waiting)
+			assert.Equal(t, waiting("waiting for the IP address of claim m1-eth0-0"), res)
 			assert.Equal(t, before, getClaim(t, c, "m1-eth0-0"))
 		})
 	}
 }
 
-func TestEnsureInputs(t *testing.T) {
-	ctx := t.Context()
+// Bad input is a terminal error with ReasonInvalidIPAddress, and nothing is created; an owner whose kind the
+// client's scheme does not know is an error retried with backoff.
+func TestClaimInputs(t *testing.T) {
 	m := machine("m1", "uid-1")
-	cl, c := newClaimer(t, m)
 	reqs := []ipam.Request{{Device: "eth0", Pool: nodes}}
-
-	_, _, err := cl.Ensure(ctx, m, "c1", []ipam.Request{{Device: "eth_0", Pool: nodes}})
-	assert.ErrorIs(t, err, ipam.ErrInvalid)
-	assert.ErrorContains(t, err, `cannot claim IP addresses for FooMachine "ns/m1": cannot use requests[0]: device "eth_0" is not a DNS label`)
-	_, _, err = cl.Ensure(ctx, m, "", reqs)
-	assert.ErrorContains(t, err, `cannot use cluster name "": not a DNS subdomain of at most 63 characters: invalid`)
-	_, _, err = cl.Ensure(ctx, machine("m1", ""), "c1", reqs)
-	assert.ErrorContains(t, err, `cannot claim IP addresses for FooMachine "ns/m1": it has no UID`)
-	_, _, err = cl.Ensure(ctx, nil, "c1", reqs)
-	assert.ErrorIs(t, err, ipam.ErrInvalid)
 	noNamespace := machine("m1", "uid-1")
 	noNamespace.Namespace = ""
-	_, _, err = cl.Ensure(ctx, noNamespace, "c1", reqs)
-	assert.ErrorContains(t, err, `cannot use owner FooMachine "/m1": a namespaced object with a name and a kind is needed`)
-	assert.Nil(t, getClaim(t, c, "m1-eth0-0"), "nothing created on bad input")
+	tests := []struct {
+		name     string
+		owner    client.Object
+		cluster  string
+		reqs     []ipam.Request
+		errText  string
+		terminal bool
+	}{
+		{name: "a device that is not a DNS label", owner: m, cluster: "c1", reqs: []ipam.Request{{Device: "eth_0", Pool: nodes}}, terminal: true,
+			errText: `cannot claim IP addresses for FooMachine "ns/m1": cannot use requests[0]: device "eth_0" is not a DNS label`},
+		{name: "too many requests", owner: m, cluster: "c1", reqs: make([]ipam.Request, 17), terminal: true,
+			errText: `cannot claim IP addresses for FooMachine "ns/m1": cannot use 17 requests: more than 16: invalid`},
+		{name: "no cluster name", owner: m, reqs: reqs, terminal: true,
+			errText: `cannot use cluster name "": not a DNS subdomain of at most 63 characters: invalid`},
+		{name: "an owner without UID", owner: machine("m1", ""), cluster: "c1", reqs: reqs, terminal: true,
+			errText: `cannot claim IP addresses for FooMachine "ns/m1": it has no UID`},
+		{name: "no owner", cluster: "c1", reqs: reqs, terminal: true, errText: `cannot use owner: nil object: invalid`},
+		{name: "an owner without namespace", owner: noNamespace, cluster: "c1", reqs: reqs, terminal: true,
+			errText: `cannot use owner FooMachine "/m1": a namespaced object with a name and a kind is needed`},
+		{name: "an owner of an unknown kind", cluster: "c1", reqs: reqs, errText: `cannot find the kind of owner "x"`,
+			owner: &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "x", "namespace": ns, "uid": "u"}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cl, c := newClaimer(t, m)
+			addrs, res, err := cl.Claim(t.Context(), tt.owner, tt.cluster, tt.reqs)
+			require.ErrorContains(t, err, tt.errText)
+			assert.Nil(t, addrs)
+			assert.Equal(t, reconcile.Result{}, res)
+			assert.Equal(t, tt.terminal, reconcile.IsTerminal(err))
+			if tt.terminal {
+				assert.ErrorIs(t, err, ipam.ErrInvalid)
+				assert.Equal(t, conditions.ReasonInvalidIPAddress, reconcile.TerminalReason(err))
+			}
+			assert.Nil(t, getClaim(t, c, "m1-eth0-0"), "nothing created on bad input")
+		})
+	}
+}
 
-	_, _, err = cl.Ensure(ctx, &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "x", "namespace": ns, "uid": "u"}}}, "c1", reqs)
-	assert.ErrorContains(t, err, `cannot find the kind of owner "x"`)
-
-	_, err = ipam.NewClaimer(nil)
+func TestNewClaimer(t *testing.T) {
+	_, err := ipam.NewClaimer(nil)
 	assert.EqualError(t, err, "cannot create IPAM claimer: client is nil")
+	_, c := newClaimer(t)
 	_, err = ipam.NewClaimer(c, ipam.WithReader(nil))
 	assert.EqualError(t, err, "cannot create IPAM claimer: reader is nil")
+}
+
+// waiting is Claim's Result while it waits, outside a reconcile.
+func waiting(message string) reconcile.Result {
+	return reconcile.Result{Reason: conditions.ReasonWaitingForIPAddresses, Message: message, RequeueAfter: reconcile.DefaultRequeueAfter}
 }

@@ -13,9 +13,11 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/internal/testtypes"
 	"github.com/capkit/capkit/ipam"
 	"github.com/capkit/capkit/providertest/testenv"
+	"github.com/capkit/capkit/reconcile"
 )
 
 // TestEnvtest runs a Claimer against a real kube-apiserver with Cluster API v1.14.2's IPAM CRDs (testdata/crds
@@ -44,11 +46,12 @@ func TestEnvtest(t *testing.T) {
 	require.NoError(t, err)
 	reqs := []ipam.Request{{Device: "eth0", Pool: nodes}}
 
-	// Ensure creates the claim, which the API server accepts as it is, and waits.
-	addrs, waiting, err := cl.Ensure(ctx, m, "c1", reqs)
+	// Claim creates the claim, which the API server accepts as it is, and waits.
+	addrs, res, err := cl.Claim(ctx, m, "c1", reqs)
 	require.NoError(t, err)
 	assert.Nil(t, addrs)
-	assert.Equal(t, []string{"worker-1-eth0-0"}, waiting)
+	assert.Equal(t, reconcile.Result{Reason: conditions.ReasonWaitingForIPAddresses, Message: "waiting for the IP address of claim worker-1-eth0-0",
+		RequeueAfter: reconcile.DefaultRequeueAfter}, res)
 	key := client.ObjectKey{Namespace: namespace, Name: "worker-1-eth0-0"}
 	claim := ipam.ClaimObject()
 	require.NoError(t, c.Get(ctx, key, claim))
@@ -65,29 +68,30 @@ func TestEnvtest(t *testing.T) {
 	require.NoError(t, c.Create(ctx, ip))
 	require.NoError(t, c.Status().Update(ctx, withAddressRef(claim, ip.GetName())))
 
-	addrs, waiting, err = cl.Ensure(ctx, m, "c1", reqs)
+	addrs, res, err = cl.Claim(ctx, m, "c1", reqs)
 	require.NoError(t, err)
-	assert.Empty(t, waiting)
+	assert.True(t, res.Done)
 	assert.Equal(t, []ipam.Address{{Device: "eth0", Pool: nodes, Claim: "worker-1-eth0-0",
 		Address: netip.MustParseAddr("10.0.0.10"), Prefix: 24, Gateway: netip.MustParseAddr("10.0.0.1")}}, addrs)
 
-	// Release deletes the claim; the IPAM provider's finalizer holds it until the address is released.
-	done, err := cl.Release(ctx, m, reqs)
+	// Unclaim deletes the claim; the IPAM provider's finalizer holds it until the address is released.
+	res, err = cl.Unclaim(ctx, m, reqs)
 	require.NoError(t, err)
-	assert.False(t, done)
+	assert.Equal(t, reconcile.Result{Reason: conditions.ReasonReleasingIPAddresses, Message: "waiting for claim worker-1-eth0-0 to be deleted",
+		RequeueAfter: reconcile.DefaultRequeueAfter}, res)
 	require.NoError(t, c.Get(ctx, key, claim))
 	assert.NotNil(t, claim.GetDeletionTimestamp())
-	addrs, waiting, err = cl.Ensure(ctx, m, "c1", reqs)
+	addrs, res, err = cl.Claim(ctx, m, "c1", reqs)
 	require.NoError(t, err, "a claim being deleted is waited for")
 	assert.Nil(t, addrs)
-	assert.Equal(t, []string{"worker-1-eth0-0"}, waiting)
+	assert.Equal(t, conditions.ReasonWaitingForIPAddresses, res.Reason)
 
 	require.NoError(t, c.Delete(ctx, ip))
 	claim.SetFinalizers(nil)
 	require.NoError(t, c.Update(ctx, claim))
-	done, err = cl.Release(ctx, m, reqs)
+	res, err = cl.Unclaim(ctx, m, reqs)
 	require.NoError(t, err)
-	assert.True(t, done)
+	assert.True(t, res.Done)
 	err = c.Get(ctx, key, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "ipam.cluster.x-k8s.io/v1beta2", "kind": "IPAddressClaim"}})
 	assert.True(t, client.IgnoreNotFound(err) == nil && err != nil, "claim gone: %v", err)
 }

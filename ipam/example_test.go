@@ -3,6 +3,7 @@ package ipam_test
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,10 +13,11 @@ import (
 
 	"github.com/capkit/capkit/internal/testtypes"
 	"github.com/capkit/capkit/ipam"
+	"github.com/capkit/capkit/reconcile"
 )
 
-// An InfraMachine reconciler claims an address for eth0 from an InClusterIPPool, waits for the IPAM provider,
-// then uses the address; its delete path releases the claim before it removes its finalizer.
+// An InfraMachine reconciler's step claims an address for eth0 from an InClusterIPPool, waits for the IPAM
+// provider, then uses the address; its delete path releases the claim before it removes its finalizer.
 func ExampleClaimer() {
 	ctx := context.Background()
 	m := &testtypes.FooMachine{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "worker-1", UID: "uid-1"}}
@@ -26,24 +28,37 @@ func ExampleClaimer() {
 		panic(err)
 	}
 	reqs := []ipam.Request{{Device: "eth0", Pool: ipam.PoolRef{APIGroup: "ipam.cluster.x-k8s.io", Kind: "InClusterIPPool", Name: "nodes"}}}
-	addrs, waiting, err := claimer.Ensure(ctx, m, "prod", reqs)
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(len(addrs), ipam.WaitingMessage(waiting))
+	ips, res, err := staticIPs(ctx, claimer, m, "prod", reqs)
+	fmt.Println(ips, res.Done, res.Reason, res.RequeueAfter, err)
+	fmt.Println(res.Message)
 
-	playIPAMProvider(ctx, c, waiting[0], "10.0.0.10", 24, "10.0.0.1")
-	addrs, _, _ = claimer.Ensure(ctx, m, "prod", reqs)
-	for _, a := range addrs {
-		fmt.Println(a.Device, a.Prefixed(), "via", a.Gateway, "from", a.Pool.Name, "claim", a.Claim)
-	}
+	playIPAMProvider(ctx, c, "worker-1-eth0-0", "10.0.0.10", 24, "10.0.0.1")
+	ips, res, err = staticIPs(ctx, claimer, m, "prod", reqs)
+	fmt.Println(ips, res.Done, err)
 
-	done, err := claimer.Release(ctx, m, reqs)
-	fmt.Println("released:", done, err)
+	res, err = claimer.Unclaim(ctx, m, reqs)
+	fmt.Println("released:", res.Done, err)
 	// Output:
-	// 0 waiting for the IP address of claim worker-1-eth0-0
-	// eth0 10.0.0.10/24 via 10.0.0.1 from nodes claim worker-1-eth0-0
+	// [] false WaitingForIPAddresses 10s <nil>
+	// waiting for the IP address of claim worker-1-eth0-0
+	// [10.0.0.10/24] true <nil>
 	// released: true <nil>
+}
+
+// staticIPs is the part of a step's Reconcile that claims the machine's addresses before it creates its
+// instance: it returns the step's Result and error as Claim gives them until every address is allocated.
+func staticIPs(ctx context.Context, claimer *ipam.Claimer, machine client.Object, cluster string, reqs []ipam.Request) ([]netip.Prefix, reconcile.Result, error) {
+	// snippet:start claim
+	addrs, res, err := claimer.Claim(ctx, machine, cluster, reqs)
+	if err != nil || !res.Done {
+		return nil, res, err // WaitingForIPAddresses, or a terminal InvalidIPAddress
+	}
+	// snippet:end claim
+	ips := make([]netip.Prefix, 0, len(addrs))
+	for _, a := range addrs {
+		ips = append(ips, a.Prefixed())
+	}
+	return ips, res, nil
 }
 
 // Claim names are <machine>-<device>-<index>; a name beyond 253 characters keeps its start and end around a hash.

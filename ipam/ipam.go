@@ -32,7 +32,7 @@ const (
 // names the claim's Cluster like spec.clusterName.
 const (
 	// OwnerLabel names the owner (the InfraMachine) by name, shortened with a hash beyond 63 characters. It is
-	// not a UID: clusterctl move gives the owner a new one. Release lists claims by it.
+	// not a UID: clusterctl move gives the owner a new one. Unclaim lists claims by it.
 	OwnerLabel = "ipam.capkit.io/owner"
 )
 
@@ -55,7 +55,7 @@ const (
 	maxLabelValueLength = 63
 	// hashLength is the number of hex digits of the hash that shortens a long name.
 	hashLength = 10
-	// maxWaitingNames is the number of claim names WaitingMessage lists before it counts the rest.
+	// maxWaitingNames is the number of claim names a Result's message lists before it counts the rest.
 	maxWaitingNames = 5
 )
 
@@ -163,7 +163,7 @@ func joinNonEmpty(head, hash string) string {
 	return head + "-" + hash
 }
 
-// WaitingMessage returns a message for a condition while Ensure waits for the claims waiting, e.g. "waiting for
+// WaitingMessage returns the message of Claim's Result while it waits for the claims waiting, e.g. "waiting for
 // IP addresses of claims m-eth0-0, m-eth1-0"; it lists at most five names and counts the others. It returns ""
 // when waiting is empty.
 func WaitingMessage(waiting []string) string {
@@ -173,13 +173,26 @@ func WaitingMessage(waiting []string) string {
 	case 1:
 		return "waiting for the IP address of claim " + waiting[0]
 	}
-	names := waiting
+	return "waiting for IP addresses of claims " + nameList(waiting)
+}
+
+// releasingMessage returns the message of Unclaim's Result while the claims left are being deleted, e.g.
+// "waiting for claims m-eth0-0, m-eth1-0 to be deleted"; it lists at most five names and counts the others.
+func releasingMessage(left []string) string {
+	if len(left) == 1 {
+		return "waiting for claim " + left[0] + " to be deleted"
+	}
+	return "waiting for claims " + nameList(left) + " to be deleted"
+}
+
+// nameList joins at most maxWaitingNames names with commas, and counts the others.
+func nameList(names []string) string {
 	more := ""
 	if len(names) > maxWaitingNames {
+		more = fmt.Sprintf(" and %d more", len(names)-maxWaitingNames)
 		names = names[:maxWaitingNames]
-		more = fmt.Sprintf(" and %d more", len(waiting)-maxWaitingNames)
 	}
-	return "waiting for IP addresses of claims " + strings.Join(names, ", ") + more
+	return strings.Join(names, ", ") + more
 }
 
 // ClaimObject returns an empty IPAddressClaim of ClaimGVK, e.g. for a controller's Owns(ipam.ClaimObject()), so

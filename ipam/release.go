@@ -2,6 +2,7 @@ package ipam
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -9,38 +10,61 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/capkit/capkit/conditions"
+	"github.com/capkit/capkit/reconcile"
 )
 
-// Release deletes the claims of owner and reports done once none is left. It finds them by the names of reqs'
-// claims and by OwnerLabel, and takes only those owner controls (by API group, kind and name), so a claim of
-// another object is never deleted. Release does not rely on the garbage collector (envtest has none, and the
-// owner's finalizer would keep the owner, and so the claims, forever) and does not need the Cluster: call it in
-// the owner's delete path, and remove the owner's finalizer only when done. A claim that stays after its delete
-// (the IPAM provider's finalizer, until it has released the address) makes done false: requeue, or watch the
-// claims. Requests are not checked, beyond MaxRequests; a device that is not a DNS label has no claim to find.
-func (c *Claimer) Release(ctx context.Context, obj client.Object, reqs []Request) (done bool, err error) {
+// Unclaim deletes the claims of owner and returns a Result that is Done once none is left: call it from a step's
+// Delete and return its Result, and remove the owner's finalizer only once it is done. It finds the claims by the
+// names of reqs' claims and by OwnerLabel, and takes only those owner controls (by API group, kind and name), so
+// a claim of another object is never deleted. Unclaim does not rely on the garbage collector (envtest has none,
+// and the owner's finalizer would keep the owner, and so the claims, forever) and does not need the Cluster.
+//
+// A claim that stays after its delete (the IPAM provider's finalizer, until it has released the address) makes
+// the Result not done, with conditions.ReasonReleasingIPAddresses, a message naming the claims and the poll
+// interval of the reconcile (reconcile.EnvFrom(ctx).PollInterval()) as RequeueAfter. Requests are not checked,
+// beyond MaxRequests; a device that is not a DNS label has no claim to find. More requests than MaxRequests and
+// a bad owner are a terminal error (reconcile.Terminal) with conditions.ReasonInvalidIPAddress wrapping
+// ErrInvalid; the API server's errors are retried with backoff.
+func (c *Claimer) Unclaim(ctx context.Context, obj client.Object, reqs []Request) (reconcile.Result, error) {
+	left, err := c.release(ctx, obj, reqs)
+	switch {
+	case errors.Is(err, ErrInvalid):
+		return reconcile.Result{}, reconcile.Terminal(conditions.ReasonInvalidIPAddress, err)
+	case err != nil:
+		return reconcile.Result{}, err
+	case len(left) > 0:
+		return reconcile.Result{Reason: conditions.ReasonReleasingIPAddresses, Message: releasingMessage(left),
+			RequeueAfter: reconcile.EnvFrom(ctx).PollInterval()}, nil
+	}
+	return reconcile.Result{Done: true}, nil
+}
+
+// release is the work of Unclaim: it deletes the claims of owner and returns the names of those left, in name
+// order. Its errors are not classified.
+func (c *Claimer) release(ctx context.Context, obj client.Object, reqs []Request) (left []string, err error) {
 	o, err := c.ownerOf(obj)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	if len(reqs) > MaxRequests {
-		return false, fmt.Errorf("cannot release IP addresses of %s: %d requests, more than %d: %w", o, len(reqs), MaxRequests, ErrInvalid)
+		return nil, fmt.Errorf("cannot release IP addresses of %s: %d requests, more than %d: %w", o, len(reqs), MaxRequests, ErrInvalid)
 	}
 	claims, err := c.ownedClaims(ctx, o, reqs)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	left := 0
 	for _, claim := range claims {
 		gone, err := c.deleteClaim(ctx, claim)
 		if err != nil {
-			return false, fmt.Errorf("cannot release IP addresses of %s: %w", o, err)
+			return nil, fmt.Errorf("cannot release IP addresses of %s: %w", o, err)
 		}
 		if !gone {
-			left++
+			left = append(left, claim.GetName())
 		}
 	}
-	return left == 0, nil
+	return left, nil
 }
 
 // ownedClaims returns the claims that o controls, by name.
@@ -95,7 +119,7 @@ func (c *Claimer) deleteClaim(ctx context.Context, claim *unstructured.Unstructu
 		case apierrors.IsNotFound(err):
 			return true, nil
 		case apierrors.IsConflict(err):
-			return false, nil // another object under the name: the next Release looks again
+			return false, nil // another object under the name: the next Unclaim looks again
 		case err != nil:
 			return false, fmt.Errorf("cannot delete IPAddressClaim %q: %w", key, err)
 		}

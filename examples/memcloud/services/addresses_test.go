@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
@@ -25,17 +26,17 @@ import (
 // countingClaimer counts the calls of an AddressClaimer.
 type countingClaimer struct {
 	services.AddressClaimer
-	ensures, releases int
+	claims, unclaims int
 }
 
-func (c *countingClaimer) Ensure(ctx context.Context, owner client.Object, cluster string, reqs []ipam.Request) ([]ipam.Address, []string, error) {
-	c.ensures++
-	return c.AddressClaimer.Ensure(ctx, owner, cluster, reqs)
+func (c *countingClaimer) Claim(ctx context.Context, owner client.Object, cluster string, reqs []ipam.Request) ([]ipam.Address, reconcile.Result, error) {
+	c.claims++
+	return c.AddressClaimer.Claim(ctx, owner, cluster, reqs)
 }
 
-func (c *countingClaimer) Release(ctx context.Context, owner client.Object, reqs []ipam.Request) (bool, error) {
-	c.releases++
-	return c.AddressClaimer.Release(ctx, owner, reqs)
+func (c *countingClaimer) Unclaim(ctx context.Context, owner client.Object, reqs []ipam.Request) (reconcile.Result, error) {
+	c.unclaims++
+	return c.AddressClaimer.Unclaim(ctx, owner, reqs)
 }
 
 // ipamEnv is a machineEnv whose instance service claims addresses through an ipam.Claimer on a fake client,
@@ -129,8 +130,8 @@ func TestInstanceWithoutPoolsClaimsNothing(t *testing.T) {
 	res, err = e.instance.Delete(ctx, s)
 	require.NoError(t, err)
 	assert.True(t, res.Done)
-	assert.Zero(t, e.claimer.ensures, "no pool, no claim")
-	assert.Zero(t, e.claimer.releases, "and nothing to release")
+	assert.Zero(t, e.claimer.claims, "no pool, no claim")
+	assert.Zero(t, e.claimer.unclaims, "and nothing to release")
 }
 
 func TestInstanceTakesAddressesFromPools(t *testing.T) {
@@ -157,7 +158,7 @@ func TestInstanceTakesAddressesFromPools(t *testing.T) {
 				res, err := e.instance.Reconcile(ctx, s)
 				require.NoError(t, err)
 				assert.False(t, res.Done)
-				assert.Equal(t, services.ReasonWaitingForIPAddresses, res.Reason)
+				assert.Equal(t, conditions.ReasonWaitingForIPAddresses, res.Reason)
 				assert.Equal(t, tt.message, res.Message)
 				assert.Equal(t, poll, res.RequeueAfter)
 				assert.Zero(t, e.cloud.Count(cloud.KindInstance), "no instance before the addresses")
@@ -201,12 +202,12 @@ func TestInstanceTakesAddressesFromPools(t *testing.T) {
 			want = append(want, contract.MachineAddress{Type: contract.MachineHostName, Address: "m-0"})
 			assert.Equal(t, want, mm.Status.Addresses)
 
-			ensures := e.claimer.ensures
+			claims := e.claimer.claims
 			e.cloud.ResetCounters()
 			res, err = e.instance.Reconcile(ctx, s)
 			require.NoError(t, err)
 			assert.True(t, res.Done)
-			assert.Equal(t, ensures, e.claimer.ensures, "a provisioned machine reads no claim")
+			assert.Equal(t, claims, e.claimer.claims, "a provisioned machine reads no claim")
 			assert.Equal(t, map[cloud.Op]int{cloud.VerbGet.On(cloud.KindInstance): 1}, e.cloud.Calls().Calls, "and changes nothing in the cloud")
 			assert.Equal(t, want, mm.Status.Addresses)
 
@@ -242,8 +243,8 @@ func TestInstanceWaitsForItsClaimsToBeDeleted(t *testing.T) {
 		res, err = e.instance.Delete(ctx, s)
 		require.NoError(t, err)
 		assert.False(t, res.Done)
-		assert.Equal(t, services.ReasonReleasingIPAddresses, res.Reason)
-		assert.Equal(t, poll, res.RequeueAfter)
+		assert.Equal(t, reconcile.Result{Reason: conditions.ReasonReleasingIPAddresses, Message: "waiting for claim m-0-eth0-0 to be deleted",
+			RequeueAfter: poll}, res)
 		assert.Zero(t, e.cloud.Count(cloud.KindInstance), "the instance is deleted first")
 	}
 	claim, ok := e.claim(t, "m-0-eth0-0")
@@ -265,7 +266,7 @@ func TestInstanceAddressErrors(t *testing.T) {
 		wantErr    error
 		errText    string
 	}{
-		{name: "no claimer", noClaimer: true, wantReason: services.ReasonInvalidIPAddress,
+		{name: "no claimer", noClaimer: true, wantReason: conditions.ReasonInvalidIPAddress,
 			errText: "spec.addressesFromPools is set but the instance service has no IPAM claimer"},
 		{name: "a claim of another machine", wantErr: ipam.ErrConflict, errText: `IPAddressClaim "ns/m-0-eth0-0"`,
 			setup: func(t *testing.T, e *ipamEnv) {
@@ -275,20 +276,26 @@ func TestInstanceAddressErrors(t *testing.T) {
 				claim.SetName("m-0-eth0-0")
 				claim.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "example.com/v1", Kind: "Other", Name: "m-0", UID: "uid-other", Controller: new(true)}})
 				claim.Object["spec"] = map[string]any{"poolRef": map[string]any{"apiGroup": poolA.APIGroup, "kind": poolA.Kind, "name": poolA.Name}}
-				require.NoError(t, e.client.Create(context.Background(), claim))
+				require.NoError(t, e.client.Create(t.Context(), claim))
 			}},
-		{name: "an IPAddress with a bad address", wantReason: services.ReasonInvalidIPAddress, wantErr: ipam.ErrInvalid, errText: `spec.address "192.168.10.300"`,
+		{name: "an IPAddress with a bad address", wantReason: conditions.ReasonInvalidIPAddress, wantErr: ipam.ErrInvalid, errText: `spec.address "192.168.10.300"`,
 			setup: func(t *testing.T, e *ipamEnv) {
-				_, err := e.instance.Reconcile(withPoll(context.Background()), ipamMachine("m-0", poolA))
+				_, err := e.instance.Reconcile(withPoll(t.Context()), ipamMachine("m-0", poolA))
 				require.NoError(t, err)
 				e.bind(t, "m-0-eth0-0", poolA, "192.168.10.300")
 			}},
+		{name: "an IPAddress of another pool", wantReason: conditions.ReasonInvalidIPAddress, wantErr: ipam.ErrConflict, errText: `spec.poolRef is InClusterIPPool.ipam.cluster.x-k8s.io/pool-b`,
+			setup: func(t *testing.T, e *ipamEnv) {
+				_, err := e.instance.Reconcile(withPoll(t.Context()), ipamMachine("m-0", poolA))
+				require.NoError(t, err)
+				e.bind(t, "m-0-eth0-0", poolB, "192.168.10.11")
+			}},
 		{name: "an address another instance has", wantErr: cloud.ErrAddressInUse, errText: `"192.168.10.11" is attached to another instance`,
 			setup: func(t *testing.T, e *ipamEnv) {
-				_, err := e.cloud.CreateInstance(context.Background(), cloud.InstanceSpec{Name: "intruder", SubnetID: e.ids[services.SubnetKey("worker")],
+				_, err := e.cloud.CreateInstance(t.Context(), cloud.InstanceSpec{Name: "intruder", SubnetID: e.ids[services.SubnetKey("worker")],
 					Image: "img", Flavor: "small", StaticIPs: []string{"192.168.10.11"}})
 				require.NoError(t, err)
-				_, err = e.instance.Reconcile(withPoll(context.Background()), ipamMachine("m-0", poolA))
+				_, err = e.instance.Reconcile(withPoll(t.Context()), ipamMachine("m-0", poolA))
 				require.NoError(t, err)
 				e.bind(t, "m-0-eth0-0", poolA, "192.168.10.11")
 			}},

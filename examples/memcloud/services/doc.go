@@ -35,14 +35,16 @@
 // A MemMachine whose spec.addressesFromPools names Cluster API IPAM pools takes one address from each, for its
 // device eth0, through an AddressClaimer (capkit's ipam.Claimer, WithAddressClaimer). Until its instance is
 // recorded, the Instance step claims them (one IPAddressClaim per pool, owned by the MemMachine, with the
-// Cluster's name) and waits with ReasonWaitingForIPAddresses, naming the claims, until every claim is bound;
-// then it creates the instance with the addresses as static IPs (cloud.InstanceSpec.StaticIPs), and
-// status.addresses lists them as InternalIP after the private IP. Once the instance is recorded, the addresses
-// are read from it: no claim is read in the steady state, nor after clusterctl move, when the claims have lost
-// their status until the IPAM provider runs again. Delete deletes the instance first, then releases the claims
-// and waits with ReasonReleasingIPAddresses until they are gone (without the Cluster and without the garbage
-// collector). Bad values (ipam.ErrInvalid) are terminal, with ReasonInvalidIPAddress; a claim of another object
-// (ipam.ErrConflict) and an address another instance has (cloud.ErrAddressInUse) are retried with backoff.
+// Cluster's name) and returns Claim's Result, not done with conditions.ReasonWaitingForIPAddresses and the
+// names of the claims until every claim is bound; then it creates the instance with the addresses as static
+// IPs (cloud.InstanceSpec.StaticIPs), and status.addresses lists them as InternalIP after the private IP. Once
+// the instance is recorded, the addresses are read from it: no claim is read in the steady state, nor after
+// clusterctl move, when the claims have lost their status until the IPAM provider runs again. Delete deletes
+// the instance first, then returns Unclaim's Result, not done with conditions.ReasonReleasingIPAddresses until
+// the claims are gone (without the Cluster and without the garbage collector). Addresses that cannot be used,
+// and pools without an AddressClaimer, are terminal with conditions.ReasonInvalidIPAddress; a claim of another
+// object (ipam.ErrConflict) and an address another instance has (cloud.ErrAddressInUse) are retried with
+// backoff.
 //
 // # In-place updates
 //

@@ -83,7 +83,7 @@ func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper[*v1beta2
 	// snippet:start claim
 	var staticIPs []string
 	if _, recorded := tracker.ResourceID(KeyInstance); !recorded && len(spec.AddressesFromPools) > 0 {
-		ips, res, err := n.claimAddresses(ctx, s, spec.AddressesFromPools)
+		ips, res, err := n.staticIPs(ctx, mm, s.Cluster().Name)
 		if err != nil || !res.Done {
 			return res, err // WaitingForIPAddresses, with the names of the claims
 		}
@@ -180,7 +180,7 @@ func (n *Instance) register(ctx context.Context, lbID, instanceID string) error 
 
 // Delete deregisters a control plane instance from the load balancer and deletes the instance, recorded in
 // spec.providerID or found by its tags; then it releases the IPAddressClaims of spec.addressesFromPools and
-// waits until they are gone (ReasonReleasingIPAddresses), so that an address returns to its pool only once no
+// waits until they are gone (conditions.ReasonReleasingIPAddresses), so that an address returns to its pool only once no
 // instance has it.
 func (n *Instance) Delete(ctx context.Context, s scope.MachineScoper[*v1beta2.MemMachine]) (reconcile.Result, error) {
 	tracker, err := n.tracker(s)

@@ -35,15 +35,6 @@ const (
 	// ReasonWaitingForNetwork: a resource this step needs (network, subnet, security group, load balancer)
 	// is not recorded yet.
 	ReasonWaitingForNetwork = "WaitingForNetwork"
-	// ReasonWaitingForIPAddresses: the instance waits for the IPAM provider to bind the IPAddressClaims of
-	// spec.addressesFromPools; the message names the claims.
-	ReasonWaitingForIPAddresses = "WaitingForIPAddresses"
-	// ReasonReleasingIPAddresses: the instance is deleted and the machine waits for its IPAddressClaims to be
-	// gone (a delete, never an error).
-	ReasonReleasingIPAddresses = "ReleasingIPAddresses"
-	// ReasonInvalidIPAddress: the IPAM claims cannot be used: a bad request or an IPAddress with bad values
-	// (ipam.ErrInvalid), or no IPAM claimer configured. Terminal.
-	ReasonInvalidIPAddress = "InvalidIPAddress"
 )
 
 // kind returns the functions every memcloud kind of resource shares, as reconcile.ResourceFuncs[S, *R]: S is
