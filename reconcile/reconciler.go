@@ -47,8 +47,12 @@ type config struct {
 	resync          time.Duration
 	identity        identity.Binder
 	newInfraCluster func() identity.Referencer
-	limiters        *ratelimit.Limiters
-	concurrency     int
+	// identityBuild builds identity on the reconciler's client (WithIdentities); identityErr is an invalid
+	// argument of WithIdentityFor or WithIdentities, returned by the constructor.
+	identityBuild func(client.Reader) (identity.Binder, error)
+	identityErr   error
+	limiters      *ratelimit.Limiters
+	concurrency   int
 }
 
 // WithMaxConcurrentReconciles lets SetupWithManager run up to n reconciles of the reconciler's kind at once
@@ -124,6 +128,14 @@ func newBase(c client.Client, prototype client.Object, role string, opts []Optio
 	}
 	if cfg.finalizer == "" {
 		cfg.finalizer = gvk.Group + "/" + lower(gvk.Kind)
+	}
+	if cfg.identityErr != nil {
+		return nil, fmt.Errorf("cannot create %s reconciler: %w", role, cfg.identityErr)
+	}
+	if cfg.identityBuild != nil {
+		if cfg.identity, err = cfg.identityBuild(c); err != nil {
+			return nil, fmt.Errorf("cannot create %s reconciler: WithIdentities: %w", role, err)
+		}
 	}
 	if cfg.identity != nil && cfg.newInfraCluster == nil {
 		return nil, fmt.Errorf("cannot create %s reconciler: WithIdentity needs newInfraCluster", role)
