@@ -28,7 +28,7 @@ func newFixture(t *testing.T, opts ...identity.ResolverOption) *fixture {
 	provider := env.Namespace(t, "provider")
 	tenant := env.Namespace(t, "tenant")
 	opts = append([]identity.ResolverOption{identity.WithRequiredKeys("accessKeyID", "secretAccessKey")}, opts...)
-	r, err := identity.NewResolver(env.Client, kind, func() *testtypes.FooClusterIdentity { return &testtypes.FooClusterIdentity{} }, provider, opts...)
+	r, err := identity.NewResolverFor(env.Client, kind, &testtypes.FooClusterIdentity{}, provider, opts...)
 	require.NoError(t, err)
 	return &fixture{provider: provider, tenant: tenant, resolver: r}
 }
