@@ -25,7 +25,7 @@ import (
 	"github.com/capkit/capkit/scope"
 )
 
-// ConditionIdentityReady is the condition the reconcilers write when they use identities (WithIdentity): True
+// ConditionIdentityReady is the condition the reconcilers write when they use identities (WithIdentities, WithIdentityFor): True
 // once the cluster's identity is resolved, False with the refusal's reason (a conditions.Reason… of
 // identities) when it is refused.
 const ConditionIdentityReady = "IdentityReady"
@@ -331,7 +331,7 @@ func (u identityUsers) list(ctx context.Context, gvk schema.GroupVersionKind, op
 	return meta.ExtractList(list)
 }
 
-// StepsStartedAnnotation is set on an infra object, with WithIdentity, in the patch that persists its finalizer
+// StepsStartedAnnotation is set on an infra object, with WithIdentities, in the patch that persists its finalizer
 // once its identity is bound, before any step runs: from then on a step may have called the cloud, and a
 // delete waits for an allowed identity instead of removing the finalizer at once. It is metadata, so it
 // survives clusterctl move, unlike status.

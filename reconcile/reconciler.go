@@ -34,7 +34,7 @@ type EventRecorder interface {
 	Eventf(regarding runtime.Object, related runtime.Object, eventtype, reason, action, note string, args ...any)
 }
 
-// Option configures NewClusterReconciler and NewMachineReconciler.
+// Option configures NewClusterReconcilerFor, NewMachineReconcilerFor and NewMachinePoolReconcilerFor.
 type Option func(*config)
 
 type config struct {
@@ -61,7 +61,7 @@ type config struct {
 func WithMaxConcurrentReconciles(n int) Option { return func(c *config) { c.concurrency = n } }
 
 // WithRateLimiter makes every cloud call that Ensure and EnsureDeleted make in this reconciler's steps wait
-// on l first (one token bucket per cloud account: the identity's name with WithIdentity, else one for all).
+// on l first (one token bucket per cloud account: the identity's name with WithIdentities, else one for all).
 // Share one Limiters between the reconcilers of a manager, so that they share the cloud's limit.
 func WithRateLimiter(l *ratelimit.Limiters) Option { return func(c *config) { c.limiters = l } }
 
@@ -194,7 +194,7 @@ func bindSteps[S any](steps []Step[S], s S) []stepRunner {
 }
 
 // run is the common reconcile flow once the infra object and its owners are known: paused, finalizer,
-// gate, identity (src, with WithIdentity), steps (or delete steps), Close.
+// gate, identity (src, with WithIdentities or WithIdentityFor), steps (or delete steps), Close.
 func (r *base) run(ctx context.Context, s lifecycle, steps []stepRunner, gate func() string, src identitySource) (ctrl.Result, error) {
 	log := logFrom(ctx)
 	obj := s.Object()
