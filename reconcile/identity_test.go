@@ -100,7 +100,9 @@ func tokenIdentities(provider string) identity.Config[string] {
 	return identity.Config[string]{
 		Kind: "FooClusterIdentity", Prototype: &testtypes.FooClusterIdentity{}, Namespace: provider, RequiredKeys: []string{"token"},
 		Credentials: func(_ context.Context, c identity.Credentials) (string, error) { return string(c.Get("token")), nil },
-		Bind:        func(ctx context.Context, token string) context.Context { return context.WithValue(ctx, accountKey{}, token) },
+		Bind: func(ctx context.Context, token string) context.Context {
+			return context.WithValue(ctx, accountKey{}, token)
+		},
 	}
 }
 
