@@ -145,9 +145,9 @@ func TestNewResolverForRefusesBadInput(t *testing.T) {
 
 // TestDeprecatedNewResolverTakesAFactory: the v0.1.0 form still builds a Resolver, and refuses a nil factory.
 func TestDeprecatedNewResolverTakesAFactory(t *testing.T) {
-	_, err := identity.NewResolver[*testtypes.FooClusterIdentity](env.Client, kind, nil, "ns") //nolint:staticcheck // the deprecated form under test
+	_, err := identity.NewResolver[*testtypes.FooClusterIdentity](env.Client, kind, nil, "ns")
 	require.ErrorContains(t, err, "newIdentity is nil")
-	r, err := identity.NewResolver(env.Client, kind, //nolint:staticcheck // the deprecated form under test
+	r, err := identity.NewResolver(env.Client, kind,
 		func() *testtypes.FooClusterIdentity { return &testtypes.FooClusterIdentity{} }, "ns")
 	require.NoError(t, err)
 	assert.Equal(t, &testtypes.FooClusterIdentity{}, r.NewIdentity())

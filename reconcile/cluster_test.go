@@ -390,11 +390,11 @@ func TestNewReconcilerRejectsBadInput(t *testing.T) {
 // refuses a nil factory.
 func TestDeprecatedNewClusterReconcilerTakesAFactory(t *testing.T) {
 	ok := reconcile.Step[clusterScope]{Name: "A", Service: reconcile.ServiceFuncs[clusterScope]{}}
-	_, err := reconcile.NewClusterReconciler[*testtypes.FooCluster](env.Client, nil, []reconcile.Step[clusterScope]{ok}) //nolint:staticcheck // the deprecated form under test
+	_, err := reconcile.NewClusterReconciler[*testtypes.FooCluster](env.Client, nil, []reconcile.Step[clusterScope]{ok})
 	require.ErrorContains(t, err, "newObject is nil")
-	_, err = reconcile.NewClusterReconciler(env.Client, func() *testtypes.FooCluster { return nil }, []reconcile.Step[clusterScope]{ok}) //nolint:staticcheck // the deprecated form under test
+	_, err = reconcile.NewClusterReconciler(env.Client, func() *testtypes.FooCluster { return nil }, []reconcile.Step[clusterScope]{ok})
 	require.ErrorContains(t, err, "object is a nil *testtypes.FooCluster")
-	r, err := reconcile.NewClusterReconciler(env.Client, func() *testtypes.FooCluster { return &testtypes.FooCluster{} }, []reconcile.Step[clusterScope]{ok}) //nolint:staticcheck // the deprecated form under test
+	r, err := reconcile.NewClusterReconciler(env.Client, func() *testtypes.FooCluster { return &testtypes.FooCluster{} }, []reconcile.Step[clusterScope]{ok})
 	require.NoError(t, err)
 	assert.Equal(t, "infrastructure.capkit.io/foocluster", r.Finalizer())
 }

@@ -101,9 +101,9 @@ func TestDeprecatedNewReconcilerTakesAFactory(t *testing.T) {
 	size := func(*v1beta2.MemMachineTemplate) (contract.MachineTemplateCapacity, error) {
 		return contract.MachineTemplateCapacity{}, nil
 	}
-	_, err := capacity.NewReconciler[*v1beta2.MemMachineTemplate](fake.NewClientBuilder().Build(), nil, size) //nolint:staticcheck // the deprecated form under test
+	_, err := capacity.NewReconciler[*v1beta2.MemMachineTemplate](fake.NewClientBuilder().Build(), nil, size)
 	require.EqualError(t, err, "cannot create the capacity reconciler: newObject is nil")
-	_, err = capacity.NewReconciler(fake.NewClientBuilder().Build(), //nolint:staticcheck // the deprecated form under test
+	_, err = capacity.NewReconciler(fake.NewClientBuilder().Build(),
 		func() *v1beta2.MemMachineTemplate { return &v1beta2.MemMachineTemplate{} }, size)
 	require.NoError(t, err)
 }

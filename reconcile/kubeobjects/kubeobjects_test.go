@@ -181,8 +181,8 @@ func TestAnotherIncarnationIsAnotherResource(t *testing.T) {
 func TestDeprecatedKindFactories(t *testing.T) {
 	kind := configMaps(env.Namespace(t, "deprecated"))
 	kind.Object, kind.List = nil, nil
-	kind.New = func() *corev1.ConfigMap { return &corev1.ConfigMap{} }         //nolint:staticcheck // the deprecated form under test
-	kind.NewList = func() client.ObjectList { return &corev1.ConfigMapList{} } //nolint:staticcheck // the deprecated form under test
+	kind.New = func() *corev1.ConfigMap { return &corev1.ConfigMap{} }
+	kind.NewList = func() client.ObjectList { return &corev1.ConfigMapList{} }
 	r, err := kubeobjects.New(env.Client, kind)
 	require.NoError(t, err)
 	tags := map[string]string{reconcile.TagOwnershipKey: "k1", reconcile.TagResourceKey: "config"}
