@@ -8,7 +8,7 @@ import (
 
 // The interfaces in this file are the type contract of each infrastructure kind: what a provider's Go type
 // must implement to be given to capkit's typed scopes and reconcilers (scope.NewClusterScope,
-// reconcile.NewMachineReconciler, …). They are type constraints, so a type that lacks a method does not
+// reconcile.NewMachineReconcilerFor, …). They are type constraints, so a type that lacks a method does not
 // compile, and the compiler names the method:
 //
 //	T (type *FooMachine) does not satisfy contract.InfraMachineObject (missing method IsProvisioned)

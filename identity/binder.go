@@ -12,7 +12,7 @@ import (
 )
 
 // Binder puts into a reconcile's context what the provider needs to call its cloud for one cluster;
-// reconcile.WithIdentity calls it before any step.
+// reconcile.WithIdentities (or WithIdentityFor, with a Binder of the provider's own) calls it before any step.
 type Binder interface {
 	// Bind resolves ref for a cluster in namespace and returns ctx carrying the provider's client for the
 	// credentials, after registering their values with the Redactor of ctx (redact.FromContext). A refusal

@@ -111,7 +111,7 @@ func TestBinderDoesNotKeepStaleCredentials(t *testing.T) {
 	old := &corev1.Secret{}
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: f.provider, Name: id}, old))
 	lag := &laggingReader{Reader: env.Client}
-	r, err := identity.NewResolver(env.Client, kind, func() *testtypes.FooClusterIdentity { return &testtypes.FooClusterIdentity{} }, f.provider,
+	r, err := identity.NewResolverFor(env.Client, kind, &testtypes.FooClusterIdentity{}, f.provider,
 		identity.WithSecretReader(lag), identity.WithRequiredKeys("secretAccessKey"))
 	require.NoError(t, err)
 	b, err := identity.NewBinder(r, func(_ context.Context, c identity.Credentials) (string, error) {

@@ -17,8 +17,8 @@
 // builds the client once and reuses it while the Secret is unchanged; a rotated Secret, a changed
 // allowedNamespaces or a deleted identity takes effect at the next reconcile. At every bind it registers the
 // credentials' values with the Redactor of the reconcile (redact.FromContext), so that a cloud error that
-// echoes them is masked in conditions, events, logs and the returned error. reconcile.WithIdentity makes it
-// a one-line option of capkit's reconcilers, which then refuse with the IdentityReady condition before any
+// echoes them is masked in conditions, events, logs and the returned error. reconcile.WithIdentities makes it,
+// from a provider's Config, a one-line option of capkit's reconcilers, which then refuse with the IdentityReady condition before any
 // cloud call, and reconcile the InfraClusters that use an identity when it or its Secret changes.
 //
 // AllowedNamespaces follows Cluster API Provider AWS's identities (a namespace is allowed when it is in list

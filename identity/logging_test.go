@@ -30,7 +30,7 @@ func TestResolverDoesNotLogCredentials(t *testing.T) {
 	ctx := logr.NewContext(t.Context(), logs.Logger())
 	apiReader, err := client.New(env.Config, client.Options{Scheme: env.Scheme})
 	require.NoError(t, err)
-	r, err := identity.NewResolver(apiReader, kind, func() *testtypes.FooClusterIdentity { return &testtypes.FooClusterIdentity{} }, f.provider,
+	r, err := identity.NewResolverFor(apiReader, kind, &testtypes.FooClusterIdentity{}, f.provider,
 		identity.WithSecretReader(apiReader), identity.WithRequiredKeys("secretAccessKey"))
 	require.NoError(t, err)
 	b, err := identity.NewBinder(r, func(_ context.Context, c identity.Credentials) (identity.Credentials, error) { return c, nil },

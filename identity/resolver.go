@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/conditions"
+	"github.com/capkit/capkit/internal/prototype"
 	"github.com/capkit/capkit/redact"
 )
 
@@ -107,11 +108,31 @@ func WithRequiredKeys(keys ...string) ResolverOption {
 // credentials, and the provider uses its own default).
 func WithIdentityRequired() ResolverOption { return func(c *resolverConfig) { c.requireRef = true } }
 
-// NewResolver returns a Resolver for identities of kind kind (newIdentity returns an empty one) whose
-// credentials Secrets live in secretNamespace, the provider's namespace. reader reads identities,
+// NewResolverFor returns a Resolver for identities of kind kind and of identity's type I (a prototype, e.g.
+// &v1beta2.MemClusterIdentity{}, whose type alone is used, as controller-runtime's builder.For(object) does)
+// whose credentials Secrets live in secretNamespace, the provider's namespace. reader reads identities,
 // Namespaces and, unless a reconcile's context says otherwise (ContextWithSecretMetadataReader), Secret
 // metadata (a manager's cached client).
+func NewResolverFor[I Object](reader client.Reader, kind string, identity I, secretNamespace string, opts ...ResolverOption) (*Resolver[I], error) {
+	newIdentity, err := prototype.Factory("identity", identity)
+	if err != nil {
+		return nil, fmt.Errorf("cannot create identity resolver: %w", err)
+	}
+	return newResolver(reader, kind, newIdentity, secretNamespace, opts)
+}
+
+// NewResolver returns a Resolver for identities of kind kind; newIdentity returns an empty one.
+//
+// Deprecated: use NewResolverFor with an empty identity, e.g. NewResolverFor(reader, kind,
+// &v1beta2.MemClusterIdentity{}, secretNamespace, opts...).
 func NewResolver[I Object](reader client.Reader, kind string, newIdentity func() I, secretNamespace string, opts ...ResolverOption) (*Resolver[I], error) {
+	if newIdentity == nil {
+		return nil, errors.New("cannot create identity resolver: newIdentity is nil")
+	}
+	return NewResolverFor(reader, kind, newIdentity(), secretNamespace, opts...)
+}
+
+func newResolver[I Object](reader client.Reader, kind string, newIdentity func() I, secretNamespace string, opts []ResolverOption) (*Resolver[I], error) {
 	var cfg resolverConfig
 	for _, o := range opts {
 		if o != nil {
@@ -121,8 +142,6 @@ func NewResolver[I Object](reader client.Reader, kind string, newIdentity func()
 	switch {
 	case reader == nil:
 		return nil, errors.New("cannot create identity resolver: reader is nil")
-	case newIdentity == nil:
-		return nil, errors.New("cannot create identity resolver: newIdentity is nil")
 	case kind == "":
 		return nil, errors.New("cannot create identity resolver: kind is empty")
 	case secretNamespace == "":

@@ -28,7 +28,7 @@ func newFixture(t *testing.T, opts ...identity.ResolverOption) *fixture {
 	provider := env.Namespace(t, "provider")
 	tenant := env.Namespace(t, "tenant")
 	opts = append([]identity.ResolverOption{identity.WithRequiredKeys("accessKeyID", "secretAccessKey")}, opts...)
-	r, err := identity.NewResolver(env.Client, kind, func() *testtypes.FooClusterIdentity { return &testtypes.FooClusterIdentity{} }, provider, opts...)
+	r, err := identity.NewResolverFor(env.Client, kind, &testtypes.FooClusterIdentity{}, provider, opts...)
 	require.NoError(t, err)
 	return &fixture{provider: provider, tenant: tenant, resolver: r}
 }
@@ -119,17 +119,54 @@ func TestResolver(t *testing.T) {
 
 type credsKey struct{}
 
-func TestNewResolverRefusesBadInput(t *testing.T) {
-	newID := func() *testtypes.FooClusterIdentity { return &testtypes.FooClusterIdentity{} }
-	_, err := identity.NewResolver[*testtypes.FooClusterIdentity](nil, kind, newID, "ns")
-	assert.ErrorContains(t, err, "reader is nil")
-	_, err = identity.NewResolver(env.Client, kind, newID, "")
-	assert.ErrorContains(t, err, "secret namespace is empty")
-	_, err = identity.NewResolver(env.Client, "", newID, "ns")
-	assert.ErrorContains(t, err, "kind is empty")
-	var c client.Reader = env.Client
-	_, err = identity.NewResolver[*testtypes.FooClusterIdentity](c, kind, nil, "ns")
-	assert.ErrorContains(t, err, "newIdentity is nil")
+func TestNewResolverForRefusesBadInput(t *testing.T) {
+	var nilIdentity *testtypes.FooClusterIdentity
+	tests := []struct {
+		name      string
+		reader    client.Reader
+		kind      string
+		identity  *testtypes.FooClusterIdentity
+		namespace string
+		wantMsg   string
+	}{
+		{name: "nil reader", kind: kind, identity: &testtypes.FooClusterIdentity{}, namespace: "ns", wantMsg: "reader is nil"},
+		{name: "empty namespace", reader: env.Client, kind: kind, identity: &testtypes.FooClusterIdentity{}, wantMsg: "secret namespace is empty"},
+		{name: "empty kind", reader: env.Client, identity: &testtypes.FooClusterIdentity{}, namespace: "ns", wantMsg: "kind is empty"},
+		{name: "nil identity", reader: env.Client, kind: kind, identity: nilIdentity, namespace: "ns",
+			wantMsg: "cannot create identity resolver: identity is a nil *testtypes.FooClusterIdentity"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := identity.NewResolverFor(tt.reader, tt.kind, tt.identity, tt.namespace)
+			assert.ErrorContains(t, err, tt.wantMsg)
+		})
+	}
+}
+
+// TestDeprecatedNewResolverTakesAFactory: the v0.1.0 form still builds a Resolver, and refuses a nil factory.
+func TestDeprecatedNewResolverTakesAFactory(t *testing.T) {
+	_, err := identity.NewResolver[*testtypes.FooClusterIdentity](env.Client, kind, nil, "ns")
+	require.ErrorContains(t, err, "newIdentity is nil")
+	r, err := identity.NewResolver(env.Client, kind,
+		func() *testtypes.FooClusterIdentity { return &testtypes.FooClusterIdentity{} }, "ns")
+	require.NoError(t, err)
+	assert.Equal(t, &testtypes.FooClusterIdentity{}, r.NewIdentity())
+}
+
+// TestConfigNewBinderBuildsTheResolverAndTheBinder: a Config's binder resolves its kind in its namespace, and a
+// prototype's values never reach the identities it reads.
+func TestConfigNewBinderBuildsTheResolverAndTheBinder(t *testing.T) {
+	proto := &testtypes.FooClusterIdentity{ObjectMeta: metav1.ObjectMeta{Name: "leak"}}
+	b, err := identity.Config[string]{Kind: kind, Prototype: proto, Namespace: "provider",
+		Credentials: func(context.Context, identity.Credentials) (string, error) { return "", nil },
+		Bind:        func(ctx context.Context, _ string) context.Context { return ctx },
+	}.NewBinder(env.Client)
+	require.NoError(t, err)
+	assert.Equal(t, kind, b.Kind())
+	assert.Equal(t, "provider", b.SecretNamespace())
+	assert.Equal(t, &testtypes.FooClusterIdentity{}, b.NewIdentity())
+	_, err = identity.Config[string]{Kind: kind}.NewBinder(env.Client)
+	assert.EqualError(t, err, `cannot create identity binder: Config.Prototype of kind "FooClusterIdentity" is nil: pass an empty identity, e.g. &MemClusterIdentity{}`)
 }
 
 // secretReader records the Secret metadata reads made through it.

@@ -140,7 +140,7 @@ func reconcilerAgrees(t *testing.T, op reconcile.Op, call stepCall, want reconci
 	ns := env.Namespace(t, "rec")
 	obj, _ := newFooCluster(t, ns, false, nil)
 	rec := &fakecloud.Recorder{}
-	r, err := reconcile.NewClusterReconciler(env.Client, func() *testtypes.FooCluster { return &testtypes.FooCluster{} },
+	r, err := reconcile.NewClusterReconcilerFor(env.Client, &testtypes.FooCluster{},
 		[]reconcile.Step[clusterScope]{{Name: "LoadBalancer", Service: callService(op, call)}},
 		reconcile.WithEventRecorder(rec), reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)))
 	require.NoError(t, err)

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 
@@ -12,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/internal/prototype"
 	"github.com/capkit/capkit/scope"
 )
 
@@ -30,11 +32,27 @@ type ClusterReconciler[T client.Object] struct {
 	steps     []Step[scope.ClusterScoper[T]]
 }
 
-// NewClusterReconciler returns a reconciler for InfraClusters of type T, which satisfies contract.InfraClusterObject
-// (a type that lacks one of its methods does not compile). newObject returns an empty T; steps are the
-// provider's services in order.
-func NewClusterReconciler[T contract.InfraClusterObject](c client.Client, newObject func() T, steps []Step[scope.ClusterScoper[T]], opts ...Option) (*ClusterReconciler[T], error) {
+// NewClusterReconcilerFor returns a reconciler for InfraClusters of object's type T, which satisfies
+// contract.InfraClusterObject (a type that lacks one of its methods does not compile), as controller-runtime's
+// builder.For(object) does: object is a prototype, e.g. &v1beta2.MemCluster{}, whose type alone is used (each
+// reconcile reads into a new, empty T). steps are the provider's services in order.
+func NewClusterReconcilerFor[T contract.InfraClusterObject](c client.Client, object T, steps []Step[scope.ClusterScoper[T]], opts ...Option) (*ClusterReconciler[T], error) {
+	newObject, err := prototype.Factory("object", object)
+	if err != nil {
+		return nil, fmt.Errorf("cannot create InfraCluster reconciler: %w", err)
+	}
 	return newClusterReconciler(c, newObject, scope.NewClusterScope[T], steps, opts)
+}
+
+// NewClusterReconciler returns a reconciler for InfraClusters of type T; newObject returns an empty T.
+//
+// Deprecated: use NewClusterReconcilerFor with an empty object, e.g. NewClusterReconcilerFor(c,
+// &v1beta2.MemCluster{}, steps, opts...).
+func NewClusterReconciler[T contract.InfraClusterObject](c client.Client, newObject func() T, steps []Step[scope.ClusterScoper[T]], opts ...Option) (*ClusterReconciler[T], error) {
+	if newObject == nil {
+		return nil, errors.New("cannot create InfraCluster reconciler: newObject is nil")
+	}
+	return NewClusterReconcilerFor(c, newObject(), steps, opts...)
 }
 
 // NewUnstructuredClusterReconciler returns a reconciler for InfraClusters of kind gvk held as unstructured

@@ -72,7 +72,7 @@ func newClusterFixture(t *testing.T) *clusterFixture {
 			return reconcile.Result{Done: f.delDone}, nil
 		},
 	}
-	r, err := reconcile.NewClusterReconciler(f.cc, func() *testtypes.FooCluster { return &testtypes.FooCluster{} },
+	r, err := reconcile.NewClusterReconcilerFor(f.cc, &testtypes.FooCluster{},
 		[]reconcile.Step[clusterScope]{{Name: "Network", Service: network}, {Name: "LoadBalancer", Service: lb}},
 		reconcile.WithEventRecorder(f.rec), reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)))
 	require.NoError(t, err)
@@ -280,7 +280,7 @@ func TestServiceOverTheNarrowInterfacePlugsIn(t *testing.T) {
 		s.InfraCluster().Spec.ControlPlaneEndpoint = contract.APIEndpoint{Host: "lb.example", Port: 6443}
 		return reconcile.Result{Done: true}, s.SetResourceID("lb", "lb-1")
 	})
-	r, err := reconcile.NewClusterReconciler(env.Client, func() *testtypes.FooCluster { return &testtypes.FooCluster{} },
+	r, err := reconcile.NewClusterReconcilerFor(env.Client, &testtypes.FooCluster{},
 		[]reconcile.Step[clusterScope]{{Name: "LoadBalancer", Service: svc}},
 		reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)))
 	require.NoError(t, err)
@@ -334,7 +334,7 @@ func TestGenerationGatedStepSkipsWhenObserved(t *testing.T) {
 			calls++
 			return reconcile.Result{Done: true}, nil
 		}}}
-	r, err := reconcile.NewClusterReconciler(env.Client, func() *testtypes.FooCluster { return &testtypes.FooCluster{} },
+	r, err := reconcile.NewClusterReconcilerFor(env.Client, &testtypes.FooCluster{},
 		[]reconcile.Step[clusterScope]{step}, reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)))
 	require.NoError(t, err)
 	for range 2 {
@@ -352,36 +352,82 @@ func TestGenerationGatedStepSkipsWhenObserved(t *testing.T) {
 }
 
 func TestNewReconcilerRejectsBadInput(t *testing.T) {
-	newObj := func() *testtypes.FooCluster { return &testtypes.FooCluster{} }
+	obj := &testtypes.FooCluster{}
+	var nilObj *testtypes.FooCluster
 	ok := reconcile.Step[clusterScope]{Name: "A", Service: reconcile.ServiceFuncs[clusterScope]{}}
 	tests := []struct {
 		name    string
 		c       client.Client
-		newObj  func() *testtypes.FooCluster
+		obj     *testtypes.FooCluster
 		steps   []reconcile.Step[clusterScope]
 		opts    []reconcile.Option
 		wantMsg string
 	}{
-		{name: "nil client", newObj: newObj, steps: []reconcile.Step[clusterScope]{ok}, wantMsg: "client is nil"},
-		{name: "nil newObject", c: env.Client, steps: []reconcile.Step[clusterScope]{ok}, wantMsg: "newObject is nil"},
-		{name: "no steps", c: env.Client, newObj: newObj, wantMsg: "steps must not be empty"},
-		{name: "unnamed step", c: env.Client, newObj: newObj, steps: []reconcile.Step[clusterScope]{{Service: ok.Service}}, wantMsg: "step 0: name must not be empty"},
-		{name: "nil service", c: env.Client, newObj: newObj, steps: []reconcile.Step[clusterScope]{{Name: "A"}}, wantMsg: `step "A": service must not be nil`},
-		{name: "duplicate", c: env.Client, newObj: newObj, steps: []reconcile.Step[clusterScope]{ok, ok}, wantMsg: `duplicate condition type "AReady"`},
-		{name: "bad core version", c: env.Client, newObj: newObj, steps: []reconcile.Step[clusterScope]{ok}, opts: []reconcile.Option{reconcile.WithCoreVersion("v9")}, wantMsg: `"v9"`},
-		{name: "bad requeue", c: env.Client, newObj: newObj, steps: []reconcile.Step[clusterScope]{ok}, opts: []reconcile.Option{reconcile.WithDefaultRequeue(-1)}, wantMsg: "must be positive"},
-		{name: "unknown type", c: envClientWithoutFoo(t), newObj: newObj, steps: []reconcile.Step[clusterScope]{ok}, wantMsg: "cannot find the kind"},
+		{name: "nil client", obj: obj, steps: []reconcile.Step[clusterScope]{ok}, wantMsg: "client is nil"},
+		{name: "nil object", c: env.Client, obj: nilObj, steps: []reconcile.Step[clusterScope]{ok}, wantMsg: "object is a nil *testtypes.FooCluster"},
+		{name: "no steps", c: env.Client, obj: obj, wantMsg: "steps must not be empty"},
+		{name: "unnamed step", c: env.Client, obj: obj, steps: []reconcile.Step[clusterScope]{{Service: ok.Service}}, wantMsg: "step 0: name must not be empty"},
+		{name: "nil service", c: env.Client, obj: obj, steps: []reconcile.Step[clusterScope]{{Name: "A"}}, wantMsg: `step "A": service must not be nil`},
+		{name: "duplicate", c: env.Client, obj: obj, steps: []reconcile.Step[clusterScope]{ok, ok}, wantMsg: `duplicate condition type "AReady"`},
+		{name: "bad core version", c: env.Client, obj: obj, steps: []reconcile.Step[clusterScope]{ok}, opts: []reconcile.Option{reconcile.WithCoreVersion("v9")}, wantMsg: `"v9"`},
+		{name: "bad requeue", c: env.Client, obj: obj, steps: []reconcile.Step[clusterScope]{ok}, opts: []reconcile.Option{reconcile.WithDefaultRequeue(-1)}, wantMsg: "must be positive"},
+		{name: "unknown type", c: envClientWithoutFoo(t), obj: obj, steps: []reconcile.Step[clusterScope]{ok}, wantMsg: "cannot find the kind"},
+		{name: "identity without infraCluster", c: env.Client, obj: obj, steps: []reconcile.Step[clusterScope]{ok},
+			opts: []reconcile.Option{reconcile.WithIdentityFor(nil, nil)}, wantMsg: "WithIdentityFor: infraCluster is nil"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := reconcile.NewClusterReconciler(tt.c, tt.newObj, tt.steps, tt.opts...)
+			_, err := reconcile.NewClusterReconcilerFor(tt.c, tt.obj, tt.steps, tt.opts...)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.wantMsg)
 		})
 	}
-	r, err := reconcile.NewClusterReconciler(env.Client, newObj, []reconcile.Step[clusterScope]{ok}, reconcile.WithFinalizer("x.example.com/cleanup"))
+	r, err := reconcile.NewClusterReconcilerFor(env.Client, obj, []reconcile.Step[clusterScope]{ok}, reconcile.WithFinalizer("x.example.com/cleanup"))
 	require.NoError(t, err)
 	assert.Equal(t, "x.example.com/cleanup", r.Finalizer())
+}
+
+// TestDeprecatedNewClusterReconcilerTakesAFactory: the v0.1.0 form still builds a working reconciler, and still
+// refuses a nil factory.
+func TestDeprecatedNewClusterReconcilerTakesAFactory(t *testing.T) {
+	ok := reconcile.Step[clusterScope]{Name: "A", Service: reconcile.ServiceFuncs[clusterScope]{}}
+	_, err := reconcile.NewClusterReconciler[*testtypes.FooCluster](env.Client, nil, []reconcile.Step[clusterScope]{ok})
+	require.ErrorContains(t, err, "newObject is nil")
+	_, err = reconcile.NewClusterReconciler(env.Client, func() *testtypes.FooCluster { return nil }, []reconcile.Step[clusterScope]{ok})
+	require.ErrorContains(t, err, "object is a nil *testtypes.FooCluster")
+	r, err := reconcile.NewClusterReconciler(env.Client, func() *testtypes.FooCluster { return &testtypes.FooCluster{} }, []reconcile.Step[clusterScope]{ok})
+	require.NoError(t, err)
+	assert.Equal(t, "infrastructure.capkit.io/foocluster", r.Finalizer())
+}
+
+// TestPrototypeValuesDoNotLeakIntoReconciledObjects: the object given to NewClusterReconcilerFor is a prototype
+// of its type only: a label, a finalizer or a spec field set on it never reaches an object the reconciler reads,
+// and the prototype is never written to.
+func TestPrototypeValuesDoNotLeakIntoReconciledObjects(t *testing.T) {
+	ns := env.Namespace(t, "proto")
+	obj, _ := newFooCluster(t, ns, false, func(c *testtypes.FooCluster) { c.Spec.Region = "" })
+	proto := &testtypes.FooCluster{ObjectMeta: metav1.ObjectMeta{Name: "leak", Labels: map[string]string{"leak": "yes"},
+		Finalizers: []string{"leak.example.com/f"}}, Spec: testtypes.FooClusterSpec{Region: "leak"}}
+	protoBefore := proto.DeepCopyObject()
+	var seen *testtypes.FooCluster
+	step := reconcile.Step[clusterScope]{Name: "A", Service: reconcile.ServiceFuncs[clusterScope]{
+		ReconcileFunc: func(_ context.Context, s clusterScope) (reconcile.Result, error) {
+			seen = s.InfraCluster().DeepCopyObject().(*testtypes.FooCluster)
+			return reconcile.Result{Done: true}, nil
+		},
+	}}
+	r, err := reconcile.NewClusterReconcilerFor(env.Client, proto, []reconcile.Step[clusterScope]{step})
+	require.NoError(t, err)
+	_, err = r.Reconcile(t.Context(), req(obj))
+	require.NoError(t, err)
+	require.NotNil(t, seen, "the step ran")
+	assert.Empty(t, seen.Spec.Region)
+	assert.NotContains(t, seen.Labels, "leak")
+	assert.NotContains(t, seen.Finalizers, "leak.example.com/f")
+	got := get(t, &testtypes.FooCluster{ObjectMeta: obj.ObjectMeta})
+	assert.NotContains(t, got.Labels, "leak")
+	assert.NotContains(t, got.Finalizers, "leak.example.com/f")
+	assert.Equal(t, protoBefore, proto, "the prototype is never written to")
 }
 
 func envClientWithoutFoo(t *testing.T) client.Client {

@@ -83,9 +83,9 @@ func TestDeleteAfterCrashWaitsForTheIdentity(t *testing.T) {
 					return reconcile.EnsureDeleted(ctx, s, "vpc", cloud)
 				},
 			}
-			r, err := reconcile.NewClusterReconciler(env.Client, func() *testtypes.FooCluster { return &testtypes.FooCluster{} },
+			r, err := reconcile.NewClusterReconcilerFor(env.Client, &testtypes.FooCluster{},
 				[]reconcile.Step[clusterScope]{{Name: "Network", Service: network}}, reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)),
-				reconcile.WithIdentity(b, func() identity.Referencer { return &testtypes.FooCluster{} }))
+				reconcile.WithIdentityFor(b, &testtypes.FooCluster{}))
 			require.NoError(t, err)
 			obj, _ := newFooCluster(t, ns, false, func(c *testtypes.FooCluster) {
 				c.Spec.IdentityRef = &identity.Ref{Kind: "FooClusterIdentity", Name: idName}

@@ -53,7 +53,7 @@ func TestReconcilerDiscoversContractVersionOnce(t *testing.T) {
 		},
 	}
 	// No scope.WithContractVersion: the version comes from the CRD's cluster.x-k8s.io/<contract> label.
-	r, err := reconcile.NewClusterReconciler(counter, func() *testtypes.FooCluster { return &testtypes.FooCluster{} },
+	r, err := reconcile.NewClusterReconcilerFor(counter, &testtypes.FooCluster{},
 		[]reconcile.Step[clusterScope]{{Name: "Network", Service: noop}})
 	require.NoError(t, err)
 

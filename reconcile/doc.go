@@ -5,8 +5,8 @@
 //
 // # Reconcilers
 //
-// NewClusterReconciler, NewMachineReconciler and NewMachinePoolReconciler take the provider's type (through a
-// newObject func) and its services as ordered Steps over the interfaces the services implement:
+// NewClusterReconcilerFor, NewMachineReconcilerFor and NewMachinePoolReconcilerFor take the provider's type
+// (through an empty object, as controller-runtime's builder.For does) and its services as ordered Steps over the interfaces the services implement:
 // Step[scope.ClusterScoper[T]], Step[scope.MachineScoper[T]], so a service plugs in as it is. The type is
 // constrained by the type contract of its kind (contract.InfraClusterObject, contract.InfraMachineObject,
 // contract.InfraMachinePoolObject): a type that lacks an accessor does not compile, and the compiler names the
@@ -37,7 +37,7 @@
 //     reconcile.TerminalError(err), whose reason is conditions.ReasonTerminalError), wrapped or not: the
 //     condition gets the reason, a Warning event says why, and nothing is retried until the object
 //     changes;
-//   - ClassRefused: an identity.RefusedError, the refusal of the cluster's identity (WithIdentity writes it
+//   - ClassRefused: an identity.RefusedError, the refusal of the cluster's identity (WithIdentities writes it
 //     into ConditionIdentityReady before any step runs): the condition gets the refusal's reason, a
 //     Warning event says why, no error is returned, and the object is looked at again when the identity
 //     or its Secret changes, or after DefaultIdentityRecheck;
@@ -63,8 +63,8 @@
 // Each reconcile runs its steps in an Env (step.EnvFrom(ctx)), which the reconciler builds from its options: the
 // object and its event recorder (WithEventRecorder; SetupWithManager takes the manager's when none was
 // given), the rate limiter (WithRateLimiter) and the account whose bucket the cloud calls use (the bound
-// identity's name with WithIdentity), the poll interval of Ensure (WithDefaultRequeue), and how many changes
-// the reconcile made in the cloud (which the throttling backoff reads). Ensure, EnsureDeleted and step.Eventf
+// identity's name with WithIdentities), the poll interval of the steps and of ensure (WithPollInterval), and
+// how many changes the reconcile made in the cloud (which the throttling backoff reads). ensure and step.Eventf
 // read it; a service reads it for a cloud call of its own (Env.Wait). A service test builds one with NewEnv
 // and step.ContextWithEnv. Outside a reconcile (no Env) there is no rate limit, Ensure polls every
 // step.DefaultPollInterval, and step.Eventf logs the event through the context's logger instead of dropping it: an
@@ -79,7 +79,7 @@
 // # Secrets
 //
 // Each reconcile has its own redact.Redactor, in its context (redact.FromContext). The scope registers the
-// bootstrap data it reads with it, and the identity binder (WithIdentity) the credentials of the cluster's
+// bootstrap data it reads with it, and the identity binder (WithIdentities) the credentials of the cluster's
 // identity. Everything that leaves the reconcile passes through it, so that a cloud error that echoes the
 // user data (whole, in base64, truncated, or one line of it) or a credential shows redact.Placeholder
 // instead:
@@ -98,7 +98,7 @@
 //
 // # Identities
 //
-// With WithIdentity a delete needs the identity as much as a create, except for an object that provably never
+// With WithIdentities a delete needs the identity as much as a create, except for an object that provably never
 // ran a step: StepsStartedAnnotation, written in the finalizer's patch once the identity is bound, and what
 // the object records (resource IDs, provider ID, provisioned, step conditions) prove that a step may have run.
 //

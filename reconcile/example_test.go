@@ -51,7 +51,7 @@ func toyVMs(vms map[string]*vm) ensure.Resource[vmSpec, *vm] {
 // infrastructure and the bootstrap data, runs the steps and writes their conditions. The VM's spec is Lazy:
 // the bootstrap data Secret is read only when the VM must be created, so the second reconcile of the
 // provisioned machine makes no API request at all, and one cloud read.
-func ExampleNewMachineReconciler() {
+func ExampleNewMachineReconcilerFor() {
 	ctx := context.Background()
 	cloud := toyVMs(map[string]*vm{})
 	type S = scope.MachineScoper[*v1beta2.MemMachine]
@@ -99,7 +99,7 @@ func ExampleNewMachineReconciler() {
 	c := scopetest.NewCountingClient(fake.NewClientBuilder().WithScheme(scheme).
 		WithObjects(machine, cluster, secret, infra).WithStatusSubresource(infra).Build())
 
-	r, err := reconcile.NewMachineReconciler(c, func() *v1beta2.MemMachine { return &v1beta2.MemMachine{} },
+	r, err := reconcile.NewMachineReconcilerFor(c, &v1beta2.MemMachine{},
 		[]reconcile.Step[S]{{Name: "VM", Service: vm}},
 		reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)))
 	if err != nil {

@@ -22,10 +22,11 @@ import (
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/identity"
+	"github.com/capkit/capkit/internal/prototype"
 	"github.com/capkit/capkit/scope"
 )
 
-// ConditionIdentityReady is the condition the reconcilers write when they use identities (WithIdentity): True
+// ConditionIdentityReady is the condition the reconcilers write when they use identities (WithIdentities, WithIdentityFor): True
 // once the cluster's identity is resolved, False with the refusal's reason (a conditions.Reason… of
 // identities) when it is refused.
 const ConditionIdentityReady = "IdentityReady"
@@ -34,7 +35,7 @@ const ConditionIdentityReady = "IdentityReady"
 // watch event comes first (a Namespace's labels changed, or a machine whose cluster was refused).
 const DefaultIdentityRecheck = time.Minute
 
-// WithIdentity resolves each cluster's identity through b before any step, in reconcile and in delete, and
+// WithIdentityFor resolves each cluster's identity through b before any step, in reconcile and in delete, and
 // passes the context b returns (which carries the provider's cloud client) to the steps. A refused identity
 // stops the reconcile before any cloud call: ConditionIdentityReady goes False with the refusal's reason and
 // message (never a credential), a Warning event is emitted, and the object is looked at again when the
@@ -49,11 +50,48 @@ const DefaultIdentityRecheck = time.Minute
 // The identity is resolved before the provisioning gate of machines and machine pools: a machine of a
 // cluster whose identity is refused says so in its own IdentityReady condition.
 //
-// newInfraCluster returns an empty InfraCluster of the provider: the machine and machine pool reconcilers
-// read the identity reference from their cluster's InfraCluster. The cluster reconciler uses its own object,
-// which must implement identity.Referencer.
+// infraCluster is an empty InfraCluster of the provider, e.g. &v1beta2.MemCluster{}, whose type alone is used
+// (as controller-runtime's builder.For(object) does): the machine and machine pool reconcilers read the
+// identity reference from their cluster's InfraCluster. The cluster reconciler uses its own object, which
+// must implement identity.Referencer. WithIdentities builds b from a provider's identity.Config.
+func WithIdentityFor(b identity.Binder, infraCluster identity.Referencer) Option {
+	newInfraCluster, err := prototype.Factory("infraCluster", infraCluster)
+	return func(c *config) {
+		c.identity, c.newInfraCluster, c.identityErr = b, newInfraCluster, err
+		c.identityBuild = nil
+		if err != nil {
+			c.identityErr = fmt.Errorf("WithIdentityFor: %w", err)
+		}
+	}
+}
+
+// WithIdentity resolves each cluster's identity through b before any step; newInfraCluster returns an empty
+// InfraCluster of the provider.
+//
+// Deprecated: use WithIdentityFor with an empty InfraCluster, e.g. WithIdentityFor(b, &v1beta2.MemCluster{}),
+// or WithIdentities, which builds b too.
+//
+//go:fix inline
 func WithIdentity(b identity.Binder, newInfraCluster func() identity.Referencer) Option {
-	return func(c *config) { c.identity, c.newInfraCluster = b, newInfraCluster }
+	return WithIdentityFor(b, newInfraCluster())
+}
+
+// WithIdentities makes a multi-tenant reconciler: it binds each cluster's identity as WithIdentityFor does,
+// with the resolver and binder of cfg (identity.Config.NewBinder) built on the reconciler's client, so that a
+// provider says what its identities are and never builds them by hand. infraCluster is an empty InfraCluster
+// of the provider, e.g. &v1beta2.MemCluster{}: the cluster reconciler reads the identity reference of the
+// object it reconciles, the machine and machine pool reconcilers that of their cluster's InfraCluster. Each
+// reconciler builds its own binder, with its own cache of cloud clients. A missing or invalid field of cfg
+// is an error of the reconciler's constructor, naming the field.
+func WithIdentities[C any](infraCluster identity.Referencer, cfg identity.Config[C]) Option {
+	newInfraCluster, err := prototype.Factory("infraCluster", infraCluster)
+	return func(c *config) {
+		c.identity, c.newInfraCluster, c.identityErr = nil, newInfraCluster, nil
+		c.identityBuild = func(r client.Reader) (identity.Binder, error) { return cfg.NewBinder(r) }
+		if err != nil {
+			c.identityErr = fmt.Errorf("WithIdentities: %w", err)
+		}
+	}
 }
 
 // identitySource returns the namespace and identity reference of the object being reconciled.
@@ -294,7 +332,7 @@ func (u identityUsers) list(ctx context.Context, gvk schema.GroupVersionKind, op
 	return meta.ExtractList(list)
 }
 
-// StepsStartedAnnotation is set on an infra object, with WithIdentity, in the patch that persists its finalizer
+// StepsStartedAnnotation is set on an infra object, with WithIdentities, in the patch that persists its finalizer
 // once its identity is bound, before any step runs: from then on a step may have called the cloud, and a
 // delete waits for an allowed identity instead of removing the finalizer at once. It is metadata, so it
 // survives clusterctl move, unlike status.

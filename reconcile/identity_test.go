@@ -61,7 +61,7 @@ func newTestBinder(t *testing.T, tenant, idName string) (identity.Binder, string
 // accountKey.
 func binderReading(t *testing.T, reader client.Reader, provider string, opts ...identity.ResolverOption) identity.Binder {
 	t.Helper()
-	res, err := identity.NewResolver(reader, "FooClusterIdentity", func() *testtypes.FooClusterIdentity { return &testtypes.FooClusterIdentity{} },
+	res, err := identity.NewResolverFor(reader, "FooClusterIdentity", &testtypes.FooClusterIdentity{},
 		provider, append([]identity.ResolverOption{identity.WithRequiredKeys("token")}, opts...)...)
 	require.NoError(t, err)
 	b, err := identity.NewBinder(res, func(_ context.Context, c identity.Credentials) (string, error) { return string(c.Get("token")), nil },
@@ -75,7 +75,7 @@ func binderReading(t *testing.T, reader client.Reader, provider string, opts ...
 func newIdentityFixture(t *testing.T, tenant string) *identityFixture {
 	t.Helper()
 	f := &identityFixture{rec: &fakecloud.Recorder{}, idName: tenant + "-identity"}
-	b, provider := newTestBinder(t, tenant, f.idName)
+	_, provider := newTestBinder(t, tenant, f.idName)
 	f.provider = provider
 	var err error
 	step := func(what string) func(ctx context.Context, _ clusterScope) (reconcile.Result, error) {
@@ -87,12 +87,71 @@ func newIdentityFixture(t *testing.T, tenant string) *identityFixture {
 			return reconcile.Result{Done: true}, nil
 		}
 	}
-	f.r, err = reconcile.NewClusterReconciler(env.Client, func() *testtypes.FooCluster { return &testtypes.FooCluster{} },
+	f.r, err = reconcile.NewClusterReconcilerFor(env.Client, &testtypes.FooCluster{},
 		[]reconcile.Step[clusterScope]{{Name: "Network", Service: reconcile.ServiceFuncs[clusterScope]{ReconcileFunc: step("reconcile"), DeleteFunc: step("delete")}}},
 		reconcile.WithEventRecorder(f.rec), reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)),
-		reconcile.WithIdentity(b, func() identity.Referencer { return &testtypes.FooCluster{} }))
+		reconcile.WithIdentities(&testtypes.FooCluster{}, tokenIdentities(provider)))
 	require.NoError(t, err)
 	return f
+}
+
+// tokenIdentities is the identity.Config of FooClusterIdentities whose credentials Secrets are in provider and
+// hold a token, which the binder puts into the context under accountKey.
+func tokenIdentities(provider string) identity.Config[string] {
+	return identity.Config[string]{
+		Kind: "FooClusterIdentity", Prototype: &testtypes.FooClusterIdentity{}, Namespace: provider, RequiredKeys: []string{"token"},
+		Credentials: func(_ context.Context, c identity.Credentials) (string, error) { return string(c.Get("token")), nil },
+		Bind: func(ctx context.Context, token string) context.Context {
+			return context.WithValue(ctx, accountKey{}, token)
+		},
+	}
+}
+
+// TestWithIdentitiesRefusesAnIncompleteConfig: every field WithIdentities needs is checked by the reconciler's
+// constructor, and the error names it.
+func TestWithIdentitiesRefusesAnIncompleteConfig(t *testing.T) {
+	valid := tokenIdentities("provider")
+	var nilCluster *testtypes.FooCluster
+	tests := []struct {
+		name         string
+		infraCluster identity.Referencer
+		mutate       func(*identity.Config[string])
+		wantMsg      string
+	}{
+		{name: "missing kind", infraCluster: &testtypes.FooCluster{}, mutate: func(c *identity.Config[string]) { c.Kind = "" },
+			wantMsg: "WithIdentities: cannot create identity binder: Config.Kind is empty"},
+		{name: "nil prototype", infraCluster: &testtypes.FooCluster{}, mutate: func(c *identity.Config[string]) { c.Prototype = nil },
+			wantMsg: `Config.Prototype of kind "FooClusterIdentity" is nil`},
+		{name: "nil pointer prototype", infraCluster: &testtypes.FooCluster{},
+			mutate:  func(c *identity.Config[string]) { c.Prototype = (*testtypes.FooClusterIdentity)(nil) },
+			wantMsg: "Config.Prototype is a nil *testtypes.FooClusterIdentity"},
+		{name: "missing namespace", infraCluster: &testtypes.FooCluster{}, mutate: func(c *identity.Config[string]) { c.Namespace = "" },
+			wantMsg: `Config.Namespace of kind "FooClusterIdentity" is empty`},
+		{name: "missing credentials", infraCluster: &testtypes.FooCluster{}, mutate: func(c *identity.Config[string]) { c.Credentials = nil },
+			wantMsg: `Config.Credentials of kind "FooClusterIdentity" is nil`},
+		{name: "missing bind", infraCluster: &testtypes.FooCluster{}, mutate: func(c *identity.Config[string]) { c.Bind = nil },
+			wantMsg: `Config.Bind of kind "FooClusterIdentity" is nil`},
+		{name: "empty required key", infraCluster: &testtypes.FooCluster{}, mutate: func(c *identity.Config[string]) { c.RequiredKeys = []string{"token", ""} },
+			wantMsg: `Config.RequiredKeys[1] of kind "FooClusterIdentity" is empty`},
+		{name: "nil infraCluster", mutate: func(*identity.Config[string]) {}, wantMsg: "WithIdentities: infraCluster is nil"},
+		{name: "nil pointer infraCluster", infraCluster: nilCluster, mutate: func(*identity.Config[string]) {},
+			wantMsg: "WithIdentities: infraCluster is a nil *testtypes.FooCluster"},
+	}
+	ok := reconcile.Step[clusterScope]{Name: "A", Service: reconcile.ServiceFuncs[clusterScope]{}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := valid
+			tt.mutate(&cfg)
+			_, err := reconcile.NewClusterReconcilerFor(env.Client, &testtypes.FooCluster{}, []reconcile.Step[clusterScope]{ok},
+				reconcile.WithIdentities(tt.infraCluster, cfg))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "cannot create InfraCluster reconciler: ")
+			assert.Contains(t, err.Error(), tt.wantMsg)
+		})
+	}
+	_, err := reconcile.NewClusterReconcilerFor(env.Client, &testtypes.FooCluster{}, []reconcile.Step[clusterScope]{ok},
+		reconcile.WithIdentities(&testtypes.FooCluster{}, valid))
+	require.NoError(t, err)
 }
 
 func (f *identityFixture) reconcile(t *testing.T, obj client.Object) ctrl.Result {

@@ -95,9 +95,9 @@ func TestIdentityWatchesReachOnlyTheUsers(t *testing.T) {
 	// Wired as a provider wires it (memcloud): identities and Secret metadata through the manager's cache, the
 	// Secret's data through the API reader.
 	b := binderReading(t, mgr.GetClient(), provider, identity.WithSecretReader(mgr.GetAPIReader()))
-	r, err := reconcile.NewClusterReconciler(mgr.GetClient(), func() *testtypes.FooCluster { return &testtypes.FooCluster{} },
+	r, err := reconcile.NewClusterReconcilerFor(mgr.GetClient(), &testtypes.FooCluster{},
 		[]reconcile.Step[clusterScope]{{Name: "Network", Service: step}}, reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)),
-		reconcile.WithIdentity(b, func() identity.Referencer { return &testtypes.FooCluster{} }))
+		reconcile.WithIdentityFor(b, &testtypes.FooCluster{}))
 	require.NoError(t, err)
 	require.NoError(t, r.SetupWithManager(mgr))
 

@@ -2,6 +2,8 @@ package reconcile
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -9,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/internal/prototype"
 	"github.com/capkit/capkit/scope"
 )
 
@@ -26,11 +29,27 @@ type MachineReconciler[T client.Object] struct {
 	steps     []Step[scope.MachineScoper[T]]
 }
 
-// NewMachineReconciler returns a reconciler for InfraMachines of type T, which satisfies contract.InfraMachineObject
-// (a type that lacks one of its methods does not compile). newObject returns an empty T; steps are the
-// provider's services in order.
-func NewMachineReconciler[T contract.InfraMachineObject](c client.Client, newObject func() T, steps []Step[scope.MachineScoper[T]], opts ...Option) (*MachineReconciler[T], error) {
+// NewMachineReconcilerFor returns a reconciler for InfraMachines of object's type T, which satisfies
+// contract.InfraMachineObject (a type that lacks one of its methods does not compile), as controller-runtime's
+// builder.For(object) does: object is a prototype, e.g. &v1beta2.MemMachine{}, whose type alone is used (each
+// reconcile reads into a new, empty T). steps are the provider's services in order.
+func NewMachineReconcilerFor[T contract.InfraMachineObject](c client.Client, object T, steps []Step[scope.MachineScoper[T]], opts ...Option) (*MachineReconciler[T], error) {
+	newObject, err := prototype.Factory("object", object)
+	if err != nil {
+		return nil, fmt.Errorf("cannot create InfraMachine reconciler: %w", err)
+	}
 	return newMachineReconciler(c, newObject, scope.NewMachineScope[T], steps, opts)
+}
+
+// NewMachineReconciler returns a reconciler for InfraMachines of type T; newObject returns an empty T.
+//
+// Deprecated: use NewMachineReconcilerFor with an empty object, e.g. NewMachineReconcilerFor(c,
+// &v1beta2.MemMachine{}, steps, opts...).
+func NewMachineReconciler[T contract.InfraMachineObject](c client.Client, newObject func() T, steps []Step[scope.MachineScoper[T]], opts ...Option) (*MachineReconciler[T], error) {
+	if newObject == nil {
+		return nil, errors.New("cannot create InfraMachine reconciler: newObject is nil")
+	}
+	return NewMachineReconcilerFor(c, newObject(), steps, opts...)
 }
 
 // NewUnstructuredMachineReconciler returns a reconciler for InfraMachines of kind gvk held as unstructured

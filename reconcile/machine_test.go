@@ -90,7 +90,7 @@ func newMachineFixture(t *testing.T, opts ...reconcile.Option) *machineFixture {
 			return reconcile.Result{Done: true}, nil
 		},
 	}
-	r, err := reconcile.NewMachineReconciler(f.cc, func() *testtypes.FooMachine { return &testtypes.FooMachine{} },
+	r, err := reconcile.NewMachineReconcilerFor(f.cc, &testtypes.FooMachine{},
 		[]reconcile.Step[machineScope]{{Name: "VM", Service: vm}},
 		append([]reconcile.Option{reconcile.WithEventRecorder(f.rec), reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2))}, opts...)...)
 	require.NoError(t, err)

@@ -2,12 +2,15 @@ package reconcile
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/internal/prototype"
 	"github.com/capkit/capkit/scope"
 )
 
@@ -29,11 +32,27 @@ type MachinePoolReconciler[T client.Object] struct {
 	steps     []Step[scope.MachinePoolScoper[T]]
 }
 
-// NewMachinePoolReconciler returns a reconciler for InfraMachinePools of type T, which satisfies contract.InfraMachinePoolObject
-// (a type that lacks one of its methods does not compile). newObject returns an empty T; steps are the
-// provider's services in order.
-func NewMachinePoolReconciler[T contract.InfraMachinePoolObject](c client.Client, newObject func() T, steps []Step[scope.MachinePoolScoper[T]], opts ...Option) (*MachinePoolReconciler[T], error) {
+// NewMachinePoolReconcilerFor returns a reconciler for InfraMachinePools of object's type T, which satisfies
+// contract.InfraMachinePoolObject (a type that lacks one of its methods does not compile), as controller-runtime's
+// builder.For(object) does: object is a prototype, e.g. &v1beta2.MemMachinePool{}, whose type alone is used (each
+// reconcile reads into a new, empty T). steps are the provider's services in order.
+func NewMachinePoolReconcilerFor[T contract.InfraMachinePoolObject](c client.Client, object T, steps []Step[scope.MachinePoolScoper[T]], opts ...Option) (*MachinePoolReconciler[T], error) {
+	newObject, err := prototype.Factory("object", object)
+	if err != nil {
+		return nil, fmt.Errorf("cannot create InfraMachinePool reconciler: %w", err)
+	}
 	return newMachinePoolReconciler(c, newObject, scope.NewMachinePoolScope[T], steps, opts)
+}
+
+// NewMachinePoolReconciler returns a reconciler for InfraMachinePools of type T; newObject returns an empty T.
+//
+// Deprecated: use NewMachinePoolReconcilerFor with an empty object, e.g. NewMachinePoolReconcilerFor(c,
+// &v1beta2.MemMachinePool{}, steps, opts...).
+func NewMachinePoolReconciler[T contract.InfraMachinePoolObject](c client.Client, newObject func() T, steps []Step[scope.MachinePoolScoper[T]], opts ...Option) (*MachinePoolReconciler[T], error) {
+	if newObject == nil {
+		return nil, errors.New("cannot create InfraMachinePool reconciler: newObject is nil")
+	}
+	return NewMachinePoolReconcilerFor(c, newObject(), steps, opts...)
 }
 
 func newMachinePoolReconciler[T client.Object](c client.Client, newObject func() T, newScope func(context.Context, client.Client, T, *unstructured.Unstructured, *unstructured.Unstructured, ...scope.Option) (*scope.MachinePoolScope[T], error), steps []Step[scope.MachinePoolScoper[T]], opts []Option) (*MachinePoolReconciler[T], error) {

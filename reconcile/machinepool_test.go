@@ -98,7 +98,7 @@ func newPool(t *testing.T, ns string, replicas int64, dataSecret string) (*testt
 func newPoolReconciler(t *testing.T, g *fakeGroup) (*reconcile.MachinePoolReconciler[*testtypes.FooMachinePool], *scopetest.CountingClient) {
 	t.Helper()
 	cc := scopetest.NewCountingClient(env.Client)
-	r, err := reconcile.NewMachinePoolReconciler(cc, func() *testtypes.FooMachinePool { return &testtypes.FooMachinePool{} },
+	r, err := reconcile.NewMachinePoolReconcilerFor(cc, &testtypes.FooMachinePool{},
 		[]reconcile.Step[poolScope]{{Name: "Instances", Service: g.service()}},
 		reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)))
 	require.NoError(t, err)

@@ -93,7 +93,7 @@ func newDeletingMachineFixture(t *testing.T) (*reconcile.MachineReconciler[*test
 			return reconcile.EnsureDeleted(ctx, s, "vm", cloud)
 		},
 	}
-	r, err := reconcile.NewMachineReconciler(env.Client, func() *testtypes.FooMachine { return &testtypes.FooMachine{} },
+	r, err := reconcile.NewMachineReconcilerFor(env.Client, &testtypes.FooMachine{},
 		[]reconcile.Step[machineScope]{{Name: "VM", Service: vm}}, reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)))
 	require.NoError(t, err)
 	return r, cloud, &seen

@@ -27,7 +27,7 @@ import (
 	"github.com/capkit/capkit/scope"
 )
 
-// Option configures NewClusterReconciler and NewMachineReconciler.
+// Option configures NewClusterReconcilerFor, NewMachineReconcilerFor and NewMachinePoolReconcilerFor.
 type Option func(*config)
 
 type config struct {
@@ -40,8 +40,12 @@ type config struct {
 	resync          time.Duration
 	identity        identity.Binder
 	newInfraCluster func() identity.Referencer
-	limiters        *ratelimit.Limiters
-	concurrency     int
+	// identityBuild builds identity on the reconciler's client (WithIdentities); identityErr is an invalid
+	// argument of WithIdentityFor or WithIdentities, returned by the constructor.
+	identityBuild func(client.Reader) (identity.Binder, error)
+	identityErr   error
+	limiters      *ratelimit.Limiters
+	concurrency   int
 }
 
 // WithMaxConcurrentReconciles lets SetupWithManager run up to n reconciles of the reconciler's kind at once
@@ -50,7 +54,7 @@ type config struct {
 func WithMaxConcurrentReconciles(n int) Option { return func(c *config) { c.concurrency = n } }
 
 // WithRateLimiter makes every cloud call that ensure.Exists and ensure.Deleted make in this reconciler's steps wait
-// on l first (one token bucket per cloud account: the identity's name with WithIdentity, else one for all).
+// on l first (one token bucket per cloud account: the identity's name with WithIdentities, else one for all).
 // Share one Limiters between the reconcilers of a manager, so that they share the cloud's limit.
 func WithRateLimiter(l *ratelimit.Limiters) Option { return func(c *config) { c.limiters = l } }
 
@@ -119,6 +123,14 @@ func newBase(c client.Client, prototype client.Object, role string, opts []Optio
 	if cfg.finalizer == "" {
 		cfg.finalizer = gvk.Group + "/" + lower(gvk.Kind)
 	}
+	if cfg.identityErr != nil {
+		return nil, fmt.Errorf("cannot create %s reconciler: %w", role, cfg.identityErr)
+	}
+	if cfg.identityBuild != nil {
+		if cfg.identity, err = cfg.identityBuild(c); err != nil {
+			return nil, fmt.Errorf("cannot create %s reconciler: WithIdentities: %w", role, err)
+		}
+	}
 	if cfg.identity != nil && cfg.newInfraCluster == nil {
 		return nil, fmt.Errorf("cannot create %s reconciler: WithIdentity needs newInfraCluster", role)
 	}
@@ -176,7 +188,7 @@ func bindSteps[S any](steps []Step[S], s S) []stepRunner {
 }
 
 // run is the common reconcile flow once the infra object and its owners are known: paused, finalizer,
-// gate, identity (src, with WithIdentity), steps (or delete steps), Close.
+// gate, identity (src, with WithIdentities or WithIdentityFor), steps (or delete steps), Close.
 func (r *base) run(ctx context.Context, s lifecycle, steps []stepRunner, gate func() string, src identitySource) (ctrl.Result, error) {
 	log := logFrom(ctx)
 	obj := s.Object()

@@ -130,7 +130,7 @@ func TestCloudErrorsEchoingBootstrapDataAreRedacted(t *testing.T) {
 				}
 				return reconcile.Result{Done: err == nil}, err
 			}}
-			r, err := reconcile.NewMachineReconciler(env.Client, func() *testtypes.FooMachine { return &testtypes.FooMachine{} },
+			r, err := reconcile.NewMachineReconcilerFor(env.Client, &testtypes.FooMachine{},
 				[]reconcile.Step[machineScope]{{Name: "VM", Service: vm}},
 				reconcile.WithEventRecorder(broadcaster.NewRecorder(env.Scheme, "capkit-test")),
 				reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)))

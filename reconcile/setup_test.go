@@ -101,11 +101,11 @@ func TestSetupWithManager(t *testing.T) {
 	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"},
 		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)}})
 	require.NoError(t, err)
-	cr, err := reconcile.NewClusterReconciler(mgr.GetClient(), func() *testtypes.FooCluster { return &testtypes.FooCluster{} },
+	cr, err := reconcile.NewClusterReconcilerFor(mgr.GetClient(), &testtypes.FooCluster{},
 		[]reconcile.Step[clusterScope]{{Name: "A", Service: reconcile.ServiceFuncs[clusterScope]{}}}, reconcile.WithWatchFilter("x"))
 	require.NoError(t, err)
 	require.NoError(t, cr.SetupWithManager(mgr))
-	mr, err := reconcile.NewMachineReconciler(mgr.GetClient(), func() *testtypes.FooMachine { return &testtypes.FooMachine{} },
+	mr, err := reconcile.NewMachineReconcilerFor(mgr.GetClient(), &testtypes.FooMachine{},
 		[]reconcile.Step[machineScope]{{Name: "A", Service: reconcile.ServiceFuncs[machineScope]{}}},
 		reconcile.WithEventRecorder(mgr.GetEventRecorder("test")))
 	require.NoError(t, err)
@@ -128,7 +128,7 @@ func TestWithMaxConcurrentReconciles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := reconcile.NewMachineReconciler(mgr.GetClient(), func() *testtypes.FooMachine { return &testtypes.FooMachine{} },
+			r, err := reconcile.NewMachineReconcilerFor(mgr.GetClient(), &testtypes.FooMachine{},
 				[]reconcile.Step[machineScope]{{Name: "A", Service: reconcile.ServiceFuncs[machineScope]{}}},
 				reconcile.WithMaxConcurrentReconciles(tt.n))
 			if tt.wantErr != "" {
@@ -149,15 +149,14 @@ func TestSetupWithManagerTakesTheManagersRecorder(t *testing.T) {
 		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)}})
 	require.NoError(t, err)
 	steps := []reconcile.Step[clusterScope]{{Name: "A", Service: reconcile.ServiceFuncs[clusterScope]{}}}
-	newObj := func() *testtypes.FooCluster { return &testtypes.FooCluster{} }
-	r, err := reconcile.NewClusterReconciler(mgr.GetClient(), newObj, steps)
+	r, err := reconcile.NewClusterReconcilerFor(mgr.GetClient(), &testtypes.FooCluster{}, steps)
 	require.NoError(t, err)
 	assert.Nil(t, r.RecorderForTest(), "no recorder before SetupWithManager")
 	require.NoError(t, r.SetupWithManager(mgr))
 	assert.NotNil(t, r.RecorderForTest(), "the manager's")
 
 	own := &fakecloud.Recorder{}
-	r, err = reconcile.NewClusterReconciler(mgr.GetClient(), newObj, steps, reconcile.WithEventRecorder(own))
+	r, err = reconcile.NewClusterReconcilerFor(mgr.GetClient(), &testtypes.FooCluster{}, steps, reconcile.WithEventRecorder(own))
 	require.NoError(t, err)
 	require.NoError(t, r.SetupWithManager(mgr))
 	assert.Same(t, own, r.RecorderForTest(), "WithEventRecorder wins")
@@ -181,7 +180,7 @@ func TestControllersUseThePlainQueue(t *testing.T) {
 			mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"},
 				Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true), UsePriorityQueue: tt.manager}})
 			require.NoError(t, err)
-			r, err := reconcile.NewMachineReconciler(mgr.GetClient(), func() *testtypes.FooMachine { return &testtypes.FooMachine{} },
+			r, err := reconcile.NewMachineReconcilerFor(mgr.GetClient(), &testtypes.FooMachine{},
 				[]reconcile.Step[machineScope]{{Name: "A", Service: reconcile.ServiceFuncs[machineScope]{}}},
 				reconcile.WithMaxConcurrentReconciles(10))
 			require.NoError(t, err)

@@ -104,7 +104,7 @@ func TestEnsureRecordsMetricsAndWaitsForTheRateLimiter(t *testing.T) {
 			return reconcile.EnsureDeleted(ctx, s, "metered-vpc", cloud)
 		},
 	}
-	r, err := reconcile.NewClusterReconciler(env.Client, func() *testtypes.FooCluster { return &testtypes.FooCluster{} },
+	r, err := reconcile.NewClusterReconcilerFor(env.Client, &testtypes.FooCluster{},
 		[]reconcile.Step[clusterScope]{{Name: "Network", Service: network}},
 		reconcile.WithRateLimiter(limiters), reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)))
 	require.NoError(t, err)

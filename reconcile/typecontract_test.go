@@ -100,9 +100,9 @@ func without(methods []string, drop ...string) []string {
 }
 
 const (
-	machineReconcilerCall = `_, _ = reconcile.NewMachineReconciler(nil, func() *machineType { return &machineType{} }, []reconcile.Step[scope.MachineScoper[*machineType]]{})`
-	clusterReconcilerCall = `_, _ = reconcile.NewClusterReconciler(nil, func() *machineType { return &machineType{} }, []reconcile.Step[scope.ClusterScoper[*machineType]]{})`
-	poolReconcilerCall    = `_, _ = reconcile.NewMachinePoolReconciler(nil, func() *machineType { return &machineType{} }, []reconcile.Step[scope.MachinePoolScoper[*machineType]]{})`
+	machineReconcilerCall = `_, _ = reconcile.NewMachineReconcilerFor(nil, &machineType{}, []reconcile.Step[scope.MachineScoper[*machineType]]{})`
+	clusterReconcilerCall = `_, _ = reconcile.NewClusterReconcilerFor(nil, &machineType{}, []reconcile.Step[scope.ClusterScoper[*machineType]]{})`
+	poolReconcilerCall    = `_, _ = reconcile.NewMachinePoolReconcilerFor(nil, &machineType{}, []reconcile.Step[scope.MachinePoolScoper[*machineType]]{})`
 	machineScopeCall      = `_, _ = scope.NewMachineScope(context.Background(), nil, &machineType{}, nil, nil)`
 )
 

@@ -454,7 +454,7 @@ func TestRegionMismatchNamesTheLine(t *testing.T) {
 	b.text = strings.Replace(want, "opts...)", "opts)", 1)
 	_, err = checkRegion(root, b)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "f.md:16: block differs from region \"wiring\"")
+	assert.Contains(t, err.Error(), "f.md:15: block differs from region \"wiring\"")
 	b.marker = "internal/docstest/myprovider/controllers/setup.go#nothing"
 	_, err = checkRegion(root, b)
 	assert.ErrorContains(t, err, `no region "nothing"`)

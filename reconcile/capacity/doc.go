@@ -8,7 +8,7 @@
 // gives a Func that sizes a template (from its flavor, say), and the Reconciler writes the result, only
 // when it changes:
 //
-//	r, err := capacity.NewReconciler(mgr.GetClient(), func() *v1beta2.MemMachineTemplate { return &v1beta2.MemMachineTemplate{} },
+//	r, err := capacity.NewReconcilerFor(mgr.GetClient(), &v1beta2.MemMachineTemplate{},
 //		func(t *v1beta2.MemMachineTemplate) (contract.MachineTemplateCapacity, error) {
 //			return sizeOf(t.Spec.Template.Spec.Flavor)
 //		})
@@ -17,7 +17,7 @@
 //	}
 //	return r.SetupWithManager(mgr, "memmachinetemplate-capacity")
 //
-// That is memcloud's template type, in setup_example_test.go; ExampleNewReconciler runs a reconcile.
+// That is memcloud's template type, in setup_example_test.go; ExampleNewReconcilerFor runs a reconcile.
 //
 // The template CRD needs +kubebuilder:subresource:status, and the manager's role the patch verb on
 // <templates>/status.

@@ -19,7 +19,7 @@ import (
 
 // A provider sizes its machine templates from their flavor; the reconciler writes status.capacity and
 // status.nodeInfo, where the cluster autoscaler reads them.
-func ExampleNewReconciler() {
+func ExampleNewReconcilerFor() {
 	ctx := context.Background()
 	sch := runtime.NewScheme()
 	_ = v1beta2.AddToScheme(sch)
@@ -27,7 +27,7 @@ func ExampleNewReconciler() {
 	tmpl.Spec.Template.Spec.Flavor = v1beta2.FlavorSmall
 	c := fake.NewClientBuilder().WithScheme(sch).WithObjects(tmpl).WithStatusSubresource(tmpl).Build()
 
-	r, err := capacity.NewReconciler(c, func() *v1beta2.MemMachineTemplate { return &v1beta2.MemMachineTemplate{} },
+	r, err := capacity.NewReconcilerFor(c, &v1beta2.MemMachineTemplate{},
 		func(t *v1beta2.MemMachineTemplate) (contract.MachineTemplateCapacity, error) {
 			return contract.MachineTemplateCapacity{
 				Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("4Gi")},

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/internal/prototype"
 )
 
 // Func returns what a machine made from template t offers. A template the provider cannot size (an unknown
@@ -29,16 +30,36 @@ type Reconciler[T interface {
 	capacity  Func[T]
 }
 
+// NewReconcilerFor returns the reconciler of templates of object's type T, as controller-runtime's
+// builder.For(object) does: object is a prototype, e.g. &v1beta2.MemMachineTemplate{}, whose type alone is used
+// (each reconcile reads into a new, empty T). capacity sizes a template.
+func NewReconcilerFor[T interface {
+	client.Object
+	contract.CapacityAccessor
+}](c client.Client, object T, capacity Func[T]) (*Reconciler[T], error) {
+	if c == nil || capacity == nil {
+		return nil, errors.New("cannot create the capacity reconciler: client and capacity must not be nil")
+	}
+	newObject, err := prototype.Factory("object", object)
+	if err != nil {
+		return nil, fmt.Errorf("cannot create the capacity reconciler: %w", err)
+	}
+	return &Reconciler[T]{client: c, newObject: newObject, capacity: capacity}, nil
+}
+
 // NewReconciler returns the reconciler of templates of type T; newObject returns an empty T, capacity sizes a
 // template.
+//
+// Deprecated: use NewReconcilerFor with an empty object, e.g. NewReconcilerFor(c,
+// &v1beta2.MemMachineTemplate{}, capacity).
 func NewReconciler[T interface {
 	client.Object
 	contract.CapacityAccessor
 }](c client.Client, newObject func() T, capacity Func[T]) (*Reconciler[T], error) {
-	if c == nil || newObject == nil || capacity == nil {
-		return nil, errors.New("cannot create the capacity reconciler: client, newObject and capacity must not be nil")
+	if newObject == nil {
+		return nil, errors.New("cannot create the capacity reconciler: newObject is nil")
 	}
-	return &Reconciler[T]{client: c, newObject: newObject, capacity: capacity}, nil
+	return NewReconcilerFor(c, newObject(), capacity)
 }
 
 // Reconcile implements controller-runtime's reconcile.Reconciler.

@@ -30,7 +30,7 @@ func TestReconciler(t *testing.T) {
 	c := fake.NewClientBuilder().WithScheme(sch).WithObjects(tmpl).WithStatusSubresource(tmpl).Build()
 	cc := scopetest.NewCountingClient(c)
 	calls := 0
-	r, err := capacity.NewReconciler(cc, func() *v1beta2.MemMachineTemplate { return &v1beta2.MemMachineTemplate{} },
+	r, err := capacity.NewReconcilerFor(cc, &v1beta2.MemMachineTemplate{},
 		func(t *v1beta2.MemMachineTemplate) (contract.MachineTemplateCapacity, error) {
 			calls++
 			if t.Spec.Template.Spec.Flavor == "huge" {
@@ -67,7 +67,43 @@ func TestReconciler(t *testing.T) {
 	assert.Equal(t, 3, calls)
 }
 
-func TestNewReconcilerNeedsItsArguments(t *testing.T) {
-	_, err := capacity.NewReconciler[*v1beta2.MemMachineTemplate](nil, nil, nil)
-	assert.EqualError(t, err, "cannot create the capacity reconciler: client, newObject and capacity must not be nil")
+func TestNewReconcilerForNeedsItsArguments(t *testing.T) {
+	c := fake.NewClientBuilder().Build()
+	size := func(*v1beta2.MemMachineTemplate) (contract.MachineTemplateCapacity, error) {
+		return contract.MachineTemplateCapacity{}, nil
+	}
+	var nilTemplate *v1beta2.MemMachineTemplate
+	tests := []struct {
+		name     string
+		c        client.Client
+		object   *v1beta2.MemMachineTemplate
+		capacity capacity.Func[*v1beta2.MemMachineTemplate]
+		wantMsg  string
+	}{
+		{name: "nil client", object: &v1beta2.MemMachineTemplate{}, capacity: size,
+			wantMsg: "cannot create the capacity reconciler: client and capacity must not be nil"},
+		{name: "nil capacity", c: c, object: &v1beta2.MemMachineTemplate{},
+			wantMsg: "cannot create the capacity reconciler: client and capacity must not be nil"},
+		{name: "nil object", c: c, object: nilTemplate, capacity: size,
+			wantMsg: "cannot create the capacity reconciler: object is a nil *v1beta2.MemMachineTemplate"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := capacity.NewReconcilerFor(tt.c, tt.object, tt.capacity)
+			assert.ErrorContains(t, err, tt.wantMsg)
+		})
+	}
+}
+
+// TestDeprecatedNewReconcilerTakesAFactory: the v0.1.0 form still builds the reconciler, and refuses a nil
+// factory.
+func TestDeprecatedNewReconcilerTakesAFactory(t *testing.T) {
+	size := func(*v1beta2.MemMachineTemplate) (contract.MachineTemplateCapacity, error) {
+		return contract.MachineTemplateCapacity{}, nil
+	}
+	_, err := capacity.NewReconciler[*v1beta2.MemMachineTemplate](fake.NewClientBuilder().Build(), nil, size)
+	require.EqualError(t, err, "cannot create the capacity reconciler: newObject is nil")
+	_, err = capacity.NewReconciler(fake.NewClientBuilder().Build(),
+		func() *v1beta2.MemMachineTemplate { return &v1beta2.MemMachineTemplate{} }, size)
+	require.NoError(t, err)
 }

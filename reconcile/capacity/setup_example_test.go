@@ -31,7 +31,7 @@ func sizeOf(f v1beta2.Flavor) (contract.MachineTemplateCapacity, error) {
 // setupCapacity is the package doc's sketch: the capacity controller of memcloud's machine templates.
 func setupCapacity(mgr ctrl.Manager) error {
 	// snippet:start setup
-	r, err := capacity.NewReconciler(mgr.GetClient(), func() *v1beta2.MemMachineTemplate { return &v1beta2.MemMachineTemplate{} },
+	r, err := capacity.NewReconcilerFor(mgr.GetClient(), &v1beta2.MemMachineTemplate{},
 		func(t *v1beta2.MemMachineTemplate) (contract.MachineTemplateCapacity, error) {
 			return sizeOf(t.Spec.Template.Spec.Flavor)
 		})

@@ -7,7 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/scheme"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
@@ -22,8 +21,8 @@ func ExampleNew() {
 	ctx := context.Background()
 	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).Build() // in a provider: a client of the target cluster
 	secrets, _ := kubeobjects.New(c, kubeobjects.Kind[string, *corev1.Secret]{
-		New:       func() *corev1.Secret { return &corev1.Secret{} },
-		NewList:   func() client.ObjectList { return &corev1.SecretList{} },
+		Object:    &corev1.Secret{},
+		List:      &corev1.SecretList{},
 		Namespace: "cluster-a",
 		Build: func(script string) (*corev1.Secret, error) {
 			return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster-a", Name: "m-0-bootstrap"},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -17,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/conditions"
+	"github.com/capkit/capkit/internal/prototype"
 	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/redact"
 )
@@ -24,9 +26,19 @@ import (
 // Kind describes one kind of Kubernetes object managed with reconcile.Ensure. S is the provider's spec, O the
 // object type, e.g. *corev1.Pod.
 type Kind[S any, O client.Object] struct {
-	// New returns an empty object of the kind. Required.
+	// Object is an empty object of the kind, e.g. &corev1.Pod{}, as controller-runtime's builder.For(object)
+	// takes it: its type alone is used. Required (or the deprecated New).
+	Object O
+	// List is an empty list of the kind, e.g. &corev1.PodList{}: its type alone is used. Required (or the
+	// deprecated NewList).
+	List client.ObjectList
+	// New returns an empty object of the kind; New is used only when Object is not set.
+	//
+	// Deprecated: set Object, e.g. Object: &corev1.Pod{}.
 	New func() O
-	// NewList returns an empty list of the kind, e.g. &corev1.PodList{}. Required.
+	// NewList returns an empty list of the kind; NewList is used only when List is not set.
+	//
+	// Deprecated: set List, e.g. List: &corev1.PodList{}.
 	NewList func() client.ObjectList
 	// Namespace is where FindByTags searches, e.g. the namespace of one workload cluster; every namespace
 	// when empty (the ownership key is unique, so that finds only the owner's objects, at the cost of a
@@ -50,6 +62,9 @@ type Kind[S any, O client.Object] struct {
 type objects[S any, O client.Object] struct {
 	c    client.Client
 	kind Kind[S, O]
+	// newObject and newList make the empty objects and lists of the kind (Kind.Object and Kind.List).
+	newObject func() O
+	newList   func() client.ObjectList
 	// secret: the objects are Secrets, read and written with a context whose logger discards everything.
 	secret bool
 }
@@ -70,14 +85,31 @@ func New[S any, O client.Object](c client.Client, kind Kind[S, O]) (reconcile.Re
 	switch {
 	case c == nil:
 		return nil, errors.New("cannot create the objects resource: client is nil")
-	case kind.New == nil || kind.NewList == nil || kind.Build == nil:
-		return nil, errors.New("cannot create the objects resource: Kind.New, Kind.NewList and Kind.Build are required")
+	case kind.Build == nil:
+		return nil, errors.New("cannot create the objects resource: Kind.Build is required")
 	}
-	o := &objects[S, O]{c: c, kind: kind, secret: isSecret(kind.New())}
+	newObject, err := factory("Kind.Object", kind.Object, kind.New)
+	if err != nil {
+		return nil, fmt.Errorf("cannot create the objects resource: %w", err)
+	}
+	newList, err := factory("Kind.List", kind.List, kind.NewList)
+	if err != nil {
+		return nil, fmt.Errorf("cannot create the objects resource: %w", err)
+	}
+	o := &objects[S, O]{c: c, kind: kind, newObject: newObject, newList: newList, secret: isSecret(newObject())}
 	if kind.Mutate != nil {
 		return updatable[S, O]{o}, nil
 	}
 	return o, nil
+}
+
+// factory returns the maker of empty objects of proto's type (the field named field), or the deprecated
+// factory when proto is not set.
+func factory[T any](field string, proto T, deprecated func() T) (func() T, error) {
+	if v := reflect.ValueOf(proto); (!v.IsValid() || v.Kind() == reflect.Pointer && v.IsNil()) && deprecated != nil {
+		return deprecated, nil
+	}
+	return prototype.Factory(field, proto)
 }
 
 // isSecret reports whether obj is a Secret, typed or not.
@@ -129,7 +161,7 @@ func (o *objects[S, O]) Get(ctx context.Context, id string) (O, bool, error) {
 	if err != nil {
 		return zero, false, reconcile.Terminal(conditions.ReasonInvalidParameters, err)
 	}
-	obj := o.kind.New()
+	obj := o.newObject()
 	if err := o.c.Get(o.quiet(ctx), key, obj); err != nil {
 		if apierrors.IsNotFound(err) {
 			return zero, false, nil
@@ -147,7 +179,7 @@ func (o *objects[S, O]) Get(ctx context.Context, id string) (O, bool, error) {
 func (o *objects[S, O]) FindByTags(ctx context.Context, tags map[string]string) (O, bool, error) {
 	var zero O
 	lbls, annotations := split(tags)
-	list := o.kind.NewList()
+	list := o.newList()
 	opts := []client.ListOption{client.MatchingLabelsSelector{Selector: labels.SelectorFromSet(lbls)}}
 	if o.kind.Namespace != "" {
 		opts = append(opts, client.InNamespace(o.kind.Namespace))
@@ -193,7 +225,7 @@ func (o *objects[S, O]) Create(ctx context.Context, spec S, _ string, tags map[s
 	if !apierrors.IsAlreadyExists(err) {
 		return zero, fmt.Errorf("cannot create %s: %w", key, err)
 	}
-	existing := o.kind.New()
+	existing := o.newObject()
 	if err := o.c.Get(o.quiet(ctx), key, existing); err != nil {
 		return zero, fmt.Errorf("cannot get %s, which exists: %w", key, err)
 	}
@@ -210,7 +242,7 @@ func (o *objects[S, O]) Delete(ctx context.Context, id string) error {
 	if err != nil {
 		return reconcile.Terminal(conditions.ReasonInvalidParameters, err)
 	}
-	obj := o.kind.New()
+	obj := o.newObject()
 	obj.SetNamespace(key.Namespace)
 	obj.SetName(key.Name)
 	opts := []client.DeleteOption{client.PropagationPolicy("Background")}

@@ -28,8 +28,8 @@ type configSpec struct{ Name, Value string }
 // configMaps is the Kind of ConfigMaps in namespace ns.
 func configMaps(ns string) kubeobjects.Kind[configSpec, *corev1.ConfigMap] {
 	return kubeobjects.Kind[configSpec, *corev1.ConfigMap]{
-		New:       func() *corev1.ConfigMap { return &corev1.ConfigMap{} },
-		NewList:   func() client.ObjectList { return &corev1.ConfigMapList{} },
+		Object:    &corev1.ConfigMap{},
+		List:      &corev1.ConfigMapList{},
 		Namespace: ns,
 		Validate: func(s configSpec) error {
 			if s.Name == "" {
@@ -177,11 +177,48 @@ func TestAnotherIncarnationIsAnotherResource(t *testing.T) {
 	assert.True(t, found)
 }
 
+// TestDeprecatedKindFactories: a Kind with the v0.1.0 New and NewList, and no Object and List, still works.
+func TestDeprecatedKindFactories(t *testing.T) {
+	kind := configMaps(env.Namespace(t, "deprecated"))
+	kind.Object, kind.List = nil, nil
+	kind.New = func() *corev1.ConfigMap { return &corev1.ConfigMap{} }
+	kind.NewList = func() client.ObjectList { return &corev1.ConfigMapList{} }
+	r, err := kubeobjects.New(env.Client, kind)
+	require.NoError(t, err)
+	tags := map[string]string{reconcile.TagOwnershipKey: "k1", reconcile.TagResourceKey: "config"}
+	cm, err := r.Create(t.Context(), configSpec{Name: "a", Value: "1"}, "token", tags)
+	require.NoError(t, err)
+	found, ok, err := r.FindByTags(t.Context(), tags) // lists through NewList
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, cm.UID, found.UID)
+	got, ok, err := r.Get(t.Context(), r.ID(cm)) // reads through New
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, "1", got.Data["value"])
+}
+
 func TestBadInput(t *testing.T) {
 	_, err := kubeobjects.New[configSpec](nil, configMaps("ns"))
 	assert.ErrorContains(t, err, "client is nil")
-	_, err = kubeobjects.New(env.Client, kubeobjects.Kind[configSpec, *corev1.ConfigMap]{})
-	assert.ErrorContains(t, err, "required")
+	tests := []struct {
+		name    string
+		mutate  func(*kubeobjects.Kind[configSpec, *corev1.ConfigMap])
+		wantMsg string
+	}{
+		{name: "no Build", mutate: func(k *kubeobjects.Kind[configSpec, *corev1.ConfigMap]) { k.Build = nil }, wantMsg: "Kind.Build is required"},
+		{name: "no Object", mutate: func(k *kubeobjects.Kind[configSpec, *corev1.ConfigMap]) { k.Object = nil },
+			wantMsg: "Kind.Object is a nil *v1.ConfigMap"},
+		{name: "no List", mutate: func(k *kubeobjects.Kind[configSpec, *corev1.ConfigMap]) { k.List = nil }, wantMsg: "Kind.List is nil"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			kind := configMaps("ns")
+			tt.mutate(&kind)
+			_, err := kubeobjects.New(env.Client, kind)
+			assert.ErrorContains(t, err, "cannot create the objects resource: "+tt.wantMsg)
+		})
+	}
 	for _, id := range []string{"", "ns/name", "ns//uid", "a/b/c/d"} {
 		_, _, err := kubeobjects.ParseID(id)
 		assert.ErrorContains(t, err, "want namespace/name/uid", id)

@@ -27,8 +27,8 @@ func TestSecretsAreNotLogged(t *testing.T) {
 	var logs strings.Builder
 	ctx := logr.NewContext(t.Context(), funcr.New(func(prefix, args string) { logs.WriteString(prefix + " " + args + "\n") }, funcr.Options{Verbosity: 100}))
 	r, err := kubeobjects.New(env.Client, kubeobjects.Kind[string, *corev1.Secret]{
-		New:       func() *corev1.Secret { return &corev1.Secret{} },
-		NewList:   func() client.ObjectList { return &corev1.SecretList{} },
+		Object:    &corev1.Secret{},
+		List:      &corev1.SecretList{},
 		Namespace: ns,
 		Build: func(value string) (*corev1.Secret, error) {
 			return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "boot"}, Data: map[string][]byte{"script": []byte(value)}}, nil

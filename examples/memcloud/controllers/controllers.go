@@ -83,55 +83,32 @@ func newConfig(opts []Option) config {
 	return cfg
 }
 
-// binder returns the binder of each cluster's memcloud account, reading identities through c, or nil when
-// identities are off.
-func (cfg config) binder(c client.Reader) (identity.Binder, error) {
-	if cfg.identityNamespace == "" {
-		return nil, nil
-	}
-	opts := []identity.ResolverOption{identity.WithRequiredKeys(v1beta2.CredentialsAccessKeyID, v1beta2.CredentialsSecretAccessKey)}
-	if cfg.secretReader != nil {
-		opts = append(opts, identity.WithSecretReader(cfg.secretReader))
-	}
-	r, err := identity.NewResolver(c, v1beta2.MemClusterIdentityKind, func() *v1beta2.MemClusterIdentity { return &v1beta2.MemClusterIdentity{} },
-		cfg.identityNamespace, opts...)
-	if err != nil {
-		return nil, err
-	}
-	b, err := identity.NewBinder(r,
-		func(_ context.Context, c identity.Credentials) (cloud.Credentials, error) {
+// identities returns memcloud's identities: MemClusterIdentities whose credentials Secret, in
+// cfg.identityNamespace, holds an access key; ok is false when identities are off.
+func (cfg config) identities() (c identity.Config[cloud.Credentials], ok bool) {
+	return identity.Config[cloud.Credentials]{
+		Kind: v1beta2.MemClusterIdentityKind, Prototype: &v1beta2.MemClusterIdentity{}, Namespace: cfg.identityNamespace,
+		RequiredKeys: []string{v1beta2.CredentialsAccessKeyID, v1beta2.CredentialsSecretAccessKey}, SecretReader: cfg.secretReader,
+		Credentials: func(_ context.Context, c identity.Credentials) (cloud.Credentials, error) {
 			return cloud.Credentials{AccessKeyID: string(c.Get(v1beta2.CredentialsAccessKeyID)),
 				SecretAccessKey: string(c.Get(v1beta2.CredentialsSecretAccessKey))}, nil
 		},
-		cloud.WithCredentials)
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
-}
-
-// identityOption returns the reconcile option that binds each cluster's memcloud account, or nil.
-func (cfg config) identityOption(c client.Client) (reconcile.Option, error) {
-	b, err := cfg.binder(c)
-	if err != nil || b == nil {
-		return nil, err
-	}
-	return reconcile.WithIdentity(b, func() identity.Referencer { return &v1beta2.MemCluster{} }), nil
+		Bind: cloud.WithCredentials,
+	}, cfg.identityNamespace != ""
 }
 
 // allReconcileOptions returns the reconcile options of a reconciler with finalizer: memcloud's, the
 // identity binding if configured, then the caller's.
-func (cfg config) allReconcileOptions(c client.Client, finalizer string) ([]reconcile.Option, error) {
-	idOpt, err := cfg.identityOption(c)
-	if err != nil {
-		return nil, err
-	}
-	return append([]reconcile.Option{
+func (cfg config) allReconcileOptions(finalizer string) []reconcile.Option {
+	opts := []reconcile.Option{
 		reconcile.WithDefaultRequeue(services.DefaultPollInterval),
 		reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)),
 		reconcile.WithFinalizer(finalizer),
-		idOpt,
-	}, cfg.reconcileOpts...), nil
+	}
+	if ids, ok := cfg.identities(); ok {
+		opts = append(opts, reconcile.WithIdentities(&v1beta2.MemCluster{}, ids))
+	}
+	return append(opts, cfg.reconcileOpts...)
 }
 
 var errNilCloud = errors.New("cloud must not be nil")
@@ -186,11 +163,7 @@ func NewMachinePoolReconciler(c client.Client, cl *cloud.Cloud, opts ...Option) 
 	if err != nil {
 		return nil, err
 	}
-	recOpts, err := cfg.allReconcileOptions(c, v1beta2.MemMachinePoolFinalizer)
-	if err != nil {
-		return nil, err
-	}
-	return reconcile.NewMachinePoolReconciler(c, func() *v1beta2.MemMachinePool { return &v1beta2.MemMachinePool{} }, steps, recOpts...)
+	return reconcile.NewMachinePoolReconcilerFor(c, &v1beta2.MemMachinePool{}, steps, cfg.allReconcileOptions(v1beta2.MemMachinePoolFinalizer)...)
 }
 
 // NewClusterReconciler returns the MemCluster reconciler on memcloud cl, reading and writing through c.
@@ -203,11 +176,7 @@ func NewClusterReconciler(c client.Client, cl *cloud.Cloud, opts ...Option) (*re
 	if err != nil {
 		return nil, err
 	}
-	recOpts, err := cfg.allReconcileOptions(c, v1beta2.MemClusterFinalizer)
-	if err != nil {
-		return nil, err
-	}
-	return reconcile.NewClusterReconciler(c, func() *v1beta2.MemCluster { return &v1beta2.MemCluster{} }, steps, recOpts...)
+	return reconcile.NewClusterReconcilerFor(c, &v1beta2.MemCluster{}, steps, cfg.allReconcileOptions(v1beta2.MemClusterFinalizer)...)
 }
 
 // NewMachineReconciler returns the MemMachine reconciler on memcloud cl, reading and writing through c. The
@@ -233,11 +202,7 @@ func NewMachineReconciler(c client.Client, cl *cloud.Cloud, opts ...Option) (*re
 	if err != nil {
 		return nil, err
 	}
-	recOpts, err := cfg.allReconcileOptions(c, v1beta2.MemMachineFinalizer)
-	if err != nil {
-		return nil, err
-	}
-	return reconcile.NewMachineReconciler(c, func() *v1beta2.MemMachine { return &v1beta2.MemMachine{} }, steps, recOpts...)
+	return reconcile.NewMachineReconcilerFor(c, &v1beta2.MemMachine{}, steps, cfg.allReconcileOptions(v1beta2.MemMachineFinalizer)...)
 }
 
 // SetupWithManager registers memcloud's MemCluster, MemMachine and MemMachinePool controllers, and the
@@ -265,7 +230,7 @@ func SetupWithManager(mgr ctrl.Manager, cl *cloud.Cloud, opts ...Option) error {
 	if err := mr.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("cannot set up the MemMachine controller: %w", err)
 	}
-	tr, err := capacity.NewReconciler(cfg.client, func() *v1beta2.MemMachineTemplate { return &v1beta2.MemMachineTemplate{} },
+	tr, err := capacity.NewReconcilerFor(cfg.client, &v1beta2.MemMachineTemplate{},
 		services.TemplateCapacity)
 	if err != nil {
 		return err

@@ -41,9 +41,12 @@ func NewInPlaceExtension(r client.Reader, cl *cloud.Cloud, opts ...Option) (inpl
 	if r == nil {
 		return inplace.Config{}, errors.New("cannot create memcloud's in-place update extension: reader is nil")
 	}
-	b, err := newConfig(opts).binder(r)
-	if err != nil {
-		return inplace.Config{}, fmt.Errorf("cannot create memcloud's in-place update extension: %w", err)
+	var b identity.Binder
+	if ids, ok := newConfig(opts).identities(); ok {
+		var err error
+		if b, err = ids.NewBinder(r); err != nil {
+			return inplace.Config{}, fmt.Errorf("cannot create memcloud's in-place update extension: %w", err)
+		}
 	}
 	// snippet:start config
 	cfg := inplace.Config{

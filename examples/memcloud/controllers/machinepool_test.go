@@ -117,7 +117,7 @@ func TestTemplateCapacityIsReported(t *testing.T) {
 	tmpl := &v1beta2.MemMachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "workers"}}
 	tmpl.Spec.Template.Spec = v1beta2.MemMachineSpec{Image: "ubuntu-24.04", Flavor: v1beta2.FlavorLarge}
 	require.NoError(t, env.Client.Create(ctx, tmpl))
-	r, err := capacity.NewReconciler(env.Client, func() *v1beta2.MemMachineTemplate { return &v1beta2.MemMachineTemplate{} },
+	r, err := capacity.NewReconcilerFor(env.Client, &v1beta2.MemMachineTemplate{},
 		services.TemplateCapacity)
 	require.NoError(t, err)
 	_, err = r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(tmpl)})

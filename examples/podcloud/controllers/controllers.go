@@ -121,7 +121,7 @@ func NewClusterReconciler(c client.Client, opts ...Option) (*reconcile.ClusterRe
 	if err != nil {
 		return nil, err
 	}
-	return reconcile.NewClusterReconciler(c, func() *v1beta2.PodCluster { return &v1beta2.PodCluster{} }, steps,
+	return reconcile.NewClusterReconcilerFor(c, &v1beta2.PodCluster{}, steps,
 		cfg.reconcileOptions(v1beta2.PodClusterFinalizer)...)
 }
 
@@ -135,7 +135,7 @@ func NewMachineReconciler(c client.Client, opts ...Option) (*reconcile.MachineRe
 	if err != nil {
 		return nil, err
 	}
-	return reconcile.NewMachineReconciler(c, func() *v1beta2.PodMachine { return &v1beta2.PodMachine{} }, steps,
+	return reconcile.NewMachineReconcilerFor(c, &v1beta2.PodMachine{}, steps,
 		cfg.reconcileOptions(v1beta2.PodMachineFinalizer)...)
 }
 
@@ -146,7 +146,7 @@ func NewTemplateCapacityReconciler(c client.Client) (*capacity.Reconciler[*v1bet
 	if c == nil {
 		return nil, fmt.Errorf("cannot create the PodMachineTemplate reconciler: %w", errNilClient)
 	}
-	return capacity.NewReconciler(c, func() *v1beta2.PodMachineTemplate { return &v1beta2.PodMachineTemplate{} },
+	return capacity.NewReconcilerFor(c, &v1beta2.PodMachineTemplate{},
 		services.TemplateCapacity)
 }
 

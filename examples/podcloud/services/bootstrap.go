@@ -41,8 +41,8 @@ type SecretSpec struct {
 // bootstrapSecrets are the bootstrap Secrets of namespace ns.
 func bootstrapSecrets(c client.Client, ns string) (reconcile.Resource[SecretSpec, *corev1.Secret], error) {
 	return kubeobjects.New(c, kubeobjects.Kind[SecretSpec, *corev1.Secret]{
-		New:       func() *corev1.Secret { return &corev1.Secret{} },
-		NewList:   func() client.ObjectList { return &corev1.SecretList{} },
+		Object:    &corev1.Secret{},
+		List:      &corev1.SecretList{},
 		Namespace: ns,
 		Validate: func(s SecretSpec) error {
 			if len(s.Script) == 0 {

@@ -47,8 +47,8 @@ func NewServiceAccount(target client.Client) (*ServiceAccount, error) {
 // serviceAccounts are the ServiceAccounts of namespace ns; the spec is the name.
 func serviceAccounts(c client.Client, ns string) (reconcile.Resource[string, *corev1.ServiceAccount], error) {
 	return kubeobjects.New(c, kubeobjects.Kind[string, *corev1.ServiceAccount]{
-		New:       func() *corev1.ServiceAccount { return &corev1.ServiceAccount{} },
-		NewList:   func() client.ObjectList { return &corev1.ServiceAccountList{} },
+		Object:    &corev1.ServiceAccount{},
+		List:      &corev1.ServiceAccountList{},
 		Namespace: ns,
 		Validate: func(name string) error {
 			if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
@@ -123,8 +123,8 @@ func (s ServiceSpec) ports() []corev1.ServicePort {
 // controlPlaneServices are the control plane Services of namespace ns.
 func controlPlaneServices(c client.Client, ns string) (reconcile.Resource[ServiceSpec, *corev1.Service], error) {
 	return kubeobjects.New(c, kubeobjects.Kind[ServiceSpec, *corev1.Service]{
-		New:       func() *corev1.Service { return &corev1.Service{} },
-		NewList:   func() client.ObjectList { return &corev1.ServiceList{} },
+		Object:    &corev1.Service{},
+		List:      &corev1.ServiceList{},
 		Namespace: ns,
 		Validate: func(s ServiceSpec) error {
 			var errs []string

@@ -120,8 +120,8 @@ func BuildPod(s PodSpec) *corev1.Pod {
 // pods are the machine Pods of namespace ns.
 func pods(c client.Client, ns string) (reconcile.Resource[PodSpec, *corev1.Pod], error) {
 	return kubeobjects.New(c, kubeobjects.Kind[PodSpec, *corev1.Pod]{
-		New:       func() *corev1.Pod { return &corev1.Pod{} },
-		NewList:   func() client.ObjectList { return &corev1.PodList{} },
+		Object:    &corev1.Pod{},
+		List:      &corev1.PodList{},
 		Namespace: ns,
 		Validate: func(s PodSpec) error {
 			var errs []string

@@ -14,8 +14,7 @@ import (
 
 // SetupWithManager registers the MyMachine reconciler; opts are the manager's (Flags.ReconcileOptions).
 func SetupWithManager(mgr ctrl.Manager, cloud *mycloud.Client, opts ...reconcile.Option) error {
-	r, err := reconcile.NewMachineReconciler(mgr.GetClient(),
-		func() *v1beta2.MyMachine { return &v1beta2.MyMachine{} },
+	r, err := reconcile.NewMachineReconcilerFor(mgr.GetClient(), &v1beta2.MyMachine{},
 		[]reconcile.Step[services.S]{{Name: "VM", Service: services.VM(services.VMs(cloud))}}, // condition VMReady
 		opts...) // WithDefaultRequeue (Ensure's poll interval), WithRateLimiter, WithMaxConcurrentReconciles, ...
 	if err != nil {
