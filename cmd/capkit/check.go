@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/capkit/capkit/contract/clusterctl"
+	"github.com/capkit/capkit/release/clusterctl"
 	"github.com/capkit/capkit/contract/lint"
 )
 

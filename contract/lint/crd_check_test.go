@@ -12,8 +12,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/capkit/capkit/contract"
-	"github.com/capkit/capkit/contract/clusterctl"
 	"github.com/capkit/capkit/contract/lint"
+	"github.com/capkit/capkit/release/clusterctl"
 )
 
 // fixtures is the folder of the CRD fixtures: they are those of package clusterctl's release files, whose CRDs

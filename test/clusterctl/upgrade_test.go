@@ -32,7 +32,7 @@ import (
 	"sigs.k8s.io/cluster-api/cmd/clusterctl/client/config"
 	clusterctllog "sigs.k8s.io/cluster-api/cmd/clusterctl/log"
 
-	capkitclusterctl "github.com/capkit/capkit/contract/clusterctl"
+	capkitclusterctl "github.com/capkit/capkit/release/clusterctl"
 	"github.com/capkit/capkit/contract/conversion"
 	"github.com/capkit/capkit/contract/lint"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"

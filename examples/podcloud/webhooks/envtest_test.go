@@ -22,7 +22,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	capkitwebhook "github.com/capkit/capkit/contract/webhook"
+	admission "github.com/capkit/capkit/contract/admission"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/podcloud/webhooks"
 	"github.com/capkit/capkit/providertest/testenv"
@@ -52,7 +52,7 @@ func startWebhooks(t *testing.T) (client.Client, string) {
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Controller:             ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
-		WebhookServer: webhook.NewServer(webhook.Options{
+		WebhookServer: admission.NewServer(admission.Options{
 			Host: wo.LocalServingHost, Port: wo.LocalServingPort, CertDir: wo.LocalServingCertDir,
 		}),
 	})
@@ -148,7 +148,7 @@ func TestWebhooksInAPIServer(t *testing.T) {
 			obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&v1beta2.PodClusterTemplate{
 				TypeMeta: metav1.TypeMeta{APIVersion: v1beta2.GroupVersion.String(), Kind: "PodClusterTemplate"},
 				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: tmpl.Name,
-					Annotations: map[string]string{capkitwebhook.TopologyDryRunAnnotation: ""}},
+					Annotations: map[string]string{admission.TopologyDryRunAnnotation: ""}},
 				Spec: nodePort.Spec,
 			})
 			require.NoError(t, err)
@@ -176,7 +176,7 @@ func TestWebhooksInAPIServer(t *testing.T) {
 			obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&v1beta2.PodMachineTemplate{
 				TypeMeta: metav1.TypeMeta{APIVersion: v1beta2.GroupVersion.String(), Kind: "PodMachineTemplate"},
 				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: tmpl.Name,
-					Annotations: map[string]string{capkitwebhook.TopologyDryRunAnnotation: ""}},
+					Annotations: map[string]string{admission.TopologyDryRunAnnotation: ""}},
 				Spec: newer.Spec,
 			})
 			require.NoError(t, err)
