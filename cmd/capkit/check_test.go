@@ -15,7 +15,7 @@ import (
 	"github.com/capkit/capkit/release/clusterctl"
 )
 
-const testdata = "../../contract/clusterctl/testdata"
+const testdata = "../../release/clusterctl/testdata"
 
 func check(args ...string) (int, string, string) {
 	var stdout, stderr bytes.Buffer

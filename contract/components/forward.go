@@ -17,9 +17,9 @@ func Build(cfg components.Config) ([]byte, error) {
 
 // Config is release/components.Config.
 //
-// Deprecated: use github.com/capkit/capkit/release/components.Config.
-//
-//go:fix inline
+// Deprecated: use github.com/capkit/capkit/release/components.Config. It has no //go:fix inline directive: it is
+// mostly written inside a call of Main, Build or Run, and go fix (Go 1.26) applies no fix at all in a package where
+// two fixes overlap (golang/go#77482). Change the import path by hand: every name is the same there.
 type Config = components.Config
 
 // ErrInvalidConfig is release/components.ErrInvalidConfig.
@@ -34,9 +34,9 @@ var ErrUsage = components.ErrUsage
 
 // Main calls release/components.Main.
 //
-// Deprecated: use github.com/capkit/capkit/release/components.Main.
-//
-//go:fix inline
+// Deprecated: use github.com/capkit/capkit/release/components.Main. It has no //go:fix inline directive: a
+// provider's hack/components calls it with a Config literal, and go fix would rewrite the call alone, under a second
+// import named components0, leaving Config on the old path (see Config). Change the import path by hand.
 func Main(cfg components.Config) {
 	components.Main(cfg)
 }

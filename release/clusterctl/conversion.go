@@ -39,7 +39,7 @@ func (r release) checkConversion(f *YAMLFile) Findings {
 		case conv == nil || conv.Strategy == "" || conv.Strategy == apiextensionsv1.NoneConverter:
 			if a, b, differ := differentSchemas(e.crd.Spec.Versions); differ {
 				add("spec.conversion", "versions %q and %q have different schemas but spec.conversion.strategy is None (the default): the API server stores every version in one form and prunes the fields a version's schema lacks; "+
-					"set spec.conversion to strategy Webhook with the manager's webhook Service (path /convert) and annotate the CRD %s: <namespace>/<certificate> (contract/components does both), or give the versions one schema",
+					"set spec.conversion to strategy Webhook with the manager's webhook Service (path /convert) and annotate the CRD %s: <namespace>/<certificate> (release/components does both), or give the versions one schema",
 					a, b, injectCAFromAnnotation)
 			}
 		case conv.Strategy == apiextensionsv1.WebhookConverter:

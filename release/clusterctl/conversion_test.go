@@ -123,7 +123,7 @@ func TestCheckComponentsConversionCases(t *testing.T) {
 
 func TestCheckConversionOnlyInComponents(t *testing.T) {
 	// controller-gen writes multi-version CRDs without spec.conversion; in config/crd/bases they are not judged,
-	// since contract/components adds the conversion webhook.
+	// since release/components adds the conversion webhook.
 	crd := strings.NewReplacer("CONVERSION", "", "SCHEMA", "{sizeGB: {type: integer}}").Replace(conversionCRD)
 	findings, err := clusterctl.CheckFiles(yamlFile(t, filepath.Join("config", "crd", "bases", "conv.example.io_widgets.yaml"), crd))
 	require.NoError(t, err)

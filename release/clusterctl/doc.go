@@ -2,8 +2,8 @@
 // cluster-template*.yaml, clusterclass-<name>.yaml and the CRDs among them, which it reads as hostile input, within
 // bounds, with the file and line of each object.
 //
-// It is what "capkit check" and a provider's release CI run; package contract/components reads its generated files
-// with it. The provider contract itself (Go types, CRDs, live objects) is checked by package contract/lint:
+// It is what "capkit check" and a provider's release CI run; package release/components reads controller-gen's files
+// with the same YAML reader. Before v0.2.0 it was package contract/clusterctl, which now forwards here. The provider contract itself (Go types, CRDs, live objects) is checked by package contract/lint:
 // CheckFiles runs lint.CheckCRD on every CRD it reads, and each Finding carries a lint.Violation.
 //
 // # Checking release files

@@ -59,5 +59,6 @@
 //		  output:rbac:artifacts:config=config/rbac
 //		go run ./hack/components
 //
-// The file then passes the components checks of github.com/capkit/capkit/release/clusterctl (CheckFiles).
+// The file then passes the components checks of github.com/capkit/capkit/release/clusterctl (CheckFiles). Before
+// v0.2.0 this package was contract/components, which now forwards here.
 package components
