@@ -22,7 +22,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	admission "github.com/capkit/capkit/contract/admission"
+	"github.com/capkit/capkit/contract/admission"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/podcloud/webhooks"
 	"github.com/capkit/capkit/providertest/testenv"
@@ -52,7 +52,7 @@ func startWebhooks(t *testing.T) (client.Client, string) {
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Controller:             ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
-		WebhookServer: admission.NewServer(admission.Options{
+		WebhookServer: webhook.NewServer(webhook.Options{
 			Host: wo.LocalServingHost, Port: wo.LocalServingPort, CertDir: wo.LocalServingCertDir,
 		}),
 	})
