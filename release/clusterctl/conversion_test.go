@@ -133,7 +133,7 @@ func TestCheckConversionOnlyInComponents(t *testing.T) {
 func TestCheckFilesCRDInstalledWithConversionWebhook(t *testing.T) {
 	// A CRD whose storage version lacks the contract fields of a labelled version: without a conversion webhook
 	// the API server prunes them (lint.RuleCRDStorageVersionFields), with one it does not.
-	data, err := os.ReadFile(filepath.Join("..", "lint", "testdata", "migration", "bad", "crds", "storage-drops-fields.yaml"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "contract", "lint", "testdata", "migration", "bad", "crds", "storage-drops-fields.yaml"))
 	require.NoError(t, err)
 	withNone := string(data)
 	require.Contains(t, withNone, "  conversion:\n    strategy: None\n")

@@ -68,24 +68,15 @@ func checkIPAMRBAC(f *YAMLFile) Findings {
 // read-only role on every resource is not); a rule restricted to resourceNames grants no verb.
 func ipamGrants(role *unstructured.Unstructured) (verbs map[string]map[string]bool, named bool) {
 	out := map[string]map[string]bool{}
-	rules, _, _ := unstructured.NestedSlice(role.Object, "rules")
-	for _, rule := range rules {
-		m, ok := rule.(map[string]any)
-		if !ok {
+	for _, rule := range policyRules(role) {
+		if !slices.Contains(rule.groups, ipamGroup) && !slices.Contains(rule.groups, "*") {
 			continue
 		}
-		groups, _, _ := unstructured.NestedStringSlice(m, "apiGroups")
-		if !slices.Contains(groups, ipamGroup) && !slices.Contains(groups, "*") {
+		named = named || slices.Contains(rule.resources, "ipaddressclaims")
+		if len(rule.names) > 0 {
 			continue
 		}
-		resources, _, _ := unstructured.NestedStringSlice(m, "resources")
-		ruleVerbs, _, _ := unstructured.NestedStringSlice(m, "verbs")
-		names, _, _ := unstructured.NestedStringSlice(m, "resourceNames")
-		named = named || slices.Contains(resources, "ipaddressclaims")
-		if len(names) > 0 {
-			continue
-		}
-		for _, res := range resources {
+		for _, res := range rule.resources {
 			targets := []string{res}
 			if res == "*" {
 				targets = []string{"ipaddressclaims", "ipaddresses"}
@@ -94,7 +85,7 @@ func ipamGrants(role *unstructured.Unstructured) (verbs map[string]map[string]bo
 				if out[t] == nil {
 					out[t] = map[string]bool{}
 				}
-				for _, v := range ruleVerbs {
+				for _, v := range rule.verbs {
 					out[t][v] = true
 				}
 			}

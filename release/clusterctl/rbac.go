@@ -47,20 +47,38 @@ func aggregatedGrants(f *YAMLFile) map[string]bool {
 		if u.GetKind() != "ClusterRole" || u.GetLabels()[aggregateToManagerLabel] != "true" {
 			continue
 		}
-		rules, _, _ := unstructured.NestedSlice(u.Object, "rules")
-		for _, rule := range rules {
-			m, ok := rule.(map[string]any)
-			if !ok {
-				continue
-			}
-			groups, _, _ := unstructured.NestedStringSlice(m, "apiGroups")
-			resources, _, _ := unstructured.NestedStringSlice(m, "resources")
-			for _, g := range groups {
-				for _, res := range resources {
+		for _, rule := range policyRules(u) {
+			for _, g := range rule.groups {
+				for _, res := range rule.resources {
 					out[g+"/"+res] = true
 				}
 			}
 		}
+	}
+	return out
+}
+
+// policyRule is one rule of a Role or ClusterRole, as RBAC reads it.
+type policyRule struct {
+	groups, resources, verbs, names []string
+}
+
+// policyRules returns the rules of a Role or ClusterRole; a rule that is not a map is left out, a field that is not
+// a list of strings is empty.
+func policyRules(role *unstructured.Unstructured) []policyRule {
+	rules, _, _ := unstructured.NestedSlice(role.Object, "rules")
+	out := make([]policyRule, 0, len(rules))
+	for _, rule := range rules {
+		m, ok := rule.(map[string]any)
+		if !ok {
+			continue
+		}
+		var r policyRule
+		r.groups, _, _ = unstructured.NestedStringSlice(m, "apiGroups")
+		r.resources, _, _ = unstructured.NestedStringSlice(m, "resources")
+		r.verbs, _, _ = unstructured.NestedStringSlice(m, "verbs")
+		r.names, _, _ = unstructured.NestedStringSlice(m, "resourceNames")
+		out = append(out, r)
 	}
 	return out
 }
