@@ -7,8 +7,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/capkit/capkit/release/clusterctl"
 	"github.com/capkit/capkit/contract/lint"
+	"github.com/capkit/capkit/release/clusterctl"
 )
 
 // checkUsage is the help text of "capkit check"; its bounds are those of package release/clusterctl.
