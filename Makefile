@@ -54,11 +54,11 @@ chaos-100x10: envtest kwok ## The chaos run at 100 clusters of 1 control plane a
 # The fuzz targets of what parses hostile input, each run for FUZZTIME (CI: 30 s each); a crasher fails the run and is
 # written to the package's testdata/fuzz/<target>/ (commit it: it then runs in every make test).
 FUZZTIME ?= 30s
-FUZZ_TARGETS := ./cloudinit:FuzzParse ./cloudinit:FuzzRender ./contract/clusterctl:FuzzReadYAML ./contract/clusterctl:FuzzCheckFiles \
+FUZZ_TARGETS := ./cloudinit:FuzzParse ./cloudinit:FuzzRender ./release/clusterctl:FuzzReadYAML ./release/clusterctl:FuzzCheckFiles \
   ./inplace:FuzzHandler ./internal/kbplugin:FuzzReadRequestUniverse
 
 .PHONY: fuzz
-fuzz: ## Fuzz cloudinit (Parse, Render), contract/clusterctl (ReadYAML, CheckFiles), inplace (Handler) and the Kubebuilder plugin's request decoder for FUZZTIME each (default 30s).
+fuzz: ## Fuzz cloudinit (Parse, Render), release/clusterctl (ReadYAML, CheckFiles), inplace (Handler) and the Kubebuilder plugin's request decoder for FUZZTIME each (default 30s).
 	@for t in $(FUZZ_TARGETS); do \
 	  pkg="$${t%%:*}"; fn="$${t##*:}"; \
 	  echo "capkit: fuzzing $$fn in $$pkg for $(FUZZTIME)"; \

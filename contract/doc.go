@@ -101,6 +101,6 @@
 //
 // Package contract/lint checks a provider against the same field paths: lint.CheckType for Go API types in a
 // unit test, lint.CheckCRD for CRDs, lint.CheckInfraCluster, lint.CheckInfraMachine, lint.CheckBootstrapConfig
-// and lint.CheckBootstrapSecret for live objects; package contract/clusterctl checks clusterctl release files with
+// and lint.CheckBootstrapSecret for live objects; package release/clusterctl checks clusterctl release files with
 // clusterctl.CheckFiles. The table of contract fields, lint.Rules, is tested against the accessors here.
 package contract

@@ -11,7 +11,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/capkit/capkit/contract/internal/jsonvalue"
+	"github.com/capkit/capkit/internal/jsonvalue"
 )
 
 // ErrFieldNotFound is returned by Get when the field, or one of its parents, is absent.

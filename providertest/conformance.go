@@ -14,8 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/capkit/capkit/contract"
-	"github.com/capkit/capkit/contract/clusterctl"
 	"github.com/capkit/capkit/contract/lint"
+	"github.com/capkit/capkit/release/clusterctl"
 )
 
 // ErrNoCRDs is returned by ReadCRDFiles when the paths hold no CustomResourceDefinition.

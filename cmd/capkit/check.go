@@ -7,11 +7,11 @@ import (
 	"io"
 	"strings"
 
-	"github.com/capkit/capkit/contract/clusterctl"
 	"github.com/capkit/capkit/contract/lint"
+	"github.com/capkit/capkit/release/clusterctl"
 )
 
-// checkUsage is the help text of "capkit check"; its bounds are those of package contract/clusterctl.
+// checkUsage is the help text of "capkit check"; its bounds are those of package release/clusterctl.
 var checkUsage = fmt.Sprintf(`usage: capkit check [--strict] PATH...
 
 Checks CRDs and clusterctl release files against the Cluster API provider contract. PATH is a regular file or a

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/capkit/capkit/contract"
-	"github.com/capkit/capkit/contract/clusterctl"
+	"github.com/capkit/capkit/release/clusterctl"
 )
 
 // memcloudConfig is memcloud's config folder: release series 0.2 (contract v1beta2, serving v1beta1 too), with

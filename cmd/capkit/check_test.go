@@ -12,10 +12,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/capkit/capkit/contract/clusterctl"
+	"github.com/capkit/capkit/release/clusterctl"
 )
 
-const testdata = "../../contract/clusterctl/testdata"
+const testdata = "../../release/clusterctl/testdata"
 
 func check(args ...string) (int, string, string) {
 	var stdout, stderr bytes.Buffer

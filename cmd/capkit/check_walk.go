@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/capkit/capkit/contract/clusterctl"
+	"github.com/capkit/capkit/release/clusterctl"
 )
 
 // walkResult is what yamlFiles found in its arguments, and what it did not search or check.

@@ -40,7 +40,7 @@
 // by the hub's defaulting webhook (registered for the hub version, so that the API server converts requests of
 // every version to it, and with failurePolicy Fail), it puts back the stored status and status stash on an
 // update of the main resource and drops both on a create. A provider that stashes status must call it (the
-// KeepStatus field of contract/webhook's Webhook does);
+// KeepStatus field of contract/admission's Webhook does);
 // spec fields restored from a stash meet the validating webhook like any others.
 //
 // # Serving both contracts

@@ -12,13 +12,13 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/capkit/capkit/contract"
-	"github.com/capkit/capkit/contract/clusterctl"
 	"github.com/capkit/capkit/contract/lint"
+	"github.com/capkit/capkit/release/clusterctl"
 )
 
 // fixtures is the folder of the CRD fixtures: they are those of package clusterctl's release files, whose CRDs
 // CheckFiles checks with CheckCRD, kept in one place.
-var fixtures = filepath.Join("..", "clusterctl", "testdata")
+var fixtures = filepath.Join("..", "..", "release", "clusterctl", "testdata")
 
 // loadCRDs reads every CRD of the YAML files at path (a file or a glob) under fixtures, keyed by kind.
 func loadCRDs(t testing.TB, path string) map[string]*apiextensionsv1.CustomResourceDefinition {

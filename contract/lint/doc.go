@@ -1,7 +1,7 @@
 // Package lint checks a provider against the Cluster API provider contract. It checks its Go API types, its
 // CustomResourceDefinitions and its live objects. It reads fields at the paths of package contract, with the same
 // contract versions, so the checks and the accessors agree. The checks of clusterctl release files (metadata.yaml,
-// *-components.yaml, cluster templates, ClusterClass definitions) are in package contract/clusterctl, which runs
+// *-components.yaml, cluster templates, ClusterClass definitions) are in package release/clusterctl, which runs
 // CheckCRD on every CRD it reads.
 //
 // Import it in tests and tools, not in a provider's manager: it is what CI, the "capkit check" command and
@@ -37,7 +37,7 @@
 //     storage version may hold the field at another path (status.ready), so only the webhook's round-trip tests
 //     can tell;
 //   - metadata.yaml maps the newest release series to a contract the CRDs do not declare: package
-//     contract/clusterctl's "metadata.crd-contract";
+//     release/clusterctl's "metadata.crd-contract";
 //   - a label names an API version the CRD does not have or does not serve: RuleCRDContractLabelVersion;
 //   - a Go type's SetProvisioned writes status.ready, not status.initialization.provisioned (or panics on a new
 //     object): RuleGoTypeSetProvisioned, from CheckType; a type without the field gets the field rule.

@@ -142,10 +142,10 @@ func TestEnvtestContract(t *testing.T) {
 	})
 
 	t.Run("a storage version without a contract field prunes it from every object, which the storage rule predicts", func(t *testing.T) {
-		crd := loadCRDs(t, "../../lint/testdata/migration/bad/crds/storage-drops-fields.yaml")["PrunedCluster"]
+		crd := loadCRDs(t, "../../../contract/lint/testdata/migration/bad/crds/storage-drops-fields.yaml")["PrunedCluster"]
 		server := applyCRD(ctx, t, c, crd)
 		require.Equal(t, []string{lint.RuleCRDStorageVersionFields}, lint.CheckCRD(server).Rules(), "the checker predicts the pruning")
-		good := loadCRDs(t, "../../lint/testdata/migration/good/two-versions.yaml")
+		good := loadCRDs(t, "../../../contract/lint/testdata/migration/good/two-versions.yaml")
 		require.Len(t, good, 1)
 		var goodKind string
 		for kind, g := range good {

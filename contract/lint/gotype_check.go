@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/capkit/capkit/contract"
-	"github.com/capkit/capkit/contract/internal/jsonvalue"
+	"github.com/capkit/capkit/internal/jsonvalue"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 

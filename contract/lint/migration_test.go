@@ -10,8 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/capkit/capkit/contract"
-	"github.com/capkit/capkit/contract/clusterctl"
 	"github.com/capkit/capkit/contract/lint"
+	"github.com/capkit/capkit/release/clusterctl"
 )
 
 // migration is the folder of the fixtures of the v1beta1 -> v1beta2 migration mistakes (issue 26).

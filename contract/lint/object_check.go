@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/capkit/capkit/contract"
-	"github.com/capkit/capkit/contract/internal/jsonvalue"
+	"github.com/capkit/capkit/internal/jsonvalue"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"

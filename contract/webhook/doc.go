@@ -1,43 +1,6 @@
-// Package webhook builds the admission webhooks of a provider's API type from the functions that default and check its
-// spec. Webhook makes the defaulting and validating webhooks that controller-runtime serves, with Cluster API's rules
-// around them.
+// Package webhook forwards to package github.com/capkit/capkit/contract/admission, the admission webhooks of a
+// provider's API types, which lived here before v0.2.0. Every exported name is the one of contract/admission (Webhook
+// and Registrar are aliases), kept for the v0.2.x releases; go fix ./... (Go 1.26) rewrites their uses.
 //
-// A Webhook checks the spec on create, and on update both the change (ValidateSpecUpdate, e.g. the fields that
-// are immutable) and, unless the object is being deleted, the new spec: a finalizer can always be removed.
-// With Template set it is the webhook of an InfraClusterTemplate or InfraMachineTemplate: the spec it
-// defaults and checks is spec.template.spec, and the template's whole spec cannot change after creation,
-// except in the server-side-apply dry-runs of Cluster API's topology controller, which ClusterClass rollouts
-// need to pass: those requests carry the dry-run flag and the TopologyDryRunAnnotation. From ExampleWebhook:
-//
-//	machineTemplate := webhook.Webhook[*MachineTemplate, MachineSpec]{
-//		GroupKind:    schema.GroupKind{Group: "infrastructure.example.com", Kind: "MyMachineTemplate"},
-//		Template:     true,
-//		Spec:         func(t *MachineTemplate) *MachineSpec { return &t.Spec.Template.Spec },
-//		DefaultSpec:  defaultMachineSpec,
-//		ValidateSpec: validateMachineSpec,
-//	}
-//
-// SetupWithManager(mgr, hooks...) registers every webhook of a provider with the manager, as
-// examples/memcloud/webhooks does for its clusters, machines and their templates.
-//
-// That immutability rule is ValidateImmutable, for a provider that writes its template webhook by hand
-// (ExampleValidateImmutable_handWritten):
-//
-//	// ValidateUpdate refuses any change of the template's spec.
-//	func (MachineTemplateWebhook) ValidateUpdate(ctx context.Context, oldT, newT *MachineTemplate) (admission.Warnings, error) {
-//		errs := webhook.ValidateImmutable(ctx, newT, field.NewPath("spec"), oldT.Spec, newT.Spec)
-//		if len(errs) == 0 {
-//			return nil, nil
-//		}
-//		return nil, apierrors.NewInvalid(groupKind, newT.Name, errs)
-//	}
-//
-// An InfraMachine whose provider changes some fields on the running machine (package inplace) lets exactly
-// those change: its ValidateSpecUpdate calls ValidateImmutableExcept with the same list of fields as the
-// extension's inplace.Config.Mutable, and refuses a change of any other field, naming it
-// (ExampleValidateImmutableExcept). Its template stays immutable: Cluster API replaces templates, it does not
-// edit them.
-//
-// The kubebuilder markers (+kubebuilder:webhook) stay in the provider: the paths are controller-runtime's,
-// /mutate-<group>-<version>-<kind> for a Webhook with DefaultSpec and /validate-<group>-<version>-<kind>.
+// Deprecated: use github.com/capkit/capkit/contract/admission.
 package webhook

@@ -21,7 +21,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/capkit/capkit/contract/clusterctl"
+	"github.com/capkit/capkit/release/clusterctl"
 )
 
 // DefaultOutput is the file name Write writes in the package folder unless told another.

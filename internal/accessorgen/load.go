@@ -15,7 +15,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/capkit/capkit/contract/clusterctl"
+	"github.com/capkit/capkit/release/clusterctl"
 )
 
 // limits bound what Generate reads before it parses anything.

@@ -97,7 +97,7 @@ func render(fsys fs.FS, root string, r resolved) (Files, error) {
 }
 
 // rewrap marshals each document of a generated YAML file again with sigs.k8s.io/yaml, as controller-gen and
-// contract/components write them, keeping the comment lines that precede the first document.
+// release/components write them, keeping the comment lines that precede the first document.
 func rewrap(text string) (string, error) {
 	var out strings.Builder
 	for i, doc := range strings.Split(text, "---\n") {

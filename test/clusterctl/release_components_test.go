@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/cluster-api/cmd/clusterctl/client/repository"
 	"sigs.k8s.io/cluster-api/util/container"
 
-	capkitclusterctl "github.com/capkit/capkit/contract/clusterctl"
+	capkitclusterctl "github.com/capkit/capkit/release/clusterctl"
 )
 
 // TestExampleComponentsWithClusterctl reads each example's infrastructure-components.yaml with clusterctl's

@@ -32,7 +32,6 @@ import (
 	"sigs.k8s.io/cluster-api/cmd/clusterctl/client/config"
 	clusterctllog "sigs.k8s.io/cluster-api/cmd/clusterctl/log"
 
-	capkitclusterctl "github.com/capkit/capkit/contract/clusterctl"
 	"github.com/capkit/capkit/contract/conversion"
 	"github.com/capkit/capkit/contract/lint"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
@@ -41,6 +40,7 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/webhooks"
 	"github.com/capkit/capkit/providertest/testenv"
 	"github.com/capkit/capkit/reconcile"
+	capkitclusterctl "github.com/capkit/capkit/release/clusterctl"
 	"github.com/capkit/capkit/test/internal/capienv"
 )
 

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/capkit/capkit/contract/webhook"
+	"github.com/capkit/capkit/contract/admission"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 )
 
@@ -162,7 +162,7 @@ func ValidateMemClusterSpecUpdate(oldSpec, newSpec *v1beta2.MemClusterSpec, path
 
 // MemCluster is the defaulting and validating admission webhook of MemCluster: DefaultMemClusterSpec,
 // ValidateMemClusterSpec, and ValidateMemClusterSpecUpdate on a change.
-var MemCluster = webhook.Webhook[*v1beta2.MemCluster, v1beta2.MemClusterSpec]{
+var MemCluster = admission.Webhook[*v1beta2.MemCluster, v1beta2.MemClusterSpec]{
 	GroupKind: groupKind("MemCluster"), Spec: func(c *v1beta2.MemCluster) *v1beta2.MemClusterSpec { return &c.Spec },
 	DefaultSpec: DefaultMemClusterSpec, ValidateSpec: ValidateMemClusterSpec, ValidateSpecUpdate: ValidateMemClusterSpecUpdate,
 	KeepStatus: true,

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/capkit/capkit/contract/webhook"
+	"github.com/capkit/capkit/contract/admission"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 )
 
@@ -120,7 +120,7 @@ func validateTags(tags map[string]string, path *field.Path) field.ErrorList {
 // ValidateMemMachineSpecUpdate checks that an update of a MemMachine's spec, found at path, changes nothing
 // but the fields memcloud changes on the running instance (v1beta2.InPlaceFields: flavor, tags) and what may
 // be set once: providerID and failureDomain may go from empty to a value, never change after. Any other change
-// is refused, naming the field (webhook.ValidateImmutableExcept).
+// is refused, naming the field (admission.ValidateImmutableExcept).
 func ValidateMemMachineSpecUpdate(oldSpec, newSpec *v1beta2.MemMachineSpec, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	setOnce := func(name, oldV, newV string) {
@@ -132,14 +132,14 @@ func ValidateMemMachineSpecUpdate(oldSpec, newSpec *v1beta2.MemMachineSpec, path
 	setOnce("failureDomain", oldSpec.FailureDomain, newSpec.FailureDomain)
 	// snippet:start immutable-except
 	mutable := append([][]string{{"providerID"}, {"failureDomain"}}, v1beta2.InPlaceFields...)
-	return append(errs, webhook.ValidateImmutableExcept(path, oldSpec, newSpec, mutable)...)
+	return append(errs, admission.ValidateImmutableExcept(path, oldSpec, newSpec, mutable)...)
 	// snippet:end immutable-except
 }
 
 // MemMachine is the defaulting and validating admission webhook of MemMachine: DefaultMemMachineSpec,
 // ValidateMemMachineSpec, and ValidateMemMachineSpecUpdate on a change. MemMachineTemplate's stays fully
 // immutable: Cluster API replaces templates, it does not edit them.
-var MemMachine = webhook.Webhook[*v1beta2.MemMachine, v1beta2.MemMachineSpec]{
+var MemMachine = admission.Webhook[*v1beta2.MemMachine, v1beta2.MemMachineSpec]{
 	GroupKind: groupKind("MemMachine"), Spec: func(m *v1beta2.MemMachine) *v1beta2.MemMachineSpec { return &m.Spec },
 	DefaultSpec: DefaultMemMachineSpec, ValidateSpec: ValidateMemMachineSpec, ValidateSpecUpdate: ValidateMemMachineSpecUpdate,
 	KeepStatus: true,

@@ -5,7 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/capkit/capkit/contract/webhook"
+	"github.com/capkit/capkit/contract/admission"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 )
 
@@ -30,7 +30,7 @@ func ValidateMemMachinePoolSpec(spec *v1beta2.MemMachinePoolSpec, path *field.Pa
 
 // MemMachinePool is the defaulting and validating admission webhook of MemMachinePool: the image and flavor of
 // the group's instances cannot change after creation (memcloud has no rolling replacement of a group).
-var MemMachinePool = webhook.Webhook[*v1beta2.MemMachinePool, v1beta2.MemMachinePoolSpec]{
+var MemMachinePool = admission.Webhook[*v1beta2.MemMachinePool, v1beta2.MemMachinePoolSpec]{
 	GroupKind: groupKind("MemMachinePool"), Spec: func(p *v1beta2.MemMachinePool) *v1beta2.MemMachinePoolSpec { return &p.Spec },
 	DefaultSpec:        func(spec *v1beta2.MemMachinePoolSpec) { defaultImageAndFlavor(&spec.Image, &spec.Flavor) },
 	ValidateSpec:       ValidateMemMachinePoolSpec,

@@ -5,7 +5,7 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/capkit/capkit/contract/webhook"
+	"github.com/capkit/capkit/contract/admission"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 )
 
@@ -33,11 +33,11 @@ import (
 // types too (v1beta1.AddToScheme), controller-runtime's webhook builder also serves /convert, the conversion
 // webhook of MemCluster, MemMachine and MemMachineTemplate, whose v1beta2 versions are the hubs. Requests to the
 // admission webhooks come in v1beta2: the API server converts a v1beta1 object before it calls them. The
-// defaulting webhooks of the three converted kinds keep the stored status (webhook.Webhook.KeepStatus): a write
+// defaulting webhooks of the three converted kinds keep the stored status (admission.Webhook.KeepStatus): a write
 // to the main resource keeps it, whatever stash it carries.
 func SetupWithManager(mgr ctrl.Manager) error {
 	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta2.MemClusterIdentity{}).WithValidator(MemClusterIdentity{}).Complete(); err != nil {
 		return fmt.Errorf("cannot set up the MemClusterIdentity webhook: %w", err)
 	}
-	return webhook.SetupWithManager(mgr, MemCluster, MemMachine, MemClusterTemplate, MemMachineTemplate, MemMachinePool)
+	return admission.SetupWithManager(mgr, MemCluster, MemMachine, MemClusterTemplate, MemMachineTemplate, MemMachinePool)
 }

@@ -3,14 +3,14 @@ package webhooks
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/capkit/capkit/contract/webhook"
+	"github.com/capkit/capkit/contract/admission"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 )
 
 // MemClusterTemplate is the defaulting and validating admission webhook of MemClusterTemplate: the template's
 // spec.template.spec is defaulted and validated as a MemCluster's spec, and the template cannot change after
 // creation (its metadata may), except in the server-side-apply dry-runs of Cluster API's topology controller.
-var MemClusterTemplate = webhook.Webhook[*v1beta2.MemClusterTemplate, v1beta2.MemClusterSpec]{
+var MemClusterTemplate = admission.Webhook[*v1beta2.MemClusterTemplate, v1beta2.MemClusterSpec]{
 	GroupKind: groupKind("MemClusterTemplate"), Template: true, TemplateMetadataMutable: true,
 	Spec:        func(t *v1beta2.MemClusterTemplate) *v1beta2.MemClusterSpec { return &t.Spec.Template.Spec },
 	DefaultSpec: DefaultMemClusterSpec, ValidateSpec: ValidateMemClusterSpec,
@@ -19,7 +19,7 @@ var MemClusterTemplate = webhook.Webhook[*v1beta2.MemClusterTemplate, v1beta2.Me
 // MemMachineTemplate is the defaulting and validating admission webhook of MemMachineTemplate: the template's
 // spec.template.spec is defaulted and validated as a MemMachine's spec, must not set providerID, and the
 // template cannot change after creation, except in the topology controller's dry-runs.
-var MemMachineTemplate = webhook.Webhook[*v1beta2.MemMachineTemplate, v1beta2.MemMachineSpec]{
+var MemMachineTemplate = admission.Webhook[*v1beta2.MemMachineTemplate, v1beta2.MemMachineSpec]{
 	GroupKind: groupKind("MemMachineTemplate"), Template: true, TemplateMetadataMutable: true,
 	Spec:        func(t *v1beta2.MemMachineTemplate) *v1beta2.MemMachineSpec { return &t.Spec.Template.Spec },
 	DefaultSpec: DefaultMemMachineSpec, ValidateSpec: ValidateMemMachineTemplateSpec,

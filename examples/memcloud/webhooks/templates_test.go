@@ -10,9 +10,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	cradmission "sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/capkit/capkit/contract/webhook"
+	"github.com/capkit/capkit/contract/admission"
 
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/webhooks"
@@ -54,7 +54,7 @@ func TestMemClusterTemplateWebhook(t *testing.T) {
 // creating is the context of an admission request that creates an object, as the API server sends it to the
 // defaulting webhooks (which keep the stored status: none on a create).
 func creating() context.Context {
-	return admission.NewContextWithRequest(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{Operation: admissionv1.Create}})
+	return cradmission.NewContextWithRequest(context.Background(), cradmission.Request{AdmissionRequest: admissionv1.AdmissionRequest{Operation: admissionv1.Create}})
 }
 
 func TestMemMachineTemplateWebhook(t *testing.T) {
@@ -103,16 +103,16 @@ func TestMemMachineTemplateWebhook(t *testing.T) {
 // TestTemplatesPassTopologyDryRuns: Cluster API's topology controller dry-runs server-side applies of changed
 // templates during ClusterClass rollouts; the immutability check lets them through (nothing is stored).
 func TestTemplatesPassTopologyDryRuns(t *testing.T) {
-	ctx := admission.NewContextWithRequest(t.Context(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{DryRun: ptr.To(true)}})
+	ctx := cradmission.NewContextWithRequest(t.Context(), cradmission.Request{AdmissionRequest: admissionv1.AdmissionRequest{DryRun: ptr.To(true)}})
 	tmpl := &v1beta2.MemMachineTemplate{ObjectMeta: metav1.ObjectMeta{Name: "workers"}}
 	tmpl.Spec.Template.Spec = v1beta2.MemMachineSpec{Image: "ubuntu-24.04", Flavor: v1beta2.FlavorSmall}
 	changed := tmpl.DeepCopy()
 	changed.Spec.Template.Spec.Flavor = v1beta2.FlavorLarge
-	changed.Annotations = map[string]string{webhook.TopologyDryRunAnnotation: ""}
+	changed.Annotations = map[string]string{admission.TopologyDryRunAnnotation: ""}
 	_, err := webhooks.MemMachineTemplate.ValidateUpdate(ctx, tmpl, changed)
 	require.NoError(t, err, "the topology controller's dry-run passes")
 
-	delete(changed.Annotations, webhook.TopologyDryRunAnnotation)
+	delete(changed.Annotations, admission.TopologyDryRunAnnotation)
 	_, err = webhooks.MemMachineTemplate.ValidateUpdate(ctx, tmpl, changed)
 	require.Error(t, err, "another dry-run does not")
 }

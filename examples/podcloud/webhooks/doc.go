@@ -18,7 +18,7 @@
 //     set providerID.
 //
 // The spec of a template never changes, except in the server-side-apply dry-runs of Cluster API's topology
-// controller (capkit's webhook.ValidateImmutable), which ClusterClass rollouts need to pass.
+// controller (capkit's admission.ValidateImmutable), which ClusterClass rollouts need to pass.
 //
 // Errors are the Invalid API errors the API server returns to kubectl, one line per field, naming the field
 // and the values, for example

@@ -22,7 +22,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	capkitwebhook "github.com/capkit/capkit/contract/webhook"
+	"github.com/capkit/capkit/contract/admission"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/podcloud/webhooks"
 	"github.com/capkit/capkit/providertest/testenv"
@@ -148,7 +148,7 @@ func TestWebhooksInAPIServer(t *testing.T) {
 			obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&v1beta2.PodClusterTemplate{
 				TypeMeta: metav1.TypeMeta{APIVersion: v1beta2.GroupVersion.String(), Kind: "PodClusterTemplate"},
 				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: tmpl.Name,
-					Annotations: map[string]string{capkitwebhook.TopologyDryRunAnnotation: ""}},
+					Annotations: map[string]string{admission.TopologyDryRunAnnotation: ""}},
 				Spec: nodePort.Spec,
 			})
 			require.NoError(t, err)
@@ -176,7 +176,7 @@ func TestWebhooksInAPIServer(t *testing.T) {
 			obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&v1beta2.PodMachineTemplate{
 				TypeMeta: metav1.TypeMeta{APIVersion: v1beta2.GroupVersion.String(), Kind: "PodMachineTemplate"},
 				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: tmpl.Name,
-					Annotations: map[string]string{capkitwebhook.TopologyDryRunAnnotation: ""}},
+					Annotations: map[string]string{admission.TopologyDryRunAnnotation: ""}},
 				Spec: newer.Spec,
 			})
 			require.NoError(t, err)

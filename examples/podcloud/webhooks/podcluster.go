@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/capkit/capkit/contract"
-	"github.com/capkit/capkit/contract/webhook"
+	"github.com/capkit/capkit/contract/admission"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 )
 
@@ -81,7 +81,7 @@ func endpointString(ep contract.APIEndpoint) string {
 
 // PodCluster is the defaulting and validating admission webhook of PodCluster: DefaultPodClusterSpec,
 // ValidatePodClusterSpec, and ValidatePodClusterSpecUpdate on a change.
-var PodCluster = webhook.Webhook[*v1beta2.PodCluster, v1beta2.PodClusterSpec]{
+var PodCluster = admission.Webhook[*v1beta2.PodCluster, v1beta2.PodClusterSpec]{
 	GroupKind: groupKind("PodCluster"), Spec: func(c *v1beta2.PodCluster) *v1beta2.PodClusterSpec { return &c.Spec },
 	DefaultSpec: DefaultPodClusterSpec, ValidateSpec: ValidatePodClusterSpec, ValidateSpecUpdate: ValidatePodClusterSpecUpdate,
 }

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/capkit/capkit/contract/webhook"
+	"github.com/capkit/capkit/contract/admission"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 )
 
@@ -109,7 +109,7 @@ func ValidatePodMachineSpecUpdate(oldP, newP *v1beta2.PodMachineSpec, path *fiel
 
 // PodMachine is the validating admission webhook of PodMachine: ValidatePodMachineSpec, and
 // ValidatePodMachineSpecUpdate on a change.
-var PodMachine = webhook.Webhook[*v1beta2.PodMachine, v1beta2.PodMachineSpec]{
+var PodMachine = admission.Webhook[*v1beta2.PodMachine, v1beta2.PodMachineSpec]{
 	GroupKind: groupKind("PodMachine"), Spec: func(m *v1beta2.PodMachine) *v1beta2.PodMachineSpec { return &m.Spec },
 	ValidateSpec: ValidatePodMachineSpec, ValidateSpecUpdate: ValidatePodMachineSpecUpdate,
 }

@@ -3,7 +3,7 @@ package webhooks
 import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/capkit/capkit/contract/webhook"
+	"github.com/capkit/capkit/contract/admission"
 )
 
 // The markers below generate config/webhook/manifests.yaml. Their paths are the ones controller-runtime's
@@ -23,5 +23,5 @@ import (
 // webhooks of PodCluster, PodMachine, PodClusterTemplate and PodMachineTemplate with the manager's webhook
 // server. The manager's scheme must hold the v1beta2 types (v1beta2.AddToScheme).
 func SetupWithManager(mgr ctrl.Manager) error {
-	return webhook.SetupWithManager(mgr, PodCluster, PodMachine, PodClusterTemplate, PodMachineTemplate)
+	return admission.SetupWithManager(mgr, PodCluster, PodMachine, PodClusterTemplate, PodMachineTemplate)
 }

@@ -3,7 +3,7 @@ package webhooks
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/capkit/capkit/contract/webhook"
+	"github.com/capkit/capkit/contract/admission"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 )
 
@@ -24,7 +24,7 @@ func ValidatePodMachineTemplateSpec(spec *v1beta2.PodMachineSpec, path *field.Pa
 // PodMachineTemplate is the validating admission webhook of PodMachineTemplate: spec.template.spec is checked
 // by ValidatePodMachineTemplateSpec, and the spec cannot change after creation, except in the
 // server-side-apply dry-runs of Cluster API's topology controller.
-var PodMachineTemplate = webhook.Webhook[*v1beta2.PodMachineTemplate, v1beta2.PodMachineSpec]{
+var PodMachineTemplate = admission.Webhook[*v1beta2.PodMachineTemplate, v1beta2.PodMachineSpec]{
 	GroupKind: groupKind("PodMachineTemplate"), Template: true,
 	Spec:         func(t *v1beta2.PodMachineTemplate) *v1beta2.PodMachineSpec { return &t.Spec.Template.Spec },
 	ValidateSpec: ValidatePodMachineTemplateSpec,
@@ -33,7 +33,7 @@ var PodMachineTemplate = webhook.Webhook[*v1beta2.PodMachineTemplate, v1beta2.Po
 // PodClusterTemplate is the defaulting and validating admission webhook of PodClusterTemplate: the template's
 // spec.template.spec is defaulted and checked as a PodCluster's spec, and the spec cannot change after
 // creation, except in the topology controller's dry-runs.
-var PodClusterTemplate = webhook.Webhook[*v1beta2.PodClusterTemplate, v1beta2.PodClusterSpec]{
+var PodClusterTemplate = admission.Webhook[*v1beta2.PodClusterTemplate, v1beta2.PodClusterSpec]{
 	GroupKind: groupKind("PodClusterTemplate"), Template: true,
 	Spec:        func(t *v1beta2.PodClusterTemplate) *v1beta2.PodClusterSpec { return &t.Spec.Template.Spec },
 	DefaultSpec: DefaultPodClusterSpec, ValidateSpec: ValidatePodClusterSpec,

@@ -11,9 +11,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	cradmission "sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/capkit/capkit/contract/webhook"
+	"github.com/capkit/capkit/contract/admission"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/podcloud/webhooks"
 )
@@ -45,7 +45,7 @@ func TestValidatePodMachineTemplateSpec(t *testing.T) {
 
 // requestContext returns a context holding an update admission request, a dry-run or not.
 func requestContext(dryRun bool) context.Context {
-	return admission.NewContextWithRequest(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+	return cradmission.NewContextWithRequest(context.Background(), cradmission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
 		Operation: admissionv1.Update, DryRun: ptr.To(dryRun),
 	}})
 }
@@ -68,7 +68,7 @@ func TestPodMachineTemplateWebhook(t *testing.T) {
 	resized := tmpl.DeepCopy()
 	resized.Spec.Template.Spec.Resources = resources("cpu", "2")
 	annotated := newer.DeepCopy()
-	annotated.Annotations = map[string]string{webhook.TopologyDryRunAnnotation: ""}
+	annotated.Annotations = map[string]string{admission.TopologyDryRunAnnotation: ""}
 	relabelled := tmpl.DeepCopy()
 	relabelled.Spec.Template.ObjectMeta.Labels = map[string]string{"team": "a"}
 	annotatedRelabelled := relabelled.DeepCopy()
@@ -132,7 +132,7 @@ func TestPodClusterTemplateWebhook(t *testing.T) {
 	nodePort := tmpl.DeepCopy()
 	nodePort.Spec.Template.Spec.ControlPlaneService.Type = v1beta2.ServiceNodePort
 	annotated := nodePort.DeepCopy()
-	annotated.Annotations = map[string]string{webhook.TopologyDryRunAnnotation: ""}
+	annotated.Annotations = map[string]string{admission.TopologyDryRunAnnotation: ""}
 	relabelled := tmpl.DeepCopy()
 	relabelled.Spec.Template.ObjectMeta.Annotations = map[string]string{"team": "a"}
 	otherNamespace := tmpl.DeepCopy()

@@ -232,7 +232,7 @@ func restore(obj metav1.Object, spec, status any) error {
 }
 
 // stash writes what obj's version cannot hold: spec into its spec stash and status into its status stash, which
-// only the status subresource may change: memcloud's defaulting webhooks keep the stored status (webhook.Webhook.KeepStatus).
+// only the status subresource may change: memcloud's defaulting webhooks keep the stored status (admission.Webhook.KeepStatus).
 func stash(obj metav1.Object, spec, status any) error {
 	if err := capkitconversion.Stash(obj, spec); err != nil {
 		return err

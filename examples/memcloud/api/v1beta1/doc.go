@@ -14,7 +14,7 @@
 // info): the conversions keep them, with everything else one version cannot hold, in the annotations
 // conversion.StashAnnotation (spec) and conversion.StatusStashAnnotation (status) until the object comes back
 // to v1beta2, so that nothing is lost either way. A write to the main resource cannot change the status through
-// the status stash: memcloud's defaulting webhooks keep the stored status (webhook.Webhook.KeepStatus).
+// the status stash: memcloud's defaulting webhooks keep the stored status (admission.Webhook.KeepStatus).
 //
 // Every CRD of these kinds carries the label cluster.x-k8s.io/v1beta1=v1beta1 besides
 // cluster.x-k8s.io/v1beta2=v1beta2, which tells Cluster API that API version v1beta1 implements contract v1beta1.

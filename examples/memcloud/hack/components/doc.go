@@ -1,6 +1,6 @@
 // Command components writes memcloud's clusterctl infrastructure-components.yaml from the files controller-gen
 // generates in the config folder. They are the CRDs, RBAC role and webhook configurations. It uses package
-// github.com/capkit/capkit/contract/components, and `make generate` runs it after controller-gen:
+// github.com/capkit/capkit/release/components, and `make generate` runs it after controller-gen:
 //
 //	go run ./examples/memcloud/hack/components [-config examples/memcloud/config] [-o FILE]
 //

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/capkit/capkit/contract/clusterctl"
-	"github.com/capkit/capkit/contract/components"
+	"github.com/capkit/capkit/release/clusterctl"
+	"github.com/capkit/capkit/release/components"
 )
 
 // configDir is memcloud's config folder, relative to this package, and oldReleaseDir the folder of release

@@ -1,5 +1,5 @@
 // Command components writes podcloud's clusterctl infrastructure-components.yaml from the files controller-gen
-// generates in the config folder. It uses capkit's package contract/components; `make generate` runs it:
+// generates in the config folder. It uses capkit's package release/components; `make generate` runs it:
 //
 //	go run ./examples/podcloud/hack/components [-config examples/podcloud/config] [-o FILE]
 //

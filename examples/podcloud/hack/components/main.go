@@ -3,7 +3,7 @@ package main
 import (
 	"path/filepath"
 
-	"github.com/capkit/capkit/contract/components"
+	"github.com/capkit/capkit/release/components"
 )
 
 func main() { components.Main(config) }

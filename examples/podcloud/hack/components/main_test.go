@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/capkit/capkit/contract/components"
+	"github.com/capkit/capkit/release/components"
 )
 
 // configDir is podcloud's config folder, relative to this package.

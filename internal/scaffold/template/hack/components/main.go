@@ -2,10 +2,10 @@
 // the provider, from controller-gen's output in config (make generate runs it from the repository root).
 package main
 
-import "github.com/capkit/capkit/contract/components"
+import "github.com/capkit/capkit/contract/components" //nolint:staticcheck // the scaffold builds against capkit's last release until v0.2.0
 
 func main() {
-	components.Main(components.Config{
+	components.Main(components.Config{ //nolint:staticcheck // the scaffold builds against capkit's last release until v0.2.0
 		Name:      "quux",
 		Image:     "${QUUX_IMAGE:=example.com/cluster-api-provider-quux:dev}",
 		ConfigDir: "config",
