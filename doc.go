@@ -17,10 +17,10 @@
 //
 //  1. Types: embed the contract types, generate the accessors (a type that lacks one does not compile when
 //     given to a reconciler); assert the shapes in a unit test with lint.CheckType.
-//  2. Services: for each cloud resource, build a reconcile.Resource from functions (reconcile.NewResource:
+//  2. Services: for each cloud resource, build a ensure.Resource from functions (reconcile.NewResource:
 //     validate, get, find by tags, create with an idempotency token, delete; optionally pending states and
 //     in-place updates) and call
-//     reconcile.Ensure from a step. Ensure records the cloud ID in status and persists it at once, so a
+//     ensure.Exists from a step. Ensure records the cloud ID in status and persists it at once, so a
 //     crash never yields a second resource, and returns the resource as observed, read once.
 //  3. Controllers: build a reconcile.ClusterReconciler and a reconcile.MachineReconciler with the steps, and
 //     run them with reconcile/manager's Main; they fetch, wait for owners, honour pause, persist the finalizer before any cloud call, and set

@@ -41,7 +41,7 @@
 // above, those of the reconcilers' step conditions (reconcile.Classify says which one each outcome of a
 // step gets: ReasonReady, ReasonInProgress, ReasonThrottled, ReasonTerminalError, ReasonTransientError,
 // ReasonDeleting, and the waits ReasonWaitingForClusterInfrastructure and ReasonWaitingForBootstrapData),
-// those of reconcile.Ensure's results and errors (ReasonInvalidParameters, ReasonDriftCorrected, ...) and
+// those of ensure.Exists's results and errors (ReasonInvalidParameters, ReasonDriftCorrected, ...) and
 // those of identity refusals (ReasonIdentityNotFound, ...). A provider's own reasons live with the provider.
 //
 // # Secrets

@@ -40,7 +40,7 @@ const (
 	// with backoff.
 	ReasonTransientError = "TransientError"
 	// ReasonTerminalError is the reason of a step condition after a terminal error that gave no reason of
-	// its own (controller-runtime's reconcile.TerminalError).
+	// its own (controller-runtime's step.TerminalError).
 	ReasonTerminalError = "TerminalError"
 	// ReasonThrottled is the reason of a step condition while the cloud throttles the provider's calls.
 	ReasonThrottled = "Throttled"
@@ -52,7 +52,7 @@ const (
 	ReasonWaitingForBootstrapData = "WaitingForBootstrapData"
 )
 
-// Reasons of the step results and terminal errors of reconcile.Ensure and EnsureDeleted, of the events
+// Reasons of the step results and terminal errors of ensure.Exists and EnsureDeleted, of the events
 // Ensure emits, and of the terminal errors of reconcile/kubeobjects.
 const (
 	// ReasonInvalidParameters is the reason of the terminal error Ensure returns when it rejects the
@@ -61,7 +61,7 @@ const (
 	// ReasonResourceAdopted is the reason of the event Ensure emits when it adopts a resource by its tags.
 	ReasonResourceAdopted = "ResourceAdopted"
 	// ReasonResourcePending is the reason of Ensure's Result while the resource is being created, changed
-	// or deleted by the cloud (a Resource that implements reconcile.PendingReporter said so); the step
+	// or deleted by the cloud (a Resource that implements ensure.PendingReporter said so); the step
 	// looks again after the poll interval.
 	ReasonResourcePending = "ResourcePending"
 	// ReasonDriftCorrected is the reason of Ensure's Result after the resource differed from its spec and
@@ -69,9 +69,9 @@ const (
 	// date.
 	ReasonDriftCorrected = "DriftCorrected"
 	// ReasonNeedsReplacement is the reason of Ensure's Result when the resource differs from its spec in a
-	// way it cannot be updated in place; Ensure changes nothing (see reconcile.Updater).
+	// way it cannot be updated in place; Ensure changes nothing (see ensure.Updater).
 	ReasonNeedsReplacement = "NeedsReplacement"
-	// ReasonResourceDeleted is the reason of the terminal error Ensure returns with reconcile.CreateOnce
+	// ReasonResourceDeleted is the reason of the terminal error Ensure returns with ensure.CreateOnce
 	// when the resource it recorded was deleted outside the controller.
 	ReasonResourceDeleted = "ResourceDeletedOutOfBand"
 	// ReasonNameTaken is the reason of the terminal error kubeobjects' Create returns when an object of the

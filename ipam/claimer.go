@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/step"
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -17,7 +18,6 @@ import (
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
-	"github.com/capkit/capkit/reconcile"
 )
 
 // Claimer claims, waits for and releases the IP addresses of machines. It keeps no state: everything is in the
@@ -90,12 +90,12 @@ func (o owner) controls(claim metav1.Object) bool {
 // addresses in request order with a Result that is Done once every claim has its address: call it from a step's
 // Reconcile and return its Result. Until then it returns no address and a Result that is not done, with
 // conditions.ReasonWaitingForIPAddresses, a message naming the claims it waits for (WaitingMessage) and the poll
-// interval of the reconcile (reconcile.EnvFrom(ctx).PollInterval()) as RequeueAfter; a controller that watches
+// interval of the reconcile (step.EnvFrom(ctx).PollInterval()) as RequeueAfter; a controller that watches
 // the claims (Owns(ipam.ClaimObject())) is woken up sooner. A claim is waited for while the IPAM provider has not
 // set status.addressRef (also just after clusterctl move, which drops status), while its IPAddress cannot be read
 // yet, and while the claim is being deleted; it is never replaced.
 //
-// Addresses that cannot be used are a terminal error (reconcile.Terminal) with conditions.ReasonInvalidIPAddress,
+// Addresses that cannot be used are a terminal error (step.Terminal) with conditions.ReasonInvalidIPAddress,
 // wrapping ErrInvalid or ErrConflict: bad requests (at most MaxRequests, devices DNS labels of at most
 // MaxDeviceLength characters, valid pools, no device asking a pool twice, checked first), an owner without a
 // UID, a bad cluster name, and an IPAddress that is malformed (an address, prefix or gateway that does not parse
@@ -103,20 +103,20 @@ func (o owner) controls(claim metav1.Object) bool {
 // that name that owner does not control, or that asks another pool, is an error wrapping ErrConflict that is
 // retried with backoff (the other object may go), like the API server's errors. Claim never updates or deletes
 // a claim.
-func (c *Claimer) Claim(ctx context.Context, obj client.Object, cluster string, reqs []Request) ([]Address, reconcile.Result, error) {
+func (c *Claimer) Claim(ctx context.Context, obj client.Object, cluster string, reqs []Request) ([]Address, step.Result, error) {
 	addrs, waiting, err := c.claim(ctx, obj, cluster, reqs)
 	switch {
 	case err != nil:
 		var bad *addressError
 		if errors.Is(err, ErrInvalid) || errors.As(err, &bad) {
-			return nil, reconcile.Result{}, reconcile.Terminal(conditions.ReasonInvalidIPAddress, err)
+			return nil, step.Result{}, step.Terminal(conditions.ReasonInvalidIPAddress, err)
 		}
-		return nil, reconcile.Result{}, err
+		return nil, step.Result{}, err
 	case len(waiting) > 0:
-		return nil, reconcile.Result{Reason: conditions.ReasonWaitingForIPAddresses, Message: WaitingMessage(waiting),
-			RequeueAfter: reconcile.EnvFrom(ctx).PollInterval()}, nil
+		return nil, step.Result{Reason: conditions.ReasonWaitingForIPAddresses, Message: WaitingMessage(waiting),
+			RequeueAfter: step.EnvFrom(ctx).PollInterval()}, nil
 	}
-	return addrs, reconcile.Result{Done: true}, nil
+	return addrs, step.Result{Done: true}, nil
 }
 
 // claim is the work of Claim (and of the deprecated Ensure): the addresses in request order once every claim

@@ -2,6 +2,7 @@ package ipam_test
 
 import (
 	"fmt"
+	"github.com/capkit/capkit/reconcile/step"
 	"net/netip"
 	"testing"
 	"time"
@@ -51,7 +52,7 @@ func TestClaimMultiDeviceMultiPool(t *testing.T) {
 	for range 2 {
 		addrs, res, err = cl.Claim(ctx, m, "c1", reqs)
 		require.NoError(t, err)
-		assert.Equal(t, reconcile.Result{Done: true}, res)
+		assert.Equal(t, step.Result{Done: true}, res)
 		assert.Equal(t, []ipam.Address{
 			{Device: "eth0", Pool: nodes, Claim: "m1-eth0-0", Address: netip.MustParseAddr("10.0.0.10"), Prefix: 24, Gateway: netip.MustParseAddr("10.0.0.1")},
 			{Device: "eth0", Pool: v6, Claim: "m1-eth0-1", Address: netip.MustParseAddr("fd00::a"), Prefix: 64},
@@ -76,26 +77,26 @@ func TestClaimWaitingResult(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		env  *reconcile.Env
+		env  *step.Env
 		reqs []ipam.Request
-		want reconcile.Result
+		want step.Result
 	}{
 		{name: "outside a reconcile", reqs: one,
-			want: reconcile.Result{Reason: conditions.ReasonWaitingForIPAddresses, Message: "waiting for the IP address of claim m1-eth0-0",
-				RequeueAfter: reconcile.DefaultRequeueAfter}},
-		{name: "the reconcile's poll interval", env: reconcile.NewEnv(m, reconcile.WithDefaultRequeue(3*time.Second)), reqs: one,
-			want: reconcile.Result{Reason: conditions.ReasonWaitingForIPAddresses, Message: "waiting for the IP address of claim m1-eth0-0",
+			want: step.Result{Reason: conditions.ReasonWaitingForIPAddresses, Message: "waiting for the IP address of claim m1-eth0-0",
+				RequeueAfter: step.DefaultPollInterval}},
+		{name: "the reconcile's poll interval", env: reconcile.NewEnv(m, reconcile.WithPollInterval(3*time.Second)), reqs: one,
+			want: step.Result{Reason: conditions.ReasonWaitingForIPAddresses, Message: "waiting for the IP address of claim m1-eth0-0",
 				RequeueAfter: 3 * time.Second}},
 		{name: "seven claims", reqs: seven,
-			want: reconcile.Result{Reason: conditions.ReasonWaitingForIPAddresses,
+			want: step.Result{Reason: conditions.ReasonWaitingForIPAddresses,
 				Message:      "waiting for IP addresses of claims m1-eth0-0, m1-eth1-0, m1-eth2-0, m1-eth3-0, m1-eth4-0 and 2 more",
-				RequeueAfter: reconcile.DefaultRequeueAfter}},
+				RequeueAfter: step.DefaultPollInterval}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := t.Context()
 			if tt.env != nil {
-				ctx = reconcile.ContextWithEnv(ctx, tt.env)
+				ctx = step.ContextWithEnv(ctx, tt.env)
 			}
 			cl, _ := newClaimer(t, m)
 			addrs, res, err := cl.Claim(ctx, m, "c1", tt.reqs)
@@ -148,7 +149,7 @@ func TestClaimOwnership(t *testing.T) {
 			if tt.wantErr != "" {
 				require.ErrorIs(t, err, ipam.ErrConflict)
 				assert.ErrorContains(t, err, tt.wantErr)
-				assert.False(t, reconcile.IsTerminal(err), "retried with backoff")
+				assert.False(t, step.IsTerminal(err), "retried with backoff")
 				assert.Equal(t, reconcile.ClassTransient, reconcile.Classify(reconcile.OpReconcile, res, err).Class)
 				assert.Nil(t, addrs)
 			} else {
@@ -222,14 +223,14 @@ func TestClaimAddress(t *testing.T) {
 			if tt.wantErr != nil {
 				require.ErrorIs(t, err, tt.wantErr)
 				assert.ErrorContains(t, err, tt.errText)
-				assert.True(t, reconcile.IsTerminal(err))
-				assert.Equal(t, conditions.ReasonInvalidIPAddress, reconcile.TerminalReason(err))
+				assert.True(t, step.IsTerminal(err))
+				assert.Equal(t, conditions.ReasonInvalidIPAddress, step.TerminalReason(err))
 				assert.Nil(t, addrs)
-				assert.Equal(t, reconcile.Result{}, res)
+				assert.Equal(t, step.Result{}, res)
 				return
 			}
 			require.NoError(t, err)
-			assert.Equal(t, reconcile.Result{Done: true}, res)
+			assert.Equal(t, step.Result{Done: true}, res)
 			tt.want.Device, tt.want.Pool, tt.want.Claim = "eth0", tt.pool, "m1-eth0-0"
 			assert.Equal(t, []ipam.Address{tt.want}, addrs)
 		})
@@ -301,11 +302,11 @@ func TestClaimInputs(t *testing.T) {
 			addrs, res, err := cl.Claim(t.Context(), tt.owner, tt.cluster, tt.reqs)
 			require.ErrorContains(t, err, tt.errText)
 			assert.Nil(t, addrs)
-			assert.Equal(t, reconcile.Result{}, res)
-			assert.Equal(t, tt.terminal, reconcile.IsTerminal(err))
+			assert.Equal(t, step.Result{}, res)
+			assert.Equal(t, tt.terminal, step.IsTerminal(err))
 			if tt.terminal {
 				assert.ErrorIs(t, err, ipam.ErrInvalid)
-				assert.Equal(t, conditions.ReasonInvalidIPAddress, reconcile.TerminalReason(err))
+				assert.Equal(t, conditions.ReasonInvalidIPAddress, step.TerminalReason(err))
 			}
 			assert.Nil(t, getClaim(t, c, "m1-eth0-0"), "nothing created on bad input")
 		})
@@ -321,6 +322,6 @@ func TestNewClaimer(t *testing.T) {
 }
 
 // waiting is Claim's Result while it waits, outside a reconcile.
-func waiting(message string) reconcile.Result {
-	return reconcile.Result{Reason: conditions.ReasonWaitingForIPAddresses, Message: message, RequeueAfter: reconcile.DefaultRequeueAfter}
+func waiting(message string) step.Result {
+	return step.Result{Reason: conditions.ReasonWaitingForIPAddresses, Message: message, RequeueAfter: step.DefaultPollInterval}
 }

@@ -1,6 +1,7 @@
 package ipam_test
 
 import (
+	"github.com/capkit/capkit/reconcile/step"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -8,7 +9,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/ipam"
-	"github.com/capkit/capkit/reconcile"
 )
 
 // The deprecated Ensure and Release return what they returned before Claim and Unclaim: the names of the claims
@@ -42,7 +42,7 @@ func TestDeprecatedEnsureAndRelease(t *testing.T) {
 			if tt.wantErr != nil {
 				require.ErrorIs(t, err, tt.wantErr)
 				assert.EqualError(t, err, tt.errText)
-				assert.False(t, reconcile.IsTerminal(err), "not classified")
+				assert.False(t, step.IsTerminal(err), "not classified")
 				return
 			}
 			require.NoError(t, err)
@@ -65,6 +65,6 @@ func TestDeprecatedEnsureAndRelease(t *testing.T) {
 		_, err = cl.Release(t.Context(), m, make([]ipam.Request, 17))
 		require.ErrorIs(t, err, ipam.ErrInvalid)
 		assert.EqualError(t, err, `cannot release IP addresses of FooMachine "ns/m1": 17 requests, more than 16: invalid`)
-		assert.False(t, reconcile.IsTerminal(err), "not classified")
+		assert.False(t, step.IsTerminal(err), "not classified")
 	})
 }

@@ -12,7 +12,7 @@
 // only webhooks that make both specs immutable.
 //
 // A Claimer does the provider's half, as steps of capkit's reconcilers (package reconcile): Claim creates one
-// claim per Request and returns the Addresses in request order with a reconcile.Result that is Done once all are
+// claim per Request and returns the Addresses in request order with a step.Result that is Done once all are
 // allocated, or not done with conditions.ReasonWaitingForIPAddresses and a message naming the claims it waits
 // for. Unclaim deletes the claims and returns a Result that is Done once they are gone, or not done with
 // conditions.ReasonReleasingIPAddresses. Addresses that cannot be used are terminal errors with

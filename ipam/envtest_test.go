@@ -2,6 +2,7 @@ package ipam_test
 
 import (
 	"context"
+	"github.com/capkit/capkit/reconcile/step"
 	"net/netip"
 	"testing"
 	"time"
@@ -17,7 +18,6 @@ import (
 	"github.com/capkit/capkit/internal/testtypes"
 	"github.com/capkit/capkit/ipam"
 	"github.com/capkit/capkit/providertest/testenv"
-	"github.com/capkit/capkit/reconcile"
 )
 
 // TestEnvtest runs a Claimer against a real kube-apiserver with Cluster API v1.14.2's IPAM CRDs (testdata/crds
@@ -50,8 +50,8 @@ func TestEnvtest(t *testing.T) {
 	addrs, res, err := cl.Claim(ctx, m, "c1", reqs)
 	require.NoError(t, err)
 	assert.Nil(t, addrs)
-	assert.Equal(t, reconcile.Result{Reason: conditions.ReasonWaitingForIPAddresses, Message: "waiting for the IP address of claim worker-1-eth0-0",
-		RequeueAfter: reconcile.DefaultRequeueAfter}, res)
+	assert.Equal(t, step.Result{Reason: conditions.ReasonWaitingForIPAddresses, Message: "waiting for the IP address of claim worker-1-eth0-0",
+		RequeueAfter: step.DefaultPollInterval}, res)
 	key := client.ObjectKey{Namespace: namespace, Name: "worker-1-eth0-0"}
 	claim := ipam.ClaimObject()
 	require.NoError(t, c.Get(ctx, key, claim))
@@ -77,8 +77,8 @@ func TestEnvtest(t *testing.T) {
 	// Unclaim deletes the claim; the IPAM provider's finalizer holds it until the address is released.
 	res, err = cl.Unclaim(ctx, m, reqs)
 	require.NoError(t, err)
-	assert.Equal(t, reconcile.Result{Reason: conditions.ReasonReleasingIPAddresses, Message: "waiting for claim worker-1-eth0-0 to be deleted",
-		RequeueAfter: reconcile.DefaultRequeueAfter}, res)
+	assert.Equal(t, step.Result{Reason: conditions.ReasonReleasingIPAddresses, Message: "waiting for claim worker-1-eth0-0 to be deleted",
+		RequeueAfter: step.DefaultPollInterval}, res)
 	require.NoError(t, c.Get(ctx, key, claim))
 	assert.NotNil(t, claim.GetDeletionTimestamp())
 	addrs, res, err = cl.Claim(ctx, m, "c1", reqs)

@@ -3,6 +3,7 @@ package ipam_test
 import (
 	"context"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/step"
 	"net/netip"
 	"strings"
 
@@ -13,7 +14,6 @@ import (
 
 	"github.com/capkit/capkit/internal/testtypes"
 	"github.com/capkit/capkit/ipam"
-	"github.com/capkit/capkit/reconcile"
 )
 
 // An InfraMachine reconciler's step claims an address for eth0 from an InClusterIPPool, waits for the IPAM
@@ -47,7 +47,7 @@ func ExampleClaimer() {
 
 // staticIPs is the part of a step's Reconcile that claims the machine's addresses before it creates its
 // instance: it returns the step's Result and error as Claim gives them until every address is allocated.
-func staticIPs(ctx context.Context, claimer *ipam.Claimer, machine client.Object, cluster string, reqs []ipam.Request) ([]netip.Prefix, reconcile.Result, error) {
+func staticIPs(ctx context.Context, claimer *ipam.Claimer, machine client.Object, cluster string, reqs []ipam.Request) ([]netip.Prefix, step.Result, error) {
 	// snippet:start claim
 	addrs, res, err := claimer.Claim(ctx, machine, cluster, reqs)
 	if err != nil || !res.Done {

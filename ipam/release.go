@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/step"
 	"sort"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -12,7 +13,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/conditions"
-	"github.com/capkit/capkit/reconcile"
 )
 
 // Unclaim deletes the claims of owner and returns a Result that is Done once none is left: call it from a step's
@@ -23,22 +23,22 @@ import (
 //
 // A claim that stays after its delete (the IPAM provider's finalizer, until it has released the address) makes
 // the Result not done, with conditions.ReasonReleasingIPAddresses, a message naming the claims and the poll
-// interval of the reconcile (reconcile.EnvFrom(ctx).PollInterval()) as RequeueAfter. Requests are not checked,
+// interval of the reconcile (step.EnvFrom(ctx).PollInterval()) as RequeueAfter. Requests are not checked,
 // beyond MaxRequests; a device that is not a DNS label has no claim to find. More requests than MaxRequests and
-// a bad owner are a terminal error (reconcile.Terminal) with conditions.ReasonInvalidIPAddress wrapping
+// a bad owner are a terminal error (step.Terminal) with conditions.ReasonInvalidIPAddress wrapping
 // ErrInvalid; the API server's errors are retried with backoff.
-func (c *Claimer) Unclaim(ctx context.Context, obj client.Object, reqs []Request) (reconcile.Result, error) {
+func (c *Claimer) Unclaim(ctx context.Context, obj client.Object, reqs []Request) (step.Result, error) {
 	left, err := c.release(ctx, obj, reqs)
 	switch {
 	case errors.Is(err, ErrInvalid):
-		return reconcile.Result{}, reconcile.Terminal(conditions.ReasonInvalidIPAddress, err)
+		return step.Result{}, step.Terminal(conditions.ReasonInvalidIPAddress, err)
 	case err != nil:
-		return reconcile.Result{}, err
+		return step.Result{}, err
 	case len(left) > 0:
-		return reconcile.Result{Reason: conditions.ReasonReleasingIPAddresses, Message: releasingMessage(left),
-			RequeueAfter: reconcile.EnvFrom(ctx).PollInterval()}, nil
+		return step.Result{Reason: conditions.ReasonReleasingIPAddresses, Message: releasingMessage(left),
+			RequeueAfter: step.EnvFrom(ctx).PollInterval()}, nil
 	}
-	return reconcile.Result{Done: true}, nil
+	return step.Result{Done: true}, nil
 }
 
 // release is the work of Unclaim: it deletes the claims of owner and returns the names of those left, in name

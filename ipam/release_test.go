@@ -1,6 +1,7 @@
 package ipam_test
 
 import (
+	"github.com/capkit/capkit/reconcile/step"
 	"strings"
 	"testing"
 	"time"
@@ -40,7 +41,7 @@ func TestUnclaim(t *testing.T) {
 
 	res, err := cl.Unclaim(ctx, m, reqs)
 	require.NoError(t, err)
-	assert.Equal(t, reconcile.Result{Done: true}, res)
+	assert.Equal(t, step.Result{Done: true}, res)
 	for _, name := range []string{"m1-eth0-0", "m1-eth1-0", "m1-eth9-0"} {
 		assert.Nil(t, getClaim(t, c, name), name)
 	}
@@ -50,13 +51,13 @@ func TestUnclaim(t *testing.T) {
 
 	res, err = cl.Unclaim(ctx, m, reqs)
 	require.NoError(t, err)
-	assert.Equal(t, reconcile.Result{Done: true}, res, "nothing left")
+	assert.Equal(t, step.Result{Done: true}, res, "nothing left")
 }
 
 // A claim the IPAM provider still holds with its finalizer keeps Unclaim from being done: its Result names the
 // claims left and asks to look again after the reconcile's poll interval.
 func TestUnclaimWaitsForFinalizers(t *testing.T) {
-	ctx := reconcile.ContextWithEnv(t.Context(), reconcile.NewEnv(nil, reconcile.WithDefaultRequeue(2*time.Second)))
+	ctx := step.ContextWithEnv(t.Context(), reconcile.NewEnv(nil, reconcile.WithPollInterval(2*time.Second)))
 	m := machine("m1", "uid-1")
 	held := func(name string) *unstructured.Unstructured {
 		c := claim(name, nodes, controllerRef("m1", "uid-1"))
@@ -85,7 +86,7 @@ func TestUnclaimWaitsForFinalizers(t *testing.T) {
 			for range 2 {
 				res, err := cl.Unclaim(ctx, m, reqs)
 				require.NoError(t, err)
-				assert.Equal(t, reconcile.Result{Reason: conditions.ReasonReleasingIPAddresses, Message: tt.message, RequeueAfter: 2 * time.Second}, res)
+				assert.Equal(t, step.Result{Reason: conditions.ReasonReleasingIPAddresses, Message: tt.message, RequeueAfter: 2 * time.Second}, res)
 				assert.Equal(t, reconcile.ClassInProgress, reconcile.Classify(reconcile.OpDelete, res, err).Class)
 				for _, name := range tt.held {
 					got := getClaim(t, c, name)
@@ -102,7 +103,7 @@ func TestUnclaimWaitsForFinalizers(t *testing.T) {
 			}
 			res, err := cl.Unclaim(ctx, m, reqs)
 			require.NoError(t, err)
-			assert.Equal(t, reconcile.Result{Done: true}, res)
+			assert.Equal(t, step.Result{Done: true}, res)
 		})
 	}
 }
@@ -128,13 +129,13 @@ func TestUnclaimInputs(t *testing.T) {
 			res, err := cl.Unclaim(t.Context(), tt.owner, tt.reqs)
 			if tt.errText == "" {
 				require.NoError(t, err)
-				assert.Equal(t, reconcile.Result{Done: true}, res)
+				assert.Equal(t, step.Result{Done: true}, res)
 				return
 			}
 			require.ErrorIs(t, err, ipam.ErrInvalid)
 			assert.ErrorContains(t, err, tt.errText)
-			assert.Equal(t, conditions.ReasonInvalidIPAddress, reconcile.TerminalReason(err))
-			assert.Equal(t, reconcile.Result{}, res)
+			assert.Equal(t, conditions.ReasonInvalidIPAddress, step.TerminalReason(err))
+			assert.Equal(t, step.Result{}, res)
 		})
 	}
 }

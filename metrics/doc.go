@@ -1,7 +1,7 @@
 // Package metrics defines the Prometheus metrics capkit records for every provider. They are on controller-runtime's
 // registry, served by the manager's metrics endpoint:
 //
-//	capkit_cloud_calls_total{resource, operation, outcome}    cloud calls made by reconcile.Ensure and EnsureDeleted;
+//	capkit_cloud_calls_total{resource, operation, outcome}    cloud calls made by ensure.Exists and EnsureDeleted;
 //	                                                         outcome is ok, not_found, throttled or error
 //	capkit_cloud_call_duration_seconds{resource, operation}   their latency
 //	capkit_ensure_actions_total{resource, action}            what Ensure and EnsureDeleted did: found, adopted,
@@ -9,6 +9,6 @@
 //	capkit_ratelimit_wait_seconds                            time spent waiting for the rate limiter
 //	capkit_reconcile_throttled_total{kind}                   reconciles that ended throttled (requeued, not failed)
 //
-// Labels have low cardinality: resource is the kind of cloud resource (reconcile.Kinded, else the Ensure key),
+// Labels have low cardinality: resource is the kind of cloud resource (ensure.Kinded, else the Ensure key),
 // operation one of get, find, create, update, delete; no object or cluster names.
 package metrics

@@ -3,6 +3,7 @@ package mocks_test
 import (
 	"context"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/step"
 
 	"go.uber.org/mock/gomock"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,13 +28,13 @@ func (printReporter) Fatalf(format string, args ...any) {
 // providerIDService is a provider's machine service: it writes the provider ID of the instance the
 // machine's earlier steps recorded, and reports not done until there is one.
 var providerIDService = reconcile.ServiceFuncs[scope.MachineScoper[*v1beta2.MemMachine]]{
-	ReconcileFunc: func(ctx context.Context, s scope.MachineScoper[*v1beta2.MemMachine]) (reconcile.Result, error) {
+	ReconcileFunc: func(ctx context.Context, s scope.MachineScoper[*v1beta2.MemMachine]) (step.Result, error) {
 		id, ok := s.ResourceID("instance")
 		if !ok {
-			return reconcile.Result{Reason: "WaitingForInstance"}, nil
+			return step.Result{Reason: "WaitingForInstance"}, nil
 		}
 		s.InfraMachine().Spec.ProviderID = v1beta2.ProviderID(id)
-		return reconcile.Result{Done: true}, nil
+		return step.Result{Done: true}, nil
 	},
 }
 

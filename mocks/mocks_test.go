@@ -3,6 +3,8 @@ package mocks_test
 import (
 	"context"
 	"errors"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,7 +13,6 @@ import (
 
 	"github.com/capkit/capkit/internal/testtypes"
 	"github.com/capkit/capkit/mocks"
-	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
 )
 
@@ -57,32 +58,32 @@ func TestEnsureWithMockedTrackerAndResource(t *testing.T) {
 	tr := mocks.NewMockResourceTracker(ctrl)
 	res := mocks.NewMockResource[vmSpec, *vm](ctrl)
 	spec := vmSpec{Image: "ubuntu"}
-	tags := reconcile.OwnershipTags("key1", "vm")
+	tags := ensure.OwnershipTags("key1", "vm")
 	gomock.InOrder(
 		res.EXPECT().Validate(spec).Return(nil),
 		tr.EXPECT().OwnershipKey().Return("key1", nil),
 		tr.EXPECT().ResourceID("vm").Return("", false),
 		res.EXPECT().FindByTags(gomock.Any(), tags).Return(nil, false, nil),
-		res.EXPECT().Create(gomock.Any(), spec, reconcile.IdempotencyToken("key1", "vm"), tags).Return(&vm{ID: "vm-1"}, nil),
+		res.EXPECT().Create(gomock.Any(), spec, ensure.IdempotencyToken("key1", "vm"), tags).Return(&vm{ID: "vm-1"}, nil),
 		res.EXPECT().ID(&vm{ID: "vm-1"}).Return("vm-1"),
 		tr.EXPECT().SetResourceID("vm", "vm-1").Return(nil),
 		tr.EXPECT().PatchNow(gomock.Any()).Return(nil),
 	)
-	out, err := reconcile.Ensure(ctx, tr, "vm", res, reconcile.Given(spec))
+	out, err := ensure.Exists(ctx, tr, "vm", res, ensure.Given(spec))
 	require.NoError(t, err)
-	assert.Equal(t, reconcile.EnsureResult[*vm]{ID: "vm-1", Observed: &vm{ID: "vm-1"}, Action: reconcile.ActionCreated,
-		Result: reconcile.Result{Done: true}}, out)
+	assert.Equal(t, ensure.Result[*vm]{ID: "vm-1", Observed: &vm{ID: "vm-1"}, Action: ensure.ActionCreated,
+		Result: step.Result{Done: true}}, out)
 
 	// Bad parameters: Validate fails and nothing else is called (gomock fails on any unexpected call).
 	res.EXPECT().Validate(vmSpec{}).Return(errors.New("image must not be empty"))
-	_, err = reconcile.Ensure(ctx, tr, "vm", res, reconcile.Given(vmSpec{}))
-	assert.True(t, reconcile.IsTerminal(err))
+	_, err = ensure.Exists(ctx, tr, "vm", res, ensure.Given(vmSpec{}))
+	assert.True(t, step.IsTerminal(err))
 }
 
 func TestServiceAndRecorderMocks(t *testing.T) {
 	ctrl := gomock.NewController(t)
 	svc := mocks.NewMockService[scope.ClusterScoper[*testtypes.FooCluster]](ctrl)
-	svc.EXPECT().Reconcile(gomock.Any(), gomock.Nil()).Return(reconcile.Result{Done: true}, nil)
+	svc.EXPECT().Reconcile(gomock.Any(), gomock.Nil()).Return(step.Result{Done: true}, nil)
 	r, err := svc.Reconcile(t.Context(), nil)
 	require.NoError(t, err)
 	assert.True(t, r.Done)

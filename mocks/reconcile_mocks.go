@@ -11,9 +11,9 @@ package mocks
 
 import (
 	context "context"
+	"github.com/capkit/capkit/reconcile/step"
 	reflect "reflect"
 
-	reconcile "github.com/capkit/capkit/reconcile"
 	gomock "go.uber.org/mock/gomock"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 )
@@ -466,10 +466,10 @@ func (m *MockService[S]) EXPECT() *MockServiceMockRecorder[S] {
 }
 
 // Delete mocks base method.
-func (m *MockService[S]) Delete(ctx context.Context, s S) (reconcile.Result, error) {
+func (m *MockService[S]) Delete(ctx context.Context, s S) (step.Result, error) {
 	m.ctrl.T.Helper()
 	ret := m.ctrl.Call(m, "Delete", ctx, s)
-	ret0, _ := ret[0].(reconcile.Result)
+	ret0, _ := ret[0].(step.Result)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
@@ -487,28 +487,28 @@ type MockServiceDeleteCall[S any] struct {
 }
 
 // Return rewrite *gomock.Call.Return
-func (c *MockServiceDeleteCall[S]) Return(arg0 reconcile.Result, arg1 error) *MockServiceDeleteCall[S] {
+func (c *MockServiceDeleteCall[S]) Return(arg0 step.Result, arg1 error) *MockServiceDeleteCall[S] {
 	c.Call = c.Call.Return(arg0, arg1)
 	return c
 }
 
 // Do rewrite *gomock.Call.Do
-func (c *MockServiceDeleteCall[S]) Do(f func(context.Context, S) (reconcile.Result, error)) *MockServiceDeleteCall[S] {
+func (c *MockServiceDeleteCall[S]) Do(f func(context.Context, S) (step.Result, error)) *MockServiceDeleteCall[S] {
 	c.Call = c.Call.Do(f)
 	return c
 }
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
-func (c *MockServiceDeleteCall[S]) DoAndReturn(f func(context.Context, S) (reconcile.Result, error)) *MockServiceDeleteCall[S] {
+func (c *MockServiceDeleteCall[S]) DoAndReturn(f func(context.Context, S) (step.Result, error)) *MockServiceDeleteCall[S] {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }
 
 // Reconcile mocks base method.
-func (m *MockService[S]) Reconcile(ctx context.Context, s S) (reconcile.Result, error) {
+func (m *MockService[S]) Reconcile(ctx context.Context, s S) (step.Result, error) {
 	m.ctrl.T.Helper()
 	ret := m.ctrl.Call(m, "Reconcile", ctx, s)
-	ret0, _ := ret[0].(reconcile.Result)
+	ret0, _ := ret[0].(step.Result)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
@@ -526,19 +526,19 @@ type MockServiceReconcileCall[S any] struct {
 }
 
 // Return rewrite *gomock.Call.Return
-func (c *MockServiceReconcileCall[S]) Return(arg0 reconcile.Result, arg1 error) *MockServiceReconcileCall[S] {
+func (c *MockServiceReconcileCall[S]) Return(arg0 step.Result, arg1 error) *MockServiceReconcileCall[S] {
 	c.Call = c.Call.Return(arg0, arg1)
 	return c
 }
 
 // Do rewrite *gomock.Call.Do
-func (c *MockServiceReconcileCall[S]) Do(f func(context.Context, S) (reconcile.Result, error)) *MockServiceReconcileCall[S] {
+func (c *MockServiceReconcileCall[S]) Do(f func(context.Context, S) (step.Result, error)) *MockServiceReconcileCall[S] {
 	c.Call = c.Call.Do(f)
 	return c
 }
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
-func (c *MockServiceReconcileCall[S]) DoAndReturn(f func(context.Context, S) (reconcile.Result, error)) *MockServiceReconcileCall[S] {
+func (c *MockServiceReconcileCall[S]) DoAndReturn(f func(context.Context, S) (step.Result, error)) *MockServiceReconcileCall[S] {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }

@@ -11,7 +11,7 @@
 //   - providertest/servicetest: table-driven tests of a provider's services on the state-backed fake scopes
 //     of scope/scopetest (RunMachineCases, RunClusterCases).
 //   - providertest/ensuretest: the scenarios in which providers duplicate or leak a cloud resource, run
-//     against the provider's reconcile.Resource (RunScenarios), and Tracker, a scope.ResourceTracker that
+//     against the provider's ensure.Resource (RunScenarios), and Tracker, a scope.ResourceTracker that
 //     models crashes and clusterctl move.
 //   - providertest/lifecycle: a whole cluster created, provisioned and deleted against the running provider,
 //     with a leak check (lifecycle.Run, Driver, LeakChecker), Cluster API's part played by the driver when

@@ -3,6 +3,7 @@ package reconcile_test
 import (
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/step"
 	"time"
 
 	"github.com/capkit/capkit/identity"
@@ -13,20 +14,20 @@ import (
 // condition they write, when they look again, and whether controller-runtime gets the error.
 func ExampleClassify() {
 	for _, call := range []struct {
-		res reconcile.Result
+		res step.Result
 		err error
 	}{
-		{res: reconcile.Result{Done: true}},
-		{res: reconcile.Result{Reason: "InstanceBooting", RequeueAfter: 5 * time.Second}},
-		{err: fmt.Errorf("cannot create instance: %w", reconcile.Throttled(errors.New("429"), 2*time.Second))},
-		{err: reconcile.Terminal("QuotaExceeded", errors.New("quota of 10 instances reached"))},
+		{res: step.Result{Done: true}},
+		{res: step.Result{Reason: "InstanceBooting", RequeueAfter: 5 * time.Second}},
+		{err: fmt.Errorf("cannot create instance: %w", step.Throttled(errors.New("429"), 2*time.Second))},
+		{err: step.Terminal("QuotaExceeded", errors.New("quota of 10 instances reached"))},
 		{err: &identity.RefusedError{Reason: "NamespaceNotAllowed", Message: "namespace \"ns\" is not allowed"}},
 		{err: errors.New("connection reset")},
 	} {
 		c := reconcile.Classify(reconcile.OpReconcile, call.res, call.err)
 		fmt.Printf("%-10s %-19s requeue=%-4v error returned=%t\n", c.Class, c.Reason, c.RequeueAfter, c.Err != nil)
 	}
-	fmt.Println(reconcile.Classify(reconcile.OpDelete, reconcile.Result{Reason: "InstanceStopping"}, nil).Reason)
+	fmt.Println(reconcile.Classify(reconcile.OpDelete, step.Result{Reason: "InstanceStopping"}, nil).Reason)
 	// Output:
 	// Done       Ready               requeue=0s   error returned=false
 	// InProgress InstanceBooting     requeue=5s   error returned=false

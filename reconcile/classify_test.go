@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/capkit/capkit/reconcile/internal/fakecloud"
+	"github.com/capkit/capkit/reconcile/step"
 	"strings"
 	"testing"
 	"time"
@@ -29,7 +30,7 @@ import (
 // stepCall is one call of a step's service: what it returns and what the reconcilers must do with it.
 type stepCall struct {
 	name string
-	res  reconcile.Result
+	res  step.Result
 	err  error
 	// want is the classification of a Reconcile call; wantDelete, when its Class is set, of a Delete call
 	// (else want).
@@ -40,33 +41,33 @@ type stepCall struct {
 func stepCalls() []stepCall {
 	retried := errors.New("connection reset")
 	calls := []stepCall{
-		{name: "done", res: reconcile.Result{Done: true},
+		{name: "done", res: step.Result{Done: true},
 			want:       reconcile.Classification{Class: reconcile.ClassDone, Reason: conditions.ReasonReady},
 			wantDelete: reconcile.Classification{Class: reconcile.ClassDone, Reason: conditions.ReasonDeleting}},
-		{name: "done with a periodic re-check", res: reconcile.Result{Done: true, RequeueAfter: 5 * time.Minute},
+		{name: "done with a periodic re-check", res: step.Result{Done: true, RequeueAfter: 5 * time.Minute},
 			want:       reconcile.Classification{Class: reconcile.ClassDone, Reason: conditions.ReasonReady, RequeueAfter: 5 * time.Minute},
 			wantDelete: reconcile.Classification{Class: reconcile.ClassDone, Reason: conditions.ReasonDeleting}},
-		{name: "not done", res: reconcile.Result{},
-			want:       reconcile.Classification{Class: reconcile.ClassInProgress, Reason: conditions.ReasonInProgress, RequeueAfter: reconcile.DefaultRequeueAfter},
-			wantDelete: reconcile.Classification{Class: reconcile.ClassInProgress, Reason: conditions.ReasonDeleting, RequeueAfter: reconcile.DefaultRequeueAfter}},
-		{name: "not done with a reason", res: reconcile.Result{Reason: "InstanceBooting", Message: "booting", RequeueAfter: 3 * time.Second},
+		{name: "not done", res: step.Result{},
+			want:       reconcile.Classification{Class: reconcile.ClassInProgress, Reason: conditions.ReasonInProgress, RequeueAfter: step.DefaultPollInterval},
+			wantDelete: reconcile.Classification{Class: reconcile.ClassInProgress, Reason: conditions.ReasonDeleting, RequeueAfter: step.DefaultPollInterval}},
+		{name: "not done with a reason", res: step.Result{Reason: "InstanceBooting", Message: "booting", RequeueAfter: 3 * time.Second},
 			want:       reconcile.Classification{Class: reconcile.ClassInProgress, Reason: "InstanceBooting", RequeueAfter: 3 * time.Second},
 			wantDelete: reconcile.Classification{Class: reconcile.ClassInProgress, Reason: conditions.ReasonDeleting, RequeueAfter: 3 * time.Second}},
 	}
 	errs := []stepCall{
-		{name: "terminal with a reason", err: reconcile.Terminal("QuotaExceeded", errors.New("quota of 10 instances reached")),
+		{name: "terminal with a reason", err: step.Terminal("QuotaExceeded", errors.New("quota of 10 instances reached")),
 			want: reconcile.Classification{Class: reconcile.ClassTerminal, Reason: "QuotaExceeded"}},
 		{name: "controller-runtime terminal", err: crreconcile.TerminalError(errors.New("bad flavor")),
 			want: reconcile.Classification{Class: reconcile.ClassTerminal, Reason: conditions.ReasonTerminalError}},
-		{name: "throttled with a hint", err: reconcile.Throttled(errors.New("429 Too Many Requests"), 2*time.Second),
+		{name: "throttled with a hint", err: step.Throttled(errors.New("429 Too Many Requests"), 2*time.Second),
 			want: reconcile.Classification{Class: reconcile.ClassThrottled, Reason: conditions.ReasonThrottled, RequeueAfter: 2 * time.Second}},
-		{name: "throttled without a hint", err: reconcile.Throttled(errors.New("429 Too Many Requests"), 0),
+		{name: "throttled without a hint", err: step.Throttled(errors.New("429 Too Many Requests"), 0),
 			want: reconcile.Classification{Class: reconcile.ClassThrottled, Reason: conditions.ReasonThrottled, RequeueAfter: reconcile.ThrottleBackoffBase}},
 		{name: "identity refused", err: &identity.RefusedError{Reason: conditions.ReasonNamespaceNotAllowed, Message: "identity \"team-a\" does not allow namespace \"ns\""},
 			want: reconcile.Classification{Class: reconcile.ClassRefused, Reason: conditions.ReasonNamespaceNotAllowed, RequeueAfter: reconcile.DefaultIdentityRecheck}},
 		{name: "plain error", err: retried,
 			want: reconcile.Classification{Class: reconcile.ClassTransient, Reason: conditions.ReasonTransientError, Err: retried}},
-		{name: "plain error with a done result", res: reconcile.Result{Done: true}, err: retried,
+		{name: "plain error with a done result", res: step.Result{Done: true}, err: retried,
 			want: reconcile.Classification{Class: reconcile.ClassTransient, Reason: conditions.ReasonTransientError, Err: retried}},
 	}
 	for _, c := range errs {
@@ -112,7 +113,7 @@ func TestHarnessAndReconcilerClassifyAlike(t *testing.T) {
 
 // callService is a step's service whose Reconcile (or Delete, with op OpDelete) returns call.
 func callService(op reconcile.Op, call stepCall) reconcile.Service[clusterScope] {
-	do := func(context.Context, clusterScope) (reconcile.Result, error) { return call.res, call.err }
+	do := func(context.Context, clusterScope) (step.Result, error) { return call.res, call.err }
 	if op == reconcile.OpDelete {
 		return reconcile.ServiceFuncs[clusterScope]{DeleteFunc: do}
 	}

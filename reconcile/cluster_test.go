@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"github.com/capkit/capkit/reconcile/internal/fakecloud"
+	"github.com/capkit/capkit/reconcile/step"
 	"testing"
 	"time"
 
@@ -38,38 +40,38 @@ type clusterFixture struct {
 	rec      *fakecloud.Recorder
 	r        *reconcile.ClusterReconciler[*testtypes.FooCluster]
 	order    []string
-	lbResult reconcile.Result
+	lbResult step.Result
 	lbErr    error
 	delDone  bool
 }
 
 func newClusterFixture(t *testing.T) *clusterFixture {
 	t.Helper()
-	f := &clusterFixture{cloud: fakecloud.New(), cc: scopetest.NewCountingClient(env.Client), rec: &fakecloud.Recorder{}, lbResult: reconcile.Result{Done: true}, delDone: true}
+	f := &clusterFixture{cloud: fakecloud.New(), cc: scopetest.NewCountingClient(env.Client), rec: &fakecloud.Recorder{}, lbResult: step.Result{Done: true}, delDone: true}
 	network := reconcile.ServiceFuncs[clusterScope]{
-		ReconcileFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
+		ReconcileFunc: func(ctx context.Context, s clusterScope) (step.Result, error) {
 			f.order = append(f.order, "reconcile Network")
-			_, err := reconcile.Ensure(ctx, s, "vpc", f.cloud, reconcile.Given(fakecloud.Spec{CIDR: s.InfraCluster().Spec.Region}))
-			return reconcile.Result{Done: err == nil}, err
+			_, err := ensure.Exists(ctx, s, "vpc", f.cloud, ensure.Given(fakecloud.Spec{CIDR: s.InfraCluster().Spec.Region}))
+			return step.Result{Done: err == nil}, err
 		},
-		DeleteFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
+		DeleteFunc: func(ctx context.Context, s clusterScope) (step.Result, error) {
 			f.order = append(f.order, "delete Network")
-			return reconcile.EnsureDeleted(ctx, s, "vpc", f.cloud)
+			return ensure.Deleted(ctx, s, "vpc", f.cloud)
 		},
 	}
 	lb := reconcile.ServiceFuncs[clusterScope]{
-		ReconcileFunc: func(_ context.Context, s clusterScope) (reconcile.Result, error) {
+		ReconcileFunc: func(_ context.Context, s clusterScope) (step.Result, error) {
 			f.order = append(f.order, "reconcile LoadBalancer")
 			if f.lbErr != nil || !f.lbResult.Done {
 				return f.lbResult, f.lbErr
 			}
 			s.InfraCluster().SetControlPlaneEndpoint(contract.APIEndpoint{Host: "lb.example", Port: 6443})
 			s.InfraCluster().SetProvisioned(true)
-			return reconcile.Result{Done: true}, nil
+			return step.Result{Done: true}, nil
 		},
-		DeleteFunc: func(context.Context, clusterScope) (reconcile.Result, error) {
+		DeleteFunc: func(context.Context, clusterScope) (step.Result, error) {
 			f.order = append(f.order, "delete LoadBalancer")
-			return reconcile.Result{Done: f.delDone}, nil
+			return step.Result{Done: f.delDone}, nil
 		},
 	}
 	r, err := reconcile.NewClusterReconcilerFor(f.cc, &testtypes.FooCluster{},
@@ -203,13 +205,13 @@ func TestClusterReconcileNotFound(t *testing.T) {
 }
 
 // TestClusterReconcileErrorClasses: a step reports "not yet" with a Result, a terminal error with
-// reconcile.Terminal or controller-runtime's own reconcile.TerminalError (wrapped or not), or any other error.
+// step.Terminal or controller-runtime's own step.TerminalError (wrapped or not), or any other error.
 // Each is recorded in the step condition; only the last is returned to controller-runtime, which retries it
 // with backoff.
 func TestClusterReconcileErrorClasses(t *testing.T) {
 	tests := []struct {
 		name        string
-		lbResult    reconcile.Result
+		lbResult    step.Result
 		lbErr       error
 		wantRetried bool
 		wantRequeue time.Duration
@@ -217,7 +219,7 @@ func TestClusterReconcileErrorClasses(t *testing.T) {
 		wantMessage string
 		wantEvent   string
 	}{
-		{name: "terminal", lbErr: reconcile.Terminal("InvalidSize", errors.New("size \"huge\" does not exist")),
+		{name: "terminal", lbErr: step.Terminal("InvalidSize", errors.New("size \"huge\" does not exist")),
 			wantReason: "InvalidSize", wantMessage: `size "huge" does not exist`, wantEvent: `Warning InvalidSize Reconcile LoadBalancerReady: size "huge" does not exist`},
 		{name: "controller-runtime TerminalError", lbErr: crreconcile.TerminalError(errors.New("bad flavor")),
 			wantReason: conditions.ReasonTerminalError, wantMessage: "terminal error: bad flavor", wantEvent: "Warning TerminalError Reconcile LoadBalancerReady: terminal error: bad flavor"},
@@ -226,10 +228,10 @@ func TestClusterReconcileErrorClasses(t *testing.T) {
 			wantEvent: "Warning TerminalError Reconcile LoadBalancerReady: cannot create lb: terminal error: bad flavor"},
 		{name: "plain error is retried", lbErr: errors.New("throttled"), wantRetried: true, wantReason: conditions.ReasonTransientError, wantMessage: "throttled",
 			wantEvent: "Warning TransientError Reconcile LoadBalancerReady: throttled"},
-		{name: "not yet", lbResult: reconcile.Result{}, wantRequeue: reconcile.DefaultRequeueAfter, wantReason: conditions.ReasonInProgress},
-		{name: "not done", lbResult: reconcile.Result{Reason: "Provisioning", Message: "lb is starting"}, wantRequeue: reconcile.DefaultRequeueAfter,
+		{name: "not yet", lbResult: step.Result{}, wantRequeue: step.DefaultPollInterval, wantReason: conditions.ReasonInProgress},
+		{name: "not done", lbResult: step.Result{Reason: "Provisioning", Message: "lb is starting"}, wantRequeue: step.DefaultPollInterval,
 			wantReason: "Provisioning", wantMessage: "lb is starting"},
-		{name: "not done with hint", lbResult: reconcile.Result{RequeueAfter: time.Second}, wantRequeue: time.Second, wantReason: conditions.ReasonInProgress},
+		{name: "not done with hint", lbResult: step.Result{RequeueAfter: time.Second}, wantRequeue: time.Second, wantReason: conditions.ReasonInProgress},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -269,7 +271,7 @@ func TestServiceOverTheNarrowInterfacePlugsIn(t *testing.T) {
 	ctx := t.Context()
 	obj, cluster := newFooCluster(t, ns, false, nil)
 	svc := mocks.NewMockService[clusterScope](gomock.NewController(t))
-	svc.EXPECT().Reconcile(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, s clusterScope) (reconcile.Result, error) {
+	svc.EXPECT().Reconcile(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, s clusterScope) (step.Result, error) {
 		assert.Equal(t, obj.Name, s.InfraCluster().Name)
 		assert.Equal(t, "10.0.0.0/16", s.InfraCluster().Spec.Region)
 		assert.Equal(t, cluster.GetName(), s.Cluster().Name)
@@ -278,7 +280,7 @@ func TestServiceOverTheNarrowInterfacePlugsIn(t *testing.T) {
 		require.NoError(t, err, "the key is persisted before any step runs")
 		assert.Equal(t, key, get(t, &testtypes.FooCluster{ObjectMeta: obj.ObjectMeta}).Labels[scope.OwnershipKeyLabel])
 		s.InfraCluster().Spec.ControlPlaneEndpoint = contract.APIEndpoint{Host: "lb.example", Port: 6443}
-		return reconcile.Result{Done: true}, s.SetResourceID("lb", "lb-1")
+		return step.Result{Done: true}, s.SetResourceID("lb", "lb-1")
 	})
 	r, err := reconcile.NewClusterReconcilerFor(env.Client, &testtypes.FooCluster{},
 		[]reconcile.Step[clusterScope]{{Name: "LoadBalancer", Service: svc}},
@@ -307,7 +309,7 @@ func TestClusterDeleteRunsStepsInReverseAndRemovesFinalizer(t *testing.T) {
 	f.delDone = false
 	res, err := f.r.Reconcile(ctx, req(obj))
 	require.NoError(t, err)
-	assert.Equal(t, reconcile.DefaultRequeueAfter, res.RequeueAfter)
+	assert.Equal(t, step.DefaultPollInterval, res.RequeueAfter)
 	assert.Equal(t, []string{"delete LoadBalancer"}, f.order, "reverse order, stops at the first step not done")
 	got := get(t, &testtypes.FooCluster{ObjectMeta: obj.ObjectMeta})
 	assert.NotEmpty(t, got.Finalizers, "the finalizer stays until every step is done")
@@ -330,9 +332,9 @@ func TestGenerationGatedStepSkipsWhenObserved(t *testing.T) {
 	obj, _ := newFooCluster(t, ns, false, nil)
 	calls := 0
 	step := reconcile.Step[clusterScope]{Name: "Config", GenerationGated: true, Service: reconcile.ServiceFuncs[clusterScope]{
-		ReconcileFunc: func(context.Context, clusterScope) (reconcile.Result, error) {
+		ReconcileFunc: func(context.Context, clusterScope) (step.Result, error) {
 			calls++
-			return reconcile.Result{Done: true}, nil
+			return step.Result{Done: true}, nil
 		}}}
 	r, err := reconcile.NewClusterReconcilerFor(env.Client, &testtypes.FooCluster{},
 		[]reconcile.Step[clusterScope]{step}, reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)))
@@ -370,7 +372,7 @@ func TestNewReconcilerRejectsBadInput(t *testing.T) {
 		{name: "nil service", c: env.Client, obj: obj, steps: []reconcile.Step[clusterScope]{{Name: "A"}}, wantMsg: `step "A": service must not be nil`},
 		{name: "duplicate", c: env.Client, obj: obj, steps: []reconcile.Step[clusterScope]{ok, ok}, wantMsg: `duplicate condition type "AReady"`},
 		{name: "bad core version", c: env.Client, obj: obj, steps: []reconcile.Step[clusterScope]{ok}, opts: []reconcile.Option{reconcile.WithCoreVersion("v9")}, wantMsg: `"v9"`},
-		{name: "bad requeue", c: env.Client, obj: obj, steps: []reconcile.Step[clusterScope]{ok}, opts: []reconcile.Option{reconcile.WithDefaultRequeue(-1)}, wantMsg: "must be positive"},
+		{name: "bad requeue", c: env.Client, obj: obj, steps: []reconcile.Step[clusterScope]{ok}, opts: []reconcile.Option{reconcile.WithPollInterval(-1)}, wantMsg: "must be positive"},
 		{name: "unknown type", c: envClientWithoutFoo(t), obj: obj, steps: []reconcile.Step[clusterScope]{ok}, wantMsg: "cannot find the kind"},
 		{name: "identity without infraCluster", c: env.Client, obj: obj, steps: []reconcile.Step[clusterScope]{ok},
 			opts: []reconcile.Option{reconcile.WithIdentityFor(nil, nil)}, wantMsg: "WithIdentityFor: infraCluster is nil"},
@@ -411,9 +413,9 @@ func TestPrototypeValuesDoNotLeakIntoReconciledObjects(t *testing.T) {
 	protoBefore := proto.DeepCopyObject()
 	var seen *testtypes.FooCluster
 	step := reconcile.Step[clusterScope]{Name: "A", Service: reconcile.ServiceFuncs[clusterScope]{
-		ReconcileFunc: func(_ context.Context, s clusterScope) (reconcile.Result, error) {
+		ReconcileFunc: func(_ context.Context, s clusterScope) (step.Result, error) {
 			seen = s.InfraCluster().DeepCopyObject().(*testtypes.FooCluster)
-			return reconcile.Result{Done: true}, nil
+			return step.Result{Done: true}, nil
 		},
 	}}
 	r, err := reconcile.NewClusterReconcilerFor(env.Client, proto, []reconcile.Step[clusterScope]{step})

@@ -3,7 +3,9 @@ package reconcile_test
 import (
 	"context"
 	"errors"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"github.com/capkit/capkit/reconcile/internal/fakecloud"
+	"github.com/capkit/capkit/reconcile/step"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -68,19 +70,19 @@ func TestDeleteAfterCrashWaitsForTheIdentity(t *testing.T) {
 			idName := ns + "-identity"
 			b, _ := newTestBinder(t, ns, idName)
 			cloud := fakecloud.New()
-			var res reconcile.Resource[fakecloud.Spec, *fakecloud.Net] = cloud
+			var res ensure.Resource[fakecloud.Spec, *fakecloud.Net] = cloud
 			if tt.beforeCheckpoint {
 				res = crashingCreate{cloud}
 			}
 			network := reconcile.ServiceFuncs[clusterScope]{
-				ReconcileFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
-					if _, err := reconcile.Ensure(ctx, s, "vpc", res, reconcile.Given(fakecloud.Spec{CIDR: "10.0.0.0/16"})); err != nil {
-						return reconcile.Result{}, err
+				ReconcileFunc: func(ctx context.Context, s clusterScope) (step.Result, error) {
+					if _, err := ensure.Exists(ctx, s, "vpc", res, ensure.Given(fakecloud.Spec{CIDR: "10.0.0.0/16"})); err != nil {
+						return step.Result{}, err
 					}
 					panic(errCrash)
 				},
-				DeleteFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
-					return reconcile.EnsureDeleted(ctx, s, "vpc", cloud)
+				DeleteFunc: func(ctx context.Context, s clusterScope) (step.Result, error) {
+					return ensure.Deleted(ctx, s, "vpc", cloud)
 				},
 			}
 			r, err := reconcile.NewClusterReconcilerFor(env.Client, &testtypes.FooCluster{},

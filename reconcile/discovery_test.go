@@ -2,6 +2,7 @@ package reconcile_test
 
 import (
 	"context"
+	"github.com/capkit/capkit/reconcile/step"
 	"sync/atomic"
 	"testing"
 
@@ -45,11 +46,11 @@ func TestReconcilerDiscoversContractVersionOnce(t *testing.T) {
 	obj, _ := newFooCluster(t, ns, false, nil)
 	counter := &crdReadCounter{Client: env.Client}
 	noop := reconcile.ServiceFuncs[clusterScope]{
-		ReconcileFunc: func(context.Context, clusterScope) (reconcile.Result, error) {
-			return reconcile.Result{Done: true}, nil
+		ReconcileFunc: func(context.Context, clusterScope) (step.Result, error) {
+			return step.Result{Done: true}, nil
 		},
-		DeleteFunc: func(context.Context, clusterScope) (reconcile.Result, error) {
-			return reconcile.Result{Done: true}, nil
+		DeleteFunc: func(context.Context, clusterScope) (step.Result, error) {
+			return step.Result{Done: true}, nil
 		},
 	}
 	// No scope.WithContractVersion: the version comes from the CRD's cluster.x-k8s.io/<contract> label.

@@ -34,7 +34,7 @@
 //     hint or a bounded backoff (ThrottleBackoffBase to ThrottleBackoffMax), whichever is longer, with
 //     jitter;
 //   - ClassTerminal: a terminal error (step.Terminal(reason, err), or controller-runtime's
-//     reconcile.TerminalError(err), whose reason is conditions.ReasonTerminalError), wrapped or not: the
+//     step.TerminalError(err), whose reason is conditions.ReasonTerminalError), wrapped or not: the
 //     condition gets the reason, a Warning event says why, and nothing is retried until the object
 //     changes;
 //   - ClassRefused: an identity.RefusedError, the refusal of the cluster's identity (WithIdentities writes it

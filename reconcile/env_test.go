@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/capkit/capkit/reconcile/ensure"
 	"github.com/capkit/capkit/reconcile/internal/fakecloud"
+	"github.com/capkit/capkit/reconcile/step"
 	"strings"
 	"testing"
 	"time"
@@ -25,22 +26,22 @@ func TestEnvPollInterval(t *testing.T) {
 	obj := &testtypes.FooMachine{}
 	tests := []struct {
 		name string
-		env  *reconcile.Env
+		env  *step.Env
 		want time.Duration
 	}{
-		{name: "outside a reconcile", env: nil, want: reconcile.DefaultRequeueAfter},
-		{name: "reconciler default", env: reconcile.NewEnv(obj), want: reconcile.DefaultRequeueAfter},
-		{name: "WithDefaultRequeue", env: reconcile.NewEnv(obj, reconcile.WithDefaultRequeue(3*time.Second)), want: 3 * time.Second},
-		{name: "non-positive requeue", env: reconcile.NewEnv(obj, reconcile.WithDefaultRequeue(-1)), want: reconcile.DefaultRequeueAfter},
+		{name: "outside a reconcile", env: nil, want: step.DefaultPollInterval},
+		{name: "reconciler default", env: reconcile.NewEnv(obj), want: step.DefaultPollInterval},
+		{name: "WithDefaultRequeue", env: reconcile.NewEnv(obj, reconcile.WithPollInterval(3*time.Second)), want: 3 * time.Second},
+		{name: "non-positive requeue", env: reconcile.NewEnv(obj, reconcile.WithPollInterval(-1)), want: step.DefaultPollInterval},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.want, tt.env.PollInterval())
 			ctx := t.Context()
 			if tt.env != nil {
-				ctx = reconcile.ContextWithEnv(ctx, tt.env)
+				ctx = step.ContextWithEnv(ctx, tt.env)
 			}
-			assert.Same(t, tt.env, reconcile.EnvFrom(ctx))
+			assert.Same(t, tt.env, step.EnvFrom(ctx))
 		})
 	}
 }
@@ -50,30 +51,30 @@ func TestEnvPollInterval(t *testing.T) {
 func TestEnsureInheritsThePollInterval(t *testing.T) {
 	tests := []struct {
 		name string
-		env  *reconcile.Env
+		env  *step.Env
 		opts []ensure.Option
 		want time.Duration
 	}{
-		{name: "no env", want: reconcile.DefaultRequeueAfter},
-		{name: "env", env: reconcile.NewEnv(&testtypes.FooMachine{}, reconcile.WithDefaultRequeue(2*time.Second)), want: 2 * time.Second},
-		{name: "own interval wins", env: reconcile.NewEnv(&testtypes.FooMachine{}, reconcile.WithDefaultRequeue(2*time.Second)),
+		{name: "no env", want: step.DefaultPollInterval},
+		{name: "env", env: reconcile.NewEnv(&testtypes.FooMachine{}, reconcile.WithPollInterval(2*time.Second)), want: 2 * time.Second},
+		{name: "own interval wins", env: reconcile.NewEnv(&testtypes.FooMachine{}, reconcile.WithPollInterval(2*time.Second)),
 			opts: []ensure.Option{ensure.WithPollInterval(5 * time.Second)}, want: 5 * time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := t.Context()
 			if tt.env != nil {
-				ctx = reconcile.ContextWithEnv(ctx, tt.env)
+				ctx = step.ContextWithEnv(ctx, tt.env)
 			}
 			c, tr := fakecloud.New(), fakecloud.NewTracker()
 			c.CreateState = "creating"
-			res, err := reconcile.Ensure(ctx, tr, "vpc", fakecloud.WithStates{Cloud: c}, reconcile.Given(fakecloud.Spec{CIDR: "10.0.0.0/16"}), tt.opts...)
+			res, err := ensure.Exists(ctx, tr, "vpc", fakecloud.WithStates{Cloud: c}, ensure.Given(fakecloud.Spec{CIDR: "10.0.0.0/16"}), tt.opts...)
 			require.NoError(t, err)
 			assert.Equal(t, conditions.ReasonResourcePending, res.Result.Reason)
 			assert.Equal(t, tt.want, res.Result.RequeueAfter, "Ensure")
 
 			c.Nets[res.ID].State = "deleting-slowly"
-			del, err := reconcile.EnsureDeleted(ctx, tr, "vpc", fakecloud.WithStates{Cloud: c}, tt.opts...)
+			del, err := ensure.Deleted(ctx, tr, "vpc", fakecloud.WithStates{Cloud: c}, tt.opts...)
 			require.NoError(t, err)
 			assert.False(t, del.Done)
 			assert.Equal(t, tt.want, del.RequeueAfter, "EnsureDeleted")
@@ -87,15 +88,15 @@ func TestEventfAlwaysGoesSomewhere(t *testing.T) {
 	const secret = "hunter2-very-secret-token"
 	tests := []struct {
 		name       string
-		env        func(rec *fakecloud.Recorder) *reconcile.Env
+		env        func(rec *fakecloud.Recorder) *step.Env
 		wantEvents []string
 		wantLogged bool
 	}{
-		{name: "recorder", env: func(rec *fakecloud.Recorder) *reconcile.Env {
+		{name: "recorder", env: func(rec *fakecloud.Recorder) *step.Env {
 			return reconcile.NewEnv(&testtypes.FooMachine{}, reconcile.WithEventRecorder(rec))
 		}, wantEvents: []string{"Warning CreateFailed Reconcile the cloud said: token [REDACTED]"}},
-		{name: "env without recorder", env: func(*fakecloud.Recorder) *reconcile.Env { return reconcile.NewEnv(&testtypes.FooMachine{}) }, wantLogged: true},
-		{name: "outside a reconcile", env: func(*fakecloud.Recorder) *reconcile.Env { return nil }, wantLogged: true},
+		{name: "env without recorder", env: func(*fakecloud.Recorder) *step.Env { return reconcile.NewEnv(&testtypes.FooMachine{}) }, wantLogged: true},
+		{name: "outside a reconcile", env: func(*fakecloud.Recorder) *step.Env { return nil }, wantLogged: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,9 +107,9 @@ func TestEventfAlwaysGoesSomewhere(t *testing.T) {
 			ctx = redact.NewContext(ctx, red)
 			rec := &fakecloud.Recorder{}
 			if env := tt.env(rec); env != nil {
-				ctx = reconcile.ContextWithEnv(ctx, env)
+				ctx = step.ContextWithEnv(ctx, env)
 			}
-			reconcile.Eventf(ctx, reconcile.EventWarning, "CreateFailed", "the cloud said: token %s", secret)
+			step.Eventf(ctx, step.EventWarning, "CreateFailed", "the cloud said: token %s", secret)
 			assert.Equal(t, tt.wantEvents, rec.All())
 			assert.NotContains(t, logs.String(), secret)
 			if tt.wantLogged {
@@ -123,7 +124,7 @@ func TestEventfAlwaysGoesSomewhere(t *testing.T) {
 
 func TestEnvWait(t *testing.T) {
 	ctx := t.Context()
-	var none *reconcile.Env
+	var none *step.Env
 	w, err := none.Wait(ctx)
 	require.NoError(t, err)
 	assert.Zero(t, w, "no rate limiter: no wait")
@@ -147,14 +148,14 @@ func TestEnvWait(t *testing.T) {
 // Ensure waits with the reconciler's poll interval. Outside a reconcile, an event is logged, never dropped.
 func ExampleNewEnv() {
 	rec := &fakecloud.Recorder{}
-	env := reconcile.NewEnv(&testtypes.FooMachine{}, reconcile.WithEventRecorder(rec), reconcile.WithDefaultRequeue(3*time.Second))
-	ctx := reconcile.ContextWithEnv(context.Background(), env)
-	reconcile.Eventf(ctx, reconcile.EventNormal, "Resized", "disk resized to %d GiB", 20)
-	fmt.Println(rec.All(), reconcile.EnvFrom(ctx).PollInterval())
+	env := reconcile.NewEnv(&testtypes.FooMachine{}, reconcile.WithEventRecorder(rec), reconcile.WithPollInterval(3*time.Second))
+	ctx := step.ContextWithEnv(context.Background(), env)
+	step.Eventf(ctx, step.EventNormal, "Resized", "disk resized to %d GiB", 20)
+	fmt.Println(rec.All(), step.EnvFrom(ctx).PollInterval())
 
 	logger := funcr.New(func(_, args string) { fmt.Println(args) }, funcr.Options{})
-	reconcile.Eventf(ctrl.LoggerInto(context.Background(), logger), reconcile.EventWarning, "Stuck", "no recorder")
-	fmt.Println(reconcile.EnvFrom(context.Background()).PollInterval())
+	step.Eventf(ctrl.LoggerInto(context.Background(), logger), step.EventWarning, "Stuck", "no recorder")
+	fmt.Println(step.EnvFrom(context.Background()).PollInterval())
 	// Output:
 	// [Normal Resized Reconcile disk resized to 20 GiB] 3s
 	// "level"=0 "msg"="event" "type"="Warning" "reason"="Stuck" "action"="Reconcile" "note"="no recorder"

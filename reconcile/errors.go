@@ -37,7 +37,7 @@ const (
 	// that doubles while the object stays throttled without progress (ThrottleBackoffBase,
 	// ThrottleBackoffMax), whichever is longer, plus up to 50% jitter.
 	ClassThrottled
-	// ClassTerminal is a terminal error (step.Terminal, or controller-runtime's reconcile.TerminalError, wrapped
+	// ClassTerminal is a terminal error (step.Terminal, or controller-runtime's step.TerminalError, wrapped
 	// or not): retrying cannot help. The step condition gets the error's reason (step.TerminalError's Reason,
 	// conditions.ReasonTerminalError for controller-runtime's) and a Warning event says why; no error goes
 	// to controller-runtime, and nothing is retried until the object changes.

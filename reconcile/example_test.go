@@ -3,6 +3,7 @@ package reconcile_test
 import (
 	"context"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/step"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -56,7 +57,7 @@ func ExampleNewMachineReconcilerFor() {
 	cloud := toyVMs(map[string]*vm{})
 	type S = scope.MachineScoper[*v1beta2.MemMachine]
 	vm := reconcile.ServiceFuncs[S]{
-		ReconcileFunc: func(ctx context.Context, s S) (reconcile.Result, error) {
+		ReconcileFunc: func(ctx context.Context, s S) (step.Result, error) {
 			m := s.InfraMachine()
 			spec := ensure.Lazy(func(ctx context.Context) (vmSpec, error) {
 				if _, _, err := s.BootstrapData(ctx); err != nil { // the user data of the VM; never log it
@@ -70,9 +71,9 @@ func ExampleNewMachineReconcilerFor() {
 			}
 			m.SetProviderID(v1beta2.ProviderID(res.ID))
 			m.SetProvisioned(true)
-			return reconcile.Result{Done: true}, nil
+			return step.Result{Done: true}, nil
 		},
-		DeleteFunc: func(ctx context.Context, s S) (reconcile.Result, error) {
+		DeleteFunc: func(ctx context.Context, s S) (step.Result, error) {
 			return ensure.Deleted(ctx, s, "vm", cloud)
 		},
 	}

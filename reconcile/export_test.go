@@ -2,13 +2,14 @@ package reconcile
 
 import (
 	"context"
+	"github.com/capkit/capkit/reconcile/step"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 )
 
 // RecorderForTest returns the event recorder of a reconciler, for tests of SetupWithManager.
-func (r *base) RecorderForTest() EventRecorder { return r.recorder }
+func (r *base) RecorderForTest() step.EventRecorder { return r.recorder }
 
 // ControllerOptionsForTest returns the controller options SetupWithManager gives the reconciler's controller
 // in mgr.

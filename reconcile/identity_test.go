@@ -3,6 +3,7 @@ package reconcile_test
 import (
 	"context"
 	"github.com/capkit/capkit/reconcile/internal/fakecloud"
+	"github.com/capkit/capkit/reconcile/step"
 	"strings"
 	"sync"
 	"testing"
@@ -78,13 +79,13 @@ func newIdentityFixture(t *testing.T, tenant string) *identityFixture {
 	_, provider := newTestBinder(t, tenant, f.idName)
 	f.provider = provider
 	var err error
-	step := func(what string) func(ctx context.Context, _ clusterScope) (reconcile.Result, error) {
-		return func(ctx context.Context, _ clusterScope) (reconcile.Result, error) {
+	step := func(what string) func(ctx context.Context, _ clusterScope) (step.Result, error) {
+		return func(ctx context.Context, _ clusterScope) (step.Result, error) {
 			token, _ := ctx.Value(accountKey{}).(string)
 			f.mu.Lock()
 			f.seen = append(f.seen, what+":"+token)
 			f.mu.Unlock()
-			return reconcile.Result{Done: true}, nil
+			return step.Result{Done: true}, nil
 		}
 	}
 	f.r, err = reconcile.NewClusterReconcilerFor(env.Client, &testtypes.FooCluster{},

@@ -2,6 +2,7 @@ package reconcile_test
 
 import (
 	"context"
+	"github.com/capkit/capkit/reconcile/step"
 	"net/http"
 	"strings"
 	"sync"
@@ -79,11 +80,11 @@ func TestIdentityWatchesReachOnlyTheUsers(t *testing.T) {
 		defer mu.Unlock()
 		return reconciles[name]
 	}
-	step := reconcile.ServiceFuncs[clusterScope]{ReconcileFunc: func(_ context.Context, s clusterScope) (reconcile.Result, error) {
+	step := reconcile.ServiceFuncs[clusterScope]{ReconcileFunc: func(_ context.Context, s clusterScope) (step.Result, error) {
 		mu.Lock()
 		reconciles[s.InfraCluster().GetName()]++
 		mu.Unlock()
-		return reconcile.Result{Done: true}, nil
+		return step.Result{Done: true}, nil
 	}}
 	seen := &secretRequests{}
 	cfg := rest.CopyConfig(env.Config)

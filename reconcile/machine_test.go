@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"github.com/capkit/capkit/reconcile/internal/fakecloud"
+	"github.com/capkit/capkit/reconcile/step"
 	"strings"
 	"testing"
 	"time"
@@ -66,28 +68,28 @@ type machineFixture struct {
 func newMachineFixture(t *testing.T, opts ...reconcile.Option) *machineFixture {
 	f := &machineFixture{cloud: fakecloud.New(), cc: scopetest.NewCountingClient(env.Client), rec: &fakecloud.Recorder{}}
 	vm := reconcile.ServiceFuncs[machineScope]{
-		ReconcileFunc: func(ctx context.Context, s machineScope) (reconcile.Result, error) {
+		ReconcileFunc: func(ctx context.Context, s machineScope) (step.Result, error) {
 			f.calls++
 			m := s.InfraMachine()
 			if m.IsProvisioned() {
-				_, err := reconcile.Ensure(ctx, s, "vm", f.cloud, reconcile.Given(fakecloud.Spec{CIDR: "x"}))
-				return reconcile.Result{Done: err == nil}, err
+				_, err := ensure.Exists(ctx, s, "vm", f.cloud, ensure.Given(fakecloud.Spec{CIDR: "x"}))
+				return step.Result{Done: err == nil}, err
 			}
 			data, _, err := s.BootstrapData(ctx)
 			if err != nil {
-				return reconcile.Result{}, reconcile.Terminal("BootstrapDataInvalid", err)
+				return step.Result{}, step.Terminal("BootstrapDataInvalid", err)
 			}
 			if len(data) == 0 {
-				return reconcile.Result{}, fmt.Errorf("no data")
+				return step.Result{}, fmt.Errorf("no data")
 			}
-			res, err := reconcile.Ensure(ctx, s, "vm", f.cloud, reconcile.Given(fakecloud.Spec{CIDR: "x"}))
+			res, err := ensure.Exists(ctx, s, "vm", f.cloud, ensure.Given(fakecloud.Spec{CIDR: "x"}))
 			if err != nil {
-				return reconcile.Result{}, err
+				return step.Result{}, err
 			}
 			m.SetProviderID("foo://" + res.ID)
 			m.Status.Addresses = []contract.MachineAddress{{Type: contract.MachineInternalIP, Address: "10.0.0.5"}}
 			m.SetProvisioned(true)
-			return reconcile.Result{Done: true}, nil
+			return step.Result{Done: true}, nil
 		},
 	}
 	r, err := reconcile.NewMachineReconcilerFor(f.cc, &testtypes.FooMachine{},

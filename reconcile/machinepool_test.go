@@ -3,6 +3,7 @@ package reconcile_test
 import (
 	"context"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/step"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -33,12 +34,12 @@ type fakeGroup struct {
 
 func (g *fakeGroup) service() reconcile.Service[poolScope] {
 	return reconcile.ServiceFuncs[poolScope]{
-		ReconcileFunc: func(ctx context.Context, s poolScope) (reconcile.Result, error) {
+		ReconcileFunc: func(ctx context.Context, s poolScope) (step.Result, error) {
 			g.calls = append(g.calls, "Reconcile")
 			want := int(s.MachinePool().Replicas)
 			for len(g.instances) < want {
 				if _, _, err := s.BootstrapData(ctx); err != nil { // an instance boots with the pool's data
-					return reconcile.Result{}, err
+					return step.Result{}, err
 				}
 				g.dataReads++
 				g.next++
@@ -55,15 +56,15 @@ func (g *fakeGroup) service() reconcile.Service[poolScope] {
 				ids = append(ids, "foo://"+id)
 			}
 			if err := s.SetInstances(ids); err != nil {
-				return reconcile.Result{}, err
+				return step.Result{}, err
 			}
 			s.InfraMachinePool().SetProvisioned(true)
-			return reconcile.Result{Done: true}, nil
+			return step.Result{Done: true}, nil
 		},
-		DeleteFunc: func(context.Context, poolScope) (reconcile.Result, error) {
+		DeleteFunc: func(context.Context, poolScope) (step.Result, error) {
 			g.calls = append(g.calls, "Delete")
 			g.instances = map[string]bool{}
-			return reconcile.Result{Done: true}, nil
+			return step.Result{Done: true}, nil
 		},
 	}
 }

@@ -2,7 +2,9 @@ package reconcile_test
 
 import (
 	"context"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"github.com/capkit/capkit/reconcile/internal/fakecloud"
+	"github.com/capkit/capkit/reconcile/step"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -80,17 +82,17 @@ func newDeletingMachineFixture(t *testing.T) (*reconcile.MachineReconciler[*test
 	cloud := fakecloud.New()
 	var seen []*unstructured.Unstructured
 	vm := reconcile.ServiceFuncs[machineScope]{
-		ReconcileFunc: func(ctx context.Context, s machineScope) (reconcile.Result, error) {
-			_, err := reconcile.Ensure(ctx, s, "vm", cloud, reconcile.Given(fakecloud.Spec{CIDR: "x"}))
+		ReconcileFunc: func(ctx context.Context, s machineScope) (step.Result, error) {
+			_, err := ensure.Exists(ctx, s, "vm", cloud, ensure.Given(fakecloud.Spec{CIDR: "x"}))
 			if err != nil {
-				return reconcile.Result{}, err
+				return step.Result{}, err
 			}
 			s.InfraMachine().SetProvisioned(true)
-			return reconcile.Result{Done: true}, nil
+			return step.Result{Done: true}, nil
 		},
-		DeleteFunc: func(ctx context.Context, s machineScope) (reconcile.Result, error) {
+		DeleteFunc: func(ctx context.Context, s machineScope) (step.Result, error) {
 			seen = append(seen, s.Machine().Object, s.Cluster().Object)
-			return reconcile.EnsureDeleted(ctx, s, "vm", cloud)
+			return ensure.Deleted(ctx, s, "vm", cloud)
 		},
 	}
 	r, err := reconcile.NewMachineReconcilerFor(env.Client, &testtypes.FooMachine{},

@@ -5,7 +5,9 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"github.com/capkit/capkit/reconcile/internal/fakecloud"
+	"github.com/capkit/capkit/reconcile/step"
 	"regexp"
 	"strings"
 	"testing"
@@ -99,7 +101,7 @@ func TestCloudErrorsEchoingBootstrapDataAreRedacted(t *testing.T) {
 		{name: "user data in base64", err: fmt.Errorf("%w: InvalidUserData: %s", errCloud, base64.StdEncoding.EncodeToString([]byte(userData)))},
 		{name: "truncated base64", err: fmt.Errorf("%w: InvalidUserData: %s...", errCloud, base64.StdEncoding.EncodeToString([]byte(userData))[:180])},
 		{name: "just the token line", err: fmt.Errorf("%w: line 6: %q: unknown field", errCloud, tokenLine)},
-		{name: "terminal, whole user data", err: reconcile.Terminal("InvalidUserData", fmt.Errorf("%w: %s", errCloud, userData)), terminal: true},
+		{name: "terminal, whole user data", err: step.Terminal("InvalidUserData", fmt.Errorf("%w: %s", errCloud, userData)), terminal: true},
 		{name: "no secret", err: fmt.Errorf("%w: quota exceeded for instances in zone \"z1\"", errCloud), clean: true},
 	}
 	clientset, err := kubernetes.NewForConfig(env.Config)
@@ -116,19 +118,19 @@ func TestCloudErrorsEchoingBootstrapDataAreRedacted(t *testing.T) {
 			obj := newFooMachine(t, ns, true, "m1-data")
 
 			cloud := echoCloud{Cloud: fakecloud.New(), err: tt.err}
-			vm := reconcile.ServiceFuncs[machineScope]{ReconcileFunc: func(ctx context.Context, s machineScope) (reconcile.Result, error) {
+			vm := reconcile.ServiceFuncs[machineScope]{ReconcileFunc: func(ctx context.Context, s machineScope) (step.Result, error) {
 				data, _, err := s.BootstrapData(ctx)
 				if err != nil {
-					return reconcile.Result{}, err
+					return step.Result{}, err
 				}
 				log := ctrl.LoggerFrom(ctx)
 				log.V(100).Info("creating the VM", "userData", string(data)) // a careless provider
-				_, err = reconcile.Ensure(ctx, s, "vm", cloud, reconcile.Given(fakecloud.Spec{CIDR: "x"}))
+				_, err = ensure.Exists(ctx, s, "vm", cloud, ensure.Given(fakecloud.Spec{CIDR: "x"}))
 				if err != nil {
 					log.Error(err, "create failed", "cloudMessage", err.Error())
-					reconcile.Eventf(ctx, reconcile.EventWarning, "CreateFailed", "the cloud said: %v", err)
+					step.Eventf(ctx, step.EventWarning, "CreateFailed", "the cloud said: %v", err)
 				}
-				return reconcile.Result{Done: err == nil}, err
+				return step.Result{Done: err == nil}, err
 			}}
 			r, err := reconcile.NewMachineReconcilerFor(env.Client, &testtypes.FooMachine{},
 				[]reconcile.Step[machineScope]{{Name: "VM", Service: vm}},

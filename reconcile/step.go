@@ -15,7 +15,7 @@ import (
 // Service is one part of a provider's infrastructure (a network, a load balancer, a VM), reconciled through
 // the scope interface S its reconciler gives: scope.ClusterScoper[*MyCluster] or scope.MachineScoper[*MyMachine].
 // Reconcile and Delete report "not done yet" with a Result whose Done is false, never with an error; an
-// error is throttled (step.Throttled), terminal (step.Terminal, controller-runtime's reconcile.TerminalError), a
+// error is throttled (step.Throttled), terminal (step.Terminal, controller-runtime's step.TerminalError), a
 // refused identity (identity.RefusedError) or transient, retried with backoff. Classify says what the
 // reconciler does with each.
 type Service[S any] interface {

@@ -3,7 +3,9 @@ package reconcile_test
 import (
 	"context"
 	"errors"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"github.com/capkit/capkit/reconcile/internal/fakecloud"
+	"github.com/capkit/capkit/reconcile/step"
 	"testing"
 	"time"
 
@@ -32,7 +34,7 @@ func TestThrottledStepIsRequeuedNotFailed(t *testing.T) {
 	f := newClusterFixture(t)
 	throttled := testutil.ToFloat64(metrics.ReconcileThrottled.WithLabelValues("FooCluster"))
 
-	f.lbErr = reconcile.Throttled(errors.New("429 Too Many Requests"), 2*time.Second)
+	f.lbErr = step.Throttled(errors.New("429 Too Many Requests"), 2*time.Second)
 	res, err := f.r.Reconcile(ctx, req(obj))
 	require.NoError(t, err, "throttling is not a failure")
 	assert.GreaterOrEqual(t, res.RequeueAfter, 2*time.Second, "the cloud's hint, longer than the first backoff")
@@ -43,7 +45,7 @@ func TestThrottledStepIsRequeuedNotFailed(t *testing.T) {
 	assert.Equal(t, "the cloud throttled the provider's calls; retrying with backoff", c.Message,
 		"a message that does not change from one throttled reconcile to the next: no status patch, no new watch event")
 
-	f.lbErr = reconcile.Throttled(errors.New("slow down"), 0)
+	f.lbErr = step.Throttled(errors.New("slow down"), 0)
 	var waits []time.Duration
 	for range 3 {
 		res, err = f.r.Reconcile(ctx, req(obj))
@@ -60,26 +62,26 @@ func TestThrottledStepIsRequeuedNotFailed(t *testing.T) {
 	f.lbErr = nil
 	_, err = f.r.Reconcile(ctx, req(obj))
 	require.NoError(t, err)
-	f.lbErr = reconcile.Throttled(errors.New("slow down"), 0)
+	f.lbErr = step.Throttled(errors.New("slow down"), 0)
 	res, err = f.r.Reconcile(ctx, req(obj))
 	require.NoError(t, err)
 	assert.LessOrEqual(t, res.RequeueAfter, reconcile.ThrottleBackoffBase+reconcile.ThrottleBackoffBase/2, "the backoff starts again after a success")
 
-	f.lbErr = reconcile.Throttled(errors.New("slow down"), time.Hour)
+	f.lbErr = step.Throttled(errors.New("slow down"), time.Hour)
 	res, err = f.r.Reconcile(ctx, req(obj))
 	require.NoError(t, err)
 	assert.LessOrEqual(t, res.RequeueAfter, reconcile.ThrottleBackoffMax+reconcile.ThrottleBackoffMax/2, "bounded even with a long hint")
 }
 
 func TestIsThrottled(t *testing.T) {
-	assert.NoError(t, reconcile.Throttled(nil, time.Second))
-	err := reconcile.Throttled(errors.New("429"), 3*time.Second)
+	assert.NoError(t, step.Throttled(nil, time.Second))
+	err := step.Throttled(errors.New("429"), 3*time.Second)
 	joined := errors.Join(errors.New("cannot create"), err)
-	assert.True(t, reconcile.IsThrottled(joined))
-	var throttled *reconcile.ThrottledError
+	assert.True(t, step.IsThrottled(joined))
+	var throttled *step.ThrottledError
 	require.ErrorAs(t, joined, &throttled)
 	assert.Equal(t, 3*time.Second, throttled.RetryAfter)
-	assert.False(t, reconcile.IsThrottled(errors.New("boom")))
+	assert.False(t, step.IsThrottled(errors.New("boom")))
 	assert.EqualError(t, err, "throttled by the cloud: 429")
 }
 
@@ -96,12 +98,12 @@ func TestEnsureRecordsMetricsAndWaitsForTheRateLimiter(t *testing.T) {
 	var waited []time.Duration
 	limiters.OnWait(func(d time.Duration) { waited = append(waited, d) })
 	network := reconcile.ServiceFuncs[clusterScope]{
-		ReconcileFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
-			_, err := reconcile.Ensure(ctx, s, "metered-vpc", cloud, reconcile.Given(fakecloud.Spec{CIDR: "10.0.0.0/16"}))
-			return reconcile.Result{Done: err == nil}, err
+		ReconcileFunc: func(ctx context.Context, s clusterScope) (step.Result, error) {
+			_, err := ensure.Exists(ctx, s, "metered-vpc", cloud, ensure.Given(fakecloud.Spec{CIDR: "10.0.0.0/16"}))
+			return step.Result{Done: err == nil}, err
 		},
-		DeleteFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
-			return reconcile.EnsureDeleted(ctx, s, "metered-vpc", cloud)
+		DeleteFunc: func(ctx context.Context, s clusterScope) (step.Result, error) {
+			return ensure.Deleted(ctx, s, "metered-vpc", cloud)
 		},
 	}
 	r, err := reconcile.NewClusterReconcilerFor(env.Client, &testtypes.FooCluster{},
@@ -138,14 +140,14 @@ func TestEnsureRecordsMetricsAndWaitsForTheRateLimiter(t *testing.T) {
 	assert.Greater(t, waited[1]+waited[2], 50*time.Millisecond, "the calls after the burst waited for tokens")
 
 	// A short hint: the call is retried in place, and the reconcile finishes.
-	cloud.FailNext["Get"] = reconcile.Throttled(errors.New("429"), 10*time.Millisecond)
+	cloud.FailNext["Get"] = step.Throttled(errors.New("429"), 10*time.Millisecond)
 	res, err := r.Reconcile(ctx, req(obj))
 	require.NoError(t, err)
 	assert.Zero(t, res.RequeueAfter, "retried in place after the hint")
 	assert.Equal(t, 1.0, calls("get", metrics.OutcomeThrottled))
 	assert.Equal(t, 2.0, calls("get", metrics.OutcomeOK))
 	// A hint longer than maxInlineThrottleWait: the reconcile is requeued instead of holding its worker.
-	cloud.FailNext["Get"] = reconcile.Throttled(errors.New("429"), 5*time.Second)
+	cloud.FailNext["Get"] = step.Throttled(errors.New("429"), 5*time.Second)
 	res, err = r.Reconcile(ctx, req(obj))
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, res.RequeueAfter, 5*time.Second)
@@ -160,7 +162,7 @@ func TestThrottledBackoffStartsAgainAfterProgress(t *testing.T) {
 	ctx := t.Context()
 	obj, _ := newFooCluster(t, ns, false, nil)
 	f := newClusterFixture(t)
-	f.lbErr = reconcile.Throttled(errors.New("slow down"), 0)
+	f.lbErr = step.Throttled(errors.New("slow down"), 0)
 	for i := range 4 {
 		f.cloud.Mu.Lock()
 		clear(f.cloud.Nets) // the network is gone each time: Ensure creates it again, a change in the cloud

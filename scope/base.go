@@ -24,7 +24,7 @@ import (
 )
 
 // OwnershipKeyLabel is the label that holds an infra object's ownership key. It is written once, in the
-// same patch that adds the finalizer, and travels with the object through clusterctl move. reconcile.Ensure
+// same patch that adds the finalizer, and travels with the object through clusterctl move. ensure.Exists
 // tags cloud resources with the same key.
 const OwnershipKeyLabel = "capkit.io/ownership-key"
 

@@ -47,7 +47,7 @@
 //
 // ResourceID, SetResourceID and DeleteResourceID keep key → cloud ID in the object's resource-ID map
 // (ResourceIDsAccessor; status.resources of an unstructured object unless WithResourcesPath says otherwise).
-// Status is rebuildable: reconcile.Ensure finds lost IDs again by ownership tags.
+// Status is rebuildable: ensure.Exists finds lost IDs again by ownership tags.
 //
 // # Patching
 //

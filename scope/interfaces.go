@@ -28,7 +28,7 @@ type SpecPatcher interface {
 }
 
 // ResourceTracker keeps the cloud IDs of the resources an infra object owns, the ownership key that tags
-// them and the checkpoint that persists them; reconcile.Ensure depends on it.
+// them and the checkpoint that persists them; ensure.Exists depends on it.
 type ResourceTracker interface {
 	Patcher
 	// OwnershipKey returns the move-safe identity of the infra object, or ErrOwnershipKeyNotPersisted.

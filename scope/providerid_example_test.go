@@ -31,7 +31,7 @@ func ExampleProviderIDTracker() {
 	// memcloud's provider ID is "memcloud://<instance ID>"; its API package formats and parses it.
 	tr, _ := scope.ProviderIDTracker(s, s.InfraMachine(), "vm", v1beta2.ProviderID, v1beta2.InstanceIDFromProviderID)
 
-	_ = tr.SetResourceID("vm", "i-42") // what reconcile.Ensure does after Create
+	_ = tr.SetResourceID("vm", "i-42") // what ensure.Exists does after Create
 	_ = tr.PatchNow(ctx)               // and its checkpoint
 	s.InfraMachine().SetProvisioned(true)
 	_ = s.Close(ctx)

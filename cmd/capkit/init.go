@@ -17,7 +17,7 @@ const initUsage = `usage: capkit init DIR --module MODULE --provider NAME [--dom
 
 Writes a new Cluster API infrastructure provider repository into DIR (created when missing; it must be empty
 unless --force): API types of <Name>Cluster, <Name>Machine and their templates on the v1beta2 contract,
-webhooks, a cloud interface with an in-memory implementation, services on reconcile.Ensure, controllers,
+webhooks, a cloud interface with an in-memory implementation, services on ensure.Exists, controllers,
 the manager, CRDs, RBAC, clusterctl files, tests, a Makefile, a README and .ci/run. Then, in DIR:
 "make test" (its first run resolves go.sum with go mod tidy) and "make check".
 

@@ -2,13 +2,13 @@ package ensuretest_test
 
 import (
 	"context"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"testing"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/providertest/ensuretest"
-	"github.com/capkit/capkit/reconcile"
 )
 
 // TestNetworkResource is the package doc's sketch: the scenarios of memcloud's network resource.
@@ -20,7 +20,7 @@ func TestNetworkResource(t *testing.T) {
 		ValidSpec:       cloud.NetworkSpec{Name: "demo", CIDR: "10.0.0.0/16"},
 		InvalidSpec:     cloud.NetworkSpec{Name: "demo", CIDR: "10.0.0.1/16"},
 		OutOfBandDelete: ensuretest.ReportTerminal, // memcloud refuses the token of a deleted network
-		Options:         []reconcile.EnsureOption{reconcile.WithTags(map[string]string{"capkit.io/cluster": "default/demo"})},
+		Options:         []ensure.Option{ensure.WithTags(map[string]string{"capkit.io/cluster": "default/demo"})},
 		New: func(t testing.TB) ensuretest.CloudFixture[cloud.NetworkSpec, *cloud.Network] {
 			c := memcloudtest.NewCloud(t)
 			return ensuretest.CloudFixture[cloud.NetworkSpec, *cloud.Network]{

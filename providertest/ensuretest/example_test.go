@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/capkit/capkit/scope/scopetest"
-
 )
 
 func ExampleTracker() {

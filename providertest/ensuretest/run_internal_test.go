@@ -94,7 +94,7 @@ func countingNew[S, O any](r *ResourceUnderTest[S, O]) *int {
 }
 
 func TestRunScenariosRunsOnlyWhatTheFixtureCanAndLogsTheRest(t *testing.T) {
-	// No LagSearch, no MakePending, and networks is not a reconcile.Updater.
+	// No LagSearch, no MakePending, and networks is not a ensure.Updater.
 	r := networkUnderTest(networks{}, false, ReportTerminal)
 	made := countingNew(&r)
 	f := runFake(t, func(t tester) { runScenarios(t, r) })

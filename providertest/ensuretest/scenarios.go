@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"github.com/capkit/capkit/scope/scopetest"
 	"strings"
 	"testing"
@@ -21,7 +23,7 @@ const (
 	// tokens may be reused once their resource is gone, or that have no tokens.
 	Recreate OutOfBandDelete = iota
 	// ReportTerminal means the cloud refuses to reuse the idempotency token of a deleted resource, and the
-	// Resource returns a reconcile.TerminalError: nothing is created, a user must look.
+	// Resource returns a step.TerminalError: nothing is created, a user must look.
 	ReportTerminal
 )
 
@@ -33,11 +35,11 @@ func (o OutOfBandDelete) String() string {
 	return "Recreate"
 }
 
-// CloudFixture is a fresh cloud (or fake, or sandbox account) and the provider's reconcile.Resource on it,
+// CloudFixture is a fresh cloud (or fake, or sandbox account) and the provider's ensure.Resource on it,
 // for one scenario. The hooks let a scenario look into and act on the cloud behind the Resource's back.
 type CloudFixture[S, O any] struct {
 	// Resource is the provider's Resource under test. Required.
-	Resource reconcile.Resource[S, O]
+	Resource ensure.Resource[S, O]
 	// Count returns how many resources of the kind under test exist in the fixture's cloud. Required.
 	Count func() int
 	// DeleteOutOfBand deletes the resource id without going through Resource. Required.
@@ -50,16 +52,16 @@ type CloudFixture[S, O any] struct {
 	// with a lagging search, where only the idempotency token prevents a duplicate.
 	LagSearch func() error
 	// Drift changes the resource id behind the Resource's back, so that it differs from ValidSpec in a
-	// field that can be updated in place. Required when Resource implements reconcile.Updater: the update
+	// field that can be updated in place. Required when Resource implements ensure.Updater: the update
 	// scenarios run with it.
 	Drift func(id string) error
 	// MakePending puts the resource id into a transitional state (creating, updating) that the Resource's
-	// reconcile.PendingReporter reports. Optional: with it, the pending scenario runs, and the Resource must
-	// implement reconcile.PendingReporter.
+	// ensure.PendingReporter reports. Optional: with it, the pending scenario runs, and the Resource must
+	// implement ensure.PendingReporter.
 	MakePending func(id string) error
 }
 
-// ResourceUnderTest describes a provider's reconcile.Resource for RunScenarios.
+// ResourceUnderTest describes a provider's ensure.Resource for RunScenarios.
 type ResourceUnderTest[S, O any] struct {
 	// Key is the resource key passed to Ensure; "resource" when empty.
 	Key string
@@ -71,10 +73,10 @@ type ResourceUnderTest[S, O any] struct {
 	InvalidSpec S
 	// OutOfBandDelete is what the Resource does after an out-of-band deletion.
 	OutOfBandDelete OutOfBandDelete
-	// Options are passed to every Ensure (e.g. reconcile.WithTags).
-	Options []reconcile.EnsureOption
+	// Options are passed to every Ensure (e.g. ensure.WithTags).
+	Options []ensure.Option
 	// RequireAll makes RunScenarios fail when the fixture cannot run every scenario (a CloudFixture hook
-	// such as LagSearch or MakePending is nil, or the Resource is not a reconcile.Updater), naming what is
+	// such as LagSearch or MakePending is nil, or the Resource is not a ensure.Updater), naming what is
 	// missing. Without it, RunScenarios runs the scenarios the fixture can run and logs the others.
 	RequireAll bool
 }
@@ -114,7 +116,7 @@ func (t subtests) Run(name string, f func(t testing.TB)) bool {
 }
 
 // RunScenarios runs, as subtests of t, the standard scenarios every cloud resource managed with
-// reconcile.Ensure must pass, each on a fresh fixture from r.New:
+// ensure.Exists must pass, each on a fresh fixture from r.New:
 //
 //   - CreatesWhenAbsent: Validate accepts ValidSpec; Ensure creates one resource with the ownership tags and
 //     persists its ID.
@@ -133,14 +135,14 @@ func (t subtests) Run(name string, f func(t testing.TB)) bool {
 //   - RejectsInvalidParameters: Ensure(InvalidSpec) fails with a terminal InvalidParameters error before
 //     any cloud call.
 //   - LazySpecComputedOnlyWhenNeeded: a reconcile.Lazy spec is computed once to create, and not at all when
-//     the resource is found (once, for the comparison, when the Resource is a reconcile.Updater).
+//     the resource is found (once, for the comparison, when the Resource is a ensure.Updater).
 //
 // With CloudFixture.LagSearch, the tag search misses the new resource, so only the idempotency token
 // prevents a duplicate:
 //
 //   - NoDuplicateAfterCrashBeforeRecordWithSearchLag and NoDuplicateAfterLostCreateResponseWithSearchLag.
 //
-// For a Resource that implements reconcile.Updater (its fixture has Drift):
+// For a Resource that implements ensure.Updater (its fixture has Drift):
 //
 //   - NoUpdateWhenUpToDate: Ensure of a resource that matches its spec calls no Update.
 //   - UpdatesDriftOnce: a resource changed behind the provider's back is updated in place with one Update,
@@ -149,7 +151,7 @@ func (t subtests) Run(name string, f func(t testing.TB)) bool {
 //   - OutOfBandChangeDuringUpdate: a change that lands right after the Update is found and corrected by
 //     the next Ensure.
 //
-// With CloudFixture.MakePending (the Resource implements reconcile.PendingReporter):
+// With CloudFixture.MakePending (the Resource implements ensure.PendingReporter):
 //
 //   - WaitsWhilePending: Ensure of a resource in a transitional state writes nothing and returns a result
 //     that is not done, with a reason and a requeue.
@@ -234,7 +236,7 @@ func validateFixture[S, O any](f CloudFixture[S, O]) error {
 
 func ensureScenarios[S, O any]() []ensureScenario[S, O] {
 	lag := func(f CloudFixture[S, O]) bool { return f.LagSearch != nil }
-	updater := func(f CloudFixture[S, O]) bool { _, ok := f.Resource.(reconcile.Updater[S, O]); return ok }
+	updater := func(f CloudFixture[S, O]) bool { _, ok := f.Resource.(ensure.Updater[S, O]); return ok }
 	pending := func(f CloudFixture[S, O]) bool { return f.MakePending != nil }
 	return []ensureScenario[S, O]{
 		{name: "CreatesWhenAbsent", run: createsWhenAbsent[S, O]},
@@ -249,10 +251,10 @@ func ensureScenarios[S, O any]() []ensureScenario[S, O] {
 		{name: "DeleteRemovesUntrackedResource", run: deleteUntracked[S, O]},
 		{name: "RejectsInvalidParameters", run: rejectsInvalid[S, O]},
 		{name: "LazySpecComputedOnlyWhenNeeded", run: lazySpec[S, O]},
-		{name: "NoUpdateWhenUpToDate", needs: updater, requires: "CloudFixture.Resource to implement reconcile.Updater", run: noUpdateWhenUpToDate[S, O]},
-		{name: "UpdatesDriftOnce", needs: updater, requires: "CloudFixture.Resource to implement reconcile.Updater", run: updatesDriftOnce[S, O]},
-		{name: "UpdateFailureIsRetried", needs: updater, requires: "CloudFixture.Resource to implement reconcile.Updater", run: updateFailureIsRetried[S, O]},
-		{name: "OutOfBandChangeDuringUpdate", needs: updater, requires: "CloudFixture.Resource to implement reconcile.Updater", run: changeDuringUpdate[S, O]},
+		{name: "NoUpdateWhenUpToDate", needs: updater, requires: "CloudFixture.Resource to implement ensure.Updater", run: noUpdateWhenUpToDate[S, O]},
+		{name: "UpdatesDriftOnce", needs: updater, requires: "CloudFixture.Resource to implement ensure.Updater", run: updatesDriftOnce[S, O]},
+		{name: "UpdateFailureIsRetried", needs: updater, requires: "CloudFixture.Resource to implement ensure.Updater", run: updateFailureIsRetried[S, O]},
+		{name: "OutOfBandChangeDuringUpdate", needs: updater, requires: "CloudFixture.Resource to implement ensure.Updater", run: changeDuringUpdate[S, O]},
 		{name: "WaitsWhilePending", needs: pending, requires: "CloudFixture.MakePending", run: waitsWhilePending[S, O]},
 	}
 }
@@ -264,8 +266,8 @@ func key[S, O any](r ResourceUnderTest[S, O]) string {
 	return r.Key
 }
 
-func ensureOnce[S, O any](ctx context.Context, tr *scopetest.Tracker, r ResourceUnderTest[S, O], res reconcile.Resource[S, O]) (reconcile.EnsureResult[O], error) {
-	return reconcile.Ensure(ctx, tr, key(r), res, reconcile.Given(r.ValidSpec), r.Options...)
+func ensureOnce[S, O any](ctx context.Context, tr *scopetest.Tracker, r ResourceUnderTest[S, O], res ensure.Resource[S, O]) (ensure.Result[O], error) {
+	return ensure.Exists(ctx, tr, key(r), res, ensure.Given(r.ValidSpec), r.Options...)
 }
 
 // created runs Ensure on a fresh tracker and checks that it created one resource.
@@ -275,8 +277,8 @@ func created[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFi
 	if err != nil {
 		return nil, "", fmt.Errorf("cannot ensure a new resource: %w", err)
 	}
-	if out.Action != reconcile.ActionCreated || out.ID == "" {
-		return nil, "", fmt.Errorf("ensure of a new resource returned %+v, want action %q and an ID", out, reconcile.ActionCreated)
+	if out.Action != ensure.ActionCreated || out.ID == "" {
+		return nil, "", fmt.Errorf("ensure of a new resource returned %+v, want action %q and an ID", out, ensure.ActionCreated)
 	}
 	return tr, out.ID, nil
 }
@@ -303,7 +305,7 @@ func createsWhenAbsent[S, O any](ctx context.Context, r ResourceUnderTest[S, O],
 	if err != nil {
 		return err
 	}
-	obs, ok, err := f.Resource.FindByTags(ctx, reconcile.OwnershipTags(scenarioOwnershipKey, key(r)))
+	obs, ok, err := f.Resource.FindByTags(ctx, ensure.OwnershipTags(scenarioOwnershipKey, key(r)))
 	return errors.Join(
 		wantCount(f, 1, "after Ensure"),
 		wantPersisted(tr, key(r), id),
@@ -327,9 +329,9 @@ func findsTracked[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f Cl
 		return fmt.Errorf("second Ensure failed: %w", err)
 	}
 	var errs []error
-	if out.ID != id || out.Action != reconcile.ActionFound || f.Resource.ID(out.Observed) != id {
+	if out.ID != id || out.Action != ensure.ActionFound || f.Resource.ID(out.Observed) != id {
 		errs = append(errs, fmt.Errorf("second Ensure returned ID %q, action %q, observed ID %q, want ID %q and action %q: Get must return the tracked resource",
-			out.ID, out.Action, f.Resource.ID(out.Observed), id, reconcile.ActionFound))
+			out.ID, out.Action, f.Resource.ID(out.Observed), id, ensure.ActionFound))
 	}
 	if tr.Writes() != writes {
 		errs = append(errs, fmt.Errorf("second Ensure wrote the object %d more times, want none", tr.Writes()-writes))
@@ -348,8 +350,8 @@ func adoptsAfterStatusLoss[S, O any](ctx context.Context, r ResourceUnderTest[S,
 		return fmt.Errorf("cannot ensure after the status was lost: %w", err)
 	}
 	var errs []error
-	if out.ID != id || out.Action != reconcile.ActionAdopted {
-		errs = append(errs, fmt.Errorf("ensure after the status was lost returned ID %q and action %q, want ID %q and action %q: FindByTags must find the resource by its ownership tags", out.ID, out.Action, id, reconcile.ActionAdopted))
+	if out.ID != id || out.Action != ensure.ActionAdopted {
+		errs = append(errs, fmt.Errorf("ensure after the status was lost returned ID %q and action %q, want ID %q and action %q: FindByTags must find the resource by its ownership tags", out.ID, out.Action, id, ensure.ActionAdopted))
 	}
 	return errors.Join(append(errs, wantCount(f, 1, "after the adoption"), wantPersisted(moved, key(r), id))...)
 }
@@ -391,7 +393,7 @@ func lostCreateResponse[S, O any](lag bool) func(context.Context, ResourceUnderT
 				return fmt.Errorf("cannot inject the fault: %w", err)
 			}
 		} else {
-			res = wrap(res, reconcile.Resource[S, O](&lostResponse[S, O]{Resource: res, armed: true}), nil)
+			res = wrap(res, ensure.Resource[S, O](&lostResponse[S, O]{Resource: res, armed: true}), nil)
 		}
 		tr := scopetest.NewTracker(scenarioOwnershipKey)
 		_, err := ensureOnce(ctx, tr, r, res)
@@ -434,17 +436,17 @@ func outOfBandDeletion[S, O any](ctx context.Context, r ResourceUnderTest[S, O],
 		return fmt.Errorf("cannot ensure after an out-of-band deletion: %w (set OutOfBandDelete: ReportTerminal if the cloud cannot reuse the token)", err)
 	}
 	var errs []error
-	if out.ID == id || out.Action != reconcile.ActionCreated {
-		errs = append(errs, fmt.Errorf("ensure after an out-of-band deletion returned ID %q and action %q, want a new ID and action %q", out.ID, out.Action, reconcile.ActionCreated))
+	if out.ID == id || out.Action != ensure.ActionCreated {
+		errs = append(errs, fmt.Errorf("ensure after an out-of-band deletion returned ID %q and action %q, want a new ID and action %q", out.ID, out.Action, ensure.ActionCreated))
 	}
 	return errors.Join(append(errs, wantCount(f, 1, "after the recreation"), wantPersisted(tr, key(r), out.ID))...)
 }
 
 // deleted runs EnsureDeleted until done, a few times at most (cloud deletes may be asynchronous).
-func deleted[S, O any](ctx context.Context, tr *scopetest.Tracker, r ResourceUnderTest[S, O], res reconcile.Resource[S, O]) error {
+func deleted[S, O any](ctx context.Context, tr *scopetest.Tracker, r ResourceUnderTest[S, O], res ensure.Resource[S, O]) error {
 	const attempts = 10
 	for range attempts {
-		res, err := reconcile.EnsureDeleted(ctx, tr, key(r), res, r.Options...)
+		res, err := ensure.Deleted(ctx, tr, key(r), res, r.Options...)
 		if err != nil {
 			return fmt.Errorf("EnsureDeleted failed: %w", err)
 		}
@@ -498,9 +500,9 @@ func deleteUntracked[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f
 
 func rejectsInvalid[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
 	res, cc := counted(f.Resource, nil)
-	_, err := reconcile.Ensure(ctx, scopetest.NewTracker(scenarioOwnershipKey), key(r), res, reconcile.Given(r.InvalidSpec), r.Options...)
+	_, err := ensure.Exists(ctx, scopetest.NewTracker(scenarioOwnershipKey), key(r), res, ensure.Given(r.InvalidSpec), r.Options...)
 	var errs []error
-	if c := reconcile.Classify(reconcile.OpReconcile, reconcile.Result{}, err); c.Class != reconcile.ClassTerminal || c.Reason != conditions.ReasonInvalidParameters {
+	if c := reconcile.Classify(reconcile.OpReconcile, step.Result{}, err); c.Class != reconcile.ClassTerminal || c.Reason != conditions.ReasonInvalidParameters {
 		errs = append(errs, fmt.Errorf("Ensure(InvalidSpec) returned %s, want a terminal %s error: Validate must reject it", errText(err), conditions.ReasonInvalidParameters))
 	}
 	if len(cc.calls) > 0 {
@@ -519,7 +521,7 @@ func errText(err error) string {
 
 // classOf returns the class the reconcilers give err, returned by a step (reconcile.Classify).
 func classOf(err error) reconcile.Class {
-	return reconcile.Classify(reconcile.OpReconcile, reconcile.Result{}, err).Class
+	return reconcile.Classify(reconcile.OpReconcile, step.Result{}, err).Class
 }
 
 // retried reports whether the reconcilers try a step of class c again by themselves: after a backoff

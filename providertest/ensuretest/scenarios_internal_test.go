@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"slices"
 	"strings"
 	"testing"
@@ -12,10 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
-	"github.com/capkit/capkit/reconcile"
 )
 
-// networks is a reconcile.Resource of memcloud networks, written the way a provider would. The bug fields
+// networks is a ensure.Resource of memcloud networks, written the way a provider would. The bug fields
 // break it in one way each, to prove that the scenarios catch the bug.
 type networks struct {
 	c *cloud.Cloud
@@ -51,7 +52,7 @@ func (n *networks) classify(err error) error {
 	case err == nil:
 		return nil
 	case n.bugTerminalAlways, errors.Is(err, cloud.ErrInvalidParameter), errors.Is(err, cloud.ErrTokenReused):
-		return reconcile.Terminal("CloudRefused", err)
+		return step.Terminal("CloudRefused", err)
 	}
 	return err
 }
@@ -133,7 +134,7 @@ func networkUnderTest(res networks, injectFaults bool, policy OutOfBandDelete) R
 		ValidSpec:       cloud.NetworkSpec{Name: "demo", CIDR: "10.0.0.0/16"},
 		InvalidSpec:     cloud.NetworkSpec{Name: "", CIDR: "10.0.0.0"},
 		OutOfBandDelete: policy,
-		Options:         []reconcile.EnsureOption{reconcile.WithTags(map[string]string{"capkit.io/cluster": "default/demo"})},
+		Options:         []ensure.Option{ensure.WithTags(map[string]string{"capkit.io/cluster": "default/demo"})},
 	}
 }
 
@@ -190,7 +191,7 @@ func assertOutcomes[S, O any](t *testing.T, r ResourceUnderTest[S, O], wantNotRu
 	}
 }
 
-// The scenarios that a fixture without LagSearch, a Resource that is not a reconcile.Updater, and a fixture
+// The scenarios that a fixture without LagSearch, a Resource that is not a ensure.Updater, and a fixture
 // without MakePending cannot run.
 var (
 	searchLag = []string{"NoDuplicateAfterCrashBeforeRecordWithSearchLag", "NoDuplicateAfterLostCreateResponseWithSearchLag"}

@@ -4,26 +4,26 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"github.com/capkit/capkit/scope/scopetest"
 
 	"github.com/capkit/capkit/conditions"
-	"github.com/capkit/capkit/reconcile"
 )
 
 // errUpdateFailed is the error of an update the scenarios make fail.
 var errUpdateFailed = errors.New("ensuretest: the update failed")
 
 // ensureCounted runs Ensure of ValidSpec through a call counter on res.
-func ensureCounted[S, O any](ctx context.Context, tr *scopetest.Tracker, r ResourceUnderTest[S, O], res reconcile.Resource[S, O], failUpdate error) (reconcile.EnsureResult[O], *callCounter[S, O], error) {
+func ensureCounted[S, O any](ctx context.Context, tr *scopetest.Tracker, r ResourceUnderTest[S, O], res ensure.Resource[S, O], failUpdate error) (ensure.Result[O], *callCounter[S, O], error) {
 	wrapped, cc := counted(res, failUpdate)
-	out, err := reconcile.Ensure(ctx, tr, key(r), wrapped, reconcile.Given(r.ValidSpec), r.Options...)
+	out, err := ensure.Exists(ctx, tr, key(r), wrapped, ensure.Given(r.ValidSpec), r.Options...)
 	return out, cc, err
 }
 
 // drifted creates the resource and drifts it behind the Resource's back.
 func drifted[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) (*scopetest.Tracker, string, error) {
 	if f.Drift == nil {
-		return nil, "", errors.New("cannot run the update scenarios: the Resource is a reconcile.Updater, so CloudFixture.Drift must not be nil")
+		return nil, "", errors.New("cannot run the update scenarios: the Resource is a ensure.Updater, so CloudFixture.Drift must not be nil")
 	}
 	tr, id, err := created(ctx, r, f)
 	if err != nil {
@@ -43,8 +43,8 @@ func wantUpToDate[S, O any](ctx context.Context, tr *scopetest.Tracker, r Resour
 		return fmt.Errorf("%s: Ensure failed: %w", when, err)
 	case len(cc.writes()) > 0:
 		return fmt.Errorf("%s: Ensure called %q on a resource that is up to date, want no write: Diff must report no difference", when, cc.writes())
-	case out.Action != reconcile.ActionFound || !out.Result.Done:
-		return fmt.Errorf("%s: Ensure returned action %q and %+v, want %q and Done", when, out.Action, out.Result, reconcile.ActionFound)
+	case out.Action != ensure.ActionFound || !out.Result.Done:
+		return fmt.Errorf("%s: Ensure returned action %q and %+v, want %q and Done", when, out.Action, out.Result, ensure.ActionFound)
 	}
 	return nil
 }
@@ -59,14 +59,14 @@ func noUpdateWhenUpToDate[S, O any](ctx context.Context, r ResourceUnderTest[S, 
 
 // wantUpdated checks one Ensure of a drifted resource: exactly one Update, nothing created, a result that
 // says the drift was corrected.
-func wantUpdated[S, O any](out reconcile.EnsureResult[O], cc *callCounter[S, O], id string) error {
+func wantUpdated[S, O any](out ensure.Result[O], cc *callCounter[S, O], id string) error {
 	var errs []error
 	if w := cc.writes(); len(w) != 1 || w[0] != "Update" {
 		errs = append(errs, fmt.Errorf("ensure of a drifted resource called %q, want exactly one Update", w))
 	}
-	if out.ID != id || out.Action != reconcile.ActionUpdated || len(out.Drift) == 0 {
+	if out.ID != id || out.Action != ensure.ActionUpdated || len(out.Drift) == 0 {
 		errs = append(errs, fmt.Errorf("ensure of a drifted resource returned ID %q, action %q, drift %q, want ID %q, action %q and the drifted fields",
-			out.ID, out.Action, out.Drift, id, reconcile.ActionUpdated))
+			out.ID, out.Action, out.Drift, id, ensure.ActionUpdated))
 	}
 	if out.Result.Done || out.Result.Reason != conditions.ReasonDriftCorrected {
 		errs = append(errs, fmt.Errorf("ensure of a drifted resource returned %+v, want reason %s (not done until read again)", out.Result, conditions.ReasonDriftCorrected))
@@ -113,7 +113,7 @@ func changeDuringUpdate[S, O any](ctx context.Context, r ResourceUnderTest[S, O]
 	if err != nil {
 		return err
 	}
-	u := f.Resource.(reconcile.Updater[S, O])
+	u := f.Resource.(ensure.Updater[S, O])
 	racing := wrap(f.Resource, f.Resource, func(ctx context.Context, id string, spec S, obs O) (O, error) {
 		out, err := u.Update(ctx, id, spec, obs)
 		if err == nil {
@@ -134,9 +134,9 @@ func changeDuringUpdate[S, O any](ctx context.Context, r ResourceUnderTest[S, O]
 
 func lazySpec[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
 	computed := 0
-	spec := reconcile.Lazy(func(context.Context) (S, error) { computed++; return r.ValidSpec, nil })
+	spec := ensure.Lazy(func(context.Context) (S, error) { computed++; return r.ValidSpec, nil })
 	tr := scopetest.NewTracker(scenarioOwnershipKey)
-	if _, err := reconcile.Ensure(ctx, tr, key(r), f.Resource, spec, r.Options...); err != nil {
+	if _, err := ensure.Exists(ctx, tr, key(r), f.Resource, spec, r.Options...); err != nil {
 		return fmt.Errorf("cannot ensure with a lazy spec: %w", err)
 	}
 	var errs []error
@@ -144,11 +144,11 @@ func lazySpec[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudF
 		errs = append(errs, fmt.Errorf("a create computed the lazy spec %d times, want 1", computed))
 	}
 	computed = 0
-	if _, err := reconcile.Ensure(ctx, tr, key(r), f.Resource, spec, r.Options...); err != nil {
+	if _, err := ensure.Exists(ctx, tr, key(r), f.Resource, spec, r.Options...); err != nil {
 		return fmt.Errorf("cannot ensure the found resource with a lazy spec: %w", err)
 	}
 	want := 0
-	if _, ok := f.Resource.(reconcile.Updater[S, O]); ok {
+	if _, ok := f.Resource.(ensure.Updater[S, O]); ok {
 		want = 1 // Diff compares the found resource with it
 	}
 	if computed != want {
@@ -158,8 +158,8 @@ func lazySpec[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudF
 }
 
 func waitsWhilePending[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
-	if _, ok := f.Resource.(reconcile.PendingReporter[O]); !ok {
-		return errors.New("cannot run the pending scenario: CloudFixture.MakePending is set, so the Resource must implement reconcile.PendingReporter")
+	if _, ok := f.Resource.(ensure.PendingReporter[O]); !ok {
+		return errors.New("cannot run the pending scenario: CloudFixture.MakePending is set, so the Resource must implement ensure.PendingReporter")
 	}
 	tr, id, err := created(ctx, r, f)
 	if err != nil {

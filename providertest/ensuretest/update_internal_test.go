@@ -16,7 +16,7 @@ type item struct {
 	Tags            map[string]string
 }
 
-// items is a reconcile.Resource, reconcile.Updater and reconcile.PendingReporter of an in-test cloud whose
+// items is a ensure.Resource, ensure.Updater and ensure.PendingReporter of an in-test cloud whose
 // items have a mutable size. The bug fields break it in one way each.
 type items struct {
 	byID   map[string]*item

@@ -2,36 +2,35 @@ package ensuretest
 
 import (
 	"context"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"slices"
-
-	"github.com/capkit/capkit/reconcile"
 )
 
 // wrap returns a Resource that calls w for the core methods and keeps the optional interfaces of orig
-// (reconcile.Updater, reconcile.PendingReporter), so that a wrapped Resource behaves in Ensure as orig does.
+// (ensure.Updater, ensure.PendingReporter), so that a wrapped Resource behaves in Ensure as orig does.
 // upd, when not nil, replaces orig's Update.
-func wrap[S, O any](orig, w reconcile.Resource[S, O], upd updateFunc[S, O]) reconcile.Resource[S, O] {
-	u, isUpdater := orig.(reconcile.Updater[S, O])
-	p, isPending := orig.(reconcile.PendingReporter[O])
+func wrap[S, O any](orig, w ensure.Resource[S, O], upd updateFunc[S, O]) ensure.Resource[S, O] {
+	u, isUpdater := orig.(ensure.Updater[S, O])
+	p, isPending := orig.(ensure.PendingReporter[O])
 	if isUpdater && upd != nil {
 		u = updaterWith[S, O]{Updater: u, update: upd}
 	}
 	switch {
 	case isUpdater && isPending:
 		return struct {
-			reconcile.Resource[S, O]
-			reconcile.Updater[S, O]
-			reconcile.PendingReporter[O]
+			ensure.Resource[S, O]
+			ensure.Updater[S, O]
+			ensure.PendingReporter[O]
 		}{w, u, p}
 	case isUpdater:
 		return struct {
-			reconcile.Resource[S, O]
-			reconcile.Updater[S, O]
+			ensure.Resource[S, O]
+			ensure.Updater[S, O]
 		}{w, u}
 	case isPending:
 		return struct {
-			reconcile.Resource[S, O]
-			reconcile.PendingReporter[O]
+			ensure.Resource[S, O]
+			ensure.PendingReporter[O]
 		}{w, p}
 	}
 	return w
@@ -40,7 +39,7 @@ func wrap[S, O any](orig, w reconcile.Resource[S, O], upd updateFunc[S, O]) reco
 type updateFunc[S, O any] func(ctx context.Context, id string, spec S, obs O) (O, error)
 
 type updaterWith[S, O any] struct {
-	reconcile.Updater[S, O]
+	ensure.Updater[S, O]
 	update updateFunc[S, O]
 }
 
@@ -50,7 +49,7 @@ func (u updaterWith[S, O]) Update(ctx context.Context, id string, spec S, obs O)
 
 // lostResponse makes the next Create make its change and then return errLostResponse.
 type lostResponse[S, O any] struct {
-	reconcile.Resource[S, O]
+	ensure.Resource[S, O]
 	armed bool
 }
 
@@ -64,18 +63,18 @@ func (l *lostResponse[S, O]) Create(ctx context.Context, spec S, token string, t
 	return obs, err
 }
 
-// callCounter counts the cloud calls of a Resource, Update included when it is a reconcile.Updater.
+// callCounter counts the cloud calls of a Resource, Update included when it is a ensure.Updater.
 type callCounter[S, O any] struct {
-	reconcile.Resource[S, O]
+	ensure.Resource[S, O]
 	calls []string
 }
 
 // counted returns r wrapped in a callCounter that keeps r's optional interfaces; failUpdate, when not nil,
 // is returned by the next Update instead of calling it.
-func counted[S, O any](r reconcile.Resource[S, O], failUpdate error) (reconcile.Resource[S, O], *callCounter[S, O]) {
+func counted[S, O any](r ensure.Resource[S, O], failUpdate error) (ensure.Resource[S, O], *callCounter[S, O]) {
 	cc := &callCounter[S, O]{Resource: r}
 	var upd updateFunc[S, O]
-	if u, ok := r.(reconcile.Updater[S, O]); ok {
+	if u, ok := r.(ensure.Updater[S, O]); ok {
 		upd = func(ctx context.Context, id string, spec S, obs O) (O, error) {
 			cc.calls = append(cc.calls, "Update")
 			if failUpdate != nil {
@@ -87,7 +86,7 @@ func counted[S, O any](r reconcile.Resource[S, O], failUpdate error) (reconcile.
 			return u.Update(ctx, id, spec, obs)
 		}
 	}
-	return wrap(r, reconcile.Resource[S, O](cc), upd), cc
+	return wrap(r, ensure.Resource[S, O](cc), upd), cc
 }
 
 func (c *callCounter[S, O]) writes() []string {

@@ -3,6 +3,7 @@ package scaletest
 import (
 	"context"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/step"
 	"slices"
 	"testing"
 
@@ -63,8 +64,8 @@ func RunScalingScenarios[T client.Object](t *testing.T, newFixture func(t *testi
 			}
 			var s scope.MachinePoolScoper[T] = f.Scope
 			r := &runner{ctx: t.Context(), pool: f.Scope.Object,
-				reconcile:   func(ctx context.Context) (reconcile.Result, error) { return f.Service.Reconcile(ctx, s) },
-				delete:      func(ctx context.Context) (reconcile.Result, error) { return f.Service.Delete(ctx, s) },
+				reconcile:   func(ctx context.Context) (step.Result, error) { return f.Service.Reconcile(ctx, s) },
+				delete:      func(ctx context.Context) (step.Result, error) { return f.Service.Delete(ctx, s) },
 				setReplicas: func(n int32) { f.Scope.PoolInfo.Replicas = n },
 				live:        f.LiveInstances, created: f.Created, max: f.MaxReconciles}
 			if sc.faults {
@@ -83,7 +84,7 @@ func RunScalingScenarios[T client.Object](t *testing.T, newFixture func(t *testi
 // runner drives one scenario; it is not generic so that the scenarios are plain functions.
 type runner struct {
 	ctx               context.Context
-	reconcile, delete func(ctx context.Context) (reconcile.Result, error)
+	reconcile, delete func(ctx context.Context) (step.Result, error)
 	pool              client.Object
 	setReplicas       func(int32)
 	live              func() ([]string, error)
@@ -108,8 +109,8 @@ func (r *runner) scale(sizes ...int32) error {
 	return nil
 }
 
-// converge calls step until it reports Done, injecting a fault before each call when faults are on.
-func (r *runner) converge(what string, step func(context.Context) (reconcile.Result, error)) error {
+// converge calls call until it reports Done, injecting a fault before each call when faults are on.
+func (r *runner) converge(what string, call func(context.Context) (step.Result, error)) error {
 	var last string
 	for range r.max {
 		if r.fault != nil {
@@ -117,9 +118,9 @@ func (r *runner) converge(what string, step func(context.Context) (reconcile.Res
 				return fmt.Errorf("cannot inject a fault: %w", err)
 			}
 		}
-		res, err := step(r.ctx)
+		res, err := call(r.ctx)
 		switch {
-		case reconcile.IsTerminal(err):
+		case step.IsTerminal(err):
 			return fmt.Errorf("%s: terminal error: %w", what, err)
 		case err == nil && res.Done:
 			return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/step"
 	"slices"
 	"testing"
 
@@ -30,7 +31,7 @@ var errFault = errors.New("injected fault")
 
 func (g *group) service() reconcile.Service[poolScope] {
 	return reconcile.ServiceFuncs[poolScope]{
-		ReconcileFunc: func(_ context.Context, s poolScope) (reconcile.Result, error) {
+		ReconcileFunc: func(_ context.Context, s poolScope) (step.Result, error) {
 			want := int(s.MachinePool().Replicas)
 			for len(g.live) < want {
 				g.created++
@@ -40,7 +41,7 @@ func (g *group) service() reconcile.Service[poolScope] {
 					if g.bug == "extra on retry" {
 						g.created++ // a retry that does not find the first instance
 					}
-					return reconcile.Result{}, errFault
+					return step.Result{}, errFault
 				}
 			}
 			if g.bug != "keeps on scale down" && len(g.live) > want {
@@ -48,14 +49,14 @@ func (g *group) service() reconcile.Service[poolScope] {
 			}
 			if g.bug != "stale list" {
 				if err := s.SetInstances(g.live); err != nil {
-					return reconcile.Result{}, err
+					return step.Result{}, err
 				}
 			}
-			return reconcile.Result{Done: true}, nil
+			return step.Result{Done: true}, nil
 		},
-		DeleteFunc: func(context.Context, poolScope) (reconcile.Result, error) {
+		DeleteFunc: func(context.Context, poolScope) (step.Result, error) {
 			g.live = nil
-			return reconcile.Result{Done: true}, nil
+			return step.Result{Done: true}, nil
 		},
 	}
 }
@@ -89,8 +90,8 @@ func TestScenariosCatchBugs(t *testing.T) {
 			f := fixture(&group{bug: tt.bug})
 			var s scope.MachinePoolScoper[*testtypes.FooMachinePool] = f.Scope
 			r := &runner{ctx: t.Context(), pool: f.Scope.Object, max: 20,
-				reconcile:   func(ctx context.Context) (reconcile.Result, error) { return f.Service.Reconcile(ctx, s) },
-				delete:      func(ctx context.Context) (reconcile.Result, error) { return f.Service.Delete(ctx, s) },
+				reconcile:   func(ctx context.Context) (step.Result, error) { return f.Service.Reconcile(ctx, s) },
+				delete:      func(ctx context.Context) (step.Result, error) { return f.Service.Delete(ctx, s) },
 				setReplicas: func(n int32) { f.Scope.PoolInfo.Replicas = n }, live: f.LiveInstances, created: f.Created}
 			for _, sc := range scenarios {
 				if sc.name != tt.scenario {

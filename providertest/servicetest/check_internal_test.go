@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/step"
 	"maps"
 	"os"
 	"os/exec"
@@ -45,7 +46,7 @@ func TestCheckReportsEachMismatch(t *testing.T) {
 	tests := []struct {
 		name string
 		want Outcome
-		res  reconcile.Result
+		res  step.Result
 		err  error
 		// start edits the object before the "call": the state read from the API server.
 		start func(m *testtypes.FooMachine)
@@ -57,25 +58,25 @@ func TestCheckReportsEachMismatch(t *testing.T) {
 		changeAfter func(m *testtypes.FooMachine)
 		failure     string // "" when the outcome matches
 	}{
-		{name: "all matches", want: Outcome{Result: reconcile.Result{Done: true}}, res: reconcile.Result{Done: true}},
+		{name: "all matches", want: Outcome{Result: step.Result{Done: true}}, res: step.Result{Done: true}},
 		{name: "class", err: errors.New("boom"), failure: "class is Transient"},
-		{name: "class of a result", want: Outcome{Class: reconcile.ClassDone}, res: reconcile.Result{}, failure: "class is InProgress"},
-		{name: "not done", want: Outcome{Class: reconcile.ClassInProgress, Reason: "Booting", RequeueAfter: reconcile.DefaultRequeueAfter,
-			Result: reconcile.Result{Reason: "Booting"}}, res: reconcile.Result{Reason: "Booting"}},
+		{name: "class of a result", want: Outcome{Class: reconcile.ClassDone}, res: step.Result{}, failure: "class is InProgress"},
+		{name: "not done", want: Outcome{Class: reconcile.ClassInProgress, Reason: "Booting", RequeueAfter: step.DefaultPollInterval,
+			Result: step.Result{Reason: "Booting"}}, res: step.Result{Reason: "Booting"}},
 		{name: "throttled", want: Outcome{Class: reconcile.ClassThrottled, Reason: conditions.ReasonThrottled, RequeueAfter: 5 * time.Second},
-			err: fmt.Errorf("cannot create: %w", reconcile.Throttled(errors.New("429"), 5*time.Second))},
-		{name: "throttled is not transient", want: Outcome{Class: reconcile.ClassTransient}, err: reconcile.Throttled(errors.New("429"), 0),
+			err: fmt.Errorf("cannot create: %w", step.Throttled(errors.New("429"), 5*time.Second))},
+		{name: "throttled is not transient", want: Outcome{Class: reconcile.ClassTransient}, err: step.Throttled(errors.New("429"), 0),
 			failure: "class is Throttled"},
-		{name: "requeue", want: Outcome{Class: reconcile.ClassThrottled, RequeueAfter: time.Minute}, err: reconcile.Throttled(errors.New("429"), 5*time.Second),
+		{name: "requeue", want: Outcome{Class: reconcile.ClassThrottled, RequeueAfter: time.Minute}, err: step.Throttled(errors.New("429"), 5*time.Second),
 			failure: "requeue after 5s"},
-		{name: "terminal", want: Outcome{Class: reconcile.ClassTerminal, Reason: "Quota"}, err: reconcile.Terminal("Quota", errors.New("x"))},
-		{name: "terminal reason", want: Outcome{Class: reconcile.ClassTerminal, Reason: "Quota"}, err: reconcile.Terminal("Other", errors.New("x")), failure: `condition reason is "Other"`},
+		{name: "terminal", want: Outcome{Class: reconcile.ClassTerminal, Reason: "Quota"}, err: step.Terminal("Quota", errors.New("x"))},
+		{name: "terminal reason", want: Outcome{Class: reconcile.ClassTerminal, Reason: "Quota"}, err: step.Terminal("Other", errors.New("x")), failure: `condition reason is "Other"`},
 		{name: "controller-runtime terminal", want: Outcome{Class: reconcile.ClassTerminal, Reason: conditions.ReasonTerminalError}, err: crreconcile.TerminalError(errors.New("x"))},
 		{name: "error is", want: Outcome{Class: reconcile.ClassTransient, ErrorIs: errNotFound}, err: errors.New("other"), failure: "does not wrap"},
 		{name: "error contains", want: Outcome{Class: reconcile.ClassTransient, ErrorContains: "quota"}, err: errors.New("other"), failure: `does not contain "quota"`},
-		{name: "result", res: reconcile.Result{Done: true}, failure: "result is"},
+		{name: "result", res: step.Result{Done: true}, failure: "result is"},
 		{name: "bootstrap data in the error", want: Outcome{Class: reconcile.ClassTransient}, err: errors.New("bad data: " + secret), failure: "bootstrap data appears in the error"},
-		{name: "bootstrap data in the message", want: Outcome{Result: reconcile.Result{Message: secret}}, res: reconcile.Result{Message: secret}, failure: "appears in the result message"},
+		{name: "bootstrap data in the message", want: Outcome{Result: step.Result{Message: secret}}, res: step.Result{Message: secret}, failure: "appears in the result message"},
 		{name: "bootstrap data in a condition", change: withCondition("data " + secret), failure: `condition "A" message`},
 		{name: "bootstrap data at a checkpoint", change: withCondition(secret), checkpoint: true, failure: "at checkpoint 1"},
 		{name: "resource ID recorded and persisted", change: func(m *testtypes.FooMachine) { m.Status.Resources = map[string]string{"disk": "d-1"} }, checkpoint: true},
@@ -203,8 +204,8 @@ func TestFailingCaseReport(t *testing.T) {
 		t.Skip("run by TestFailuresNameTheCaseAtTheCallersLine")
 	}
 	notDone := reconcile.ServiceFuncs[scope.ClusterScoper[*testtypes.FooCluster]]{
-		ReconcileFunc: func(context.Context, scope.ClusterScoper[*testtypes.FooCluster]) (reconcile.Result, error) {
-			return reconcile.Result{Reason: "Waiting"}, nil
+		ReconcileFunc: func(context.Context, scope.ClusterScoper[*testtypes.FooCluster]) (step.Result, error) {
+			return step.Result{Reason: "Waiting"}, nil
 		},
 	}
 	newService := func(*testing.T) (reconcile.Service[scope.ClusterScoper[*testtypes.FooCluster]], struct{}) {
@@ -213,7 +214,7 @@ func TestFailingCaseReport(t *testing.T) {
 	failing := ClusterCase[*testtypes.FooCluster, struct{}]{
 		Name:  "the failing case",
 		Scope: &scopetest.FakeClusterScope[*testtypes.FooCluster]{FakeObject: scopetest.FakeObject[*testtypes.FooCluster]{Object: &testtypes.FooCluster{}}},
-		Want:  Outcome{Result: reconcile.Result{Done: true}},
+		Want:  Outcome{Result: step.Result{Done: true}},
 	}
 	RunClusterCases(t, callerLine(newService), failing)
 }

@@ -14,7 +14,7 @@
 //		servicetest.MachineCase[*v1beta2.MyMachine, *mycloud.Client]{
 //			Name:  "creates the VM and records it in spec.providerID at once",
 //			Scope: myMachine(),
-//			Want:  servicetest.Outcome{Result: reconcile.Result{Done: true}},
+//			Want:  servicetest.Outcome{Result: step.Result{Done: true}},
 //			Check: func(t *testing.T, s fake, c *mycloud.Client) {
 //				assert.Equal(t, 1, c.Count())
 //				assert.Equal(t, "mycloud://vm-1", s.Object.Spec.ProviderID)
@@ -46,7 +46,7 @@
 //     PatchSpecNow, as scope.ProviderIDTracker does), or names a persisted resource ID: an ID of the
 //     object's resource-ID map as the API server holds it after the call (at the call's last PatchNow, or
 //     before the call when it made none) appears in the provider ID as a whole segment (between its start or
-//     end and a '/' or ':'). So "mycloud://" + res.ID after reconcile.Ensure, which checkpoints the ID it
+//     end and a '/' or ':'). So "mycloud://" + res.ID after ensure.Exists, which checkpoints the ID it
 //     records, needs no checkpoint of its own: a crash loses nothing the next reconcile cannot rebuild. A
 //     provider ID that is the only record of a cloud resource fails;
 //   - with Outcome.Unchanged, the infra object is unchanged and was not checkpointed.

@@ -2,6 +2,8 @@ package servicetest_test
 
 import (
 	"context"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -45,7 +47,7 @@ func TestVM(t *testing.T) {
 		servicetest.MachineCase[*v1beta2.MyMachine, *mycloud.Client]{
 			Name:  "creates the VM and records it in spec.providerID at once",
 			Scope: myMachine(),
-			Want:  servicetest.Outcome{Result: reconcile.Result{Done: true}},
+			Want:  servicetest.Outcome{Result: step.Result{Done: true}},
 			Check: func(t *testing.T, s fake, c *mycloud.Client) {
 				assert.Equal(t, 1, c.Count())
 				assert.Equal(t, "mycloud://vm-1", s.Object.Spec.ProviderID)
@@ -63,11 +65,11 @@ func TestVM(t *testing.T) {
 			Name:  "a VM created before a crash is adopted by its tags, not created again",
 			Scope: myMachine(),
 			Setup: func(t *testing.T, s fake, c *mycloud.Client) {
-				tags := reconcile.OwnershipTags("key-m-0", services.KeyVM)
+				tags := ensure.OwnershipTags("key-m-0", services.KeyVM)
 				_, err := c.RunVM(context.Background(), "ubuntu-24.04", nil, "lost-token", tags)
 				require.NoError(t, err)
 			},
-			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}},
+			Want: servicetest.Outcome{Result: step.Result{Done: true}},
 			Check: func(t *testing.T, s fake, c *mycloud.Client) {
 				assert.Equal(t, 1, c.Count())
 				assert.Equal(t, "mycloud://vm-1", s.Object.Spec.ProviderID)
@@ -91,10 +93,10 @@ func TestVM(t *testing.T) {
 			Scope:  myMachine(func(m *v1beta2.MyMachine) { m.Spec.ProviderID = "mycloud://vm-1" }),
 			Delete: true,
 			Setup: func(t *testing.T, _ fake, c *mycloud.Client) {
-				_, err := c.RunVM(context.Background(), "ubuntu-24.04", nil, "t", reconcile.OwnershipTags("key-m-0", services.KeyVM))
+				_, err := c.RunVM(context.Background(), "ubuntu-24.04", nil, "t", ensure.OwnershipTags("key-m-0", services.KeyVM))
 				require.NoError(t, err)
 			},
-			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}},
+			Want: servicetest.Outcome{Result: step.Result{Done: true}},
 			Check: func(t *testing.T, s fake, c *mycloud.Client) {
 				assert.Zero(t, c.Count())
 				assert.Equal(t, "mycloud://vm-1", s.Object.Spec.ProviderID)

@@ -3,6 +3,7 @@ package servicetest_test
 import (
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/step"
 	"time"
 
 	"github.com/capkit/capkit/reconcile"
@@ -13,13 +14,13 @@ import (
 // yet" with a Result; an error it returns is throttled, terminal, refused or transient.
 func Example_outcomes() {
 	for _, call := range []struct {
-		res reconcile.Result
+		res step.Result
 		err error
 	}{
-		{res: reconcile.Result{Done: true}},
-		{res: reconcile.Result{Reason: "InstanceBooting", RequeueAfter: 5 * time.Second}},
-		{err: reconcile.Throttled(errors.New("429 Too Many Requests"), 2*time.Second)},
-		{err: reconcile.Terminal("QuotaExceeded", errors.New("quota of 10 instances reached"))},
+		{res: step.Result{Done: true}},
+		{res: step.Result{Reason: "InstanceBooting", RequeueAfter: 5 * time.Second}},
+		{err: step.Throttled(errors.New("429 Too Many Requests"), 2*time.Second)},
+		{err: step.Terminal("QuotaExceeded", errors.New("quota of 10 instances reached"))},
 		{err: errors.New("connection reset")},
 	} {
 		c := reconcile.Classify(reconcile.OpReconcile, call.res, call.err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/step"
 	"strings"
 	"testing"
 	"time"
@@ -22,15 +23,15 @@ import (
 // Outcome is what a case expects of one call of the service, in the terms of reconcile.Classify: what the
 // reconciler will do with the call.
 type Outcome struct {
-	// Result is the reconcile.Result the service must return, compared in full: reconcile.Result{Done: true}
+	// Result is the step.Result the service must return, compared in full: step.Result{Done: true}
 	// for a step that is done, the Reason, Message and RequeueAfter of one that is not done yet.
-	Result reconcile.Result
+	Result step.Result
 	// Class is the class reconcile.Classify gives the call (reconcile.ClassThrottled, ClassTerminal,
 	// ClassTransient, ...). When zero, the call must return no error: it is then ClassDone or
 	// ClassInProgress, as Result says.
 	Class reconcile.Class
 	// Reason, when not empty, is the condition reason reconcile.Classify gives the call: a terminal
-	// error's reason (conditions.ReasonTerminalError for controller-runtime's reconcile.TerminalError),
+	// error's reason (conditions.ReasonTerminalError for controller-runtime's step.TerminalError),
 	// conditions.ReasonThrottled, a refusal's reason, or a not-done Result's reason.
 	Reason string
 	// RequeueAfter, when not zero, is the requeue delay reconcile.Classify gives the call, e.g. the cloud's
@@ -91,7 +92,7 @@ type ClusterCase[T client.Object, D any] = Case[*scopetest.FakeClusterScope[T], 
 //     checkpoint of any kind (PatchNow or PatchSpecNow: scope.ProviderIDTracker's pattern), or names a
 //     persisted resource ID: one of the resource-ID map as the API server holds it after the call (at the
 //     last PatchNow, or before the call when it made none) appears in the provider ID as a whole segment
-//     (between its start or end and a '/' or ':'), as in "mycloud://" + id after reconcile.Ensure. A crash
+//     (between its start or end and a '/' or ':'), as in "mycloud://" + id after ensure.Exists. A crash
 //     then loses nothing: the next reconcile finds the resource by that ID and sets the provider ID again.
 //     A provider ID that is the only record of a cloud resource fails;
 //   - with Want.Unchanged, the object is unchanged and nothing was checkpointed;
@@ -139,7 +140,7 @@ func runCases[T client.Object, F comparable, S, D any](t *testing.T, newService 
 		if tc.Delete {
 			do = svc.Delete
 		}
-		runCase(t, tc, deps, s, obj, secret, func(ctx context.Context) (reconcile.Result, error) { return do(ctx, scoper) })
+		runCase(t, tc, deps, s, obj, secret, func(ctx context.Context) (step.Result, error) { return do(ctx, scoper) })
 	})
 }
 
@@ -178,7 +179,7 @@ func run[F comparable, D any](t *testing.T, cases []Case[F, D], f func(t *testin
 // observed is what one call did.
 type observed[T client.Object] struct {
 	op     reconcile.Op
-	res    reconcile.Result
+	res    step.Result
 	err    error
 	before T // the object before the call
 	obj    *scopetest.FakeObject[T]
@@ -189,7 +190,7 @@ type observed[T client.Object] struct {
 	poll time.Duration
 }
 
-func runCase[T client.Object, F, D any](t *testing.T, tc Case[F, D], deps D, s F, obj *scopetest.FakeObject[T], secret []byte, do func(context.Context) (reconcile.Result, error)) {
+func runCase[T client.Object, F, D any](t *testing.T, tc Case[F, D], deps D, s F, obj *scopetest.FakeObject[T], secret []byte, do func(context.Context) (step.Result, error)) {
 	t.Helper()
 	if tc.Setup != nil {
 		tc.Setup(t, s, deps)
@@ -204,7 +205,7 @@ func runCase[T client.Object, F, D any](t *testing.T, tc Case[F, D], deps D, s F
 	}
 	env := reconcile.NewEnv(obj.Object, tc.Options...)
 	o := observed[T]{op: op, before: before, obj: obj, checkpointsBefore: len(obj.Checkpoints()), secret: secret, poll: env.PollInterval()}
-	o.res, o.err = do(reconcile.ContextWithEnv(t.Context(), env))
+	o.res, o.err = do(step.ContextWithEnv(t.Context(), env))
 	check(t, tc.Name, tc.Want, o)
 	if tc.Check != nil {
 		tc.Check(t, s, deps)
@@ -305,7 +306,7 @@ func checkPersisted[T client.Object](t providertest.TestingT, name string, o obs
 				continue
 			}
 			if got, _ := o.obj.PersistedResourceID(key); got != id {
-				errorf(t, name, "resource %q (id %q) was recorded but not persisted by a checkpoint (persisted: %q): checkpoint right after the create (reconcile.Ensure does)", key, id, got)
+				errorf(t, name, "resource %q (id %q) was recorded but not persisted by a checkpoint (persisted: %q): checkpoint right after the create (ensure.Exists does)", key, id, got)
 			}
 		}
 	}
@@ -334,7 +335,7 @@ func checkPersisted[T client.Object](t providertest.TestingT, name string, o obs
 		}
 	}
 	errorf(t, name, "spec.providerID %q was set but not persisted by a checkpoint, and names no resource ID persisted in the resource-ID map (persisted: %v): a crash now loses the cloud resource; "+
-		"record its ID first (reconcile.Ensure does) and build the provider ID from it, or checkpoint the provider ID right after the create (scope.ProviderIDTracker does)", pid, persisted)
+		"record its ID first (ensure.Exists does) and build the provider ID from it, or checkpoint the provider ID right after the create (scope.ProviderIDTracker does)", pid, persisted)
 }
 
 // containsSegment reports whether id appears in pid as a whole segment: between pid's start or end and a

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"strings"
 	"testing"
 	"time"
@@ -41,41 +43,41 @@ func instanceID(pid string) (string, error) {
 // vmService is a provider's machine service: one VM per machine, its ID in spec.providerID.
 // Its VMs are observed as their IDs (string): all this service reads of them.
 type vmService struct {
-	vms reconcile.Resource[vmSpec, string]
+	vms ensure.Resource[vmSpec, string]
 }
 
-func (v *vmService) Reconcile(ctx context.Context, s scope.MachineScoper[*testtypes.FooMachine]) (reconcile.Result, error) {
+func (v *vmService) Reconcile(ctx context.Context, s scope.MachineScoper[*testtypes.FooMachine]) (step.Result, error) {
 	if !s.Cluster().InfrastructureProvisioned {
-		return reconcile.Result{Reason: "WaitingForCluster", RequeueAfter: 5 * time.Second}, nil
+		return step.Result{Reason: "WaitingForCluster", RequeueAfter: 5 * time.Second}, nil
 	}
 	m := s.InfraMachine()
 	tr, err := scope.ProviderIDTracker(s, m, "vm", providerID, instanceID)
 	if err != nil {
-		return reconcile.Result{}, err
+		return step.Result{}, err
 	}
 	// The bootstrap data is read only when the VM must be created.
-	spec := reconcile.Lazy(func(ctx context.Context) (vmSpec, error) {
+	spec := ensure.Lazy(func(ctx context.Context) (vmSpec, error) {
 		data, _, err := s.BootstrapData(ctx)
 		return vmSpec{Image: "ubuntu", UserData: string(data)}, err
 	})
-	res, err := reconcile.Ensure(ctx, tr, "vm", v.vms, spec)
+	res, err := ensure.Exists(ctx, tr, "vm", v.vms, spec)
 	if errors.Is(err, scope.ErrBootstrapDataNotReady) {
-		return reconcile.Result{Reason: conditions.ReasonWaitingForBootstrapData}, nil
+		return step.Result{Reason: conditions.ReasonWaitingForBootstrapData}, nil
 	}
 	if err != nil || !res.Result.Done {
 		return res.Result, err
 	}
 	m.Status.Addresses = []contract.MachineAddress{{Type: contract.MachineInternalIP, Address: "10.0.0.4"}}
 	m.SetProvisioned(true)
-	return reconcile.Result{Done: true}, nil
+	return step.Result{Done: true}, nil
 }
 
-func (v *vmService) Delete(ctx context.Context, s scope.MachineScoper[*testtypes.FooMachine]) (reconcile.Result, error) {
+func (v *vmService) Delete(ctx context.Context, s scope.MachineScoper[*testtypes.FooMachine]) (step.Result, error) {
 	tr, err := scope.ProviderIDTracker(s, s.InfraMachine(), "vm", providerID, instanceID)
 	if err != nil {
-		return reconcile.Result{}, err
+		return step.Result{}, err
 	}
-	return reconcile.EnsureDeleted(ctx, tr, "vm", v.vms)
+	return ensure.Deleted(ctx, tr, "vm", v.vms)
 }
 
 const bootstrapData = "#cloud-config\nsecret-token: abc\n"
@@ -106,7 +108,7 @@ func provisioned(s *scopetest.FakeMachineScope[*testtypes.FooMachine]) {
 
 func TestRunMachineCases(t *testing.T) {
 	spec := vmSpec{Image: "ubuntu", UserData: bootstrapData}
-	tags := reconcile.OwnershipTags("key-m-0", "vm")
+	tags := ensure.OwnershipTags("key-m-0", "vm")
 	newService := func(t *testing.T) (reconcile.Service[scope.MachineScoper[*testtypes.FooMachine]], *mocks.MockResource[vmSpec, string]) {
 		vms := mocks.NewMockResource[vmSpec, string](gomock.NewController(t))
 		vms.EXPECT().ID(gomock.Any()).DoAndReturn(func(id string) string { return id }).AnyTimes()
@@ -122,9 +124,9 @@ func TestRunMachineCases(t *testing.T) {
 			Setup: func(_ *testing.T, _ fake, vms vms) {
 				vms.EXPECT().FindByTags(gomock.Any(), tags).Return("", false, nil)
 				vms.EXPECT().Validate(spec).Return(nil)
-				vms.EXPECT().Create(gomock.Any(), spec, reconcile.IdempotencyToken("key-m-0", "vm"), tags).Return("vm-1", nil)
+				vms.EXPECT().Create(gomock.Any(), spec, ensure.IdempotencyToken("key-m-0", "vm"), tags).Return("vm-1", nil)
 			},
-			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}},
+			Want: servicetest.Outcome{Result: step.Result{Done: true}},
 			Check: func(t *testing.T, s fake, _ vms) {
 				assert.Equal(t, "mem://vm-1", s.Object.Spec.ProviderID)
 				assert.True(t, s.Object.IsProvisioned())
@@ -139,7 +141,7 @@ func TestRunMachineCases(t *testing.T) {
 			Setup: func(_ *testing.T, _ fake, vms vms) {
 				vms.EXPECT().Get(gomock.Any(), "vm-1").Return("vm-1", true, nil)
 			},
-			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}, Unchanged: true},
+			Want: servicetest.Outcome{Result: step.Result{Done: true}, Unchanged: true},
 			Check: func(t *testing.T, s fake, _ vms) {
 				assert.Zero(t, s.BootstrapReads, "the Lazy spec is not computed for a VM that exists")
 			},
@@ -147,7 +149,7 @@ func TestRunMachineCases(t *testing.T) {
 		{
 			Name:  "waits for the cluster infrastructure",
 			Scope: machine(func(s fake) { s.ClusterInfo.InfrastructureProvisioned = false }),
-			Want:  servicetest.Outcome{Result: reconcile.Result{Reason: "WaitingForCluster", RequeueAfter: 5 * time.Second}, Unchanged: true},
+			Want:  servicetest.Outcome{Result: step.Result{Reason: "WaitingForCluster", RequeueAfter: 5 * time.Second}, Unchanged: true},
 		},
 		{
 			Name:  "waits for the bootstrap data",
@@ -155,7 +157,7 @@ func TestRunMachineCases(t *testing.T) {
 			Setup: func(_ *testing.T, _ fake, vms vms) {
 				vms.EXPECT().FindByTags(gomock.Any(), tags).Return("", false, nil)
 			},
-			Want: servicetest.Outcome{Result: reconcile.Result{Reason: conditions.ReasonWaitingForBootstrapData}, Unchanged: true},
+			Want: servicetest.Outcome{Result: step.Result{Reason: conditions.ReasonWaitingForBootstrapData}, Unchanged: true},
 		},
 		{
 			Name:  "a malformed bootstrap Secret is retried",
@@ -171,7 +173,7 @@ func TestRunMachineCases(t *testing.T) {
 			Setup: func(_ *testing.T, _ fake, vms vms) {
 				vms.EXPECT().FindByTags(gomock.Any(), tags).Return("", false, nil)
 				vms.EXPECT().Validate(spec).Return(nil)
-				vms.EXPECT().Create(gomock.Any(), spec, gomock.Any(), tags).Return("", reconcile.Terminal("QuotaExceeded", errors.New("quota")))
+				vms.EXPECT().Create(gomock.Any(), spec, gomock.Any(), tags).Return("", step.Terminal("QuotaExceeded", errors.New("quota")))
 			},
 			Want: servicetest.Outcome{Class: reconcile.ClassTerminal, Reason: "QuotaExceeded", Unchanged: true},
 		},
@@ -200,26 +202,26 @@ func TestRunMachineCases(t *testing.T) {
 					vms.EXPECT().FindByTags(gomock.Any(), tags).Return("", false, nil),
 				)
 			},
-			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}, Unchanged: true},
+			Want: servicetest.Outcome{Result: step.Result{Done: true}, Unchanged: true},
 		},
 	}...)
 }
 
-// TestProviderIDFromAnEnsuredID runs the README's pattern: reconcile.Ensure records the VM's ID in
+// TestProviderIDFromAnEnsuredID runs the README's pattern: ensure.Exists records the VM's ID in
 // status.resources and checkpoints it, then the service sets the provider ID from that ID without a
 // checkpoint of its own. A crash after the call loses nothing: the next reconcile finds the VM by its ID.
 func TestProviderIDFromAnEnsuredID(t *testing.T) {
 	spec := vmSpec{Image: "ubuntu"}
-	tags := reconcile.OwnershipTags("key-m-0", "vm")
-	svc := func(vms reconcile.Resource[vmSpec, string]) reconcile.Service[scope.MachineScoper[*testtypes.FooMachine]] {
+	tags := ensure.OwnershipTags("key-m-0", "vm")
+	svc := func(vms ensure.Resource[vmSpec, string]) reconcile.Service[scope.MachineScoper[*testtypes.FooMachine]] {
 		return reconcile.ServiceFuncs[scope.MachineScoper[*testtypes.FooMachine]]{
-			ReconcileFunc: func(ctx context.Context, s scope.MachineScoper[*testtypes.FooMachine]) (reconcile.Result, error) {
-				res, err := reconcile.Ensure(ctx, s, "vm", vms, reconcile.Given(spec))
+			ReconcileFunc: func(ctx context.Context, s scope.MachineScoper[*testtypes.FooMachine]) (step.Result, error) {
+				res, err := ensure.Exists(ctx, s, "vm", vms, ensure.Given(spec))
 				if err != nil || !res.Result.Done {
 					return res.Result, err
 				}
 				s.InfraMachine().SetProviderID(providerID(res.ID))
-				return reconcile.Result{Done: true}, nil
+				return step.Result{Done: true}, nil
 			},
 		}
 	}
@@ -239,7 +241,7 @@ func TestProviderIDFromAnEnsuredID(t *testing.T) {
 				vms.EXPECT().FindByTags(gomock.Any(), tags).Return("", false, nil)
 				vms.EXPECT().Create(gomock.Any(), spec, gomock.Any(), tags).Return("vm-1", nil)
 			},
-			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}},
+			Want: servicetest.Outcome{Result: step.Result{Done: true}},
 			Check: func(t *testing.T, s fake, _ vms) {
 				assert.Equal(t, "mem://vm-1", s.Object.Spec.ProviderID)
 				require.Len(t, s.Checkpoints(), 1)
@@ -252,7 +254,7 @@ func TestProviderIDFromAnEnsuredID(t *testing.T) {
 			Setup: func(_ *testing.T, _ fake, vms vms) {
 				vms.EXPECT().Get(gomock.Any(), "vm-1").Return("vm-1", true, nil)
 			},
-			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}},
+			Want: servicetest.Outcome{Result: step.Result{Done: true}},
 		},
 	)
 }
@@ -260,26 +262,26 @@ func TestProviderIDFromAnEnsuredID(t *testing.T) {
 // networkService is a provider's cluster service: a network recorded in status.resources, the endpoint,
 // a condition.
 type networkService struct {
-	nets reconcile.Resource[string, string]
+	nets ensure.Resource[string, string]
 }
 
-func (n networkService) Reconcile(ctx context.Context, s scope.ClusterScoper[*testtypes.FooCluster]) (reconcile.Result, error) {
+func (n networkService) Reconcile(ctx context.Context, s scope.ClusterScoper[*testtypes.FooCluster]) (step.Result, error) {
 	c := s.InfraCluster()
-	if res, err := reconcile.Ensure(ctx, s, "network", n.nets, reconcile.Given("10.0.0.0/16")); err != nil || !res.Result.Done {
+	if res, err := ensure.Exists(ctx, s, "network", n.nets, ensure.Given("10.0.0.0/16")); err != nil || !res.Result.Done {
 		return res.Result, err
 	}
 	if !c.Spec.ControlPlaneEndpoint.IsValid() {
 		c.Spec.ControlPlaneEndpoint = contract.APIEndpoint{Host: s.Cluster().Name + ".example.com", Port: 6443}
 	}
 	if _, err := conditions.SetTrue(c, "EndpointReady", "Published", c.Spec.ControlPlaneEndpoint.Host); err != nil {
-		return reconcile.Result{}, err
+		return step.Result{}, err
 	}
 	c.SetProvisioned(true)
-	return reconcile.Result{Done: true}, nil
+	return step.Result{Done: true}, nil
 }
 
-func (n networkService) Delete(ctx context.Context, s scope.ClusterScoper[*testtypes.FooCluster]) (reconcile.Result, error) {
-	return reconcile.EnsureDeleted(ctx, s, "network", n.nets)
+func (n networkService) Delete(ctx context.Context, s scope.ClusterScoper[*testtypes.FooCluster]) (step.Result, error) {
+	return ensure.Deleted(ctx, s, "network", n.nets)
 }
 
 func cluster(ids map[string]string) *scopetest.FakeClusterScope[*testtypes.FooCluster] {
@@ -307,7 +309,7 @@ func TestRunClusterCases(t *testing.T) {
 				nets.EXPECT().FindByTags(gomock.Any(), gomock.Any()).Return("", false, nil)
 				nets.EXPECT().Create(gomock.Any(), "10.0.0.0/16", gomock.Any(), gomock.Any()).Return("net-1", nil)
 			},
-			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}},
+			Want: servicetest.Outcome{Result: step.Result{Done: true}},
 			Check: func(t *testing.T, s fake, _ nets) {
 				id, _ := s.PersistedResourceID("network")
 				assert.Equal(t, "net-1", id)
@@ -323,7 +325,7 @@ func TestRunClusterCases(t *testing.T) {
 				nets.EXPECT().Get(gomock.Any(), "net-1").Return("", false, nil)
 				nets.EXPECT().FindByTags(gomock.Any(), gomock.Any()).Return("", false, nil)
 			},
-			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}},
+			Want: servicetest.Outcome{Result: step.Result{Done: true}},
 			Check: func(t *testing.T, s fake, _ nets) {
 				assert.Empty(t, s.Object.Status.Resources)
 			},
@@ -334,7 +336,7 @@ func TestRunClusterCases(t *testing.T) {
 			Setup: func(_ *testing.T, _ fake, nets nets) {
 				nets.EXPECT().Get(gomock.Any(), "net-1").Return("net-1", true, nil)
 			},
-			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}},
+			Want: servicetest.Outcome{Result: step.Result{Done: true}},
 		},
 	)
 }
@@ -345,9 +347,9 @@ func TestCaseOptionsSetTheReconcileEnvironment(t *testing.T) {
 	type fake = *scopetest.FakeClusterScope[*testtypes.FooCluster]
 	// waiting reports not done, with the poll interval it sees, after an event.
 	waiting := reconcile.ServiceFuncs[scope.ClusterScoper[*testtypes.FooCluster]]{
-		ReconcileFunc: func(ctx context.Context, _ scope.ClusterScoper[*testtypes.FooCluster]) (reconcile.Result, error) {
-			reconcile.Eventf(ctx, reconcile.EventNormal, "Waiting", "network %s", "net-1")
-			return reconcile.Result{Reason: "Waiting", Message: reconcile.EnvFrom(ctx).PollInterval().String()}, nil
+		ReconcileFunc: func(ctx context.Context, _ scope.ClusterScoper[*testtypes.FooCluster]) (step.Result, error) {
+			step.Eventf(ctx, step.EventNormal, "Waiting", "network %s", "net-1")
+			return step.Result{Reason: "Waiting", Message: step.EnvFrom(ctx).PollInterval().String()}, nil
 		},
 	}
 	rec := mocks.NewMockEventRecorder(gomock.NewController(t))
@@ -357,18 +359,18 @@ func TestCaseOptionsSetTheReconcileEnvironment(t *testing.T) {
 		servicetest.ClusterCase[*testtypes.FooCluster, struct{}]{
 			Name:    "the reconciler's default requeue and recorder",
 			Scope:   cluster(nil),
-			Options: []reconcile.Option{reconcile.WithDefaultRequeue(3 * time.Second), reconcile.WithEventRecorder(rec)},
+			Options: []reconcile.Option{reconcile.WithPollInterval(3 * time.Second), reconcile.WithEventRecorder(rec)},
 			Setup: func(_ *testing.T, s fake, _ struct{}) {
-				rec.EXPECT().Eventf(s.Object, nil, reconcile.EventNormal, "Waiting", "Reconcile", "%s", "network net-1")
+				rec.EXPECT().Eventf(s.Object, nil, step.EventNormal, "Waiting", "Reconcile", "%s", "network net-1")
 			},
 			Want: servicetest.Outcome{Class: reconcile.ClassInProgress, Reason: "Waiting", RequeueAfter: 3 * time.Second,
-				Result: reconcile.Result{Reason: "Waiting", Message: "3s"}},
+				Result: step.Result{Reason: "Waiting", Message: "3s"}},
 		},
 		servicetest.ClusterCase[*testtypes.FooCluster, struct{}]{
 			Name:  "without options: the defaults",
 			Scope: cluster(nil),
-			Want: servicetest.Outcome{Class: reconcile.ClassInProgress, Reason: "Waiting", RequeueAfter: reconcile.DefaultRequeueAfter,
-				Result: reconcile.Result{Reason: "Waiting", Message: reconcile.DefaultRequeueAfter.String()}},
+			Want: servicetest.Outcome{Class: reconcile.ClassInProgress, Reason: "Waiting", RequeueAfter: step.DefaultPollInterval,
+				Result: step.Result{Reason: "Waiting", Message: step.DefaultPollInterval.String()}},
 		},
 	)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/capkit/capkit/reconcile/ensure"
 	"github.com/capkit/capkit/reconcile/internal/fakecloud"
+	"github.com/capkit/capkit/reconcile/step"
 	"testing"
 	"time"
 
@@ -33,7 +34,7 @@ func wantError(t *testing.T, err error, want func(error) bool) bool {
 }
 
 // isRetried reports whether err is one controller-runtime retries with backoff: any error but a terminal one.
-func isRetried(err error) bool { return err != nil && !reconcile.IsTerminal(err) }
+func isRetried(err error) bool { return err != nil && !step.IsTerminal(err) }
 
 func TestEnsure(t *testing.T) {
 	ctx := t.Context()
@@ -68,8 +69,8 @@ func TestEnsure(t *testing.T) {
 			setup:      func(c *fakecloud.Cloud, _ *fakecloud.Tracker) { c.Put("net-7", ensure.OwnershipTags("owner2", "vpc")) },
 			wantAction: ensure.ActionCreated, wantID: "net-1", wantCalls: []string{"FindByTags", "Create"}, wantNets: 2},
 		{name: "invalid parameters never reach the cloud", spec: fakecloud.Spec{}, key: "vpc",
-			wantErr: reconcile.IsTerminal, wantNets: 0},
-		{name: "invalid key", spec: good, key: "Bad Key", wantErr: reconcile.IsTerminal},
+			wantErr: step.IsTerminal, wantNets: 0},
+		{name: "invalid key", spec: good, key: "Bad Key", wantErr: step.IsTerminal},
 		{name: "ownership key not persisted", spec: good, key: "vpc",
 			setup:   func(_ *fakecloud.Cloud, tr *fakecloud.Tracker) { tr.KeyErr = scope.ErrOwnershipKeyNotPersisted },
 			wantErr: func(err error) bool { return errors.Is(err, scope.ErrOwnershipKeyNotPersisted) }},
@@ -79,9 +80,9 @@ func TestEnsure(t *testing.T) {
 			wantCalls: []string{"FindByTags"}},
 		{name: "terminal cloud error keeps its class", spec: good, key: "vpc",
 			setup: func(c *fakecloud.Cloud, _ *fakecloud.Tracker) {
-				c.FailNext["Create"] = reconcile.Terminal("QuotaExceeded", errors.New("quota"))
+				c.FailNext["Create"] = step.Terminal("QuotaExceeded", errors.New("quota"))
 			},
-			wantErr: reconcile.IsTerminal, wantCalls: []string{"FindByTags", "Create"}},
+			wantErr: step.IsTerminal, wantCalls: []string{"FindByTags", "Create"}},
 		{name: "get error", spec: good, key: "vpc",
 			setup: func(c *fakecloud.Cloud, tr *fakecloud.Tracker) {
 				tr.IDs["vpc"] = "net-1"
@@ -92,7 +93,7 @@ func TestEnsure(t *testing.T) {
 			setup: func(c *fakecloud.Cloud, _ *fakecloud.Tracker) {
 				c.FailNext["Create"] = crreconcile.TerminalError(errors.New("bad flavor"))
 			},
-			wantErr: reconcile.IsTerminal, wantCalls: []string{"FindByTags", "Create"}},
+			wantErr: step.IsTerminal, wantCalls: []string{"FindByTags", "Create"}},
 		{name: "empty id from the cloud", spec: good, key: "vpc",
 			setup:   func(c *fakecloud.Cloud, _ *fakecloud.Tracker) { c.EmptyID = true },
 			wantErr: isRetried, wantCalls: []string{"FindByTags", "Create"}, wantNets: 1},
@@ -136,7 +137,7 @@ func TestEnsureCreateWithLostResponseMakesNoDuplicate(t *testing.T) {
 
 func TestEnsureCrashBeforeRecordMakesNoDuplicate(t *testing.T) {
 	rec := &fakecloud.Recorder{}
-	ctx := reconcile.ContextWithEnv(t.Context(), reconcile.NewEnv(&testtypes.FooMachine{}, reconcile.WithEventRecorder(rec)))
+	ctx := step.ContextWithEnv(t.Context(), reconcile.NewEnv(&testtypes.FooMachine{}, reconcile.WithEventRecorder(rec)))
 	c, tr := fakecloud.New(), fakecloud.NewTracker()
 	tr.PatchErr = errors.New("api server down")
 	_, err := ensure.Exists(ctx, tr, "vpc", c, ensure.Given(fakecloud.Spec{CIDR: "10.0.0.0/16"}))
@@ -234,7 +235,7 @@ func TestEnsureObservesOnce(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"Get"}, c.Calls, "a steady state costs one cloud read")
 	assert.Equal(t, created.ID, found.Observed.ID)
-	assert.Equal(t, reconcile.Result{Done: true}, found.Result)
+	assert.Equal(t, step.Result{Done: true}, found.Result)
 }
 
 func TestEnsureLazySpec(t *testing.T) {
@@ -254,7 +255,7 @@ func TestEnsureLazySpec(t *testing.T) {
 		{name: "computed once to create", wantCalls: 1, wantCloud: []string{"FindByTags", "Create"}, wantAction: ensure.ActionCreated},
 		{name: "computed once to compare with an Updater", tracked: true, updater: true, wantCalls: 1,
 			wantCloud: []string{"Get"}, wantAction: ensure.ActionFound},
-		{name: "invalid lazy spec is never sent", wantCalls: 1, wantCloud: []string{"FindByTags"}, wantErr: reconcile.IsTerminal,
+		{name: "invalid lazy spec is never sent", wantCalls: 1, wantCloud: []string{"FindByTags"}, wantErr: step.IsTerminal,
 			spec: func(calls *int) ensure.Spec[fakecloud.Spec] {
 				return ensure.Lazy(func(context.Context) (fakecloud.Spec, error) { *calls++; return fakecloud.Spec{}, nil })
 			}},
@@ -302,16 +303,16 @@ func TestEnsureUpdatesDrift(t *testing.T) {
 		failUpdate error
 		wantCalls  []string
 		wantAction ensure.Action
-		wantResult reconcile.Result
+		wantResult step.Result
 		wantDrift  []string
 		wantErr    func(error) bool
 		wantCIDR   string
 	}{
 		{name: "up to date: no update", cloudCIDR: "10.0.0.0/16", wantCalls: []string{"Get"},
-			wantAction: ensure.ActionFound, wantResult: reconcile.Result{Done: true}, wantCIDR: "10.0.0.0/16"},
+			wantAction: ensure.ActionFound, wantResult: step.Result{Done: true}, wantCIDR: "10.0.0.0/16"},
 		{name: "drifted: updated in place once", cloudCIDR: "10.1.0.0/16", wantCalls: []string{"Get", "Update"},
 			wantAction: ensure.ActionUpdated, wantDrift: []string{"cidr"}, wantCIDR: "10.0.0.0/16",
-			wantResult: reconcile.Result{Reason: conditions.ReasonDriftCorrected, RequeueAfter: 3 * time.Second,
+			wantResult: step.Result{Reason: conditions.ReasonDriftCorrected, RequeueAfter: 3 * time.Second,
 				Message: `resource "vpc" (id "net-1") differed from its spec in cidr; updated in place`}},
 		{name: "update failure is retried", cloudCIDR: "10.1.0.0/16", failUpdate: errThrottled, wantCalls: []string{"Get", "Update"},
 			wantErr: func(err error) bool { return isRetried(err) && errors.Is(err, errThrottled) }, wantCIDR: "10.1.0.0/16"},
@@ -325,7 +326,7 @@ func TestEnsureUpdatesDrift(t *testing.T) {
 				c.FailNext["Update"] = tt.failUpdate
 			}
 			rec := &fakecloud.Recorder{}
-			ctx := reconcile.ContextWithEnv(ctx, reconcile.NewEnv(&testtypes.FooMachine{}, reconcile.WithEventRecorder(rec)))
+			ctx := step.ContextWithEnv(ctx, reconcile.NewEnv(&testtypes.FooMachine{}, reconcile.WithEventRecorder(rec)))
 			res, err := ensure.Exists(ctx, tr, "vpc", fakecloud.Updatable{Cloud: c}, ensure.Given(fakecloud.Spec{CIDR: "10.0.0.0/16"}),
 				ensure.WithPollInterval(3*time.Second))
 			assert.Equal(t, tt.wantCalls, c.Calls)
@@ -350,13 +351,13 @@ func TestEnsureReportsWhatCannotBeUpdatedInPlace(t *testing.T) {
 	c.Put("net-1", ensure.OwnershipTags("owner1", "vpc"))
 	tr.IDs["vpc"] = "net-1"
 	rec := &fakecloud.Recorder{}
-	ctx := reconcile.ContextWithEnv(t.Context(), reconcile.NewEnv(&testtypes.FooMachine{}, reconcile.WithEventRecorder(rec)))
+	ctx := step.ContextWithEnv(t.Context(), reconcile.NewEnv(&testtypes.FooMachine{}, reconcile.WithEventRecorder(rec)))
 	res, err := ensure.Exists(ctx, tr, "vpc", fakecloud.Updatable{Cloud: c}, ensure.Given(fakecloud.Spec{CIDR: "10.0.0.0/8"}))
 	require.NoError(t, err, "not terminal: the resource still serves, and the difference may go away")
 	assert.Equal(t, []string{"Get"}, c.Calls, "nothing is changed, nothing deleted")
 	assert.False(t, res.Result.Done)
 	assert.Equal(t, conditions.ReasonNeedsReplacement, res.Result.Reason)
-	assert.Equal(t, reconcile.DefaultRequeueAfter, res.Result.RequeueAfter)
+	assert.Equal(t, step.DefaultPollInterval, res.Result.RequeueAfter)
 	assert.Contains(t, res.Result.Message, "cidr")
 	assert.Equal(t, []string{"cidr"}, res.Drift)
 	assert.Equal(t, []string{"Warning NeedsReplacement"}, rec.Reasons())
@@ -370,7 +371,7 @@ func TestEnsureWaitsForPendingResources(t *testing.T) {
 		ensure.WithPollInterval(2*time.Second))
 	require.NoError(t, err)
 	assert.Equal(t, ensure.ActionCreated, res.Action)
-	assert.Equal(t, reconcile.Result{Reason: conditions.ReasonResourcePending, RequeueAfter: 2 * time.Second,
+	assert.Equal(t, step.Result{Reason: conditions.ReasonResourcePending, RequeueAfter: 2 * time.Second,
 		Message: `resource "vpc" (id "net-1"): network is creating`}, res.Result)
 	assert.Equal(t, "net-1", tr.Persisted["vpc"], "the ID is persisted while the resource is pending")
 
@@ -394,7 +395,7 @@ func TestEnsureDeletedWaitsForSlowDeletes(t *testing.T) {
 	tr.IDs["vpc"] = "net-1"
 	res, err := ensure.Deleted(ctx, tr, "vpc", fakecloud.WithStates{Cloud: c}, ensure.WithPollInterval(time.Second))
 	require.NoError(t, err)
-	assert.Equal(t, reconcile.Result{Reason: conditions.ReasonDeleting, RequeueAfter: time.Second,
+	assert.Equal(t, step.Result{Reason: conditions.ReasonDeleting, RequeueAfter: time.Second,
 		Message: `resource "vpc" (id "net-1"): network is deleting`}, res)
 	_, tracked := tr.ResourceID("vpc")
 	assert.True(t, tracked, "the ID is kept until the resource is gone")
@@ -424,7 +425,7 @@ func TestEnsureCreateOnce(t *testing.T) {
 	c.Calls = nil
 	_, err = ensure.Exists(ctx, tr, "server", c, spec, ensure.CreateOnce())
 	require.Error(t, err)
-	assert.Equal(t, conditions.ReasonResourceDeleted, reconcile.TerminalReason(err), "%v", err)
+	assert.Equal(t, conditions.ReasonResourceDeleted, step.TerminalReason(err), "%v", err)
 	assert.Contains(t, err.Error(), created.ID, "the error names the resource that is gone")
 	assert.Equal(t, []string{"Get"}, c.Calls, "neither adopted nor created again")
 	id, _ := tr.ResourceID("server")

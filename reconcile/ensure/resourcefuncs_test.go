@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/capkit/capkit/reconcile/ensure"
 	"github.com/capkit/capkit/reconcile/internal/fakecloud"
+	"github.com/capkit/capkit/reconcile/step"
 	"testing"
 	"time"
 
@@ -83,7 +84,7 @@ func ExampleNewResource() {
 	sdk := &toySDK{}
 	s := &scopetest.FakeMachineScope[*v1beta2.MemMachine]{FakeObject: scopetest.FakeObject[*v1beta2.MemMachine]{
 		Object: &v1beta2.MemMachine{}, OwnershipKeyValue: "k7x2"}}
-	ctx := reconcile.ContextWithEnv(context.Background(), reconcile.NewEnv(s.Object, reconcile.WithDefaultRequeue(2*time.Second)))
+	ctx := step.ContextWithEnv(context.Background(), reconcile.NewEnv(s.Object, reconcile.WithPollInterval(2*time.Second)))
 
 	res, _ := ensure.Exists(ctx, s, "vm", vms(sdk, true), ensure.Given("ubuntu-24.04"))
 	fmt.Println(res.Action, res.ID, res.Result.Reason, res.Result.RequeueAfter)
@@ -132,7 +133,7 @@ func TestNewResourceMissingAndClassifiedErrors(t *testing.T) {
 	r := ensure.NewResource(ensure.ResourceFuncs[string, *sdkVM]{
 		DiffFunc:     func(string, *sdkVM) ([]string, bool) { return []string{"image"}, false },
 		DeleteFunc:   func(context.Context, string) error { return quota },
-		ClassifyFunc: func(err error) error { return reconcile.Terminal("QuotaExceeded", err) },
+		ClassifyFunc: func(err error) error { return step.Terminal("QuotaExceeded", err) },
 	})
 	tests := []struct {
 		name      string
@@ -153,7 +154,7 @@ func TestNewResourceMissingAndClassifiedErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.call()
 			require.ErrorContains(t, err, tt.wantMsg)
-			assert.Equal(t, tt.wantClass, reconcile.IsTerminal(err))
+			assert.Equal(t, tt.wantClass, step.IsTerminal(err))
 		})
 	}
 	assert.NoError(t, r.Validate("anything"), "no ValidateFunc accepts every spec")
@@ -221,7 +222,7 @@ func TestNewResourceWithEnsure(t *testing.T) {
 		CreateFunc: c.Create, DeleteFunc: c.Delete, IDFunc: c.ID,
 	})
 	computed := false
-	res, err := ensure.Exists(reconcile.ContextWithEnv(t.Context(), reconcile.NewEnv(&testtypes.FooMachine{})), tr, "vpc", r,
+	res, err := ensure.Exists(step.ContextWithEnv(t.Context(), reconcile.NewEnv(&testtypes.FooMachine{})), tr, "vpc", r,
 		ensure.Lazy(func(context.Context) (fakecloud.Spec, error) {
 			computed = true
 			return fakecloud.Spec{CIDR: "10.0.0.0/16"}, nil

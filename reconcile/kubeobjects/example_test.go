@@ -3,6 +3,7 @@ package kubeobjects_test
 import (
 	"context"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -10,7 +11,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
-	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/reconcile/kubeobjects"
 	"github.com/capkit/capkit/scope/scopetest"
 )
@@ -32,8 +32,8 @@ func ExampleNew() {
 	s := &scopetest.FakeMachineScope[*v1beta2.MemMachine]{FakeObject: scopetest.FakeObject[*v1beta2.MemMachine]{
 		Object: &v1beta2.MemMachine{}, OwnershipKeyValue: "k7x2"}}
 
-	first, _ := reconcile.Ensure(ctx, s, "bootstrap", secrets, reconcile.Given("#!/bin/bash\n"))
-	second, _ := reconcile.Ensure(ctx, s, "bootstrap", secrets, reconcile.Given("#!/bin/bash\n"))
+	first, _ := ensure.Exists(ctx, s, "bootstrap", secrets, ensure.Given("#!/bin/bash\n"))
+	second, _ := ensure.Exists(ctx, s, "bootstrap", secrets, ensure.Given("#!/bin/bash\n"))
 	fmt.Println(first.Action, second.Action, first.Observed.Name, first.Observed.Labels)
 	// Output:
 	// Created Found m-0-bootstrap map[capkit.io/ownership-key:k7x2 capkit.io/resource:bootstrap]

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"maps"
 	"reflect"
 	"strings"
@@ -19,11 +21,10 @@ import (
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/internal/prototype"
-	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/redact"
 )
 
-// Kind describes one kind of Kubernetes object managed with reconcile.Ensure. S is the provider's spec, O the
+// Kind describes one kind of Kubernetes object managed with ensure.Exists. S is the provider's spec, O the
 // object type, e.g. *corev1.Pod.
 type Kind[S any, O client.Object] struct {
 	// Object is an empty object of the kind, e.g. &corev1.Pod{}, as controller-runtime's builder.For(object)
@@ -49,7 +50,7 @@ type Kind[S any, O client.Object] struct {
 	Build func(spec S) (O, error)
 	// Validate checks spec before anything is sent; nil accepts every spec.
 	Validate func(spec S) error
-	// Mutate, when set, makes the Resource a reconcile.Updater: it applies spec to obj (a copy of the object
+	// Mutate, when set, makes the Resource a ensure.Updater: it applies spec to obj (a copy of the object
 	// as read) and returns the names of the fields it changed, and whether any of them cannot be changed on a
 	// live object (replace).
 	Mutate func(spec S, obj O) (changed []string, replace bool)
@@ -58,7 +59,7 @@ type Kind[S any, O client.Object] struct {
 	Pending func(obj O) (reason, message string, pending bool)
 }
 
-// objects is the reconcile.Resource of one Kind on a client.
+// objects is the ensure.Resource of one Kind on a client.
 type objects[S any, O client.Object] struct {
 	c    client.Client
 	kind Kind[S, O]
@@ -69,19 +70,19 @@ type objects[S any, O client.Object] struct {
 	secret bool
 }
 
-// updatable is objects with Mutate: a reconcile.Updater as well.
+// updatable is objects with Mutate: a ensure.Updater as well.
 type updatable[S any, O client.Object] struct{ *objects[S, O] }
 
 var (
-	_ reconcile.Resource[string, client.Object] = (*objects[string, client.Object])(nil)
-	_ reconcile.PendingReporter[client.Object]  = (*objects[string, client.Object])(nil)
-	_ reconcile.Updater[string, client.Object]  = updatable[string, client.Object]{}
+	_ ensure.Resource[string, client.Object] = (*objects[string, client.Object])(nil)
+	_ ensure.PendingReporter[client.Object]  = (*objects[string, client.Object])(nil)
+	_ ensure.Updater[string, client.Object]  = updatable[string, client.Object]{}
 )
 
-// New returns the Resource of kind on c: a reconcile.Updater too when kind.Mutate is set. c must read from the
+// New returns the Resource of kind on c: a ensure.Updater too when kind.Mutate is set. c must read from the
 // API server (client.New, a manager's GetAPIReader), not from an informer cache: a cache that has not seen an
-// object just created yet makes it look deleted, and with reconcile.CreateOnce that is a terminal error.
-func New[S any, O client.Object](c client.Client, kind Kind[S, O]) (reconcile.Resource[S, O], error) {
+// object just created yet makes it look deleted, and with ensure.CreateOnce that is a terminal error.
+func New[S any, O client.Object](c client.Client, kind Kind[S, O]) (ensure.Resource[S, O], error) {
 	switch {
 	case c == nil:
 		return nil, errors.New("cannot create the objects resource: client is nil")
@@ -159,7 +160,7 @@ func (o *objects[S, O]) Get(ctx context.Context, id string) (O, bool, error) {
 	var zero O
 	key, uid, err := ParseID(id)
 	if err != nil {
-		return zero, false, reconcile.Terminal(conditions.ReasonInvalidParameters, err)
+		return zero, false, step.Terminal(conditions.ReasonInvalidParameters, err)
 	}
 	obj := o.newObject()
 	if err := o.c.Get(o.quiet(ctx), key, obj); err != nil {
@@ -212,7 +213,7 @@ func (o *objects[S, O]) Create(ctx context.Context, spec S, _ string, tags map[s
 	var zero O
 	obj, err := o.kind.Build(spec)
 	if err != nil {
-		return zero, reconcile.Terminal(conditions.ReasonInvalidParameters, fmt.Errorf("cannot build the object: %w", err))
+		return zero, step.Terminal(conditions.ReasonInvalidParameters, fmt.Errorf("cannot build the object: %w", err))
 	}
 	lbls, annotations := split(tags)
 	obj.SetLabels(merged(obj.GetLabels(), lbls))
@@ -230,7 +231,7 @@ func (o *objects[S, O]) Create(ctx context.Context, spec S, _ string, tags map[s
 		return zero, fmt.Errorf("cannot get %s, which exists: %w", key, err)
 	}
 	if !hasAll(existing.GetLabels(), lbls) || !hasAll(existing.GetAnnotations(), annotations) {
-		return zero, reconcile.Terminal(conditions.ReasonNameTaken, fmt.Errorf("cannot create %s: an object of that name exists and belongs to another owner", key))
+		return zero, step.Terminal(conditions.ReasonNameTaken, fmt.Errorf("cannot create %s: an object of that name exists and belongs to another owner", key))
 	}
 	return existing, nil
 }
@@ -240,7 +241,7 @@ func (o *objects[S, O]) Create(ctx context.Context, spec S, _ string, tags map[s
 func (o *objects[S, O]) Delete(ctx context.Context, id string) error {
 	key, uid, err := ParseID(id)
 	if err != nil {
-		return reconcile.Terminal(conditions.ReasonInvalidParameters, err)
+		return step.Terminal(conditions.ReasonInvalidParameters, err)
 	}
 	obj := o.newObject()
 	obj.SetNamespace(key.Namespace)

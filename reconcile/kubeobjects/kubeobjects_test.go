@@ -3,6 +3,8 @@ package kubeobjects_test
 import (
 	"context"
 	"errors"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,7 +16,6 @@ import (
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/providertest/ensuretest"
 	"github.com/capkit/capkit/providertest/testenv"
-	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/reconcile/kubeobjects"
 )
 
@@ -54,7 +55,7 @@ func configMaps(ns string) kubeobjects.Kind[configSpec, *corev1.ConfigMap] {
 	}
 }
 
-func newConfigMaps(t testing.TB) (reconcile.Resource[configSpec, *corev1.ConfigMap], string) {
+func newConfigMaps(t testing.TB) (ensure.Resource[configSpec, *corev1.ConfigMap], string) {
 	t.Helper()
 	ns := env.Namespace(t, "kubeobjects")
 	r, err := kubeobjects.New(env.Client, configMaps(ns))
@@ -80,7 +81,7 @@ func TestEnsureScenarios(t *testing.T) {
 		// A name the API server would refuse: Validate must stop it first.
 		InvalidSpec:     configSpec{},
 		OutOfBandDelete: ensuretest.Recreate, // the name is free again once the object is gone
-		Options:         []reconcile.EnsureOption{reconcile.WithTags(map[string]string{"capkit.io/cluster": "ns/c1"})},
+		Options:         []ensure.Option{ensure.WithTags(map[string]string{"capkit.io/cluster": "ns/c1"})},
 		New: func(t testing.TB) ensuretest.CloudFixture[configSpec, *corev1.ConfigMap] {
 			r, ns := newConfigMaps(t)
 			return ensuretest.CloudFixture[configSpec, *corev1.ConfigMap]{
@@ -125,10 +126,10 @@ func deleteBehindFinalizer(ctx context.Context, k client.ObjectKey) error {
 func TestTagsBecomeLabelsOrAnnotations(t *testing.T) {
 	ctx := t.Context()
 	r, ns := newConfigMaps(t)
-	tags := map[string]string{reconcile.TagOwnershipKey: "k1", reconcile.TagResourceKey: "config", "capkit.io/cluster": "ns/c1"}
+	tags := map[string]string{ensure.TagOwnershipKey: "k1", ensure.TagResourceKey: "config", "capkit.io/cluster": "ns/c1"}
 	cm, err := r.Create(ctx, configSpec{Name: "a", Value: "x"}, "token", tags)
 	require.NoError(t, err)
-	assert.Equal(t, map[string]string{reconcile.TagOwnershipKey: "k1", reconcile.TagResourceKey: "config"}, cm.Labels)
+	assert.Equal(t, map[string]string{ensure.TagOwnershipKey: "k1", ensure.TagResourceKey: "config"}, cm.Labels)
 	assert.Equal(t, map[string]string{"capkit.io/cluster": "ns/c1"}, cm.Annotations, "not a valid label value")
 	assert.Equal(t, ns+"/a/"+string(cm.UID), r.ID(cm))
 
@@ -136,7 +137,7 @@ func TestTagsBecomeLabelsOrAnnotations(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok)
 	assert.Equal(t, cm.UID, found.UID)
-	other := map[string]string{reconcile.TagOwnershipKey: "k1", reconcile.TagResourceKey: "config", "capkit.io/cluster": "ns/c2"}
+	other := map[string]string{ensure.TagOwnershipKey: "k1", ensure.TagResourceKey: "config", "capkit.io/cluster": "ns/c2"}
 	_, ok, err = r.FindByTags(ctx, other)
 	require.NoError(t, err)
 	assert.False(t, ok, "the annotation tags are checked too")
@@ -145,23 +146,23 @@ func TestTagsBecomeLabelsOrAnnotations(t *testing.T) {
 func TestCreateIsIdempotentByNameAndRefusesAnotherOwnersObject(t *testing.T) {
 	ctx := t.Context()
 	r, _ := newConfigMaps(t)
-	mine := reconcile.OwnershipTags("k1", "config")
+	mine := ensure.OwnershipTags("k1", "config")
 	first, err := r.Create(ctx, configSpec{Name: "a", Value: "x"}, "token", mine)
 	require.NoError(t, err)
 	again, err := r.Create(ctx, configSpec{Name: "a", Value: "x"}, "token", mine)
 	require.NoError(t, err, "a retry after a lost response gets the object it created")
 	assert.Equal(t, first.UID, again.UID)
 
-	_, err = r.Create(ctx, configSpec{Name: "a", Value: "x"}, "token", reconcile.OwnershipTags("k2", "config"))
+	_, err = r.Create(ctx, configSpec{Name: "a", Value: "x"}, "token", ensure.OwnershipTags("k2", "config"))
 	require.Error(t, err)
-	assert.Equal(t, conditions.ReasonNameTaken, reconcile.TerminalReason(err))
+	assert.Equal(t, conditions.ReasonNameTaken, step.TerminalReason(err))
 	assert.ErrorContains(t, err, "belongs to another owner")
 }
 
 func TestAnotherIncarnationIsAnotherResource(t *testing.T) {
 	ctx := t.Context()
 	r, _ := newConfigMaps(t)
-	tags := reconcile.OwnershipTags("k1", "config")
+	tags := ensure.OwnershipTags("k1", "config")
 	old, err := r.Create(ctx, configSpec{Name: "a", Value: "x"}, "token", tags)
 	require.NoError(t, err)
 	require.NoError(t, env.Client.Delete(ctx, old.DeepCopy()))
@@ -185,7 +186,7 @@ func TestDeprecatedKindFactories(t *testing.T) {
 	kind.NewList = func() client.ObjectList { return &corev1.ConfigMapList{} }
 	r, err := kubeobjects.New(env.Client, kind)
 	require.NoError(t, err)
-	tags := map[string]string{reconcile.TagOwnershipKey: "k1", reconcile.TagResourceKey: "config"}
+	tags := map[string]string{ensure.TagOwnershipKey: "k1", ensure.TagResourceKey: "config"}
 	cm, err := r.Create(t.Context(), configSpec{Name: "a", Value: "1"}, "token", tags)
 	require.NoError(t, err)
 	found, ok, err := r.FindByTags(t.Context(), tags) // lists through NewList
@@ -225,5 +226,5 @@ func TestBadInput(t *testing.T) {
 	}
 	r, _ := newConfigMaps(t)
 	_, _, err = r.Get(t.Context(), "bad")
-	assert.True(t, reconcile.IsTerminal(err))
+	assert.True(t, step.IsTerminal(err))
 }

@@ -2,6 +2,7 @@ package kubeobjects_test
 
 import (
 	"encoding/base64"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"strings"
 	"testing"
 
@@ -14,7 +15,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/internal/logtest"
-	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/reconcile/kubeobjects"
 )
 
@@ -42,7 +42,7 @@ func TestSecretsAreNotLogged(t *testing.T) {
 		},
 	})
 	require.NoError(t, err)
-	tags := reconcile.OwnershipTags("owner", "boot")
+	tags := ensure.OwnershipTags("owner", "boot")
 
 	created, err := r.Create(ctx, secretData, "", tags)
 	require.NoError(t, err)
@@ -55,7 +55,7 @@ func TestSecretsAreNotLogged(t *testing.T) {
 	_, found, err = r.FindByTags(ctx, tags)
 	require.NoError(t, err)
 	require.True(t, found)
-	_, err = r.(reconcile.Updater[string, *corev1.Secret]).Update(ctx, id, "updated-"+secretData, got)
+	_, err = r.(ensure.Updater[string, *corev1.Secret]).Update(ctx, id, "updated-"+secretData, got)
 	require.NoError(t, err)
 	require.NoError(t, r.Delete(ctx, id))
 

@@ -3,12 +3,7 @@
 // the context (rate limiter and account, poll interval, events).
 //
 // It sits below package reconcile, which runs the steps, and package ensure, which makes the cloud calls of one
-// resource, so that both share these types without importing each other. A service returns a step.Result:
-//
-//	func (s *Network) Reconcile(ctx context.Context, sc scope.ClusterScoper[*v1beta2.MyCluster]) (step.Result, error) {
-//		if _, err := s.cloud.Get(ctx, "x"); err != nil {
-//			return step.Result{}, fmt.Errorf("cannot read network: %w", err)
-//		}
-//		return step.Result{Done: true}, nil
-//	}
+// resource, so that both share these types without importing each other. A service returns a step.Result
+// (step.Result{Done: true} when its part is in place) and marks errors with Terminal and Throttled, as
+// ExampleTerminal shows; reconcile.Classify says what the reconciler then does.
 package step

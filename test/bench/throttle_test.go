@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"context"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"testing"
 	"time"
 
@@ -14,7 +15,6 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/ratelimit"
-	"github.com/capkit/capkit/reconcile"
 )
 
 // Rate limit of the fleet test's cloud, a fraction of what 200 machines created at once ask for (about 4
@@ -28,7 +28,7 @@ const (
 
 // TestFleetUnderCloudRateLimit provisions 200 worker MemMachines at once against a cloud limited to 50
 // calls a second. Without capkit's limiter the cloud throttles the fleet, and the reconcilers back off
-// (reconcile.Throttled); with it the calls are paced under the limit. Either way every machine converges,
+// (step.Throttled); with it the calls are paced under the limit. Either way every machine converges,
 // the throttled calls and the reconciles per machine stay bounded (no hot loop), and the figures are logged.
 func TestFleetUnderCloudRateLimit(t *testing.T) {
 	ctx := context.Background()
@@ -75,7 +75,7 @@ func TestFleetUnderCloudRateLimit(t *testing.T) {
 			assert.LessOrEqual(t, throttled, tc.maxThrottledPerMachine, "throttled calls per machine")
 			assert.LessOrEqual(t, reconciles, tc.maxReconcilesPerMachine, "reconciles per machine: no hot loop")
 			assert.Equal(t, fleetMachines, cl.Count(cloud.KindInstance), "one instance per machine")
-			assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(reconcile.TagOwnershipKey), reconcile.TagResourceKey), "nothing twice")
+			assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(ensure.TagOwnershipKey), ensure.TagResourceKey), "nothing twice")
 			if !tc.limiter {
 				assert.Positive(t, after.Throttled-before.Throttled, "the cloud's limit was reached")
 			}

@@ -2,6 +2,7 @@ package clusterctl_test
 
 import (
 	"context"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"testing"
 
 	"github.com/go-logr/logr/funcr"
@@ -23,7 +24,6 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/providertest/testenv"
-	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/test/internal/capienv"
 )
 
@@ -152,7 +152,7 @@ func TestMoveWithIPAddressClaims(t *testing.T) {
 	assert.Empty(t, claimAddresses(ctx, t, source.Client, ns), "no claim left on the source")
 	assert.Equal(t, resources, ids(cl.All()), "the same cloud resources")
 	assert.Equal(t, created, cl.TotalCreated(), "nothing created in the cloud after the move")
-	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(reconcile.TagOwnershipKey), reconcile.TagResourceKey))
+	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(ensure.TagOwnershipKey), ensure.TagResourceKey))
 	step("target: every claim bound to the same address, memcloud provisioned")
 	require.NoError(t, srcCAPI.CheckRunning())
 

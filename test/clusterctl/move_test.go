@@ -3,6 +3,7 @@ package clusterctl_test
 import (
 	"context"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"maps"
 	"os"
 	"slices"
@@ -35,7 +36,6 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/providertest/testenv"
-	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/test/internal/capienv"
 )
 
@@ -100,7 +100,7 @@ func TestMoveMemcloudClusterWithClusterctl(t *testing.T) {
 	resources := ids(cl.All())
 	created := cl.TotalCreated()
 	require.Len(t, resources, 1+2+1+1+1+workers, cl.Report(cloud.OwnerTagValue(services.TagCluster)).String())
-	require.Empty(t, cl.Duplicates(cloud.OwnerTagValue(reconcile.TagOwnershipKey), reconcile.TagResourceKey))
+	require.Empty(t, cl.Duplicates(cloud.OwnerTagValue(ensure.TagOwnershipKey), ensure.TagResourceKey))
 
 	// The target's managers, on the same cloud.
 	dstCAPI := capienv.StartT(t, target.Config, target.Client, capienv.AllComponents)
@@ -135,7 +135,7 @@ func TestMoveMemcloudClusterWithClusterctl(t *testing.T) {
 	after := cl.Calls()
 	assert.Equal(t, resources, ids(cl.All()), "the same cloud resources, none deleted")
 	assert.Equal(t, created, cl.TotalCreated(), "no cloud resource created after the move")
-	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(reconcile.TagOwnershipKey), reconcile.TagResourceKey))
+	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(ensure.TagOwnershipKey), ensure.TagResourceKey))
 	assert.Zero(t, after.Mutations-callsBefore.Mutations, "finding the resources again is read-only: %s", delta(callsBefore, after))
 	for _, k := range []cloud.Kind{cloud.KindNetwork, cloud.KindSubnet, cloud.KindSecurityGroup, cloud.KindLoadBalancer} {
 		// The instances' IDs are in spec.providerID, which moves; the cluster's resources are only in status.
@@ -380,13 +380,13 @@ func snapshot(ctx context.Context, t *testing.T, c client.Client, ns string) sta
 	require.NoError(t, c.List(ctx, mcs, client.InNamespace(ns)))
 	for _, mc := range mcs.Items {
 		s.resources["MemCluster/"+mc.Name] = mc.Status.Resources
-		s.keys["MemCluster/"+mc.Name] = mc.Labels[reconcile.TagOwnershipKey]
+		s.keys["MemCluster/"+mc.Name] = mc.Labels[ensure.TagOwnershipKey]
 	}
 	mms := &v1beta2.MemMachineList{}
 	require.NoError(t, c.List(ctx, mms, client.InNamespace(ns)))
 	for _, mm := range mms.Items {
 		s.resources["MemMachine/"+mm.Name] = mm.Status.Resources
-		s.keys["MemMachine/"+mm.Name] = mm.Labels[reconcile.TagOwnershipKey]
+		s.keys["MemMachine/"+mm.Name] = mm.Labels[ensure.TagOwnershipKey]
 		s.providerIDs[mm.Name] = mm.Spec.ProviderID
 	}
 	clusters := &clusterv1.ClusterList{}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"os"
 	"path/filepath"
 	"slices"
@@ -71,8 +73,8 @@ func oldClusterSpec(u *unstructured.Unstructured) (v1beta2.MemClusterSpec, error
 }
 
 // oldTags tags a cluster's resources as memcloud does (services.TagCluster).
-func oldTags(ns, cluster string) reconcile.EnsureOption {
-	return reconcile.WithTags(map[string]string{services.TagCluster: services.ClusterTagValue(ns, cluster)})
+func oldTags(ns, cluster string) ensure.Option {
+	return ensure.WithTags(map[string]string{services.TagCluster: services.ClusterTagValue(ns, cluster)})
 }
 
 // oldClusterSteps are v0.1.0's MemCluster steps: the network, its subnets and the security group, then the load
@@ -80,61 +82,61 @@ func oldTags(ns, cluster string) reconcile.EnsureOption {
 func oldClusterSteps(res services.Resources) []reconcile.Step[oldClusterScope] {
 	name := func(s oldClusterScope, key string) string { return s.Cluster().Name + "-" + key }
 	network := reconcile.ServiceFuncs[oldClusterScope]{
-		ReconcileFunc: func(ctx context.Context, s oldClusterScope) (reconcile.Result, error) {
+		ReconcileFunc: func(ctx context.Context, s oldClusterScope) (step.Result, error) {
 			mc := s.InfraCluster()
 			spec, err := oldClusterSpec(mc)
 			if err != nil {
-				return reconcile.Result{}, err
+				return step.Result{}, err
 			}
 			tags := oldTags(mc.GetNamespace(), s.Cluster().Name)
-			net, err := reconcile.Ensure(ctx, s, services.KeyNetwork, res.Networks,
-				reconcile.Given(cloud.NetworkSpec{Name: name(s, services.KeyNetwork), CIDR: spec.Network.CIDR}), tags)
+			net, err := ensure.Exists(ctx, s, services.KeyNetwork, res.Networks,
+				ensure.Given(cloud.NetworkSpec{Name: name(s, services.KeyNetwork), CIDR: spec.Network.CIDR}), tags)
 			if err != nil || !net.Result.Done {
 				return net.Result, err
 			}
 			for _, sn := range spec.Network.Subnets {
 				key := services.SubnetKey(sn.Name)
-				r, err := reconcile.Ensure(ctx, s, key, res.Subnets,
-					reconcile.Given(cloud.SubnetSpec{Name: name(s, key), NetworkID: net.ID, CIDR: sn.CIDR}), tags)
+				r, err := ensure.Exists(ctx, s, key, res.Subnets,
+					ensure.Given(cloud.SubnetSpec{Name: name(s, key), NetworkID: net.ID, CIDR: sn.CIDR}), tags)
 				if err != nil || !r.Result.Done {
 					return r.Result, err
 				}
 			}
-			sg, err := reconcile.Ensure(ctx, s, services.KeySecurityGroup, res.SecurityGroups, reconcile.Given(cloud.SecurityGroupSpec{
+			sg, err := ensure.Exists(ctx, s, services.KeySecurityGroup, res.SecurityGroups, ensure.Given(cloud.SecurityGroupSpec{
 				Name: name(s, services.KeySecurityGroup), NetworkID: net.ID,
 				Description: "cluster " + services.ClusterTagValue(mc.GetNamespace(), s.Cluster().Name),
 				Ingress:     services.IngressRules(spec),
 			}), tags)
 			return sg.Result, err
 		},
-		DeleteFunc: func(ctx context.Context, s oldClusterScope) (reconcile.Result, error) {
+		DeleteFunc: func(ctx context.Context, s oldClusterScope) (step.Result, error) {
 			spec, err := oldClusterSpec(s.InfraCluster())
 			if err != nil {
-				return reconcile.Result{}, err
+				return step.Result{}, err
 			}
-			if r, err := reconcile.EnsureDeleted(ctx, s, services.KeySecurityGroup, res.SecurityGroups); err != nil || !r.Done {
+			if r, err := ensure.Deleted(ctx, s, services.KeySecurityGroup, res.SecurityGroups); err != nil || !r.Done {
 				return r, err
 			}
 			for _, sn := range slices.Backward(spec.Network.Subnets) {
-				if r, err := reconcile.EnsureDeleted(ctx, s, services.SubnetKey(sn.Name), res.Subnets); err != nil || !r.Done {
+				if r, err := ensure.Deleted(ctx, s, services.SubnetKey(sn.Name), res.Subnets); err != nil || !r.Done {
 					return r, err
 				}
 			}
-			return reconcile.EnsureDeleted(ctx, s, services.KeyNetwork, res.Networks)
+			return ensure.Deleted(ctx, s, services.KeyNetwork, res.Networks)
 		},
 	}
 	loadBalancer := reconcile.ServiceFuncs[oldClusterScope]{
-		ReconcileFunc: func(ctx context.Context, s oldClusterScope) (reconcile.Result, error) {
+		ReconcileFunc: func(ctx context.Context, s oldClusterScope) (step.Result, error) {
 			mc := s.InfraCluster()
 			spec, err := oldClusterSpec(mc)
 			if err != nil {
-				return reconcile.Result{}, err
+				return step.Result{}, err
 			}
 			netID, ok := s.ResourceID(services.KeyNetwork)
 			if !ok {
-				return reconcile.Result{Reason: services.ReasonWaitingForNetwork}, nil
+				return step.Result{Reason: services.ReasonWaitingForNetwork}, nil
 			}
-			lb, err := reconcile.Ensure(ctx, s, services.KeyLoadBalancer, res.LoadBalancers, reconcile.Given(cloud.LoadBalancerSpec{
+			lb, err := ensure.Exists(ctx, s, services.KeyLoadBalancer, res.LoadBalancers, ensure.Given(cloud.LoadBalancerSpec{
 				Name: name(s, services.KeyLoadBalancer), NetworkID: netID, Port: int(spec.LoadBalancer.Port)}),
 				oldTags(mc.GetNamespace(), s.Cluster().Name))
 			if err != nil || !lb.Result.Done {
@@ -152,10 +154,10 @@ func oldClusterSteps(res services.Resources) []reconcile.Step[oldClusterScope] {
 				w.SetFailureDomains(domains)
 			}
 			w.SetProvisioned(true)
-			return reconcile.Result{Done: true}, w.Err()
+			return step.Result{Done: true}, w.Err()
 		},
-		DeleteFunc: func(ctx context.Context, s oldClusterScope) (reconcile.Result, error) {
-			return reconcile.EnsureDeleted(ctx, s, services.KeyLoadBalancer, res.LoadBalancers)
+		DeleteFunc: func(ctx context.Context, s oldClusterScope) (step.Result, error) {
+			return ensure.Deleted(ctx, s, services.KeyLoadBalancer, res.LoadBalancers)
 		},
 	}
 	return []reconcile.Step[oldClusterScope]{{Name: "Network", Service: network}, {Name: "LoadBalancer", Service: loadBalancer}}
@@ -187,11 +189,11 @@ func oldClusterResources(ctx context.Context, c client.Client, s oldMachineScope
 // control plane machine.
 func oldMachineSteps(c client.Client, cl *cloud.Cloud, res services.Resources) []reconcile.Step[oldMachineScope] {
 	instance := reconcile.ServiceFuncs[oldMachineScope]{
-		ReconcileFunc: func(ctx context.Context, s oldMachineScope) (reconcile.Result, error) {
+		ReconcileFunc: func(ctx context.Context, s oldMachineScope) (step.Result, error) {
 			mm := s.InfraMachine()
 			spec, resources, err := oldClusterResources(ctx, c, s)
 			if err != nil {
-				return reconcile.Result{}, err
+				return step.Result{}, err
 			}
 			role := v1beta2.SubnetRoleWorker
 			if s.Machine().ControlPlane {
@@ -200,24 +202,24 @@ func oldMachineSteps(c client.Client, cl *cloud.Cloud, res services.Resources) [
 			subnet, _ := spec.Network.Subnet(role)
 			subnetID, sgID, lbID := resources[services.SubnetKey(subnet.Name)], resources[services.KeySecurityGroup], resources[services.KeyLoadBalancer]
 			if subnetID == "" || sgID == "" || lbID == "" {
-				return reconcile.Result{Reason: services.ReasonWaitingForNetwork}, nil
+				return step.Result{Reason: services.ReasonWaitingForNetwork}, nil
 			}
 			image, _, _ := unstructured.NestedString(mm.Object, "spec", "image")
 			flavor, _, _ := unstructured.NestedString(mm.Object, "spec", "flavor")
-			desired := reconcile.Lazy(func(ctx context.Context) (cloud.InstanceSpec, error) {
+			desired := ensure.Lazy(func(ctx context.Context) (cloud.InstanceSpec, error) {
 				data, _, err := s.BootstrapData(ctx)
 				return cloud.InstanceSpec{Name: mm.GetName(), SubnetID: subnetID, Image: image, Flavor: flavor,
 					SecurityGroupIDs: []string{sgID}, UserData: data}, err
 			})
-			inst, err := reconcile.Ensure(ctx, s, services.KeyInstance, res.Instances, desired,
-				oldTags(mm.GetNamespace(), s.Cluster().Name), reconcile.CreateOnce())
+			inst, err := ensure.Exists(ctx, s, services.KeyInstance, res.Instances, desired,
+				oldTags(mm.GetNamespace(), s.Cluster().Name), ensure.CreateOnce())
 			if err != nil {
-				return reconcile.Result{}, err
+				return step.Result{}, err
 			}
 			w := contract.Unstructured(mm, s.ContractVersion())
 			w.SetProviderID(v1beta2.ProviderID(inst.ID))
 			if err := unstructured.SetNestedField(mm.Object, string(inst.Observed.State), "status", "instanceState"); err != nil {
-				return reconcile.Result{}, err
+				return step.Result{}, err
 			}
 			if !inst.Result.Done {
 				return inst.Result, w.Err()
@@ -225,11 +227,11 @@ func oldMachineSteps(c client.Client, cl *cloud.Cloud, res services.Resources) [
 			if s.Machine().ControlPlane {
 				lb, err := cl.GetLoadBalancer(ctx, lbID)
 				if err != nil {
-					return reconcile.Result{}, fmt.Errorf("cannot read load balancer %q: %w", lbID, err)
+					return step.Result{}, fmt.Errorf("cannot read load balancer %q: %w", lbID, err)
 				}
 				if !slices.Contains(lb.Targets, inst.ID) {
 					if err := cl.RegisterTarget(ctx, lbID, inst.ID); err != nil {
-						return reconcile.Result{}, fmt.Errorf("cannot register instance %q: %w", inst.ID, err)
+						return step.Result{}, fmt.Errorf("cannot register instance %q: %w", inst.ID, err)
 					}
 				}
 			}
@@ -238,10 +240,10 @@ func oldMachineSteps(c client.Client, cl *cloud.Cloud, res services.Resources) [
 				{Type: contract.MachineHostName, Address: inst.Observed.Name},
 			})
 			w.SetProvisioned(inst.Observed.State == cloud.InstanceRunning)
-			return reconcile.Result{Done: true}, w.Err()
+			return step.Result{Done: true}, w.Err()
 		},
-		DeleteFunc: func(ctx context.Context, s oldMachineScope) (reconcile.Result, error) {
-			return reconcile.EnsureDeleted(ctx, s, services.KeyInstance, res.Instances)
+		DeleteFunc: func(ctx context.Context, s oldMachineScope) (step.Result, error) {
+			return ensure.Deleted(ctx, s, services.KeyInstance, res.Instances)
 		},
 	}
 	return []reconcile.Step[oldMachineScope]{{Name: "Instance", Service: instance}}
@@ -274,7 +276,7 @@ func startOldMemcloud(t *testing.T, e *testenv.Environment, cl *cloud.Cloud) *ol
 	}
 	res := services.NewResources(cl)
 	// v0.1.0 was written for the v1beta1 contract: it writes its paths whatever the CRDs' labels say.
-	opts := []reconcile.Option{reconcile.WithDefaultRequeue(200 * time.Millisecond),
+	opts := []reconcile.Option{reconcile.WithPollInterval(200 * time.Millisecond),
 		reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta1))}
 	cr, err1 := reconcile.NewUnstructuredClusterReconciler(mgr.GetClient(), oldMemClusterGVK, oldClusterSteps(res),
 		append(opts, reconcile.WithFinalizer(v1beta2.MemClusterFinalizer))...)

@@ -3,6 +3,7 @@ package clusterctl_test
 import (
 	"context"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"net"
 	"os"
 	"path/filepath"
@@ -39,7 +40,6 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/examples/memcloud/webhooks"
 	"github.com/capkit/capkit/providertest/testenv"
-	"github.com/capkit/capkit/reconcile"
 	capkitclusterctl "github.com/capkit/capkit/release/clusterctl"
 	"github.com/capkit/capkit/test/internal/capienv"
 )
@@ -99,7 +99,7 @@ func TestUpgradeFromV1beta1ContractWithClusterctl(t *testing.T) {
 	after := cl.Calls()
 	assert.Equal(t, resources, ids(cl.All()), "the same cloud resources, none deleted")
 	assert.Equal(t, created, cl.TotalCreated(), "no cloud resource created by the upgrade")
-	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(reconcile.TagOwnershipKey), reconcile.TagResourceKey))
+	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(ensure.TagOwnershipKey), ensure.TagResourceKey))
 	assert.Equal(t, providerIDs, machineProviderIDs(ctx, t, e.Client, ns), "the same instances: spec.providerID converted, not re-provisioned")
 	assert.Equal(t, endpoint, clusterEndpoint(ctx, t, e.Client, ns, name), "the Cluster keeps its endpoint")
 	assert.Zero(t, after.Mutations-before.Mutations, "the new manager only reads the cloud: %s", delta(before, after))
@@ -131,7 +131,7 @@ func TestUpgradeFromV1beta1ContractWithClusterctl(t *testing.T) {
 	require.NoError(t, e.Client.Update(ctx, md))
 	run.nodes = append(run.nodes, joinNewWorkers(ctx, t, e.Client, ns, run.nodes, workers+1)...)
 	assert.Equal(t, created+1, cl.TotalCreated(), "the scale-up creates one instance")
-	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(reconcile.TagOwnershipKey), reconcile.TagResourceKey))
+	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(ensure.TagOwnershipKey), ensure.TagResourceKey))
 	step("scaled up to 3 workers on the v1beta2 contract")
 
 	// Delete: memcloud v0.2.0 deletes everything v0.1.0 created.

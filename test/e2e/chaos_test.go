@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"context"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -90,7 +91,7 @@ func TestChaos(t *testing.T) {
 	t.Logf("%5.1fs %d clusters, %d Machines running; %d restarts so far", provisioned.Seconds(), size.clusters, size.machines(), p.Restarts())
 
 	// Nothing twice: no duplicate now, and no resource ever created beyond one per role.
-	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(reconcile.TagOwnershipKey), reconcile.TagResourceKey))
+	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(ensure.TagOwnershipKey), ensure.TagResourceKey))
 	report := cl.Report(owner)
 	for i := range size.clusters {
 		o := ns + "/" + size.cluster(i)
@@ -118,7 +119,7 @@ func TestChaos(t *testing.T) {
 		o := ns + "/" + size.cluster(i)
 		assert.Empty(t, cl.Leaks(owner, o), "leaks of %s", o)
 	}
-	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(reconcile.TagOwnershipKey), reconcile.TagResourceKey))
+	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(ensure.TagOwnershipKey), ensure.TagResourceKey))
 	assert.Equal(t, size.clusters*size.resourcesPerCluster(), cl.TotalCreated(), "no resource was created while deleting")
 	assert.GreaterOrEqual(t, p.Restarts(), 2*chaosThresholdRestarts, "memcloud's manager was restarted at every threshold")
 	assert.Positive(t, p.conflicts.Load(), "the other writers provoked conflicts on memcloud's writes")
@@ -154,7 +155,7 @@ func logChaosFigures(t *testing.T, size chaosSize, cl *cloud.Cloud, p *provider,
 	for i := range size.clusters {
 		leaks += len(cl.Leaks(owner, ns+"/"+size.cluster(i)))
 	}
-	duplicates := len(cl.Duplicates(cloud.OwnerTagValue(reconcile.TagOwnershipKey), reconcile.TagResourceKey))
+	duplicates := len(cl.Duplicates(cloud.OwnerTagValue(ensure.TagOwnershipKey), ensure.TagResourceKey))
 	calls := cl.Calls()
 	objects := float64(size.objects())
 	pokes := a.labelWrites.Load() + a.statusWrites.Load()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"maps"
 	"net"
 	"slices"
@@ -27,7 +28,6 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/services"
-	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/test/internal/capienv"
 )
 
@@ -107,7 +107,7 @@ func TestInPlaceUpdateWithRealClusterAPI(t *testing.T) {
 	assert.Equal(t, 1, p.Restarts())
 	assert.Equal(t, before, after, "the same Machines with the same instances: updated in place, none replaced")
 	assert.Equal(t, created, cl.TotalCreated(), "no instance created by the in-place update")
-	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(reconcile.TagOwnershipKey), reconcile.TagResourceKey))
+	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(ensure.TagOwnershipKey), ensure.TagResourceKey))
 	step("flavor changed in place on the same three instances")
 
 	// Not in place: the image is not mutable, the extension declines, Cluster API rolls out new Machines.
@@ -120,7 +120,7 @@ func TestInPlaceUpdateWithRealClusterAPI(t *testing.T) {
 		assert.NotContains(t, before, m, "Machine %q is new: the image change rolled out", m)
 	}
 	assert.Equal(t, created+workers, cl.TotalCreated(), "one new instance per Machine")
-	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(reconcile.TagOwnershipKey), reconcile.TagResourceKey))
+	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(ensure.TagOwnershipKey), ensure.TagResourceKey))
 	step("image change rolled out: three new Machines")
 
 	cluster := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}

@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"os"
 	"regexp"
 	"strings"
@@ -26,7 +27,6 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/services"
-	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
 	"github.com/capkit/capkit/test/internal/capienv"
 )
@@ -146,7 +146,7 @@ func TestMemcloudWithRealClusterAPI(t *testing.T) {
 	report := cl.Report(cloud.OwnerTagValue(services.TagCluster))
 	assert.Len(t, report.ByOwner[owner], 1+2+1+1+1+workers, report.String())
 	assert.Empty(t, report.Unowned)
-	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(reconcile.TagOwnershipKey), reconcile.TagResourceKey))
+	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(ensure.TagOwnershipKey), ensure.TagResourceKey))
 
 	// Delete: Cluster API deletes the MachineDeployment, the Machines and their MemMachines, then the
 	// MemCluster; memcloud deletes every cloud resource on the way.
@@ -158,7 +158,7 @@ func TestMemcloudWithRealClusterAPI(t *testing.T) {
 	step("cluster deleted")
 	assert.Empty(t, cl.Leaks(cloud.OwnerTagValue(services.TagCluster), owner), "nothing leaked")
 	assert.Empty(t, cl.All(), "the cloud is empty: %s", cl.Report(cloud.OwnerTagValue(services.TagCluster)))
-	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(reconcile.TagOwnershipKey), reconcile.TagResourceKey))
+	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(ensure.TagOwnershipKey), ensure.TagResourceKey))
 	assert.Equal(t, 1+2+1+1+1+workers, cl.TotalCreated(), "every cloud resource was created once")
 	for _, kind := range []client.ObjectList{&v1beta2.MemMachineList{}, &v1beta2.MemClusterList{}, &clusterv1.MachineList{}} {
 		require.NoError(t, env.Client.List(ctx, kind, client.InNamespace(ns)))

@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"context"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"slices"
 	"testing"
 	"time"
@@ -19,7 +20,6 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/services"
-	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/test/internal/capienv"
 )
 
@@ -80,7 +80,7 @@ func TestMemMachinePoolWithRealClusterAPI(t *testing.T) {
 	}, lifecycleWait, tick, "deleting the Cluster deletes its MachinePool and infrastructure")
 	assert.Empty(t, cl.Leaks(cloud.OwnerTagValue(services.TagCluster), owner), "nothing leaked")
 	assert.Empty(t, cl.All(), "the cloud is empty")
-	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(reconcile.TagOwnershipKey), reconcile.TagResourceKey))
+	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(ensure.TagOwnershipKey), ensure.TagResourceKey))
 	require.NoError(t, deleteNodes(ctx, cp))
 	require.NoError(t, capi.CheckRunning())
 }

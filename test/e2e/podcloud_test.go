@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"context"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"slices"
 	"testing"
 	"time"
@@ -20,7 +21,6 @@ import (
 	podv1beta2 "github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/podcloud/podcloudtest"
 	"github.com/capkit/capkit/examples/podcloud/services"
-	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
 	"github.com/capkit/capkit/test/internal/capienv"
 )
@@ -245,7 +245,7 @@ func assertNoDuplicates(t *testing.T, objs []podcloudtest.Object) {
 	t.Helper()
 	seen := map[string]string{}
 	for _, o := range objs {
-		k := o.Kind + " " + o.Labels[reconcile.TagOwnershipKey] + "/" + o.Labels[reconcile.TagResourceKey]
+		k := o.Kind + " " + o.Labels[ensure.TagOwnershipKey] + "/" + o.Labels[ensure.TagResourceKey]
 		assert.Empty(t, seen[k], "%s and %s have the same owner and key", seen[k], o)
 		seen[k] = o.String()
 	}

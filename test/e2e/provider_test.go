@@ -109,7 +109,7 @@ func (p *provider) start(ctx context.Context) error {
 	}
 	c := &recordingClient{Client: mgr.GetClient(), writes: &p.writes, conflicts: &p.conflicts}
 	if p.cloud != nil {
-		if err := controllers.SetupWithManager(mgr, p.cloud, controllers.WithClient(c), controllers.WithReconcileOptions(append([]reconcile.Option{reconcile.WithDefaultRequeue(p.poll)}, p.opts...)...)); err != nil {
+		if err := controllers.SetupWithManager(mgr, p.cloud, controllers.WithClient(c), controllers.WithReconcileOptions(append([]reconcile.Option{reconcile.WithPollInterval(p.poll)}, p.opts...)...)); err != nil {
 			return err
 		}
 		// The in-place update extension, which Cluster API calls only when an ExtensionConfig points at it.

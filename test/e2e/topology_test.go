@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"os"
 	"path/filepath"
 	"sort"
@@ -27,7 +28,6 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
-	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/test/internal/capienv"
 	"github.com/capkit/capkit/test/internal/hostedcp"
 )
@@ -130,7 +130,7 @@ func TestMemcloudClusterClassWithRealClusterAPI(t *testing.T) {
 	waitWorkers(ctx, t, cl, ns, name, 2, v1beta2.FlavorLarge)
 	assertTemplateCapacity(ctx, t, waitMachineDeployment(ctx, t, ns, name), v1beta2.FlavorLarge)
 	step("rolled over to the large template")
-	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(reconcile.TagOwnershipKey), reconcile.TagResourceKey))
+	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(ensure.TagOwnershipKey), ensure.TagResourceKey))
 
 	// Delete: every cloud resource goes.
 	require.NoError(t, env.Client.Delete(ctx, cluster))
@@ -141,7 +141,7 @@ func TestMemcloudClusterClassWithRealClusterAPI(t *testing.T) {
 	step("cluster deleted")
 	assert.Empty(t, cl.Leaks(cloud.OwnerTagValue(services.TagCluster), owner), "nothing leaked")
 	assert.Empty(t, cl.All(), "the cloud is empty: %s", cl.Report(cloud.OwnerTagValue(services.TagCluster)))
-	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(reconcile.TagOwnershipKey), reconcile.TagResourceKey))
+	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(ensure.TagOwnershipKey), ensure.TagResourceKey))
 	require.NoError(t, deleteNodes(ctx, kubelet.Nodes()...))
 	require.NoError(t, capi.CheckRunning())
 	// Network, two subnets, security group and load balancer once; worker instances 2 + 2 (after zero) + 2 (large).

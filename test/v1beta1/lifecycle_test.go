@@ -2,6 +2,7 @@ package v1beta1_test
 
 import (
 	"context"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"testing"
 	"time"
 
@@ -21,7 +22,6 @@ import (
 	"github.com/capkit/capkit/contract/lint"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/providertest"
-	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/test/internal/capienv"
 )
 
@@ -183,7 +183,7 @@ func TestV1Beta1ProviderWithRealClusterAPI(t *testing.T) {
 	report := cl.Report(cloud.OwnerTagValue(tagCluster))
 	assert.Len(t, report.ByOwner[owner], 4, report.String())
 	assert.Empty(t, report.Unowned)
-	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(reconcile.TagOwnershipKey), reconcile.TagResourceKey))
+	assert.Empty(t, cl.Duplicates(cloud.OwnerTagValue(ensure.TagOwnershipKey), ensure.TagResourceKey))
 
 	// Delete: Cluster API deletes the Machine and its OldMachine, then the OldCluster; the provider deletes
 	// every cloud resource on the way.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"os"
 	"path/filepath"
 	"testing"
@@ -65,8 +67,8 @@ func failureDomains() []contract.FailureDomain {
 }
 
 // clusterTags tags every cloud resource with its cluster, for cloud.Report and cloud.Leaks.
-func clusterTags(obj *unstructured.Unstructured, cluster scope.ClusterInfo) reconcile.EnsureOption {
-	return reconcile.WithTags(map[string]string{tagCluster: obj.GetNamespace() + "/" + cluster.Name})
+func clusterTags(obj *unstructured.Unstructured, cluster scope.ClusterInfo) ensure.Option {
+	return ensure.WithTags(map[string]string{tagCluster: obj.GetNamespace() + "/" + cluster.Name})
 }
 
 // clusterSteps are the OldCluster's services: a network with one subnet, then a load balancer whose address
@@ -74,30 +76,30 @@ func clusterTags(obj *unstructured.Unstructured, cluster scope.ClusterInfo) reco
 func clusterSteps(cl *cloud.Cloud) []reconcile.Step[clusterScope] {
 	networks, subnets, lbs := networkResource(cl), subnetResource(cl), loadBalancerResource(cl)
 	network := reconcile.ServiceFuncs[clusterScope]{
-		ReconcileFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
-			net, err := reconcile.Ensure(ctx, s, "network", networks,
-				reconcile.Given(cloud.NetworkSpec{Name: s.InfraCluster().GetName(), CIDR: "10.0.0.0/16"}), clusterTags(s.InfraCluster(), s.Cluster()))
+		ReconcileFunc: func(ctx context.Context, s clusterScope) (step.Result, error) {
+			net, err := ensure.Exists(ctx, s, "network", networks,
+				ensure.Given(cloud.NetworkSpec{Name: s.InfraCluster().GetName(), CIDR: "10.0.0.0/16"}), clusterTags(s.InfraCluster(), s.Cluster()))
 			if err != nil || !net.Result.Done {
 				return net.Result, err
 			}
-			subnet, err := reconcile.Ensure(ctx, s, "subnet", subnets,
-				reconcile.Given(cloud.SubnetSpec{Name: s.InfraCluster().GetName(), NetworkID: net.ID, CIDR: "10.0.1.0/24"}), clusterTags(s.InfraCluster(), s.Cluster()))
+			subnet, err := ensure.Exists(ctx, s, "subnet", subnets,
+				ensure.Given(cloud.SubnetSpec{Name: s.InfraCluster().GetName(), NetworkID: net.ID, CIDR: "10.0.1.0/24"}), clusterTags(s.InfraCluster(), s.Cluster()))
 			return subnet.Result, err
 		},
-		DeleteFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
-			if res, err := reconcile.EnsureDeleted(ctx, s, "subnet", subnets); err != nil || !res.Done {
+		DeleteFunc: func(ctx context.Context, s clusterScope) (step.Result, error) {
+			if res, err := ensure.Deleted(ctx, s, "subnet", subnets); err != nil || !res.Done {
 				return res, err
 			}
-			return reconcile.EnsureDeleted(ctx, s, "network", networks)
+			return ensure.Deleted(ctx, s, "network", networks)
 		},
 	}
 	loadBalancer := reconcile.ServiceFuncs[clusterScope]{
-		ReconcileFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
+		ReconcileFunc: func(ctx context.Context, s clusterScope) (step.Result, error) {
 			netID, ok := s.ResourceID("network")
 			if !ok {
-				return reconcile.Result{Reason: "WaitingForNetwork"}, nil
+				return step.Result{Reason: "WaitingForNetwork"}, nil
 			}
-			lb, err := reconcile.Ensure(ctx, s, "apiserver", lbs, reconcile.Given(cloud.LoadBalancerSpec{Name: s.InfraCluster().GetName() + "-apiserver", NetworkID: netID}), clusterTags(s.InfraCluster(), s.Cluster()))
+			lb, err := ensure.Exists(ctx, s, "apiserver", lbs, ensure.Given(cloud.LoadBalancerSpec{Name: s.InfraCluster().GetName() + "-apiserver", NetworkID: netID}), clusterTags(s.InfraCluster(), s.Cluster()))
 			if err != nil || !lb.Result.Done {
 				return lb.Result, err
 			}
@@ -107,12 +109,12 @@ func clusterSteps(cl *cloud.Cloud) []reconcile.Step[clusterScope] {
 			oc.SetFailureDomains(failureDomains())
 			oc.SetProvisioned(true)
 			if err := oc.Err(); err != nil {
-				return reconcile.Result{}, err
+				return step.Result{}, err
 			}
-			return reconcile.Result{Done: true}, nil
+			return step.Result{Done: true}, nil
 		},
-		DeleteFunc: func(ctx context.Context, s clusterScope) (reconcile.Result, error) {
-			return reconcile.EnsureDeleted(ctx, s, "apiserver", lbs)
+		DeleteFunc: func(ctx context.Context, s clusterScope) (step.Result, error) {
+			return ensure.Deleted(ctx, s, "apiserver", lbs)
 		},
 	}
 	return []reconcile.Step[clusterScope]{
@@ -126,22 +128,22 @@ func clusterSteps(cl *cloud.Cloud) []reconcile.Step[clusterScope] {
 func machineSteps(c client.Client, cl *cloud.Cloud) []reconcile.Step[machineScope] {
 	instances := instanceResource(cl)
 	instance := reconcile.ServiceFuncs[machineScope]{
-		ReconcileFunc: func(ctx context.Context, s machineScope) (reconcile.Result, error) {
+		ReconcileFunc: func(ctx context.Context, s machineScope) (step.Result, error) {
 			subnet, err := clusterSubnet(ctx, c, s)
 			if err != nil || subnet == "" {
-				return reconcile.Result{Reason: "WaitingForSubnet"}, err
+				return step.Result{Reason: "WaitingForSubnet"}, err
 			}
-			spec := reconcile.Lazy(func(ctx context.Context) (cloud.InstanceSpec, error) {
+			spec := ensure.Lazy(func(ctx context.Context) (cloud.InstanceSpec, error) {
 				data, _, err := s.BootstrapData(ctx) // read only when the instance must be created
 				return cloud.InstanceSpec{Name: s.InfraMachine().GetName(), SubnetID: subnet, Image: "ubuntu-24.04", Flavor: "small", UserData: data}, err
 			})
-			inst, err := reconcile.Ensure(ctx, s, "instance", instances, spec, clusterTags(s.InfraMachine(), s.Cluster()))
+			inst, err := ensure.Exists(ctx, s, "instance", instances, spec, clusterTags(s.InfraMachine(), s.Cluster()))
 			if err != nil || !inst.Result.Done {
 				return inst.Result, err
 			}
 			got := inst.Observed
 			if got.State != cloud.InstanceRunning {
-				return reconcile.Result{Reason: "InstanceNotRunning", Message: "instance " + inst.ID + " is " + string(got.State),
+				return step.Result{Reason: "InstanceNotRunning", Message: "instance " + inst.ID + " is " + string(got.State),
 					RequeueAfter: 200 * time.Millisecond}, nil
 			}
 			om := contract.Unstructured(s.InfraMachine(), s.ContractVersion())
@@ -152,13 +154,13 @@ func machineSteps(c client.Client, cl *cloud.Cloud) []reconcile.Step[machineScop
 			})
 			om.SetProvisioned(true)
 			if err := om.Err(); err != nil {
-				return reconcile.Result{}, err
+				return step.Result{}, err
 			}
 			// Look at the instance again now and then: its state shows in the conditions.
-			return reconcile.Result{Done: true, RequeueAfter: time.Second}, nil
+			return step.Result{Done: true, RequeueAfter: time.Second}, nil
 		},
-		DeleteFunc: func(ctx context.Context, s machineScope) (reconcile.Result, error) {
-			return reconcile.EnsureDeleted(ctx, s, "instance", instances)
+		DeleteFunc: func(ctx context.Context, s machineScope) (step.Result, error) {
+			return ensure.Deleted(ctx, s, "instance", instances)
 		},
 	}
 	return []reconcile.Step[machineScope]{{Name: "Instance", Service: instance}}
@@ -205,7 +207,7 @@ func startProvider(t *testing.T, cl *cloud.Cloud) *provider {
 		t.Fatalf("cannot create the provider's manager: %v", err)
 	}
 	// No scope.WithContractVersion: the scopes discover v1beta1 from the CRDs' cluster.x-k8s.io/v1beta1 label.
-	opts := []reconcile.Option{reconcile.WithDefaultRequeue(500 * time.Millisecond)}
+	opts := []reconcile.Option{reconcile.WithPollInterval(500 * time.Millisecond)}
 	cr, err := reconcile.NewUnstructuredClusterReconciler(mgr.GetClient(), oldClusterGVK, clusterSteps(cl), opts...)
 	if err != nil {
 		t.Fatal(err)

@@ -3,14 +3,15 @@ package v1beta1_test
 import (
 	"context"
 	"errors"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"strings"
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
-	"github.com/capkit/capkit/reconcile"
 )
 
-// cloudResource adapts one kind of memcloud resource to reconcile.Resource: S is its create request, R the
+// cloudResource adapts one kind of memcloud resource to ensure.Resource: S is its create request, R the
 // resource. Bad parameters are terminal, everything else the cloud returns is transient.
 type cloudResource[S, R any] struct {
 	get    func(ctx context.Context, id string) (*R, error)
@@ -63,13 +64,13 @@ func classify(err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, cloud.ErrInvalidParameter), errors.Is(err, cloud.ErrTokenMismatch):
-		return reconcile.Terminal(conditions.ReasonInvalidParameters, err)
+		return step.Terminal(conditions.ReasonInvalidParameters, err)
 	default:
 		return err
 	}
 }
 
-func networkResource(cl *cloud.Cloud) reconcile.Resource[cloud.NetworkSpec, *cloud.Network] {
+func networkResource(cl *cloud.Cloud) ensure.Resource[cloud.NetworkSpec, *cloud.Network] {
 	return &cloudResource[cloud.NetworkSpec, cloud.Network]{
 		get: cl.GetNetwork, find: cl.FindNetworks, del: cl.DeleteNetwork,
 		create: func(ctx context.Context, s cloud.NetworkSpec, token string, tags map[string]string) (*cloud.Network, error) {
@@ -80,7 +81,7 @@ func networkResource(cl *cloud.Cloud) reconcile.Resource[cloud.NetworkSpec, *clo
 	}
 }
 
-func subnetResource(cl *cloud.Cloud) reconcile.Resource[cloud.SubnetSpec, *cloud.Subnet] {
+func subnetResource(cl *cloud.Cloud) ensure.Resource[cloud.SubnetSpec, *cloud.Subnet] {
 	return &cloudResource[cloud.SubnetSpec, cloud.Subnet]{
 		get: cl.GetSubnet, find: cl.FindSubnets, del: cl.DeleteSubnet,
 		create: func(ctx context.Context, s cloud.SubnetSpec, token string, tags map[string]string) (*cloud.Subnet, error) {
@@ -91,7 +92,7 @@ func subnetResource(cl *cloud.Cloud) reconcile.Resource[cloud.SubnetSpec, *cloud
 	}
 }
 
-func loadBalancerResource(cl *cloud.Cloud) reconcile.Resource[cloud.LoadBalancerSpec, *cloud.LoadBalancer] {
+func loadBalancerResource(cl *cloud.Cloud) ensure.Resource[cloud.LoadBalancerSpec, *cloud.LoadBalancer] {
 	return &cloudResource[cloud.LoadBalancerSpec, cloud.LoadBalancer]{
 		get: cl.GetLoadBalancer, find: cl.FindLoadBalancers, del: cl.DeleteLoadBalancer,
 		create: func(ctx context.Context, s cloud.LoadBalancerSpec, token string, tags map[string]string) (*cloud.LoadBalancer, error) {
@@ -102,7 +103,7 @@ func loadBalancerResource(cl *cloud.Cloud) reconcile.Resource[cloud.LoadBalancer
 	}
 }
 
-func instanceResource(cl *cloud.Cloud) reconcile.Resource[cloud.InstanceSpec, *cloud.Instance] {
+func instanceResource(cl *cloud.Cloud) ensure.Resource[cloud.InstanceSpec, *cloud.Instance] {
 	return &cloudResource[cloud.InstanceSpec, cloud.Instance]{
 		get: cl.GetInstance, find: cl.FindInstances, del: cl.DeleteInstance,
 		create: func(ctx context.Context, s cloud.InstanceSpec, token string, tags map[string]string) (*cloud.Instance, error) {

@@ -45,7 +45,7 @@ func WithClient(c client.Client) Option { return func(o *config) { o.client = c 
 
 // WithReconcileOptions passes opts to every reconciler, after memcloud's own (a requeue of
 // services.DefaultPollInterval, contract v1beta2, memcloud's finalizers), so that they win: e.g.
-// reconcile.WithDefaultRequeue, reconcile.WithWatchFilter, reconcile.WithRateLimiter (one bucket per memcloud
+// reconcile.WithPollInterval, reconcile.WithWatchFilter, reconcile.WithRateLimiter (one bucket per memcloud
 // account; pass the same Limiters to every reconciler), reconcile.WithMaxConcurrentReconciles.
 func WithReconcileOptions(opts ...reconcile.Option) Option {
 	return func(o *config) { o.reconcileOpts = append(o.reconcileOpts, opts...) }
@@ -101,7 +101,7 @@ func (cfg config) identities() (c identity.Config[cloud.Credentials], ok bool) {
 // identity binding if configured, then the caller's.
 func (cfg config) allReconcileOptions(finalizer string) []reconcile.Option {
 	opts := []reconcile.Option{
-		reconcile.WithDefaultRequeue(services.DefaultPollInterval),
+		reconcile.WithPollInterval(services.DefaultPollInterval),
 		reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)),
 		reconcile.WithFinalizer(finalizer),
 	}

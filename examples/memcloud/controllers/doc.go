@@ -13,7 +13,7 @@
 // In a manager (cmd/manager, or in-process in tests and the demo), with the reconcile options of the
 // manager's flags; from TestManagerServesCloudMetrics:
 //
-//	require.NoError(t, controllers.SetupWithManager(mgr, cl, controllers.WithReconcileOptions(reconcile.WithDefaultRequeue(50*time.Millisecond), reconcile.WithRateLimiter(limiters))))
+//	require.NoError(t, controllers.SetupWithManager(mgr, cl, controllers.WithReconcileOptions(reconcile.WithPollInterval(50*time.Millisecond), reconcile.WithRateLimiter(limiters))))
 //	require.NoError(t, webhooks.SetupWithManager(mgr))
 //
 // NewClusterReconciler and NewMachineReconciler return the reconcilers without a manager, so that a test

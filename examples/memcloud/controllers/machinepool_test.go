@@ -48,7 +48,7 @@ func TestMachinePoolReconciler(t *testing.T) {
 	require.NoError(t, env.Client.Create(ctx, pool))
 
 	cc := scopetest.NewCountingClient(env.Client)
-	r, err := controllers.NewMachinePoolReconciler(cc, f.cloud, controllers.WithReconcileOptions(reconcile.WithDefaultRequeue(10*time.Millisecond)))
+	r, err := controllers.NewMachinePoolReconciler(cc, f.cloud, controllers.WithReconcileOptions(reconcile.WithPollInterval(10*time.Millisecond)))
 	require.NoError(t, err)
 	reconcileUntilReady := func(replicas int) *v1beta2.MemMachinePool {
 		t.Helper()

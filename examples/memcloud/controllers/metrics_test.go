@@ -43,7 +43,7 @@ func TestManagerServesCloudMetrics(t *testing.T) {
 		WebhookServer: webhook.NewServer(webhook.Options{Host: wo.LocalServingHost, Port: wo.LocalServingPort, CertDir: wo.LocalServingCertDir})})
 	require.NoError(t, err)
 	// snippet:start setup
-	require.NoError(t, controllers.SetupWithManager(mgr, cl, controllers.WithReconcileOptions(reconcile.WithDefaultRequeue(50*time.Millisecond), reconcile.WithRateLimiter(limiters))))
+	require.NoError(t, controllers.SetupWithManager(mgr, cl, controllers.WithReconcileOptions(reconcile.WithPollInterval(50*time.Millisecond), reconcile.WithRateLimiter(limiters))))
 	require.NoError(t, webhooks.SetupWithManager(mgr))
 	// snippet:end setup
 	mctx, cancel := context.WithCancel(ctx)

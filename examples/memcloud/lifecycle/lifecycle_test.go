@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +23,6 @@ import (
 	"github.com/capkit/capkit/providertest"
 	"github.com/capkit/capkit/providertest/lifecycle"
 	"github.com/capkit/capkit/providertest/testenv"
-	"github.com/capkit/capkit/reconcile"
 )
 
 var env *testenv.Environment
@@ -86,8 +86,8 @@ func TestLifecycle(t *testing.T) {
 				t.Logf("provisioned in %s", time.Since(start).Round(time.Millisecond))
 				assertContract(t, ctx, l)
 				assertCloud(t, ctx, p.Cloud, l)
-				owner := cloud.OwnerTagValue(reconcile.TagOwnershipKey)
-				assert.Empty(t, p.Cloud.Duplicates(owner, reconcile.TagResourceKey), "no cloud resource was created twice")
+				owner := cloud.OwnerTagValue(ensure.TagOwnershipKey)
+				assert.Empty(t, p.Cloud.Duplicates(owner, ensure.TagResourceKey), "no cloud resource was created twice")
 				if tt.faults {
 					assert.GreaterOrEqual(t, p.Cloud.Calls().Faults, 4, "faults were injected")
 					t.Logf("faults injected: %d of %d calls", p.Cloud.Calls().Faults, p.Cloud.Calls().Total())

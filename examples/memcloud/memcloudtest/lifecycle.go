@@ -3,6 +3,7 @@ package memcloudtest
 import (
 	"context"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,7 +17,6 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/identity"
 	"github.com/capkit/capkit/providertest/lifecycle"
-	"github.com/capkit/capkit/reconcile"
 )
 
 // Cluster describes a memcloud cluster for LifecycleSpec.
@@ -98,11 +98,11 @@ func LeakChecker(c *cloud.Cloud) lifecycle.LeakChecker {
 			}
 		}
 		add(c.Leaks(cloud.OwnerTagValue(services.TagCluster), q.Namespace+"/"+q.ClusterName))
-		byKey := c.Report(cloud.OwnerTagValue(reconcile.TagOwnershipKey)).ByOwner
+		byKey := c.Report(cloud.OwnerTagValue(ensure.TagOwnershipKey)).ByOwner
 		for _, k := range q.OwnershipKeys {
 			add(byKey[k])
 		}
-		for _, d := range c.Duplicates(cloud.OwnerTagValue(reconcile.TagOwnershipKey), reconcile.TagResourceKey) {
+		for _, d := range c.Duplicates(cloud.OwnerTagValue(ensure.TagOwnershipKey), ensure.TagResourceKey) {
 			if slices.Contains(q.OwnershipKeys, d.Owner) {
 				out = append(out, "duplicate: "+d.String())
 			}

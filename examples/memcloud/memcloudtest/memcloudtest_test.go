@@ -1,6 +1,7 @@
 package memcloudtest_test
 
 import (
+	"github.com/capkit/capkit/reconcile/ensure"
 	"strings"
 	"testing"
 
@@ -13,7 +14,6 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/providertest/lifecycle"
-	"github.com/capkit/capkit/reconcile"
 )
 
 func TestLifecycleSpecSpreadsMachinesOverFailureDomains(t *testing.T) {
@@ -56,7 +56,7 @@ func TestLeakCheckerFindsResourcesByClusterTagAndOwnershipKey(t *testing.T) {
 	byCluster, err := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "a", CIDR: "10.0.0.0/16", Tags: map[string]string{services.TagCluster: "ns/c"}})
 	require.NoError(t, err)
 	keyTags := func(role string) map[string]string {
-		return map[string]string{reconcile.TagOwnershipKey: "key-1", reconcile.TagResourceKey: role}
+		return map[string]string{ensure.TagOwnershipKey: "key-1", ensure.TagResourceKey: role}
 	}
 	dup1, err := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "b", CIDR: "10.1.0.0/16", Tags: keyTags("vpc")})
 	require.NoError(t, err)

@@ -22,7 +22,7 @@ import (
 type Options struct {
 	// Cloud options, e.g. cloud.WithSeed, cloud.WithFaults, cloud.WithPendingGets.
 	Cloud []cloud.Option
-	// PollInterval is the controllers' requeue and Ensure's poll interval (reconcile.WithDefaultRequeue);
+	// PollInterval is the controllers' requeue and Ensure's poll interval (reconcile.WithPollInterval);
 	// default 100ms.
 	PollInterval time.Duration
 	// Logger receives the manager's logs; default: discarded.
@@ -73,7 +73,7 @@ func StartProvider(ctx context.Context, env *testenv.Environment, o Options) (*P
 			return nil, err
 		}
 	}
-	ropts := []reconcile.Option{reconcile.WithDefaultRequeue(cmp.Or(o.PollInterval, 100*time.Millisecond))}
+	ropts := []reconcile.Option{reconcile.WithPollInterval(cmp.Or(o.PollInterval, 100*time.Millisecond))}
 	if o.RateLimiter != nil {
 		ropts = append(ropts, reconcile.WithRateLimiter(o.RateLimiter))
 	}

@@ -3,13 +3,13 @@ package services
 import (
 	"context"
 	"errors"
+	"github.com/capkit/capkit/reconcile/step"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/ipam"
-	"github.com/capkit/capkit/reconcile"
 )
 
 // AddressClaimer claims a machine's IP addresses from Cluster API IPAM pools and releases them, with the step
@@ -18,9 +18,9 @@ import (
 type AddressClaimer interface {
 	// Claim creates owner's missing IPAddressClaims for cluster, one per request, and returns the addresses in
 	// request order with a Result that is Done once every claim is bound.
-	Claim(ctx context.Context, owner client.Object, cluster string, reqs []ipam.Request) ([]ipam.Address, reconcile.Result, error)
+	Claim(ctx context.Context, owner client.Object, cluster string, reqs []ipam.Request) ([]ipam.Address, step.Result, error)
 	// Unclaim deletes owner's claims and returns a Result that is Done once none is left.
-	Unclaim(ctx context.Context, owner client.Object, reqs []ipam.Request) (reconcile.Result, error)
+	Unclaim(ctx context.Context, owner client.Object, reqs []ipam.Request) (step.Result, error)
 }
 
 var _ AddressClaimer = (*ipam.Claimer)(nil)
@@ -46,14 +46,14 @@ func AddressRequests(pools []v1beta2.IPPoolRef) []ipam.Request {
 }
 
 // errNoClaimer is the error of a machine with IPAM pools on an instance service without WithAddressClaimer.
-var errNoClaimer = reconcile.Terminal(conditions.ReasonInvalidIPAddress,
+var errNoClaimer = step.Terminal(conditions.ReasonInvalidIPAddress,
 	errors.New("spec.addressesFromPools is set but the instance service has no IPAM claimer"))
 
 // staticIPs claims the addresses of the machine's pools, before its instance is created, and returns them as
 // the instance's static IPs once every claim is bound; until then it returns Claim's Result and error.
-func (n *Instance) staticIPs(ctx context.Context, mm *v1beta2.MemMachine, cluster string) ([]string, reconcile.Result, error) {
+func (n *Instance) staticIPs(ctx context.Context, mm *v1beta2.MemMachine, cluster string) ([]string, step.Result, error) {
 	if n.claimer == nil {
-		return nil, reconcile.Result{}, errNoClaimer
+		return nil, step.Result{}, errNoClaimer
 	}
 	// snippet:start claim
 	addrs, res, err := n.claimer.Claim(ctx, mm, cluster, AddressRequests(mm.Spec.AddressesFromPools))
@@ -70,9 +70,9 @@ func (n *Instance) staticIPs(ctx context.Context, mm *v1beta2.MemMachine, cluste
 
 // releaseAddresses deletes the machine's IPAddressClaims, after its instance is gone: Unclaim's Result is Done
 // once none is left, else not done with ReleasingIPAddresses.
-func (n *Instance) releaseAddresses(ctx context.Context, mm *v1beta2.MemMachine) (reconcile.Result, error) {
+func (n *Instance) releaseAddresses(ctx context.Context, mm *v1beta2.MemMachine) (step.Result, error) {
 	if n.claimer == nil {
-		return reconcile.Result{}, errNoClaimer
+		return step.Result{}, errNoClaimer
 	}
 	return n.claimer.Unclaim(ctx, mm, AddressRequests(mm.Spec.AddressesFromPools))
 }

@@ -2,6 +2,7 @@ package services_test
 
 import (
 	"context"
+	"github.com/capkit/capkit/reconcile/step"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -19,7 +20,6 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/ipam"
-	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
 )
 
@@ -29,12 +29,12 @@ type countingClaimer struct {
 	claims, unclaims int
 }
 
-func (c *countingClaimer) Claim(ctx context.Context, owner client.Object, cluster string, reqs []ipam.Request) ([]ipam.Address, reconcile.Result, error) {
+func (c *countingClaimer) Claim(ctx context.Context, owner client.Object, cluster string, reqs []ipam.Request) ([]ipam.Address, step.Result, error) {
 	c.claims++
 	return c.AddressClaimer.Claim(ctx, owner, cluster, reqs)
 }
 
-func (c *countingClaimer) Unclaim(ctx context.Context, owner client.Object, reqs []ipam.Request) (reconcile.Result, error) {
+func (c *countingClaimer) Unclaim(ctx context.Context, owner client.Object, reqs []ipam.Request) (step.Result, error) {
 	c.unclaims++
 	return c.AddressClaimer.Unclaim(ctx, owner, reqs)
 }
@@ -243,7 +243,7 @@ func TestInstanceWaitsForItsClaimsToBeDeleted(t *testing.T) {
 		res, err = e.instance.Delete(ctx, s)
 		require.NoError(t, err)
 		assert.False(t, res.Done)
-		assert.Equal(t, reconcile.Result{Reason: conditions.ReasonReleasingIPAddresses, Message: "waiting for claim m-0-eth0-0 to be deleted",
+		assert.Equal(t, step.Result{Reason: conditions.ReasonReleasingIPAddresses, Message: "waiting for claim m-0-eth0-0 to be deleted",
 			RequeueAfter: poll}, res)
 		assert.Zero(t, e.cloud.Count(cloud.KindInstance), "the instance is deleted first")
 	}
@@ -319,7 +319,7 @@ func TestInstanceAddressErrors(t *testing.T) {
 			if tt.wantErr != nil {
 				require.ErrorIs(t, err, tt.wantErr)
 			}
-			var term *reconcile.TerminalError
+			var term *step.TerminalError
 			if tt.wantReason != "" {
 				require.ErrorAs(t, err, &term)
 				assert.Equal(t, tt.wantReason, term.Reason)

@@ -2,6 +2,7 @@ package services_test
 
 import (
 	"context"
+	"github.com/capkit/capkit/reconcile/step"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -44,7 +45,7 @@ func TestNetworkCases(t *testing.T) {
 		{
 			Name:  "creates the network with the defaulted CIDR and records it at once",
 			Scope: clusterScope(nil),
-			Want:  servicetest.Outcome{Result: reconcile.Result{Done: true}},
+			Want:  servicetest.Outcome{Result: step.Result{Done: true}},
 			Check: func(t *testing.T, s clusterFake, c *cloud.Cloud) {
 				require.Equal(t, 1, c.Count(cloud.KindNetwork))
 				id := c.List(cloud.KindNetwork)[0].ID
@@ -81,14 +82,14 @@ func TestNetworkCases(t *testing.T) {
 		},
 		{
 			Name: "deleting a network never created is done at once", Scope: clusterScope(nil), Delete: true,
-			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}, Unchanged: true},
+			Want: servicetest.Outcome{Result: step.Result{Done: true}, Unchanged: true},
 		},
 	}...)
 
 	waiting := func() servicetest.ClusterCase[*v1beta2.MemCluster, *cloud.Cloud] {
 		return servicetest.ClusterCase[*v1beta2.MemCluster, *cloud.Cloud]{
 			Name: "waits for the network", Scope: clusterScope(nil), Check: noCloudCall,
-			Want: servicetest.Outcome{Result: reconcile.Result{Reason: services.ReasonWaitingForNetwork,
+			Want: servicetest.Outcome{Result: step.Result{Reason: services.ReasonWaitingForNetwork,
 				Message: "the network is not recorded yet"}, Unchanged: true},
 		}
 	}
@@ -127,11 +128,11 @@ func TestInstanceCases(t *testing.T) {
 	servicetest.RunMachineCases(t, newService, []servicetest.MachineCase[*v1beta2.MemMachine, *machineEnv]{
 		{
 			Name: "provisions a worker", Scope: machineScope("m-0", false, []byte(userData)),
-			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}}, Check: provisioned(0),
+			Want: servicetest.Outcome{Result: step.Result{Done: true}}, Check: provisioned(0),
 		},
 		{
 			Name: "provisions a control plane machine behind the load balancer", Scope: machineScope("m-0", true, []byte(userData)),
-			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}}, Check: provisioned(1),
+			Want: servicetest.Outcome{Result: step.Result{Done: true}}, Check: provisioned(1),
 		},
 		{
 			Name: "bootstrap data not ready: no instance", Scope: machineScope("m-0", false, nil), Check: noInstance,
@@ -146,7 +147,7 @@ func TestInstanceCases(t *testing.T) {
 		},
 		{
 			Name: "deleting a machine that has no instance is done", Scope: machineScope("m-0", false, []byte(userData)), Delete: true,
-			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}, Unchanged: true},
+			Want: servicetest.Outcome{Result: step.Result{Done: true}, Unchanged: true},
 		},
 	}...)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
@@ -38,11 +40,11 @@ func newBase(c *cloud.Cloud, what string) (base, error) {
 	return base{cloud: c, res: NewResources(c)}, nil
 }
 
-// deleted turns the outcome of reconcile.EnsureDeleted into the step result. memcloud deletes at once, so a
+// deleted turns the outcome of ensure.Deleted into the step result. memcloud deletes at once, so a
 // resource that is still there after EnsureDeleted is one whose delete was refused because other resources
 // depend on it (Resources.Delete): the step reports ReasonDependencyViolation instead of
 // conditions.ReasonDeleting, and looks again after the poll interval.
-func (b base) deleted(res reconcile.Result, err error) (reconcile.Result, error) {
+func (b base) deleted(res step.Result, err error) (step.Result, error) {
 	if err == nil && !res.Done && res.Reason == conditions.ReasonDeleting {
 		res.Reason = ReasonDependencyViolation
 		res.Message += ": resources that depend on it remain"
@@ -51,8 +53,8 @@ func (b base) deleted(res reconcile.Result, err error) (reconcile.Result, error)
 }
 
 // waitingForNetwork is the result of a step whose network is not recorded yet.
-func (b base) waitingForNetwork() reconcile.Result {
-	return reconcile.Result{Reason: ReasonWaitingForNetwork, Message: "the network is not recorded yet"}
+func (b base) waitingForNetwork() step.Result {
+	return step.Result{Reason: ReasonWaitingForNetwork, Message: "the network is not recorded yet"}
 }
 
 // clusterResource returns the name, in the cloud, of the cluster's resource key.
@@ -61,7 +63,7 @@ func clusterResource(s scope.ClusterScoper[*v1beta2.MemCluster], key string) str
 }
 
 // tagsOf returns the Ensure option that tags a cluster's resources with TagCluster.
-func tagsOf(s scope.ClusterScoper[*v1beta2.MemCluster]) reconcile.EnsureOption {
+func tagsOf(s scope.ClusterScoper[*v1beta2.MemCluster]) ensure.Option {
 	return clusterTags(s.InfraCluster().Namespace, s.Cluster().Name)
 }
 
@@ -75,16 +77,16 @@ func NewNetwork(c *cloud.Cloud) (*Network, error) {
 }
 
 // Reconcile ensures the network exists.
-func (n *Network) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
+func (n *Network) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (step.Result, error) {
 	spec := clusterSpec(s.InfraCluster())
-	res, err := reconcile.Ensure(ctx, s, KeyNetwork, n.res.Networks,
-		reconcile.Given(cloud.NetworkSpec{Name: clusterResource(s, KeyNetwork), CIDR: spec.Network.CIDR}), tagsOf(s))
+	res, err := ensure.Exists(ctx, s, KeyNetwork, n.res.Networks,
+		ensure.Given(cloud.NetworkSpec{Name: clusterResource(s, KeyNetwork), CIDR: spec.Network.CIDR}), tagsOf(s))
 	return res.Result, err
 }
 
 // Delete deletes the network; it waits while subnets, security groups or load balancers remain in it.
-func (n *Network) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
-	return n.deleted(reconcile.EnsureDeleted(ctx, s, KeyNetwork, n.res.Networks))
+func (n *Network) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (step.Result, error) {
+	return n.deleted(ensure.Deleted(ctx, s, KeyNetwork, n.res.Networks))
 }
 
 // Subnets is the step that creates the subnets of spec.network.subnets in the network.
@@ -97,34 +99,34 @@ func NewSubnets(c *cloud.Cloud) (*Subnets, error) {
 }
 
 // Reconcile ensures every subnet of the spec exists.
-func (n *Subnets) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
+func (n *Subnets) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (step.Result, error) {
 	netID, ok := s.ResourceID(KeyNetwork)
 	if !ok {
 		return n.waitingForNetwork(), nil
 	}
 	for _, sn := range clusterSpec(s.InfraCluster()).Network.Subnets {
 		key := SubnetKey(sn.Name)
-		res, err := reconcile.Ensure(ctx, s, key, n.res.Subnets,
-			reconcile.Given(cloud.SubnetSpec{Name: clusterResource(s, key), NetworkID: netID, CIDR: sn.CIDR}), tagsOf(s))
+		res, err := ensure.Exists(ctx, s, key, n.res.Subnets,
+			ensure.Given(cloud.SubnetSpec{Name: clusterResource(s, key), NetworkID: netID, CIDR: sn.CIDR}), tagsOf(s))
 		if err != nil || !res.Result.Done {
 			return res.Result, err
 		}
 	}
-	return reconcile.Result{Done: true}, nil
+	return step.Result{Done: true}, nil
 }
 
 // Delete deletes the subnets of the spec, recorded or found by their tags; it waits while instances remain
 // in them.
-func (n *Subnets) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
+func (n *Subnets) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (step.Result, error) {
 	// spec.network never changes (webhook), so its subnets are the ones that were created.
 	subnets := clusterSpec(s.InfraCluster()).Network.Subnets
 	for i := len(subnets) - 1; i >= 0; i-- {
-		res, err := reconcile.EnsureDeleted(ctx, s, SubnetKey(subnets[i].Name), n.res.Subnets)
+		res, err := ensure.Deleted(ctx, s, SubnetKey(subnets[i].Name), n.res.Subnets)
 		if err != nil || !res.Done {
 			return n.deleted(res, err)
 		}
 	}
-	return reconcile.Result{Done: true}, nil
+	return step.Result{Done: true}, nil
 }
 
 // LoadBalancer is the last step of a MemCluster: it creates the API server load balancer, sets
@@ -139,14 +141,14 @@ func NewLoadBalancer(c *cloud.Cloud) (*LoadBalancer, error) {
 }
 
 // Reconcile ensures the load balancer exists and completes the MemCluster's contract fields.
-func (l *LoadBalancer) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
+func (l *LoadBalancer) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (step.Result, error) {
 	netID, ok := s.ResourceID(KeyNetwork)
 	if !ok {
 		return l.waitingForNetwork(), nil
 	}
 	mc := s.InfraCluster()
 	spec := clusterSpec(mc)
-	res, err := reconcile.Ensure(ctx, s, KeyLoadBalancer, l.res.LoadBalancers, reconcile.Given(cloud.LoadBalancerSpec{
+	res, err := ensure.Exists(ctx, s, KeyLoadBalancer, l.res.LoadBalancers, ensure.Given(cloud.LoadBalancerSpec{
 		Name: clusterResource(s, KeyLoadBalancer), NetworkID: netID, Port: int(spec.LoadBalancer.Port)}), tagsOf(s))
 	if err != nil || !res.Result.Done {
 		return res.Result, err
@@ -157,7 +159,7 @@ func (l *LoadBalancer) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1b
 		// The endpoint is set once; persisting it now lets status.observedGeneration below see the
 		// generation it makes, at no extra write (Close would send this spec patch anyway).
 		if err := scope.PatchSpec(ctx, s); err != nil {
-			return reconcile.Result{}, err
+			return step.Result{}, err
 		}
 	}
 	if len(spec.FailureDomains) > 0 {
@@ -165,10 +167,10 @@ func (l *LoadBalancer) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1b
 	}
 	mc.Status.ObservedGeneration = mc.Generation
 	mc.SetProvisioned(true)
-	return reconcile.Result{Done: true}, nil
+	return step.Result{Done: true}, nil
 }
 
 // Delete deletes the load balancer.
-func (l *LoadBalancer) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
-	return l.deleted(reconcile.EnsureDeleted(ctx, s, KeyLoadBalancer, l.res.LoadBalancers))
+func (l *LoadBalancer) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (step.Result, error) {
+	return l.deleted(ensure.Deleted(ctx, s, KeyLoadBalancer, l.res.LoadBalancers))
 }

@@ -3,6 +3,8 @@ package services_test
 import (
 	"context"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"testing"
 	"time"
 
@@ -37,24 +39,24 @@ func clusterSteps(t *testing.T, c *cloud.Cloud) []reconcile.Service[scope.Cluste
 }
 
 // reconcileAll runs the steps in order, as the reconciler does, and stops at the first that is not done.
-func reconcileAll(ctx context.Context, steps []reconcile.Service[scope.ClusterScoper[*v1beta2.MemCluster]], s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
+func reconcileAll(ctx context.Context, steps []reconcile.Service[scope.ClusterScoper[*v1beta2.MemCluster]], s scope.ClusterScoper[*v1beta2.MemCluster]) (step.Result, error) {
 	for _, st := range steps {
 		res, err := st.Reconcile(ctx, s)
 		if err != nil || !res.Done {
 			return res, err
 		}
 	}
-	return reconcile.Result{Done: true}, nil
+	return step.Result{Done: true}, nil
 }
 
-func deleteAll(ctx context.Context, steps []reconcile.Service[scope.ClusterScoper[*v1beta2.MemCluster]], s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
+func deleteAll(ctx context.Context, steps []reconcile.Service[scope.ClusterScoper[*v1beta2.MemCluster]], s scope.ClusterScoper[*v1beta2.MemCluster]) (step.Result, error) {
 	for i := len(steps) - 1; i >= 0; i-- {
 		res, err := steps[i].Delete(ctx, s)
 		if err != nil || !res.Done {
 			return res, err
 		}
 	}
-	return reconcile.Result{Done: true}, nil
+	return step.Result{Done: true}, nil
 }
 
 func TestClusterStepsProvisionOnceAndThenOnlyRead(t *testing.T) {
@@ -85,7 +87,7 @@ func TestClusterStepsProvisionOnceAndThenOnlyRead(t *testing.T) {
 	assert.Equal(t, int64(3), mc.Status.ObservedGeneration)
 	for _, r := range c.All() {
 		assert.Equal(t, "ns/c1", r.Tags[services.TagCluster], r.ID)
-		assert.Equal(t, "cluster-key", r.Tags[reconcile.TagOwnershipKey], r.ID)
+		assert.Equal(t, "cluster-key", r.Tags[ensure.TagOwnershipKey], r.ID)
 	}
 
 	c.ResetCounters()
@@ -117,14 +119,14 @@ func TestClusterStepsSurviveLostResponsesAndSearchLag(t *testing.T) {
 
 			_, err := reconcileAll(ctx, steps, s)
 			require.ErrorIs(t, err, cloud.ErrInjected)
-			assert.False(t, reconcile.IsTerminal(err), "a lost response is retried")
+			assert.False(t, step.IsTerminal(err), "a lost response is retried")
 			assert.NotContains(t, s.Object.Status.Resources, string(tt.kind), "the ID was never recorded")
 
 			res, err := reconcileAll(ctx, steps, s)
 			require.NoError(t, err)
 			assert.True(t, res.Done)
 			assert.Equal(t, 5, c.TotalCreated(), "the retry got the resource back by its token, tag search lagging")
-			assert.Empty(t, c.Duplicates(cloud.OwnerTagValue(reconcile.TagOwnershipKey), reconcile.TagResourceKey))
+			assert.Empty(t, c.Duplicates(cloud.OwnerTagValue(ensure.TagOwnershipKey), ensure.TagResourceKey))
 		})
 	}
 }
@@ -135,7 +137,7 @@ func TestBadParametersNeverReachTheCloud(t *testing.T) {
 	s := clusterScope(&v1beta2.MemCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1"},
 		Spec: v1beta2.MemClusterSpec{Network: v1beta2.NetworkSpec{CIDR: "10.0.0.0/33"}}})
 	_, err := reconcileAll(ctx, clusterSteps(t, c), s)
-	var term *reconcile.TerminalError
+	var term *step.TerminalError
 	require.ErrorAs(t, err, &term)
 	assert.Equal(t, conditions.ReasonInvalidParameters, term.Reason)
 	assert.Contains(t, err.Error(), `cidr "10.0.0.0/33"`)

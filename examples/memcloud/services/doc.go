@@ -1,6 +1,6 @@
 // Package services holds the services of memcloud's example provider, one reconcile.Service per part of the
 // infrastructure. They are written only against capkit's narrow typed scope interfaces
-// (scope.ClusterScoper[*v1beta2.MemCluster], scope.MachineScoper[*v1beta2.MemMachine]) and reconcile.Ensure. A service
+// (scope.ClusterScoper[*v1beta2.MemCluster], scope.MachineScoper[*v1beta2.MemMachine]) and ensure.Exists. A service
 // reads and writes its MemCluster or MemMachine directly (s.InfraCluster().Spec.Network), without a type assertion, and
 // plugs into capkit's reconcilers as a step without glue. Each is unit-tested on the state-backed fake scopes of
 // scope/scopetest (through providertest/servicetest) and the in-memory cloud, without an API server.
@@ -27,7 +27,7 @@
 // ("memcloud://<instance-id>"), status.addresses, status.instanceState and status.failureDomain, also while
 // the instance boots, and the provisioned flag once it runs; while it is pending the step reports
 // ReasonInstancePending and asks to be called again after the poll interval. Everything comes from the
-// instance reconcile.Ensure returns: a steady-state reconcile reads the instance once (and the load balancer
+// instance ensure.Exists returns: a steady-state reconcile reads the instance once (and the load balancer
 // of a control plane machine) and nothing else.
 //
 // # Addresses from IPAM pools
@@ -60,11 +60,11 @@
 //
 // # Cloud resources
 //
-// Resources adapts each memcloud kind to reconcile.Resource, observed as the cloud's own type (*cloud.Network,
-// ...). Security groups are also a reconcile.Updater (their rules, compared as sets, are updated in place; a
+// Resources adapts each memcloud kind to ensure.Resource, observed as the cloud's own type (*cloud.Network,
+// ...). Security groups are also a ensure.Updater (their rules, compared as sets, are updated in place; a
 // changed name, network or description is reported with conditions.ReasonNeedsReplacement, never repaired),
-// and instances a reconcile.PendingReporter (a booting instance is waited for). Every resource carries the
-// ownership tags of reconcile.Ensure and TagCluster ("<namespace>/<cluster>"); its ID is recorded in
+// and instances a ensure.PendingReporter (a booting instance is waited for). Every resource carries the
+// ownership tags of ensure.Exists and TagCluster ("<namespace>/<cluster>"); its ID is recorded in
 // status.resources under a resource key (KeyNetwork, SubnetKey(name), KeySecurityGroup, KeyLoadBalancer),
 // except the instance, whose ID is spec.providerID (scope.ProviderIDTracker). memcloud's errors become reconcile's error classes: bad
 // parameters, quotas and reused tokens are terminal, anything else (an injected fault, a lost response) is

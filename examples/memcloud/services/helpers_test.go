@@ -2,6 +2,7 @@ package services_test
 
 import (
 	"context"
+	"github.com/capkit/capkit/reconcile/step"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -45,5 +46,5 @@ func machineScope(name string, controlPlane bool, data []byte) machineFake {
 // withPoll returns ctx in the environment of a reconcile whose poll interval is poll, as the reconcilers
 // give it to the services.
 func withPoll(ctx context.Context) context.Context {
-	return reconcile.ContextWithEnv(ctx, reconcile.NewEnv(nil, reconcile.WithDefaultRequeue(poll)))
+	return step.ContextWithEnv(ctx, reconcile.NewEnv(nil, reconcile.WithPollInterval(poll)))
 }

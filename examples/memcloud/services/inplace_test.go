@@ -2,6 +2,7 @@ package services_test
 
 import (
 	"context"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,6 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/inplace"
-	"github.com/capkit/capkit/reconcile"
 )
 
 var (
@@ -57,7 +57,7 @@ func instanceOf(t *testing.T, c *cloud.Cloud, id string) cloud.Resource {
 func TestInstanceCreatedWithUserTags(t *testing.T) {
 	e, s, id := provisioned(t)
 	assert.Equal(t, map[string]string{
-		"team": "blue", services.TagCluster: "ns/c1", reconcile.TagOwnershipKey: "key-m-0", reconcile.TagResourceKey: services.KeyInstance,
+		"team": "blue", services.TagCluster: "ns/c1", ensure.TagOwnershipKey: "key-m-0", ensure.TagResourceKey: services.KeyInstance,
 	}, instanceOf(t, e.cloud, id).Tags)
 	assert.Equal(t, 1, s.BootstrapReads)
 
@@ -270,7 +270,7 @@ func replaceID(s, id string) string { return strings.ReplaceAll(s, "<id>", id) }
 // memcloud's and capkit's own tags are reserved: the webhook refuses them in spec.tags, the services never
 // remove them from an instance.
 func TestOwnTagsAreReserved(t *testing.T) {
-	for _, key := range []string{services.TagCluster, cloud.TagInstanceGroup, reconcile.TagOwnershipKey, reconcile.TagResourceKey} {
+	for _, key := range []string{services.TagCluster, cloud.TagInstanceGroup, ensure.TagOwnershipKey, ensure.TagResourceKey} {
 		assert.True(t, v1beta2.IsReservedTagKey(key), key)
 	}
 }

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
-	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
 )
 
@@ -20,7 +21,7 @@ type PoolScope = scope.MachinePoolScoper[*v1beta2.MemMachinePool]
 // InstanceGroup is the step of a MemMachinePool: it keeps an instance group in the cluster's worker subnet
 // whose size is the MachinePool's spec.replicas, booting new instances with the pool's bootstrap data, and
 // records the instances' provider IDs (spec.providerIDList) and their number (status.replicas) on every
-// reconcile. The group is created with reconcile.Ensure (never twice); its size is changed in place, and an
+// reconcile. The group is created with ensure.Exists (never twice); its size is changed in place, and an
 // instance deleted behind memcloud's back is replaced by the next scale.
 type InstanceGroup struct {
 	base
@@ -37,19 +38,19 @@ func NewInstanceGroup(c *cloud.Cloud, lookup NetworkLookup) (*InstanceGroup, err
 }
 
 // Reconcile ensures the group exists with spec.replicas instances and reports them.
-func (g *InstanceGroup) Reconcile(ctx context.Context, s PoolScope) (reconcile.Result, error) {
+func (g *InstanceGroup) Reconcile(ctx context.Context, s PoolScope) (step.Result, error) {
 	mp := s.InfraMachinePool()
 	net, err := g.lookup.ClusterNetwork(ctx, mp.Namespace, s.Cluster())
 	if err != nil {
-		return reconcile.Result{}, err
+		return step.Result{}, err
 	}
 	subnetID := net.SubnetIDs[v1beta2.SubnetRoleWorker]
 	if subnetID == "" || net.SecurityGroupID == "" {
-		return reconcile.Result{Reason: ReasonWaitingForNetwork, Message: "the worker subnet or security group of the cluster is not recorded yet"}, nil
+		return step.Result{Reason: ReasonWaitingForNetwork, Message: "the worker subnet or security group of the cluster is not recorded yet"}, nil
 	}
 	size := int(s.MachinePool().Replicas)
 	// The bootstrap data is read only when the group must be created.
-	desired := reconcile.Lazy(func(ctx context.Context) (cloud.InstanceGroupSpec, error) {
+	desired := ensure.Lazy(func(ctx context.Context) (cloud.InstanceGroupSpec, error) {
 		data, _, err := s.BootstrapData(ctx) // secret: never logged, never in an error
 		if err != nil {
 			return cloud.InstanceGroupSpec{}, err
@@ -57,17 +58,17 @@ func (g *InstanceGroup) Reconcile(ctx context.Context, s PoolScope) (reconcile.R
 		return cloud.InstanceGroupSpec{Name: mp.Name, SubnetID: subnetID, Image: poolImage(mp), Flavor: string(poolFlavor(mp)),
 			SecurityGroupIDs: []string{net.SecurityGroupID}, UserData: data, Size: size}, nil
 	})
-	res, err := reconcile.Ensure(ctx, s, KeyInstanceGroup, g.res.InstanceGroups, desired, clusterTags(mp.Namespace, s.Cluster().Name))
+	res, err := ensure.Exists(ctx, s, KeyInstanceGroup, g.res.InstanceGroups, desired, clusterTags(mp.Namespace, s.Cluster().Name))
 	if err != nil {
-		return reconcile.Result{}, err
+		return step.Result{}, err
 	}
 	group := res.Observed
 	if group.Size != size || len(group.Instances) != size {
 		if err := wait(ctx); err != nil {
-			return reconcile.Result{}, err
+			return step.Result{}, err
 		}
 		if group, err = g.cloud.ScaleInstanceGroup(ctx, group.ID, size); err != nil {
-			return reconcile.Result{}, classifyPoolError(fmt.Errorf("cannot scale instance group %q to %d: %w", res.ID, size, err))
+			return step.Result{}, classifyPoolError(fmt.Errorf("cannot scale instance group %q to %d: %w", res.ID, size, err))
 		}
 	}
 	ids := make([]string, 0, len(group.Instances))
@@ -82,20 +83,20 @@ func (g *InstanceGroup) Reconcile(ctx context.Context, s PoolScope) (reconcile.R
 	}
 	mp.Status.Instances = instances
 	if err := s.SetInstances(ids); err != nil {
-		return reconcile.Result{}, err
+		return step.Result{}, err
 	}
 	if booting > 0 {
-		return reconcile.Result{Reason: ReasonInstancePending, Message: fmt.Sprintf("%d of %d instances of group %s are booting", booting, len(ids), group.ID)}, nil
+		return step.Result{Reason: ReasonInstancePending, Message: fmt.Sprintf("%d of %d instances of group %s are booting", booting, len(ids), group.ID)}, nil
 	}
 	// No status.observedGeneration: writing spec.providerIDList bumps the generation, so the value would be
 	// stale after every scale; the conditions carry the generation they observed.
 	mp.SetProvisioned(true)
-	return reconcile.Result{Done: true}, nil
+	return step.Result{Done: true}, nil
 }
 
 // Delete deletes the group and its instances.
-func (g *InstanceGroup) Delete(ctx context.Context, s PoolScope) (reconcile.Result, error) {
-	return g.deleted(reconcile.EnsureDeleted(ctx, s, KeyInstanceGroup, g.res.InstanceGroups))
+func (g *InstanceGroup) Delete(ctx context.Context, s PoolScope) (step.Result, error) {
+	return g.deleted(ensure.Deleted(ctx, s, KeyInstanceGroup, g.res.InstanceGroups))
 }
 
 // classifyPoolError makes a quota or parameter error of a scale terminal, as the resource does for creates.

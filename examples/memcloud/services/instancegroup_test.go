@@ -2,6 +2,7 @@ package services_test
 
 import (
 	"context"
+	"github.com/capkit/capkit/reconcile/step"
 	"slices"
 	"testing"
 
@@ -14,7 +15,6 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/providertest/scaletest"
-	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
 	"github.com/capkit/capkit/scope/scopetest"
 )
@@ -142,7 +142,7 @@ func TestInstanceGroupQuotaIsTerminal(t *testing.T) {
 	e := newPoolEnv(t, cloud.WithQuota(cloud.KindInstance, 2))
 	_, err := e.group.Reconcile(t.Context(), poolScope(3))
 	require.Error(t, err)
-	assert.Equal(t, services.ReasonQuotaExceeded, reconcile.TerminalReason(err), "%v", err)
+	assert.Equal(t, services.ReasonQuotaExceeded, step.TerminalReason(err), "%v", err)
 	assert.NotContains(t, err.Error(), "SECRET-TOKEN")
 	assert.Empty(t, groupInstances(e.cloud), "nothing half-created")
 }

@@ -3,16 +3,16 @@ package services
 import (
 	"context"
 	"errors"
+	"github.com/capkit/capkit/reconcile/ensure"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
-	"github.com/capkit/capkit/reconcile"
 )
 
-// newInstances returns memcloud's instances as a reconcile.Resource and a reconcile.PendingReporter: Ensure
+// newInstances returns memcloud's instances as a ensure.Resource and a ensure.PendingReporter: Ensure
 // waits for a booting instance, with ReasonInstancePending and the poll interval, and for one restarting with
 // a new flavor, with ReasonInstanceUpdating. A stopped or failed instance is not in transition: the instance
 // service decides what it means.
-func newInstances(c *cloud.Cloud) reconcile.Resource[cloud.InstanceSpec, *cloud.Instance] {
+func newInstances(c *cloud.Cloud) ensure.Resource[cloud.InstanceSpec, *cloud.Instance] {
 	f := kind[cloud.InstanceSpec]("instance", c.GetInstance, c.FindInstances, c.DeleteInstance, func(i *cloud.Instance) string { return i.ID })
 	f.ValidateFunc = func(s cloud.InstanceSpec) error {
 		var err error
@@ -35,5 +35,5 @@ func newInstances(c *cloud.Cloud) reconcile.Resource[cloud.InstanceSpec, *cloud.
 		}
 		return ReasonInstancePending, "instance " + obs.ID + " is booting", true
 	}
-	return reconcile.NewResource(f)
+	return ensure.NewResource(f)
 }

@@ -5,12 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"slices"
 
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
-	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
 )
 
@@ -57,12 +58,12 @@ func (n *Instance) clusterNetwork(ctx context.Context, s scope.MachineScoper[*v1
 }
 
 // Reconcile ensures the instance exists and reports it.
-func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper[*v1beta2.MemMachine]) (reconcile.Result, error) {
+func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper[*v1beta2.MemMachine]) (step.Result, error) {
 	mm := s.InfraMachine()
 	controlPlane := s.Machine().ControlPlane
 	net, err := n.clusterNetwork(ctx, s)
 	if err != nil {
-		return reconcile.Result{}, err
+		return step.Result{}, err
 	}
 	role := v1beta2.SubnetRoleWorker
 	if controlPlane {
@@ -70,11 +71,11 @@ func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper[*v1beta2
 	}
 	subnetID := net.SubnetIDs[role]
 	if subnetID == "" || net.SecurityGroupID == "" || (controlPlane && net.LoadBalancerID == "") {
-		return reconcile.Result{Reason: ReasonWaitingForNetwork, Message: fmt.Sprintf("the %s subnet, security group or load balancer of the cluster is not recorded yet", role)}, nil
+		return step.Result{Reason: ReasonWaitingForNetwork, Message: fmt.Sprintf("the %s subnet, security group or load balancer of the cluster is not recorded yet", role)}, nil
 	}
 	tracker, err := n.tracker(s)
 	if err != nil {
-		return reconcile.Result{}, err
+		return step.Result{}, err
 	}
 	spec := machineSpec(mm)
 	// The addresses of IPAM pools are claimed until the instance is recorded: once it is, they are the
@@ -92,7 +93,7 @@ func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper[*v1beta2
 	// snippet:end claim
 	// The bootstrap data is read only when the instance must be created: a steady-state reconcile reads
 	// the instance and nothing else.
-	desired := reconcile.Lazy(func(ctx context.Context) (cloud.InstanceSpec, error) {
+	desired := ensure.Lazy(func(ctx context.Context) (cloud.InstanceSpec, error) {
 		data, _, err := s.BootstrapData(ctx) // secret: never logged, never in an error
 		if err != nil {
 			return cloud.InstanceSpec{}, err
@@ -103,10 +104,10 @@ func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper[*v1beta2
 		}, nil
 	})
 	// The user tags first: memcloud's own win (WithTags keeps the last value, the ownership tags always win).
-	res, err := reconcile.Ensure(ctx, tracker, KeyInstance, n.res.Instances, desired,
-		reconcile.WithTags(userTags(spec.Tags)), clusterTags(mm.Namespace, s.Cluster().Name), reconcile.CreateOnce())
+	res, err := ensure.Exists(ctx, tracker, KeyInstance, n.res.Instances, desired,
+		ensure.WithTags(userTags(spec.Tags)), clusterTags(mm.Namespace, s.Cluster().Name), ensure.CreateOnce())
 	if err != nil {
-		return reconcile.Result{}, err
+		return step.Result{}, err
 	}
 	inst := res.Observed
 	mm.Status.InstanceState = string(inst.State)
@@ -116,33 +117,33 @@ func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper[*v1beta2
 	}
 	if controlPlane {
 		if err := n.register(ctx, net.LoadBalancerID, inst.ID); err != nil {
-			return reconcile.Result{}, err
+			return step.Result{}, err
 		}
 	}
 	switch {
-	case !res.Result.Done: // booting or being resized (reconcile.PendingReporter)
+	case !res.Result.Done: // booting or being resized (ensure.PendingReporter)
 		return res.Result, nil
 	case inst.State == cloud.InstanceFailed:
-		return reconcile.Result{}, reconcile.Terminal(ReasonInstanceFailed, fmt.Errorf("instance %q failed to boot", inst.ID))
+		return step.Result{}, step.Terminal(ReasonInstanceFailed, fmt.Errorf("instance %q failed to boot", inst.ID))
 	}
 	// snippet:start drift
 	// The drift check compares what Ensure observed: a steady-state reconcile calls nothing more, and never
 	// computes the Lazy spec (it would read the bootstrap data Secret).
 	inst, matched, err := converge(ctx, n.cloud, inst, string(spec.Flavor), userTags(spec.Tags))
 	if err != nil {
-		return reconcile.Result{}, classify(fmt.Errorf("cannot update instance %q in place: %w", inst.ID, err))
+		return step.Result{}, classify(fmt.Errorf("cannot update instance %q in place: %w", inst.ID, err))
 	}
 	mm.Status.InstanceState = string(inst.State)
 	// snippet:end drift
 	switch {
 	case !matched:
-		return reconcile.Result{Reason: ReasonInstanceUpdating, Message: instanceProgress(inst), RequeueAfter: reconcile.EnvFrom(ctx).PollInterval()}, nil
+		return step.Result{Reason: ReasonInstanceUpdating, Message: instanceProgress(inst), RequeueAfter: step.EnvFrom(ctx).PollInterval()}, nil
 	case inst.State != cloud.InstanceRunning:
-		return reconcile.Result{Reason: ReasonInstanceStopped, Message: fmt.Sprintf("instance %s is %s", inst.ID, inst.State)}, nil
+		return step.Result{Reason: ReasonInstanceStopped, Message: fmt.Sprintf("instance %s is %s", inst.ID, inst.State)}, nil
 	}
 	mm.Status.ObservedGeneration = mm.Generation
 	mm.SetProvisioned(true)
-	return reconcile.Result{Done: true}, nil
+	return step.Result{Done: true}, nil
 }
 
 // machineAddresses returns the addresses of inst for status.addresses: its private IP, its static IPs (from
@@ -182,18 +183,18 @@ func (n *Instance) register(ctx context.Context, lbID, instanceID string) error 
 // spec.providerID or found by its tags; then it releases the IPAddressClaims of spec.addressesFromPools and
 // waits until they are gone (conditions.ReasonReleasingIPAddresses), so that an address returns to its pool only once no
 // instance has it.
-func (n *Instance) Delete(ctx context.Context, s scope.MachineScoper[*v1beta2.MemMachine]) (reconcile.Result, error) {
+func (n *Instance) Delete(ctx context.Context, s scope.MachineScoper[*v1beta2.MemMachine]) (step.Result, error) {
 	tracker, err := n.tracker(s)
 	if err != nil {
-		return reconcile.Result{}, err
+		return step.Result{}, err
 	}
 	if id, ok := tracker.ResourceID(KeyInstance); ok && s.Machine().ControlPlane {
 		if err := n.deregister(ctx, s, id); err != nil {
-			return reconcile.Result{}, err
+			return step.Result{}, err
 		}
 	}
 	// snippet:start release
-	res, err := n.deleted(reconcile.EnsureDeleted(ctx, tracker, KeyInstance, n.res.Instances))
+	res, err := n.deleted(ensure.Deleted(ctx, tracker, KeyInstance, n.res.Instances))
 	if err != nil || !res.Done || len(s.InfraMachine().Spec.AddressesFromPools) == 0 {
 		return res, err // the instance first: an address goes back to its pool only once no instance has it
 	}

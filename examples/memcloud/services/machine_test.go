@@ -2,6 +2,7 @@ package services_test
 
 import (
 	"context"
+	"github.com/capkit/capkit/reconcile/step"
 	"slices"
 	"testing"
 	"time"
@@ -14,7 +15,6 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
-	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
 )
 
@@ -233,7 +233,7 @@ func TestInstanceStates(t *testing.T) {
 			}
 			res, err := e.instance.Reconcile(ctx, s)
 			if tt.terminal {
-				var term *reconcile.TerminalError
+				var term *step.TerminalError
 				require.ErrorAs(t, err, &term)
 				assert.Equal(t, tt.wantReason, term.Reason)
 			} else {
@@ -295,7 +295,7 @@ func TestInstanceDeletedOutOfBandIsTerminal(t *testing.T) {
 	require.NoError(t, e.cloud.DeleteInstance(ctx, id))
 
 	_, err = e.instance.Reconcile(ctx, s)
-	var term *reconcile.TerminalError
+	var term *step.TerminalError
 	require.ErrorAs(t, err, &term, "a machine never gets a second instance")
 	assert.Equal(t, services.ReasonResourceDeleted, term.Reason)
 	assert.Zero(t, e.cloud.Count(cloud.KindInstance))

@@ -3,6 +3,7 @@ package services
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"slices"
 	"time"
 
@@ -11,11 +12,10 @@ import (
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/webhooks"
-	"github.com/capkit/capkit/reconcile"
 )
 
 // Resource keys: the names under which the services record cloud IDs in status.resources (and tag the
-// resources with reconcile.TagResourceKey).
+// resources with ensure.TagResourceKey).
 const (
 	// KeyNetwork is the key of a MemCluster's network.
 	KeyNetwork = "network"
@@ -30,13 +30,13 @@ const (
 )
 
 // TagCluster is the tag every cloud resource of a cluster carries, with value "<namespace>/<cluster name>",
-// besides the ownership tags of reconcile.Ensure: cloud.OwnerTagValue(TagCluster) groups a cluster's
+// besides the ownership tags of ensure.Exists: cloud.OwnerTagValue(TagCluster) groups a cluster's
 // resources in leak reports.
 const TagCluster = "memcloud.capkit.io/cluster"
 
 // DefaultPollInterval is how long a step waits before looking again at a booting instance, an updated
 // security group or a delete blocked by dependent resources: the requeue of memcloud's reconcilers
-// (reconcile.WithDefaultRequeue), which reconcile.Ensure uses as its poll interval.
+// (reconcile.WithPollInterval), which ensure.Exists uses as its poll interval.
 const DefaultPollInterval = 5 * time.Second
 
 // SubnetKey returns the resource key of the subnet named name: KeySubnetPrefix and the name, shortened with
@@ -54,8 +54,8 @@ func SubnetKey(name string) string {
 func ClusterTagValue(namespace, cluster string) string { return namespace + "/" + cluster }
 
 // clusterTags returns the Ensure option that tags a resource with its cluster (TagCluster).
-func clusterTags(namespace, cluster string) reconcile.EnsureOption {
-	return reconcile.WithTags(map[string]string{TagCluster: ClusterTagValue(namespace, cluster)})
+func clusterTags(namespace, cluster string) ensure.Option {
+	return ensure.WithTags(map[string]string{TagCluster: ClusterTagValue(namespace, cluster)})
 }
 
 // clusterSpec returns the spec of mc defaulted as the webhook does, so that the services work without the

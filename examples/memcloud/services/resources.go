@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"net/netip"
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
-	"github.com/capkit/capkit/reconcile"
 )
 
 // Reasons of the step conditions memcloud's services write, besides those of package reconcile.
@@ -16,7 +17,7 @@ const (
 	// ReasonQuotaExceeded: the cloud refused a create because a quota is used up; raise it.
 	ReasonQuotaExceeded = "QuotaExceeded"
 	// ReasonResourceDeleted: a resource this object created was deleted outside the controller, and its
-	// idempotency token cannot create it again (reconcile.CreateOnce reports an instance the same way).
+	// idempotency token cannot create it again (ensure.CreateOnce reports an instance the same way).
 	ReasonResourceDeleted = conditions.ReasonResourceDeleted
 	// ReasonTokenMismatch: the same idempotency token was used with other parameters.
 	ReasonTokenMismatch = "TokenMismatch"
@@ -37,20 +38,20 @@ const (
 	ReasonWaitingForNetwork = "WaitingForNetwork"
 )
 
-// kind returns the functions every memcloud kind of resource shares, as reconcile.ResourceFuncs[S, *R]: S is
+// kind returns the functions every memcloud kind of resource shares, as ensure.ResourceFuncs[S, *R]: S is
 // the create request of the kind (cloud.NetworkSpec, ...), R the resource, which is also what Ensure observes.
 // NotFound means gone; FindByTags returns the oldest resource carrying the tags (memcloud lists them in
 // creation order); a delete of a resource that is gone is success, and so is a delete refused because other
-// resources depend on it: the resource is still there, so reconcile.EnsureDeleted reports that it is not done
+// resources depend on it: the resource is still there, so ensure.Deleted reports that it is not done
 // yet, and the step looks again later.
 func kind[S, R any](name string, get func(context.Context, string) (*R, error), find func(context.Context, map[string]string) ([]R, error),
-	del func(context.Context, string) error, id func(*R) string) reconcile.ResourceFuncs[S, *R] {
+	del func(context.Context, string) error, id func(*R) string) ensure.ResourceFuncs[S, *R] {
 	notFound := func(err error) bool { return errors.Is(err, cloud.ErrNotFound) }
-	return reconcile.ResourceFuncs[S, *R]{
+	return ensure.ResourceFuncs[S, *R]{
 		ResourceKind:   name,
-		GetFunc:        reconcile.GoneIfNotFound(get, notFound),
-		FindByTagsFunc: reconcile.FindOldest(find, nil),
-		DeleteFunc:     reconcile.IgnoreErrors(del, notFound, func(err error) bool { return errors.Is(err, cloud.ErrDependencyViolation) }),
+		GetFunc:        ensure.GoneIfNotFound(get, notFound),
+		FindByTagsFunc: ensure.FindOldest(find, nil),
+		DeleteFunc:     ensure.IgnoreErrors(del, notFound, func(err error) bool { return errors.Is(err, cloud.ErrDependencyViolation) }),
 		IDFunc:         id,
 		ClassifyFunc:   classify,
 	}
@@ -64,45 +65,45 @@ func classify(err error) error {
 		return nil
 	case errors.Is(err, cloud.ErrThrottled):
 		retryAfter, _ := cloud.RetryAfter(err)
-		return reconcile.Throttled(err, retryAfter)
+		return step.Throttled(err, retryAfter)
 	case errors.Is(err, cloud.ErrInvalidParameter):
-		return reconcile.Terminal(conditions.ReasonInvalidParameters, err)
+		return step.Terminal(conditions.ReasonInvalidParameters, err)
 	case errors.Is(err, cloud.ErrQuotaExceeded):
-		return reconcile.Terminal(ReasonQuotaExceeded, err)
+		return step.Terminal(ReasonQuotaExceeded, err)
 	case errors.Is(err, cloud.ErrTokenReused):
-		return reconcile.Terminal(ReasonResourceDeleted, err)
+		return step.Terminal(ReasonResourceDeleted, err)
 	case errors.Is(err, cloud.ErrTokenMismatch):
-		return reconcile.Terminal(ReasonTokenMismatch, err)
+		return step.Terminal(ReasonTokenMismatch, err)
 	}
 	return err
 }
 
 // wait waits for the rate limiter of the reconcile (reconcile.WithRateLimiter) before a cloud call that does
-// not go through reconcile.Ensure.
+// not go through ensure.Exists.
 func wait(ctx context.Context) error {
-	_, err := reconcile.EnvFrom(ctx).Wait(ctx)
+	_, err := step.EnvFrom(ctx).Wait(ctx)
 	return err
 }
 
-// Resources are memcloud's resource kinds as reconcile.Resources, for reconcile.Ensure and EnsureDeleted. The
+// Resources are memcloud's resource kinds as reconcile.Resources, for ensure.Exists and EnsureDeleted. The
 // observation of each kind is the cloud's own type, so that a service reads what Ensure returns instead of
 // reading the resource again.
 type Resources struct {
 	// Networks are the networks.
-	Networks reconcile.Resource[cloud.NetworkSpec, *cloud.Network]
+	Networks ensure.Resource[cloud.NetworkSpec, *cloud.Network]
 	// Subnets are the subnets.
-	Subnets reconcile.Resource[cloud.SubnetSpec, *cloud.Subnet]
-	// SecurityGroups are the security groups; they are also a reconcile.Updater: Ensure updates their ingress
+	Subnets ensure.Resource[cloud.SubnetSpec, *cloud.Subnet]
+	// SecurityGroups are the security groups; they are also a ensure.Updater: Ensure updates their ingress
 	// rules in place when they differ from the spec (in any order), and reports a changed name, network or
 	// description with conditions.ReasonNeedsReplacement.
-	SecurityGroups reconcile.Resource[cloud.SecurityGroupSpec, *cloud.SecurityGroup]
+	SecurityGroups ensure.Resource[cloud.SecurityGroupSpec, *cloud.SecurityGroup]
 	// LoadBalancers are the load balancers.
-	LoadBalancers reconcile.Resource[cloud.LoadBalancerSpec, *cloud.LoadBalancer]
-	// Instances are the instances; they are also a reconcile.PendingReporter: Ensure waits for a pending
+	LoadBalancers ensure.Resource[cloud.LoadBalancerSpec, *cloud.LoadBalancer]
+	// Instances are the instances; they are also a ensure.PendingReporter: Ensure waits for a pending
 	// (booting) instance with ReasonInstancePending.
-	Instances reconcile.Resource[cloud.InstanceSpec, *cloud.Instance]
+	Instances ensure.Resource[cloud.InstanceSpec, *cloud.Instance]
 	// InstanceGroups are the instance groups of machine pools.
-	InstanceGroups reconcile.Resource[cloud.InstanceGroupSpec, *cloud.InstanceGroup]
+	InstanceGroups ensure.Resource[cloud.InstanceGroupSpec, *cloud.InstanceGroup]
 }
 
 // NewResources returns the resource kinds of c.
@@ -152,12 +153,12 @@ func NewResources(c *cloud.Cloud) Resources {
 		return c.CreateInstanceGroup(ctx, s)
 	}
 	return Resources{
-		Networks:       reconcile.NewResource(networks),
-		Subnets:        reconcile.NewResource(subnets),
+		Networks:       ensure.NewResource(networks),
+		Subnets:        ensure.NewResource(subnets),
 		SecurityGroups: newSecurityGroups(c),
-		LoadBalancers:  reconcile.NewResource(lbs),
+		LoadBalancers:  ensure.NewResource(lbs),
 		Instances:      newInstances(c),
-		InstanceGroups: reconcile.NewResource(groups),
+		InstanceGroups: ensure.NewResource(groups),
 	}
 }
 

@@ -2,6 +2,7 @@ package services_test
 
 import (
 	"context"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -10,7 +11,6 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/providertest/ensuretest"
-	"github.com/capkit/capkit/reconcile"
 )
 
 // parents are the resources a resource under test lives in, created in a fresh seeded cloud before the
@@ -38,7 +38,7 @@ func scenarioCloud(t testing.TB) (*cloud.Cloud, parents) {
 
 // fixture returns the CloudFixture of one kind: memcloud refuses to reuse the idempotency token of a
 // deleted resource, and its tag search can lag.
-func fixture[S, O any](t testing.TB, c *cloud.Cloud, kind cloud.Kind, res reconcile.Resource[S, O], del func(context.Context, string) error) ensuretest.CloudFixture[S, O] {
+func fixture[S, O any](t testing.TB, c *cloud.Cloud, kind cloud.Kind, res ensure.Resource[S, O], del func(context.Context, string) error) ensuretest.CloudFixture[S, O] {
 	t.Helper()
 	return ensuretest.CloudFixture[S, O]{
 		Resource: res,
@@ -53,7 +53,7 @@ func fixture[S, O any](t testing.TB, c *cloud.Cloud, kind cloud.Kind, res reconc
 
 func TestEnsureScenarios(t *testing.T) {
 	_, p := scenarioCloud(t)
-	opts := []reconcile.EnsureOption{reconcile.WithTags(map[string]string{services.TagCluster: "ns/c1"})}
+	opts := []ensure.Option{ensure.WithTags(map[string]string{services.TagCluster: "ns/c1"})}
 	t.Run("Network", func(t *testing.T) {
 		ensuretest.RunScenarios(t, ensuretest.ResourceUnderTest[cloud.NetworkSpec, *cloud.Network]{
 			Key: services.KeyNetwork, Options: opts, OutOfBandDelete: ensuretest.ReportTerminal,

@@ -5,12 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"slices"
 
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/webhooks"
-	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
 )
 
@@ -27,13 +28,13 @@ func NewSecurityGroup(c *cloud.Cloud) (*SecurityGroup, error) {
 }
 
 // Reconcile ensures the security group exists with the rules of the spec.
-func (g *SecurityGroup) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
+func (g *SecurityGroup) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (step.Result, error) {
 	netID, ok := s.ResourceID(KeyNetwork)
 	if !ok {
 		return g.waitingForNetwork(), nil
 	}
 	spec := clusterSpec(s.InfraCluster())
-	res, err := reconcile.Ensure(ctx, s, KeySecurityGroup, g.res.SecurityGroups, reconcile.Given(cloud.SecurityGroupSpec{
+	res, err := ensure.Exists(ctx, s, KeySecurityGroup, g.res.SecurityGroups, ensure.Given(cloud.SecurityGroupSpec{
 		Name: clusterResource(s, KeySecurityGroup), NetworkID: netID,
 		Description: "cluster " + ClusterTagValue(s.InfraCluster().Namespace, s.Cluster().Name),
 		Ingress:     IngressRules(spec),
@@ -54,13 +55,13 @@ func IngressRules(spec v1beta2.MemClusterSpec) []cloud.Rule {
 }
 
 // Delete deletes the security group; it waits while instances use it.
-func (g *SecurityGroup) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (reconcile.Result, error) {
-	return g.deleted(reconcile.EnsureDeleted(ctx, s, KeySecurityGroup, g.res.SecurityGroups))
+func (g *SecurityGroup) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (step.Result, error) {
+	return g.deleted(ensure.Deleted(ctx, s, KeySecurityGroup, g.res.SecurityGroups))
 }
 
-// newSecurityGroups returns memcloud's security groups as a reconcile.Resource and a reconcile.Updater: their
+// newSecurityGroups returns memcloud's security groups as a ensure.Resource and a ensure.Updater: their
 // ingress rules change in place (UpdateSecurityGroupRules); their name, network and description cannot.
-func newSecurityGroups(c *cloud.Cloud) reconcile.Resource[cloud.SecurityGroupSpec, *cloud.SecurityGroup] {
+func newSecurityGroups(c *cloud.Cloud) ensure.Resource[cloud.SecurityGroupSpec, *cloud.SecurityGroup] {
 	f := kind[cloud.SecurityGroupSpec]("security-group", c.GetSecurityGroup, c.FindSecurityGroups, c.DeleteSecurityGroup,
 		func(g *cloud.SecurityGroup) string { return g.ID })
 	f.ValidateFunc = func(s cloud.SecurityGroupSpec) error {
@@ -74,7 +75,7 @@ func newSecurityGroups(c *cloud.Cloud) reconcile.Resource[cloud.SecurityGroupSpe
 	f.UpdateFunc = func(ctx context.Context, id string, spec cloud.SecurityGroupSpec, _ *cloud.SecurityGroup) (*cloud.SecurityGroup, error) {
 		return c.UpdateSecurityGroupRules(ctx, id, spec.Ingress)
 	}
-	return reconcile.NewResource(f)
+	return ensure.NewResource(f)
 }
 
 // securityGroupDiff names the fields of the security group that differ from spec: "name", "networkID" and

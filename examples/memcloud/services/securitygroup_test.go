@@ -2,6 +2,8 @@ package services_test
 
 import (
 	"context"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,7 +14,6 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
-	"github.com/capkit/capkit/reconcile"
 )
 
 var (
@@ -49,7 +50,7 @@ func TestIngressRules(t *testing.T) {
 }
 
 func TestSecurityGroupDiff(t *testing.T) {
-	u, ok := services.NewResources(memcloudtest.NewCloud(t)).SecurityGroups.(reconcile.Updater[cloud.SecurityGroupSpec, *cloud.SecurityGroup])
+	u, ok := services.NewResources(memcloudtest.NewCloud(t)).SecurityGroups.(ensure.Updater[cloud.SecurityGroupSpec, *cloud.SecurityGroup])
 	require.True(t, ok, "security groups are updated in place")
 	spec := cloud.SecurityGroupSpec{Name: "c1-sg", NetworkID: "net-1", Description: "cluster ns/c1", Ingress: []cloud.Rule{apiRule, internalRule}}
 	tests := []struct {
@@ -170,7 +171,7 @@ func TestSecurityGroupInSync(t *testing.T) {
 			}
 			res, err := g.Reconcile(t.Context(), s)
 			require.NoError(t, err)
-			assert.Equal(t, reconcile.Result{Done: true}, res)
+			assert.Equal(t, step.Result{Done: true}, res)
 			assert.Equal(t, map[cloud.Op]int{cloud.VerbGet.On(cloud.KindSecurityGroup): 1}, c.Calls().Calls)
 		})
 	}
@@ -180,19 +181,19 @@ func TestSecurityGroupDriftFailures(t *testing.T) {
 	tests := []struct {
 		name    string
 		setup   func(t *testing.T, c *cloud.Cloud, s clusterFake)
-		check   func(t *testing.T, res reconcile.Result, err error)
+		check   func(t *testing.T, res step.Result, err error)
 		updates int
 	}{
 		{"a failed update is retried", func(t *testing.T, c *cloud.Cloud, _ clusterFake) {
 			require.NoError(t, c.FailNext(updateSG, cloud.BeforeChange))
-		}, func(t *testing.T, _ reconcile.Result, err error) {
+		}, func(t *testing.T, _ step.Result, err error) {
 			require.ErrorIs(t, err, cloud.ErrInjected)
-			assert.False(t, reconcile.IsTerminal(err))
+			assert.False(t, step.IsTerminal(err))
 		}, 1},
 		{"a bad rule never reaches the cloud", func(t *testing.T, _ *cloud.Cloud, s clusterFake) {
 			s.Object.Spec.SecurityGroup.IngressRules = []v1beta2.IngressRule{{Protocol: "tcp", Port: 22, CIDR: "203.0.113.1/24"}}
-		}, func(t *testing.T, _ reconcile.Result, err error) {
-			var term *reconcile.TerminalError
+		}, func(t *testing.T, _ step.Result, err error) {
+			var term *step.TerminalError
 			require.ErrorAs(t, err, &term)
 			assert.Equal(t, conditions.ReasonInvalidParameters, term.Reason)
 			assert.Contains(t, err.Error(), `ingress[0].source "203.0.113.1/24"`)
@@ -202,7 +203,7 @@ func TestSecurityGroupDriftFailures(t *testing.T) {
 			require.NoError(t, err)
 			s.Object.Status.Resources[services.KeyNetwork] = other.ID
 			s.Object.Spec.SecurityGroup.IngressRules = []v1beta2.IngressRule{{Protocol: "tcp", Port: 22, CIDR: "203.0.113.0/24"}}
-		}, func(t *testing.T, res reconcile.Result, err error) {
+		}, func(t *testing.T, res step.Result, err error) {
 			require.NoError(t, err)
 			assert.False(t, res.Done)
 			assert.Equal(t, conditions.ReasonNeedsReplacement, res.Reason)

@@ -51,7 +51,7 @@ func WithTarget(c client.Client) Option { return func(o *config) { o.target = c 
 
 // WithReconcileOptions passes opts to both reconcilers, after podcloud's own (a requeue of
 // services.DefaultPollInterval, a resync of DefaultResyncPeriod, contract v1beta2, podcloud's finalizers), so
-// that they win: e.g. reconcile.WithDefaultRequeue, reconcile.WithResyncPeriod, reconcile.WithWatchFilter,
+// that they win: e.g. reconcile.WithPollInterval, reconcile.WithResyncPeriod, reconcile.WithWatchFilter,
 // reconcile.WithMaxConcurrentReconciles.
 func WithReconcileOptions(opts ...reconcile.Option) Option {
 	return func(o *config) { o.reconcileOpts = append(o.reconcileOpts, opts...) }
@@ -72,7 +72,7 @@ func newConfig(opts []Option) config {
 
 func (cfg config) reconcileOptions(finalizer string) []reconcile.Option {
 	return append([]reconcile.Option{
-		reconcile.WithDefaultRequeue(services.DefaultPollInterval),
+		reconcile.WithPollInterval(services.DefaultPollInterval),
 		reconcile.WithResyncPeriod(DefaultResyncPeriod),
 		reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)),
 		reconcile.WithFinalizer(finalizer),

@@ -44,7 +44,7 @@ func StartNodes(ctx context.Context, env *testenv.Environment) (*testenv.FakeNod
 // Options configure StartProvider.
 type Options struct {
 	// PollInterval is the controllers' requeue, Ensure's poll interval and the resync period
-	// (reconcile.WithDefaultRequeue, reconcile.WithResyncPeriod); default 100ms.
+	// (reconcile.WithPollInterval, reconcile.WithResyncPeriod); default 100ms.
 	PollInterval time.Duration
 	// Logger receives the manager's logs; default: discarded.
 	Logger logr.Logger
@@ -68,7 +68,7 @@ func StartProvider(ctx context.Context, env *testenv.Environment, o Options) (*P
 	m, err := env.StartManager(ctx, o.Logger, func(mgr ctrl.Manager) error {
 		writes = scopetest.NewCountingClient(mgr.GetClient())
 		opts := append([]controllers.Option{controllers.WithClient(writes), controllers.WithReconcileOptions(
-			reconcile.WithDefaultRequeue(poll), reconcile.WithResyncPeriod(poll))}, o.Controllers...)
+			reconcile.WithPollInterval(poll), reconcile.WithResyncPeriod(poll))}, o.Controllers...)
 		return errors.Join(controllers.SetupWithManager(mgr, opts...), webhooks.SetupWithManager(mgr))
 	})
 	if err != nil {

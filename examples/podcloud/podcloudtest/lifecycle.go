@@ -3,6 +3,7 @@ package podcloudtest
 import (
 	"context"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"slices"
 	"time"
 
@@ -14,7 +15,6 @@ import (
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/podcloud/services"
 	"github.com/capkit/capkit/providertest/lifecycle"
-	"github.com/capkit/capkit/reconcile"
 )
 
 // Cluster describes a podcloud cluster for LifecycleSpec.
@@ -64,13 +64,13 @@ func LeakChecker(r client.Reader) lifecycle.LeakChecker {
 		seen := map[string]string{}
 		for _, o := range objs {
 			l := o.Labels
-			key := l[reconcile.TagOwnershipKey]
+			key := l[ensure.TagOwnershipKey]
 			mine := slices.Contains(q.OwnershipKeys, key) || (o.Namespace == q.Namespace && l[services.LabelCluster] == q.ClusterName)
 			if !mine {
 				continue
 			}
 			out = append(out, o.String())
-			if k := key + "/" + l[reconcile.TagResourceKey]; key != "" && seen[k] != "" {
+			if k := key + "/" + l[ensure.TagResourceKey]; key != "" && seen[k] != "" {
 				out = append(out, "duplicate: "+seen[k]+" and "+o.String())
 			} else {
 				seen[k] = o.String()
@@ -95,7 +95,7 @@ func (o Object) String() string { return o.Kind + " " + o.Namespace + "/" + o.Na
 func Objects(ctx context.Context, r client.Reader, ns string) ([]Object, error) {
 	var out []Object
 	for _, list := range Kinds() {
-		if err := r.List(ctx, list, client.InNamespace(ns), client.HasLabels{reconcile.TagOwnershipKey}); err != nil {
+		if err := r.List(ctx, list, client.InNamespace(ns), client.HasLabels{ensure.TagOwnershipKey}); err != nil {
 			return nil, fmt.Errorf("cannot list %T: %w", list, err)
 		}
 		items, err := meta.ExtractList(list)

@@ -1,6 +1,7 @@
 package podcloudtest_test
 
 import (
+	"github.com/capkit/capkit/reconcile/ensure"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,12 +14,11 @@ import (
 	"github.com/capkit/capkit/examples/podcloud/podcloudtest"
 	"github.com/capkit/capkit/examples/podcloud/services"
 	"github.com/capkit/capkit/providertest/lifecycle"
-	"github.com/capkit/capkit/reconcile"
 )
 
 func TestLeakChecker(t *testing.T) {
 	labels := func(key, res, cluster string) map[string]string {
-		return map[string]string{reconcile.TagOwnershipKey: key, reconcile.TagResourceKey: res, services.LabelCluster: cluster}
+		return map[string]string{ensure.TagOwnershipKey: key, ensure.TagResourceKey: res, services.LabelCluster: cluster}
 	}
 	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(
 		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m-0", Labels: labels("k1", "pod", "c1")}},

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -11,7 +13,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/cloudinit"
-	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/reconcile/kubeobjects"
 	"github.com/capkit/capkit/scope"
 )
@@ -39,7 +40,7 @@ type SecretSpec struct {
 }
 
 // bootstrapSecrets are the bootstrap Secrets of namespace ns.
-func bootstrapSecrets(c client.Client, ns string) (reconcile.Resource[SecretSpec, *corev1.Secret], error) {
+func bootstrapSecrets(c client.Client, ns string) (ensure.Resource[SecretSpec, *corev1.Secret], error) {
 	return kubeobjects.New(c, kubeobjects.Kind[SecretSpec, *corev1.Secret]{
 		Object:    &corev1.Secret{},
 		List:      &corev1.SecretList{},
@@ -59,16 +60,16 @@ func bootstrapSecrets(c client.Client, ns string) (reconcile.Resource[SecretSpec
 }
 
 // Reconcile ensures the bootstrap Secret exists.
-func (b *Bootstrap) Reconcile(ctx context.Context, s MachineScope) (reconcile.Result, error) {
+func (b *Bootstrap) Reconcile(ctx context.Context, s MachineScope) (step.Result, error) {
 	t, ok, err := target(ctx, b.lookup, s)
 	if err != nil || !ok {
 		return waitingForPodCluster(err)
 	}
 	r, err := bootstrapSecrets(b.target, t.namespace)
 	if err != nil {
-		return reconcile.Result{}, err
+		return step.Result{}, err
 	}
-	desired := reconcile.Lazy(func(ctx context.Context) (SecretSpec, error) {
+	desired := ensure.Lazy(func(ctx context.Context) (SecretSpec, error) {
 		data, format, err := s.BootstrapData(ctx)
 		if err != nil {
 			return SecretSpec{}, err
@@ -79,20 +80,20 @@ func (b *Bootstrap) Reconcile(ctx context.Context, s MachineScope) (reconcile.Re
 		}
 		return SecretSpec{Namespace: t.namespace, Name: SecretName(s.InfraMachine().Name), Script: script}, nil
 	})
-	res, err := reconcile.Ensure(ctx, s, KeyBootstrap, r, desired, clusterTags(s.Cluster().Name))
+	res, err := ensure.Exists(ctx, s, KeyBootstrap, r, desired, clusterTags(s.Cluster().Name))
 	if err != nil {
-		return reconcile.Result{}, err
+		return step.Result{}, err
 	}
 	return res.Result, nil
 }
 
 // Delete deletes the bootstrap Secret (after the Pod: the steps are deleted in reverse order).
-func (b *Bootstrap) Delete(ctx context.Context, s MachineScope) (reconcile.Result, error) {
+func (b *Bootstrap) Delete(ctx context.Context, s MachineScope) (step.Result, error) {
 	r, err := bootstrapSecrets(b.target, deleteNamespace(ctx, b.lookup, s))
 	if err != nil {
-		return reconcile.Result{}, err
+		return step.Result{}, err
 	}
-	return reconcile.EnsureDeleted(ctx, s, KeyBootstrap, r)
+	return ensure.Deleted(ctx, s, KeyBootstrap, r)
 }
 
 // deleteNamespace is the namespace to search for a machine's objects when deleting: the PodCluster's, or
@@ -113,7 +114,7 @@ func deleteNamespace(ctx context.Context, lookup ClusterLookup, s MachineScope) 
 // its value: the data is secret.
 func RenderScript(data []byte, format scope.BootstrapFormat, hostname string) ([]byte, error) {
 	if format != scope.BootstrapFormatCloudConfig {
-		return nil, reconcile.Terminal(ReasonUnsupportedBootstrapFormat,
+		return nil, step.Terminal(ReasonUnsupportedBootstrapFormat,
 			fmt.Errorf("bootstrap data format %q is not supported: a Pod runs cloud-config only", format))
 	}
 	cfg, err := cloudinit.Parse(data, cloudinit.WithVariables(map[string]string{
@@ -127,8 +128,8 @@ func RenderScript(data []byte, format scope.BootstrapFormat, hostname string) ([
 	}
 	var fe *cloudinit.FieldError
 	if errors.As(err, &fe) {
-		return nil, reconcile.Terminal(ReasonInvalidBootstrapData,
+		return nil, step.Terminal(ReasonInvalidBootstrapData,
 			fmt.Errorf("cannot render the bootstrap cloud-config: field %q: %w", fe.Path, fe.Err))
 	}
-	return nil, reconcile.Terminal(ReasonInvalidBootstrapData, errors.New("cannot render the bootstrap cloud-config: it is not valid cloud-config"))
+	return nil, step.Terminal(ReasonInvalidBootstrapData, errors.New("cannot render the bootstrap cloud-config: it is not valid cloud-config"))
 }

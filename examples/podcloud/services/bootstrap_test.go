@@ -3,6 +3,8 @@ package services_test
 import (
 	"context"
 	"encoding/base64"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -129,8 +131,8 @@ func TestBootstrapCases(t *testing.T) {
 				assert.Equal(t, corev1.SecretTypeOpaque, sec.Type)
 				assert.Equal(t, e.ns+"/"+sec.Name+"/"+string(sec.UID), s.Object.Status.Resources[services.KeyBootstrap])
 				assert.Equal(t, clusterName, sec.Labels[services.LabelCluster])
-				assert.Equal(t, "key-m-0", sec.Labels[reconcile.TagOwnershipKey])
-				assert.Equal(t, services.KeyBootstrap, sec.Labels[reconcile.TagResourceKey])
+				assert.Equal(t, "key-m-0", sec.Labels[ensure.TagOwnershipKey])
+				assert.Equal(t, services.KeyBootstrap, sec.Labels[ensure.TagResourceKey])
 				assert.Len(t, sec.Data, 2)
 				assert.Equal(t, services.Entrypoint, string(sec.Data[services.EntrypointFile]))
 				script := string(sec.Data[services.BootstrapFile])
@@ -151,7 +153,7 @@ func TestBootstrapCases(t *testing.T) {
 		},
 		{
 			Name: "waits while the PodCluster has no service account", Scope: machineScope("m-wait", ofCluster(clusterWithoutServiceAccount)),
-			Want: servicetest.Outcome{Unchanged: true, Result: reconcile.Result{Reason: services.ReasonWaitingForPodCluster,
+			Want: servicetest.Outcome{Unchanged: true, Result: step.Result{Reason: services.ReasonWaitingForPodCluster,
 				Message: "the PodCluster's service account is not recorded yet"}},
 			Check: func(t *testing.T, s machineFake, e *machineEnv) {
 				noSecret(t, s, e)
@@ -253,7 +255,7 @@ func TestRenderScript(t *testing.T) {
 			}
 			require.Error(t, err)
 			assert.Nil(t, script)
-			assert.Equal(t, tt.reason, reconcile.TerminalReason(err), "%v", err)
+			assert.Equal(t, tt.reason, step.TerminalReason(err), "%v", err)
 			assert.Contains(t, err.Error(), tt.contains)
 			if tt.missing != "" {
 				assert.NotContains(t, err.Error(), tt.missing, "the data is secret")

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"maps"
 	"net"
 	"slices"
@@ -20,7 +22,6 @@ import (
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/podcloud/webhooks"
-	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/reconcile/kubeobjects"
 	"github.com/capkit/capkit/scope"
 )
@@ -45,7 +46,7 @@ func NewServiceAccount(target client.Client) (*ServiceAccount, error) {
 }
 
 // serviceAccounts are the ServiceAccounts of namespace ns; the spec is the name.
-func serviceAccounts(c client.Client, ns string) (reconcile.Resource[string, *corev1.ServiceAccount], error) {
+func serviceAccounts(c client.Client, ns string) (ensure.Resource[string, *corev1.ServiceAccount], error) {
 	return kubeobjects.New(c, kubeobjects.Kind[string, *corev1.ServiceAccount]{
 		Object:    &corev1.ServiceAccount{},
 		List:      &corev1.ServiceAccountList{},
@@ -64,27 +65,27 @@ func serviceAccounts(c client.Client, ns string) (reconcile.Resource[string, *co
 }
 
 // Reconcile ensures the ServiceAccount exists.
-func (a *ServiceAccount) Reconcile(ctx context.Context, s ClusterScope) (reconcile.Result, error) {
+func (a *ServiceAccount) Reconcile(ctx context.Context, s ClusterScope) (step.Result, error) {
 	pc := s.InfraCluster()
 	r, err := serviceAccounts(a.target, pc.TargetNamespace())
 	if err != nil {
-		return reconcile.Result{}, err
+		return step.Result{}, err
 	}
-	res, err := reconcile.Ensure(ctx, s, KeyServiceAccount, r, reconcile.Given(ServiceAccountName(s.Cluster().Name)),
+	res, err := ensure.Exists(ctx, s, KeyServiceAccount, r, ensure.Given(ServiceAccountName(s.Cluster().Name)),
 		clusterTags(s.Cluster().Name))
 	if err != nil {
-		return reconcile.Result{}, err
+		return step.Result{}, err
 	}
 	return res.Result, nil
 }
 
 // Delete deletes the ServiceAccount.
-func (a *ServiceAccount) Delete(ctx context.Context, s ClusterScope) (reconcile.Result, error) {
+func (a *ServiceAccount) Delete(ctx context.Context, s ClusterScope) (step.Result, error) {
 	r, err := serviceAccounts(a.target, s.InfraCluster().TargetNamespace())
 	if err != nil {
-		return reconcile.Result{}, err
+		return step.Result{}, err
 	}
-	return reconcile.EnsureDeleted(ctx, s, KeyServiceAccount, r)
+	return ensure.Deleted(ctx, s, KeyServiceAccount, r)
 }
 
 // Endpoint is the step that keeps the Service in front of the control plane Pods and sets the PodCluster's
@@ -121,7 +122,7 @@ func (s ServiceSpec) ports() []corev1.ServicePort {
 }
 
 // controlPlaneServices are the control plane Services of namespace ns.
-func controlPlaneServices(c client.Client, ns string) (reconcile.Resource[ServiceSpec, *corev1.Service], error) {
+func controlPlaneServices(c client.Client, ns string) (ensure.Resource[ServiceSpec, *corev1.Service], error) {
 	return kubeobjects.New(c, kubeobjects.Kind[ServiceSpec, *corev1.Service]{
 		Object:    &corev1.Service{},
 		List:      &corev1.ServiceList{},
@@ -207,7 +208,7 @@ func serviceHost(svc *corev1.Service) string {
 
 // Reconcile ensures the Service exists and is up to date, sets spec.controlPlaneEndpoint (unless the user
 // set it) and marks the PodCluster provisioned.
-func (e *Endpoint) Reconcile(ctx context.Context, s ClusterScope) (reconcile.Result, error) {
+func (e *Endpoint) Reconcile(ctx context.Context, s ClusterScope) (step.Result, error) {
 	pc := s.InfraCluster()
 	spec := pc.Spec.DeepCopy()
 	webhooks.DefaultPodClusterSpec(spec)
@@ -215,7 +216,7 @@ func (e *Endpoint) Reconcile(ctx context.Context, s ClusterScope) (reconcile.Res
 		Type: spec.ControlPlaneService.Type, Port: spec.ControlPlaneService.Port}
 	r, err := controlPlaneServices(e.target, want.Namespace)
 	if err != nil {
-		return reconcile.Result{}, err
+		return step.Result{}, err
 	}
 	_, hadService := s.ResourceID(KeyEndpoint)
 	ep := pc.Spec.ControlPlaneEndpoint
@@ -223,17 +224,17 @@ func (e *Endpoint) Reconcile(ctx context.Context, s ClusterScope) (reconcile.Res
 	if ours {
 		want.ClusterIP = ep.Host // a Service deleted behind podcloud's back comes back at the same address
 	}
-	res, err := reconcile.Ensure(ctx, s, KeyEndpoint, r, reconcile.Given(want), clusterTags(s.Cluster().Name))
+	res, err := ensure.Exists(ctx, s, KeyEndpoint, r, ensure.Given(want), clusterTags(s.Cluster().Name))
 	if err != nil || !res.Result.Done {
 		return res.Result, err
 	}
 	host := serviceHost(res.Observed)
 	if host == "" {
-		return reconcile.Result{}, reconcile.Terminal(conditions.ReasonInvalidParameters,
+		return step.Result{}, step.Terminal(conditions.ReasonInvalidParameters,
 			fmt.Errorf("service %q has no address (cluster IP %q)", res.Observed.Name, res.Observed.Spec.ClusterIP))
 	}
-	if ours && res.Action == reconcile.ActionCreated && ep.Host != host {
-		return reconcile.Result{}, reconcile.Terminal(conditions.ReasonResourceDeleted,
+	if ours && res.Action == ensure.ActionCreated && ep.Host != host {
+		return step.Result{}, step.Terminal(conditions.ReasonResourceDeleted,
 			fmt.Errorf("service %q was deleted outside the controller and created again at %s, but spec.controlPlaneEndpoint %s:%d cannot change",
 				res.Observed.Name, host, ep.Host, ep.Port))
 	}
@@ -242,16 +243,16 @@ func (e *Endpoint) Reconcile(ctx context.Context, s ClusterScope) (reconcile.Res
 	}
 	pc.Status.ObservedGeneration = pc.Generation
 	pc.SetProvisioned(true)
-	return reconcile.Result{Done: true}, nil
+	return step.Result{Done: true}, nil
 }
 
 // Delete deletes the Service.
-func (e *Endpoint) Delete(ctx context.Context, s ClusterScope) (reconcile.Result, error) {
+func (e *Endpoint) Delete(ctx context.Context, s ClusterScope) (step.Result, error) {
 	r, err := controlPlaneServices(e.target, s.InfraCluster().TargetNamespace())
 	if err != nil {
-		return reconcile.Result{}, err
+		return step.Result{}, err
 	}
-	return reconcile.EnsureDeleted(ctx, s, KeyEndpoint, r)
+	return ensure.Deleted(ctx, s, KeyEndpoint, r)
 }
 
 // FailureDomains is the step that reports the zones of the target cluster's nodes (label
@@ -272,10 +273,10 @@ func NewFailureDomains(nodes client.Reader) (*FailureDomains, error) {
 }
 
 // Reconcile lists the nodes and sets status.failureDomains to their zones, sorted.
-func (f *FailureDomains) Reconcile(ctx context.Context, s ClusterScope) (reconcile.Result, error) {
+func (f *FailureDomains) Reconcile(ctx context.Context, s ClusterScope) (step.Result, error) {
 	list := &corev1.NodeList{}
 	if err := f.nodes.List(ctx, list); err != nil {
-		return reconcile.Result{}, fmt.Errorf("cannot list the nodes of the target cluster: %w", err)
+		return step.Result{}, fmt.Errorf("cannot list the nodes of the target cluster: %w", err)
 	}
 	var zones []string
 	for _, n := range list.Items {
@@ -289,10 +290,10 @@ func (f *FailureDomains) Reconcile(ctx context.Context, s ClusterScope) (reconci
 		fds = append(fds, contract.FailureDomain{Name: z, ControlPlane: ptr.To(true)})
 	}
 	s.InfraCluster().SetFailureDomains(fds)
-	return reconcile.Result{Done: true}, nil
+	return step.Result{Done: true}, nil
 }
 
 // Delete has nothing to delete.
-func (f *FailureDomains) Delete(context.Context, ClusterScope) (reconcile.Result, error) {
-	return reconcile.Result{Done: true}, nil
+func (f *FailureDomains) Delete(context.Context, ClusterScope) (step.Result, error) {
+	return step.Result{Done: true}, nil
 }

@@ -3,6 +3,8 @@ package services_test
 import (
 	"context"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -93,8 +95,8 @@ func TestServiceAccountCases(t *testing.T) {
 				require.True(t, ok)
 				assert.Equal(t, "c1-node", acc.Name)
 				assert.Equal(t, boolPtr(false), acc.AutomountServiceAccountToken)
-				assert.Equal(t, map[string]string{services.LabelCluster: clusterName, reconcile.TagOwnershipKey: "key-c1",
-					reconcile.TagResourceKey: services.KeyServiceAccount}, acc.Labels)
+				assert.Equal(t, map[string]string{services.LabelCluster: clusterName, ensure.TagOwnershipKey: "key-c1",
+					ensure.TagResourceKey: services.KeyServiceAccount}, acc.Labels)
 				assert.Equal(t, map[string]string{services.KeyServiceAccount: acc.Namespace + "/c1-node/" + string(acc.UID)}, s.Object.Status.Resources)
 			},
 		},
@@ -169,8 +171,8 @@ func TestEndpointCases(t *testing.T) {
 			assert.Equal(t, s.Object.Namespace+"/"+s.Object.Name, mgmtNamespace+"/"+clusterName)
 		}
 	}
-	driftResult := func(id, fields string) reconcile.Result {
-		return reconcile.Result{Reason: conditions.ReasonDriftCorrected, RequeueAfter: poll,
+	driftResult := func(id, fields string) step.Result {
+		return step.Result{Reason: conditions.ReasonDriftCorrected, RequeueAfter: poll,
 			Message: fmt.Sprintf("resource %q (id %q) differed from its spec in %s; updated in place", services.KeyEndpoint, id, fields)}
 	}
 	// upToDate checks that the next reconcile finds the Service up to date.
@@ -222,7 +224,7 @@ func TestEndpointCases(t *testing.T) {
 		},
 		{
 			Name: "a LoadBalancer without an address is not done", Scope: lbPending,
-			Want: servicetest.Outcome{Result: reconcile.Result{Reason: services.ReasonLoadBalancerPending, RequeueAfter: poll,
+			Want: servicetest.Outcome{Result: step.Result{Reason: services.ReasonLoadBalancerPending, RequeueAfter: poll,
 				Message: fmt.Sprintf("resource %q (id %q): load balancer of Service c1-apiserver has no address yet", services.KeyEndpoint, lbPendingID)}, Unchanged: true},
 			Check: func(t *testing.T, s clusterFake, _ *clusterSteps) {
 				assert.True(t, s.Object.Spec.ControlPlaneEndpoint.IsZero())
@@ -275,7 +277,7 @@ func TestEndpointCases(t *testing.T) {
 			Setup: func(t *testing.T, s clusterFake, _ *clusterSteps) {
 				editService(t, s, func(svc *corev1.Service) { svc.Spec.Type = corev1.ServiceTypeNodePort })
 			},
-			Want: servicetest.Outcome{Result: reconcile.Result{Reason: conditions.ReasonNeedsReplacement, RequeueAfter: poll,
+			Want: servicetest.Outcome{Result: step.Result{Reason: conditions.ReasonNeedsReplacement, RequeueAfter: poll,
 				Message: fmt.Sprintf("resource %q (id %q) differs from its spec in spec.type, which cannot be changed in place", services.KeyEndpoint, retypedID)}},
 			Check: func(t *testing.T, s clusterFake, _ *clusterSteps) {
 				svc := serviceOf(t, s)

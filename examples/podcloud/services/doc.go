@@ -1,6 +1,6 @@
 // Package services holds podcloud's services: the steps of the PodCluster and PodMachine reconcilers. Each
 // keeps objects of the target cluster (the Kubernetes cluster the machines run in) with capkit's
-// reconcile.Ensure, through package reconcile/kubeobjects, so that the ownership tags become labels and an
+// ensure.Exists, through package reconcile/kubeobjects, so that the ownership tags become labels and an
 // object is never created twice:
 //
 //   - ServiceAccount: the ServiceAccount the cluster's Pods run as (no API token is mounted);
@@ -10,7 +10,7 @@
 //   - Bootstrap: a Secret with the Machine's bootstrap script (its cloud-config rendered to bash by package
 //     cloudinit) and the Pod's entrypoint;
 //   - Pod: the machine's Pod, recorded in spec.providerID, with the PodMachine's spec.resources as the node
-//     container's requests and limits. A Pod is created once per machine (reconcile.CreateOnce): a Pod deleted
+//     container's requests and limits. A Pod is created once per machine (ensure.CreateOnce): a Pod deleted
 //     behind podcloud's back, or one that failed, is reported with a terminal condition and never created
 //     again, so that a MachineHealthCheck replaces the Machine.
 //

@@ -2,6 +2,7 @@ package services_test
 
 import (
 	"fmt"
+	"github.com/capkit/capkit/reconcile/step"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -9,7 +10,6 @@ import (
 
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/podcloud/services"
-	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
 )
 
@@ -73,7 +73,7 @@ func ExampleRenderScript() {
 	fmt.Println(strings.SplitN(string(script), "\n", 2)[0], err)
 
 	_, err = services.RenderScript([]byte(`{"ignition":{}}`), scope.BootstrapFormatIgnition, "m-0")
-	fmt.Println(reconcile.TerminalReason(err))
+	fmt.Println(step.TerminalReason(err))
 	// Output:
 	// #!/bin/bash <nil>
 	// UnsupportedBootstrapFormat

@@ -3,6 +3,8 @@ package services_test
 import (
 	"context"
 	"errors"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -29,7 +31,7 @@ func TestMain(m *testing.M) { testenv.Main(m, &env, testenv.WithoutCAPICRDs()) }
 
 // poll is the poll interval of Ensure outside a reconcile, as servicetest calls the services: it is only
 // compared, never waited for.
-const poll = reconcile.DefaultRequeueAfter
+const poll = step.DefaultPollInterval
 
 // Names of the management cluster side: the fake scopes never reach an API server, so the management
 // namespace needs not exist.
@@ -151,7 +153,7 @@ func exists(t testing.TB, obj client.Object) bool {
 func owned(t testing.TB, list client.ObjectList, ns, ownershipKey string) {
 	t.Helper()
 	require.NoError(t, env.Client.List(t.Context(), list, client.InNamespace(ns),
-		client.MatchingLabels{reconcile.TagOwnershipKey: ownershipKey}))
+		client.MatchingLabels{ensure.TagOwnershipKey: ownershipKey}))
 }
 
 // podOf returns the Pod of a machine scope, by name, in ns.
@@ -214,7 +216,7 @@ var errBootstrapReadAgain = errors.New("the bootstrap data was read again")
 
 // preMachine runs a machine step once on a scope, to bring it into the starting state of a case, and
 // requires that the result is want (nil: any result without error).
-func preMachine(t testing.TB, svc reconcile.Service[services.MachineScope], s machineFake, want *reconcile.Result) {
+func preMachine(t testing.TB, svc reconcile.Service[services.MachineScope], s machineFake, want *step.Result) {
 	t.Helper()
 	res, err := svc.Reconcile(t.Context(), s)
 	require.NoError(t, err)
@@ -224,7 +226,7 @@ func preMachine(t testing.TB, svc reconcile.Service[services.MachineScope], s ma
 }
 
 // preCluster is preMachine for a cluster step.
-func preCluster(t testing.TB, svc reconcile.Service[services.ClusterScope], s clusterFake, want *reconcile.Result) {
+func preCluster(t testing.TB, svc reconcile.Service[services.ClusterScope], s clusterFake, want *step.Result) {
 	t.Helper()
 	res, err := svc.Reconcile(t.Context(), s)
 	require.NoError(t, err)
@@ -234,11 +236,11 @@ func preCluster(t testing.TB, svc reconcile.Service[services.ClusterScope], s cl
 }
 
 // done is the result of a step that is done.
-var done = reconcile.Result{Done: true}
+var done = step.Result{Done: true}
 
 // pendingPod is the result of the Pod step for a Pod (ID id, named name) that is not scheduled.
-func pendingPod(id, name string) reconcile.Result {
-	return reconcile.Result{Reason: services.ReasonPodPending, RequeueAfter: poll,
+func pendingPod(id, name string) step.Result {
+	return step.Result{Reason: services.ReasonPodPending, RequeueAfter: poll,
 		Message: `resource "pod" (id "` + id + `"): pod ` + name + ` is Pending, not scheduled yet`}
 }
 

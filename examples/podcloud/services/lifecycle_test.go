@@ -3,6 +3,7 @@ package services_test
 import (
 	"context"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/step"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -20,7 +21,7 @@ import (
 )
 
 // reconcileAll runs steps in order until one is not done, as capkit's reconcilers do.
-func reconcileAll[S any](ctx context.Context, s S, steps ...reconcile.Service[S]) (reconcile.Result, error) {
+func reconcileAll[S any](ctx context.Context, s S, steps ...reconcile.Service[S]) (step.Result, error) {
 	for _, st := range steps {
 		res, err := st.Reconcile(ctx, s)
 		if err != nil || !res.Done {
@@ -31,7 +32,7 @@ func reconcileAll[S any](ctx context.Context, s S, steps ...reconcile.Service[S]
 }
 
 // deleteAll deletes steps in reverse order until one is not done.
-func deleteAll[S any](ctx context.Context, s S, steps ...reconcile.Service[S]) (reconcile.Result, error) {
+func deleteAll[S any](ctx context.Context, s S, steps ...reconcile.Service[S]) (step.Result, error) {
 	for i := len(steps) - 1; i >= 0; i-- {
 		res, err := steps[i].Delete(ctx, s)
 		if err != nil || !res.Done {

@@ -3,11 +3,11 @@ package services
 import (
 	"context"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/step"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
-	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
 )
 
@@ -63,9 +63,9 @@ func target(ctx context.Context, lookup ClusterLookup, s MachineScope) (machineT
 }
 
 // waitingForPodCluster returns err when there is one, else the result of a step that waits for its PodCluster.
-func waitingForPodCluster(err error) (reconcile.Result, error) {
+func waitingForPodCluster(err error) (step.Result, error) {
 	if err != nil {
-		return reconcile.Result{}, err
+		return step.Result{}, err
 	}
-	return reconcile.Result{Reason: ReasonWaitingForPodCluster, Message: "the PodCluster's service account is not recorded yet"}, nil
+	return step.Result{Reason: ReasonWaitingForPodCluster, Message: "the PodCluster's service account is not recorded yet"}, nil
 }

@@ -3,13 +3,12 @@ package services
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"time"
-
-	"github.com/capkit/capkit/reconcile"
 )
 
 // Resource keys: the names under which the services record object IDs (and tag the objects with
-// reconcile.TagResourceKey).
+// ensure.TagResourceKey).
 const (
 	// KeyServiceAccount is the key of a PodCluster's ServiceAccount.
 	KeyServiceAccount = "service-account"
@@ -21,7 +20,7 @@ const (
 	KeyPod = "pod"
 )
 
-// Labels of the objects in the target cluster, besides the ownership labels of reconcile.Ensure.
+// Labels of the objects in the target cluster, besides the ownership labels of ensure.Exists.
 const (
 	// LabelCluster is the name of the Cluster an object belongs to.
 	LabelCluster = "podcloud.capkit.io/cluster"
@@ -53,12 +52,12 @@ const (
 
 // DefaultPollInterval is how long a step waits before looking again at a Pod that is not running, a
 // LoadBalancer without an address or an object being deleted: the requeue of podcloud's reconcilers
-// (reconcile.WithDefaultRequeue), which reconcile.Ensure uses as its poll interval.
+// (reconcile.WithPollInterval), which ensure.Exists uses as its poll interval.
 const DefaultPollInterval = 5 * time.Second
 
 // clusterTags tags an object with its Cluster (LabelCluster).
-func clusterTags(cluster string) reconcile.EnsureOption {
-	return reconcile.WithTags(map[string]string{LabelCluster: cluster})
+func clusterTags(cluster string) ensure.Option {
+	return ensure.WithTags(map[string]string{LabelCluster: cluster})
 }
 
 // objectName returns base+suffix, shortened with a hash of base when longer than a DNS label.

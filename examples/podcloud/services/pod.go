@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,7 +20,6 @@ import (
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/podcloud/webhooks"
-	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/reconcile/kubeobjects"
 	"github.com/capkit/capkit/scope"
 )
@@ -35,7 +36,7 @@ const DefaultImageRepository = "kindest/node"
 // Pod in spec.providerID and sets status.addresses (the Pod IPs and host name), status.failureDomain (the
 // zone of the Pod's node) and, once the Pod runs and has an IP, the provisioned flag.
 //
-// A machine gets one Pod, ever (reconcile.CreateOnce): a Pod deleted behind podcloud's back, or one that
+// A machine gets one Pod, ever (ensure.CreateOnce): a Pod deleted behind podcloud's back, or one that
 // ended (phase Failed or Succeeded), is a terminal error on the PodReady condition, so that the PodMachine's
 // Ready condition goes False and a MachineHealthCheck that watches the Machine's InfrastructureReady
 // condition (or the Node the Pod no longer runs) replaces the Machine. Booting the same Machine twice would
@@ -118,7 +119,7 @@ func BuildPod(s PodSpec) *corev1.Pod {
 }
 
 // pods are the machine Pods of namespace ns.
-func pods(c client.Client, ns string) (reconcile.Resource[PodSpec, *corev1.Pod], error) {
+func pods(c client.Client, ns string) (ensure.Resource[PodSpec, *corev1.Pod], error) {
 	return kubeobjects.New(c, kubeobjects.Kind[PodSpec, *corev1.Pod]{
 		Object:    &corev1.Pod{},
 		List:      &corev1.PodList{},
@@ -168,7 +169,7 @@ func (p *Pod) tracker(s MachineScope) (scope.ResourceTracker, error) {
 }
 
 // Reconcile ensures the Pod exists and reports it.
-func (p *Pod) Reconcile(ctx context.Context, s MachineScope) (reconcile.Result, error) {
+func (p *Pod) Reconcile(ctx context.Context, s MachineScope) (step.Result, error) {
 	pm := s.InfraMachine()
 	t, ok, err := target(ctx, p.lookup, s)
 	if err != nil || !ok {
@@ -177,48 +178,48 @@ func (p *Pod) Reconcile(ctx context.Context, s MachineScope) (reconcile.Result, 
 	image := pm.Spec.Image
 	if image == "" {
 		if s.Machine().Version == "" {
-			return reconcile.Result{}, reconcile.Terminal(conditions.ReasonInvalidParameters,
+			return step.Result{}, step.Terminal(conditions.ReasonInvalidParameters,
 				errors.New("spec.image is empty and the Machine has no spec.version to pick the kind node image by"))
 		}
 		image = DefaultImageRepository + ":" + s.Machine().Version
 	}
 	tracker, err := p.tracker(s)
 	if err != nil {
-		return reconcile.Result{}, err
+		return step.Result{}, err
 	}
 	zone := cmp.Or(s.Machine().FailureDomain, pm.Spec.FailureDomain)
 	spec := PodSpec{Namespace: t.namespace, Name: pm.Name, Image: image, ServiceAccount: t.serviceAccount,
 		Secret: SecretName(pm.Name), Zone: zone, ControlPlane: s.Machine().ControlPlane, Port: t.port, Resources: pm.Spec.Resources}
-	res, err := reconcile.Ensure(ctx, tracker, KeyPod, p.resourceOrNil(t.namespace), reconcile.Given(spec),
-		clusterTags(s.Cluster().Name), reconcile.CreateOnce())
-	if reconcile.TerminalReason(err) == conditions.ReasonResourceDeleted {
+	res, err := ensure.Exists(ctx, tracker, KeyPod, p.resourceOrNil(t.namespace), ensure.Given(spec),
+		clusterTags(s.Cluster().Name), ensure.CreateOnce())
+	if step.TerminalReason(err) == conditions.ReasonResourceDeleted {
 		pm.Status.PodPhase = PodPhaseDeleted
 	}
 	if err != nil {
-		return reconcile.Result{}, err
+		return step.Result{}, err
 	}
 	pod := res.Observed
 	pm.Status.PodPhase, pm.Status.NodeName = string(pod.Status.Phase), pod.Spec.NodeName
 	switch {
 	case pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded:
-		return reconcile.Result{}, reconcile.Terminal(ReasonPodFailed,
+		return step.Result{}, step.Terminal(ReasonPodFailed,
 			fmt.Errorf("pod %q ended with phase %s (%s): the machine is not booted again", pod.Name, pod.Status.Phase, cmp.Or(pod.Status.Reason, "no reason given")))
 	case !res.Result.Done:
 		return res.Result, nil
 	case pod.Status.PodIP == "":
-		return reconcile.Result{Reason: ReasonPodPending, Message: "pod " + pod.Name + " runs but has no IP yet"}, nil
+		return step.Result{Reason: ReasonPodPending, Message: "pod " + pod.Name + " runs but has no IP yet"}, nil
 	}
 	pm.SetAddresses(addresses(pod))
 	if err := p.setFailureDomain(ctx, pm, zone, pod.Spec.NodeName); err != nil {
-		return reconcile.Result{}, err
+		return step.Result{}, err
 	}
 	pm.Status.ObservedGeneration = pm.Generation
 	pm.SetProvisioned(true)
-	return reconcile.Result{Done: true}, nil
+	return step.Result{Done: true}, nil
 }
 
 // resourceOrNil returns the Pod resource of namespace ns; it fails only on a nil client, ruled out by NewPod.
-func (p *Pod) resourceOrNil(ns string) reconcile.Resource[PodSpec, *corev1.Pod] {
+func (p *Pod) resourceOrNil(ns string) ensure.Resource[PodSpec, *corev1.Pod] {
 	r, _ := pods(p.target, ns)
 	return r
 }
@@ -254,10 +255,10 @@ func (p *Pod) setFailureDomain(ctx context.Context, pm *v1beta2.PodMachine, zone
 }
 
 // Delete deletes the Pod, gracefully, and waits until it is gone.
-func (p *Pod) Delete(ctx context.Context, s MachineScope) (reconcile.Result, error) {
+func (p *Pod) Delete(ctx context.Context, s MachineScope) (step.Result, error) {
 	tracker, err := p.tracker(s)
 	if err != nil {
-		return reconcile.Result{}, err
+		return step.Result{}, err
 	}
-	return reconcile.EnsureDeleted(ctx, tracker, KeyPod, p.resourceOrNil(deleteNamespace(ctx, p.lookup, s)))
+	return ensure.Deleted(ctx, tracker, KeyPod, p.resourceOrNil(deleteNamespace(ctx, p.lookup, s)))
 }

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -72,7 +74,7 @@ func TestPodCases(t *testing.T) {
 	servicetest.RunMachineCases(t, newService, []servicetest.MachineCase[*v1beta2.PodMachine, *machineEnv]{
 		{
 			Name: "waits while the PodCluster has no service account", Scope: machineScope("m-wait", ofCluster(clusterWithoutServiceAccount)),
-			Want: servicetest.Outcome{Unchanged: true, Result: reconcile.Result{Reason: services.ReasonWaitingForPodCluster,
+			Want: servicetest.Outcome{Unchanged: true, Result: step.Result{Reason: services.ReasonWaitingForPodCluster,
 				Message: "the PodCluster's service account is not recorded yet"}},
 			Check: noPod,
 		},
@@ -103,7 +105,7 @@ func TestPodCases(t *testing.T) {
 		{
 			Name: "a Pod scheduled but not running is not done", Scope: scheduled,
 			Setup: func(t *testing.T, s machineFake, e *machineEnv) { bind(t, podOf(t, e.ns, s), "pod-node-unzoned") },
-			Want: servicetest.Outcome{Result: reconcile.Result{Reason: services.ReasonPodPending, RequeueAfter: poll,
+			Want: servicetest.Outcome{Result: step.Result{Reason: services.ReasonPodPending, RequeueAfter: poll,
 				Message: fmt.Sprintf("resource %q (id %q): pod m-scheduled is Pending, on node pod-node-unzoned", services.KeyPod, scheduledID)}},
 			Check: func(t *testing.T, s machineFake, _ *machineEnv) {
 				assert.Equal(t, "pod-node-unzoned", s.Object.Status.NodeName)
@@ -122,7 +124,7 @@ func TestPodCases(t *testing.T) {
 			Setup: func(t *testing.T, s machineFake, e *machineEnv) {
 				setPodStatus(t, podOf(t, e.ns, s), corev1.PodStatus{Phase: corev1.PodRunning})
 			},
-			Want: servicetest.Outcome{Result: reconcile.Result{Reason: services.ReasonPodPending, Message: "pod m-noip runs but has no IP yet"}},
+			Want: servicetest.Outcome{Result: step.Result{Reason: services.ReasonPodPending, Message: "pod m-noip runs but has no IP yet"}},
 			Check: func(t *testing.T, s machineFake, _ *machineEnv) {
 				assert.False(t, s.Object.IsProvisioned())
 				assert.Empty(t, s.Object.Status.Addresses)
@@ -172,7 +174,7 @@ func TestPodCases(t *testing.T) {
 		{
 			Name: "deleting a scheduled Pod waits until it is gone", Scope: deleting, Delete: true,
 			Setup: func(t *testing.T, s machineFake, e *machineEnv) { bind(t, podOf(t, e.ns, s), "pod-node-unzoned") },
-			Want: servicetest.Outcome{Result: reconcile.Result{Reason: conditions.ReasonDeleting, RequeueAfter: poll,
+			Want: servicetest.Outcome{Result: step.Result{Reason: conditions.ReasonDeleting, RequeueAfter: poll,
 				Message: fmt.Sprintf("resource %q (id %q): being deleted", services.KeyPod, deletingID)}},
 			Check: func(t *testing.T, s machineFake, e *machineEnv) {
 				pod := podOf(t, e.ns, s)
@@ -278,7 +280,7 @@ func TestPodIsBuiltFromTheMachine(t *testing.T) {
 			}
 			assert.Equal(t, role, pod.Labels[services.LabelRole])
 			assert.Equal(t, clusterName, pod.Labels[services.LabelCluster])
-			assert.Equal(t, s.OwnershipKeyValue, pod.Labels[reconcile.TagOwnershipKey])
+			assert.Equal(t, s.OwnershipKeyValue, pod.Labels[ensure.TagOwnershipKey])
 			var secret *corev1.SecretVolumeSource
 			for _, v := range spec.Volumes {
 				if v.Secret != nil {
@@ -306,7 +308,7 @@ func TestPodLookupError(t *testing.T) {
 	s := machineScope("m-lost")
 	_, err = p.Reconcile(t.Context(), s)
 	require.ErrorIs(t, err, scope.ErrNoInfraCluster)
-	assert.False(t, reconcile.IsTerminal(err))
+	assert.False(t, step.IsTerminal(err))
 	assert.Empty(t, s.Object.Spec.ProviderID)
 	assert.Empty(t, s.Checkpoints())
 }

@@ -2,24 +2,23 @@ package services
 
 import (
 	"errors"
+	"github.com/capkit/capkit/reconcile/ensure"
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/capkit/capkit/reconcile"
 )
 
 // Resources are the kinds of objects podcloud keeps in one namespace of the target cluster, as the
-// reconcile.Resources the steps give reconcile.Ensure; tests run capkit's standard scenarios on them.
+// reconcile.Resources the steps give ensure.Exists; tests run capkit's standard scenarios on them.
 type Resources struct {
 	// ServiceAccounts are the clusters' ServiceAccounts; the spec is the name.
-	ServiceAccounts reconcile.Resource[string, *corev1.ServiceAccount]
-	// Services are the control plane Services, a reconcile.Updater (selector and ports).
-	Services reconcile.Resource[ServiceSpec, *corev1.Service]
+	ServiceAccounts ensure.Resource[string, *corev1.ServiceAccount]
+	// Services are the control plane Services, a ensure.Updater (selector and ports).
+	Services ensure.Resource[ServiceSpec, *corev1.Service]
 	// Secrets are the machines' bootstrap Secrets.
-	Secrets reconcile.Resource[SecretSpec, *corev1.Secret]
+	Secrets ensure.Resource[SecretSpec, *corev1.Secret]
 	// Pods are the machines' Pods, pending until they run.
-	Pods reconcile.Resource[PodSpec, *corev1.Pod]
+	Pods ensure.Resource[PodSpec, *corev1.Pod]
 }
 
 // NewResources returns the Resources of namespace ns of the target cluster; c must read from the API server,

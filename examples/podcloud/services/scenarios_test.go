@@ -12,7 +12,6 @@ import (
 
 	"github.com/capkit/capkit/examples/podcloud/services"
 	"github.com/capkit/capkit/providertest/ensuretest"
-	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/reconcile/kubeobjects"
 )
 
@@ -20,7 +19,7 @@ import (
 // them the PodCluster's target namespace. ValidSpec is one value for every scenario, and each scenario runs
 // in a fresh namespace.
 type inNamespace[S any, O client.Object] struct {
-	r   reconcile.Resource[S, O]
+	r   ensure.Resource[S, O]
 	set func(S) S
 }
 
@@ -44,38 +43,38 @@ func (n inNamespace[S, O]) ID(obs O) string { return n.r.ID(obs) }
 
 // Pending passes on the Resource's: every Resource of package kubeobjects reports pending objects.
 func (n inNamespace[S, O]) Pending(obs O) (string, string, bool) {
-	return n.r.(reconcile.PendingReporter[O]).Pending(obs)
+	return n.r.(ensure.PendingReporter[O]).Pending(obs)
 }
 
-// inNamespaceUpdater is inNamespace of a reconcile.Updater.
+// inNamespaceUpdater is inNamespace of a ensure.Updater.
 type inNamespaceUpdater[S any, O client.Object] struct{ inNamespace[S, O] }
 
 func (n inNamespaceUpdater[S, O]) Diff(s S, obs O) ([]string, bool) {
-	return n.r.(reconcile.Updater[S, O]).Diff(n.set(s), obs)
+	return n.r.(ensure.Updater[S, O]).Diff(n.set(s), obs)
 }
 
 func (n inNamespaceUpdater[S, O]) Update(ctx context.Context, id string, s S, obs O) (O, error) {
-	return n.r.(reconcile.Updater[S, O]).Update(ctx, id, n.set(s), obs)
+	return n.r.(ensure.Updater[S, O]).Update(ctx, id, n.set(s), obs)
 }
 
-// withNamespace wraps r, keeping what it implements of reconcile.Updater.
-func withNamespace[S any, O client.Object](r reconcile.Resource[S, O], set func(S) S) reconcile.Resource[S, O] {
+// withNamespace wraps r, keeping what it implements of ensure.Updater.
+func withNamespace[S any, O client.Object](r ensure.Resource[S, O], set func(S) S) ensure.Resource[S, O] {
 	n := inNamespace[S, O]{r: r, set: set}
-	if _, ok := r.(reconcile.Updater[S, O]); ok {
+	if _, ok := r.(ensure.Updater[S, O]); ok {
 		return inNamespaceUpdater[S, O]{n}
 	}
 	return n
 }
 
 var (
-	_ reconcile.PendingReporter[*corev1.Pod]                   = inNamespace[services.PodSpec, *corev1.Pod]{}
-	_ reconcile.Updater[services.ServiceSpec, *corev1.Service] = inNamespaceUpdater[services.ServiceSpec, *corev1.Service]{}
+	_ ensure.PendingReporter[*corev1.Pod]                   = inNamespace[services.PodSpec, *corev1.Pod]{}
+	_ ensure.Updater[services.ServiceSpec, *corev1.Service] = inNamespaceUpdater[services.ServiceSpec, *corev1.Service]{}
 )
 
 // scenarioFixture returns the fixture of one kind in a fresh namespace: Count counts the objects of the kind
 // that carry the ownership labels there (the scenarios' owner is the only one), being deleted or not, and DeleteOutOfBand deletes
 // one as a user would.
-func scenarioFixture[S any, O client.Object](t testing.TB, ns string, res reconcile.Resource[S, O], newList func() client.ObjectList,
+func scenarioFixture[S any, O client.Object](t testing.TB, ns string, res ensure.Resource[S, O], newList func() client.ObjectList,
 	newObj func() O) ensuretest.CloudFixture[S, O] {
 	t.Helper()
 	ctx := context.Background()
@@ -83,7 +82,7 @@ func scenarioFixture[S any, O client.Object](t testing.TB, ns string, res reconc
 		Resource: res,
 		Count: func() int {
 			list := newList()
-			require.NoError(t, env.Client.List(ctx, list, client.InNamespace(ns), client.HasLabels{reconcile.TagOwnershipKey}))
+			require.NoError(t, env.Client.List(ctx, list, client.InNamespace(ns), client.HasLabels{ensure.TagOwnershipKey}))
 			return meta.LenList(list)
 		},
 		DeleteOutOfBand: func(id string) error {
@@ -111,10 +110,10 @@ func newResources(t testing.TB) (services.Resources, string) {
 // TestEnsureScenarios runs capkit's standard Ensure scenarios on podcloud's Resources against a real API
 // server, each scenario in a fresh namespace. An object's ID is namespace/name/uid and Create is idempotent
 // by name, so an object deleted out of band is created again (Recreate) unless the step asks for
-// reconcile.CreateOnce, as the Pod step does. No tag search lags and every Create answers, so LagSearch and
+// ensure.CreateOnce, as the Pod step does. No tag search lags and every Create answers, so LagSearch and
 // FailNextCreateAfterChange are not set: the harness wraps Create to lose its response.
 func TestEnsureScenarios(t *testing.T) {
-	opts := []reconcile.EnsureOption{reconcile.WithTags(map[string]string{services.LabelCluster: clusterName}), ensure.WithPollInterval(poll)}
+	opts := []ensure.Option{ensure.WithTags(map[string]string{services.LabelCluster: clusterName}), ensure.WithPollInterval(poll)}
 	ctx := context.Background()
 
 	t.Run("ServiceAccounts", func(t *testing.T) {
@@ -207,7 +206,7 @@ func TestEnsureScenarios(t *testing.T) {
 	// As the Pod step uses it: a machine gets one Pod, ever.
 	t.Run("PodsCreateOnce", func(t *testing.T) {
 		ensuretest.RunScenarios(t, ensuretest.ResourceUnderTest[services.PodSpec, *corev1.Pod]{
-			Key: services.KeyPod, Options: append(opts, reconcile.CreateOnce()), OutOfBandDelete: ensuretest.ReportTerminal,
+			Key: services.KeyPod, Options: append(opts, ensure.CreateOnce()), OutOfBandDelete: ensuretest.ReportTerminal,
 			ValidSpec: podSpec, InvalidSpec: services.PodSpec{Name: "m-0", ServiceAccount: "node"},
 			New: pods,
 		})

@@ -28,7 +28,7 @@ const (
 	// MaxTagValueLength is the length of a tag value.
 	MaxTagValueLength = 255
 	// ReservedTagDomain is the domain of the tag keys memcloud and capkit put on cloud resources themselves
-	// (services.TagCluster, reconcile.TagOwnershipKey, reconcile.TagResourceKey, the cloud's
+	// (services.TagCluster, ensure.TagOwnershipKey, ensure.TagResourceKey, the cloud's
 	// TagInstanceGroup): a user tag key cannot have it, or one of its subdomains, as prefix (IsReservedTagKey).
 	ReservedTagDomain = "capkit.io"
 )

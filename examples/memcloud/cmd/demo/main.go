@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"io"
 	"maps"
 	"os"
@@ -18,7 +19,6 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/providertest/lifecycle"
-	"github.com/capkit/capkit/reconcile"
 )
 
 // options are the demo's flags.
@@ -115,8 +115,8 @@ func (o *options) run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	owner := cloud.OwnerTagValue(reconcile.TagOwnershipKey)
-	dups := p.Cloud.Duplicates(owner, reconcile.TagResourceKey)
+	owner := cloud.OwnerTagValue(ensure.TagOwnershipKey)
+	dups := p.Cloud.Duplicates(owner, ensure.TagResourceKey)
 	machineWrites := 0
 	for _, wr := range p.Writes.Log() {
 		if strings.HasSuffix(wr.Kind, "MemMachine") { // "MemMachine", or the Go type when the GVK is not set

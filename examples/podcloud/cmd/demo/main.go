@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"io"
 	"os"
 	"strings"
@@ -18,7 +19,6 @@ import (
 	"github.com/capkit/capkit/examples/podcloud/podcloudtest"
 	"github.com/capkit/capkit/providertest/lifecycle"
 	"github.com/capkit/capkit/providertest/testenv"
-	"github.com/capkit/capkit/reconcile"
 )
 
 // options are the demo's flags.
@@ -161,7 +161,7 @@ func duplicates(objs []podcloudtest.Object) []string {
 	seen := map[string]string{}
 	var out []string
 	for _, o := range objs {
-		k := o.Kind + " " + o.Labels[reconcile.TagOwnershipKey] + "/" + o.Labels[reconcile.TagResourceKey]
+		k := o.Kind + " " + o.Labels[ensure.TagOwnershipKey] + "/" + o.Labels[ensure.TagResourceKey]
 		if prev, ok := seen[k]; ok {
 			out = append(out, prev+" and "+o.String())
 		}

@@ -5,6 +5,8 @@ package services
 import (
 	"context"
 	"errors"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"time"
 
 	"github.com/capkit/capkit/contract"
@@ -33,19 +35,19 @@ const KeyVM = "vm"
 
 // snippet:start sketch
 
-// VMs is mycloud's VMs as a reconcile.Resource: one per kind of cloud resource.
-func VMs(cloud *mycloud.Client) reconcile.Resource[VMSpec, *mycloud.VM] {
-	return reconcile.NewResource(reconcile.ResourceFuncs[VMSpec, *mycloud.VM]{
+// VMs is mycloud's VMs as a ensure.Resource: one per kind of cloud resource.
+func VMs(cloud *mycloud.Client) ensure.Resource[VMSpec, *mycloud.VM] {
+	return ensure.NewResource(ensure.ResourceFuncs[VMSpec, *mycloud.VM]{
 		ValidateFunc:   VMSpec.Validate, // before any call that sends the spec: a terminal condition
 		IDFunc:         func(vm *mycloud.VM) string { return vm.ID },
-		GetFunc:        reconcile.GoneIfNotFound(cloud.DescribeVM, mycloud.IsNotFound), // NotFound: gone
-		FindByTagsFunc: reconcile.FindOldest(cloud.ListVMs, func(vm *mycloud.VM) time.Time { return vm.LaunchTime }),
-		DeleteFunc:     reconcile.IgnoreErrors(cloud.TerminateVM, mycloud.IsNotFound),
+		GetFunc:        ensure.GoneIfNotFound(cloud.DescribeVM, mycloud.IsNotFound), // NotFound: gone
+		FindByTagsFunc: ensure.FindOldest(cloud.ListVMs, func(vm *mycloud.VM) time.Time { return vm.LaunchTime }),
+		DeleteFunc:     ensure.IgnoreErrors(cloud.TerminateVM, mycloud.IsNotFound),
 		CreateFunc: func(ctx context.Context, s VMSpec, token string, tags map[string]string) (*mycloud.VM, error) {
 			return cloud.RunVM(ctx, s.Image, s.UserData, token, tags) // token: the cloud's idempotency token
 		},
 		// Optional: PendingFunc (states to wait out), DiffFunc and UpdateFunc (in-place updates),
-		// ClassifyFunc (quota errors made reconcile.Terminal, 429s reconcile.Throttled).
+		// ClassifyFunc (quota errors made step.Terminal, 429s step.Throttled).
 	})
 }
 
@@ -53,38 +55,38 @@ func VMs(cloud *mycloud.Client) reconcile.Resource[VMSpec, *mycloud.VM] {
 type S = scope.MachineScoper[*v1beta2.MyMachine]
 
 // VM is the step of a MyMachine: its VM, whose ID is spec.providerID.
-func VM(vms reconcile.Resource[VMSpec, *mycloud.VM]) reconcile.Service[S] {
+func VM(vms ensure.Resource[VMSpec, *mycloud.VM]) reconcile.Service[S] {
 	// tracker keeps the VM's ID in spec.providerID ("mycloud://vm-1"): the checkpoint is one spec write.
 	tracker := func(s S) (scope.ResourceTracker, error) {
 		return scope.ProviderIDTracker(s, s.InfraMachine(), KeyVM, v1beta2.ProviderID, v1beta2.VMIDFromProviderID)
 	}
 	return reconcile.ServiceFuncs[S]{
-		ReconcileFunc: func(ctx context.Context, s S) (reconcile.Result, error) {
+		ReconcileFunc: func(ctx context.Context, s S) (step.Result, error) {
 			m := s.InfraMachine() // *v1beta2.MyMachine: no type assertion
 			tr, err := tracker(s)
 			if err != nil {
-				return reconcile.Result{}, err
+				return step.Result{}, err
 			}
-			spec := reconcile.Lazy(func(ctx context.Context) (VMSpec, error) { // only when the VM must be created
+			spec := ensure.Lazy(func(ctx context.Context) (VMSpec, error) { // only when the VM must be created
 				data, _, err := s.BootstrapData(ctx) // never logged, never in errors or conditions
 				return VMSpec{Image: m.Spec.Image, UserData: data}, err
 			})
-			res, err := reconcile.Ensure(ctx, tr, KeyVM, vms, spec, reconcile.CreateOnce()) // steady state: one Get
+			res, err := ensure.Exists(ctx, tr, KeyVM, vms, spec, ensure.CreateOnce()) // steady state: one Get
 			if err != nil || !res.Result.Done {
-				return res.Result, err // errors retried with backoff (reconcile.Terminal: condition, no retry)
+				return res.Result, err // errors retried with backoff (step.Terminal: condition, no retry)
 			}
 			m.Status.Addresses = []contract.MachineAddress{ // the observation: no second read
 				{Type: contract.MachineInternalIP, Address: res.Observed.PrivateIP},
 			}
 			m.SetProvisioned(true) // status.initialization.provisioned
-			return reconcile.Result{Done: true}, nil
+			return step.Result{Done: true}, nil
 		},
-		DeleteFunc: func(ctx context.Context, s S) (reconcile.Result, error) {
+		DeleteFunc: func(ctx context.Context, s S) (step.Result, error) {
 			tr, err := tracker(s)
 			if err != nil {
-				return reconcile.Result{}, err
+				return step.Result{}, err
 			}
-			return reconcile.EnsureDeleted(ctx, tr, KeyVM, vms) // not done: requeued, no error
+			return ensure.Deleted(ctx, tr, KeyVM, vms) // not done: requeued, no error
 		},
 	}
 }
