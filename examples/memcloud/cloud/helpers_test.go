@@ -161,3 +161,27 @@ var makers = []maker{
 		},
 	},
 }
+
+// faultCase injects one fault into calls of an operation: before the change or after it (the response is
+// lost), scripted or probabilistic. wantApplied is whether the cloud made the change all the same.
+type faultCase struct {
+	name        string
+	inject      func(t *testing.T, c *cloud.Cloud)
+	wantApplied bool
+}
+
+// faultCases are the four ways a call of op can fail.
+func faultCases(op cloud.Op) []faultCase {
+	return []faultCase{
+		{"scripted before the change", func(t *testing.T, c *cloud.Cloud) { require.NoError(t, c.FailNext(op, cloud.BeforeChange)) }, false},
+		{"scripted after the change: the response is lost", func(t *testing.T, c *cloud.Cloud) {
+			require.NoError(t, c.FailNext(op, cloud.AfterChange))
+		}, true},
+		{"probabilistic before the change", func(t *testing.T, c *cloud.Cloud) {
+			require.NoError(t, c.SetFaults(cloud.FaultConfig{BeforeChange: 1, Ops: []cloud.Op{op}}))
+		}, false},
+		{"probabilistic after the change", func(t *testing.T, c *cloud.Cloud) {
+			require.NoError(t, c.SetFaults(cloud.FaultConfig{AfterChange: 1}))
+		}, true},
+	}
+}
