@@ -185,3 +185,13 @@ func faultCases(op cloud.Op) []faultCase {
 		}, true},
 	}
 }
+
+// newSubnet creates a network "n" of 10.0.0.0/16 in c and a subnet "s" of cidr in it, as the caller of ctx.
+func newSubnet(ctx context.Context, t *testing.T, c *cloud.Cloud, cidr string) *cloud.Subnet {
+	t.Helper()
+	net, err := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "n", CIDR: "10.0.0.0/16"})
+	require.NoError(t, err)
+	subnet, err := c.CreateSubnet(ctx, cloud.SubnetSpec{Name: "s", NetworkID: net.ID, CIDR: cidr})
+	require.NoError(t, err)
+	return subnet
+}
