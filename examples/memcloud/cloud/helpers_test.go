@@ -21,16 +21,10 @@ type env struct {
 
 func newEnv(t *testing.T, opts ...cloud.Option) env {
 	t.Helper()
-	ctx := context.Background()
 	c := memcloudtest.NewCloud(t, opts...)
-	net, err := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "base", CIDR: "10.0.0.0/16"})
-	require.NoError(t, err)
-	subnet, err := c.CreateSubnet(ctx, cloud.SubnetSpec{Name: "base", NetworkID: net.ID, CIDR: "10.0.1.0/24"})
-	require.NoError(t, err)
-	sg, err := c.CreateSecurityGroup(ctx, cloud.SecurityGroupSpec{Name: "base", NetworkID: net.ID})
-	require.NoError(t, err)
+	n := memcloudtest.NewNetwork(t, c, "base")
 	c.ResetCounters()
-	return env{c: c, net: net, subnet: subnet, sg: sg}
+	return env{c: c, net: n.Network, subnet: n.Subnet, sg: n.SecurityGroup}
 }
 
 // req is a kind-independent create request; n makes CIDRs unique.
