@@ -62,13 +62,7 @@ func metaOf(x any) cloud.Meta {
 	panic(fmt.Sprintf("not a resource: %T", x))
 }
 
-func createdID[T any](x *T, err error) (string, error) {
-	if err != nil {
-		return "", err
-	}
-	return metaOf(*x).ID, nil
-}
-
+// gotErr is the error of a call that returns a resource.
 func gotErr[T any](_ *T, err error) error { return err }
 
 func findIDs[T any](items []T, err error) ([]string, error) {
@@ -82,78 +76,55 @@ func findIDs[T any](items []T, err error) ([]string, error) {
 	return out, nil
 }
 
+// makerOf is the maker of the kind whose requests spec makes and whose calls are the methods create, get,
+// del and find of cloud.Cloud (as method expressions: (*cloud.Cloud).CreateNetwork, …).
+func makerOf[S, R any](kind cloud.Kind, spec func(e env, r req) S,
+	create func(*cloud.Cloud, context.Context, S) (*R, error),
+	get func(*cloud.Cloud, context.Context, string) (*R, error),
+	del func(*cloud.Cloud, context.Context, string) error,
+	find func(*cloud.Cloud, context.Context, map[string]string) ([]R, error),
+) maker {
+	return maker{
+		kind: kind,
+		create: func(ctx context.Context, e env, r req) (string, error) {
+			x, err := create(e.c, ctx, spec(e, r))
+			if err != nil {
+				return "", err
+			}
+			return metaOf(*x).ID, nil
+		},
+		get: func(ctx context.Context, e env, id string) error { return gotErr(get(e.c, ctx, id)) },
+		del: func(ctx context.Context, e env, id string) error { return del(e.c, ctx, id) },
+		find: func(ctx context.Context, e env, tags map[string]string) ([]string, error) {
+			return findIDs(find(e.c, ctx, tags))
+		},
+	}
+}
+
 var makers = []maker{
-	{
-		kind: cloud.KindNetwork,
-		create: func(ctx context.Context, e env, r req) (string, error) {
-			return createdID(e.c.CreateNetwork(ctx, cloud.NetworkSpec{Name: r.name, CIDR: fmt.Sprintf("10.%d.0.0/16", 100+r.n), Tags: r.tags, IdempotencyToken: r.token}))
-		},
-		get: func(ctx context.Context, e env, id string) error { return gotErr(e.c.GetNetwork(ctx, id)) },
-		del: func(ctx context.Context, e env, id string) error { return e.c.DeleteNetwork(ctx, id) },
-		find: func(ctx context.Context, e env, tags map[string]string) ([]string, error) {
-			return findIDs(e.c.FindNetworks(ctx, tags))
-		},
-	},
-	{
-		kind: cloud.KindSubnet,
-		create: func(ctx context.Context, e env, r req) (string, error) {
-			return createdID(e.c.CreateSubnet(ctx, cloud.SubnetSpec{Name: r.name, NetworkID: e.net.ID, CIDR: fmt.Sprintf("10.0.%d.0/24", 100+r.n), Tags: r.tags, IdempotencyToken: r.token}))
-		},
-		get: func(ctx context.Context, e env, id string) error { return gotErr(e.c.GetSubnet(ctx, id)) },
-		del: func(ctx context.Context, e env, id string) error { return e.c.DeleteSubnet(ctx, id) },
-		find: func(ctx context.Context, e env, tags map[string]string) ([]string, error) {
-			return findIDs(e.c.FindSubnets(ctx, tags))
-		},
-	},
-	{
-		kind: cloud.KindSecurityGroup,
-		create: func(ctx context.Context, e env, r req) (string, error) {
-			return createdID(e.c.CreateSecurityGroup(ctx, cloud.SecurityGroupSpec{Name: r.name, NetworkID: e.net.ID, Tags: r.tags, IdempotencyToken: r.token,
-				Ingress: []cloud.Rule{{Protocol: "tcp", Port: 6443, Source: "0.0.0.0/0"}}}))
-		},
-		get: func(ctx context.Context, e env, id string) error { return gotErr(e.c.GetSecurityGroup(ctx, id)) },
-		del: func(ctx context.Context, e env, id string) error { return e.c.DeleteSecurityGroup(ctx, id) },
-		find: func(ctx context.Context, e env, tags map[string]string) ([]string, error) {
-			return findIDs(e.c.FindSecurityGroups(ctx, tags))
-		},
-	},
-	{
-		kind: cloud.KindLoadBalancer,
-		create: func(ctx context.Context, e env, r req) (string, error) {
-			return createdID(e.c.CreateLoadBalancer(ctx, cloud.LoadBalancerSpec{Name: r.name, NetworkID: e.net.ID, Tags: r.tags, IdempotencyToken: r.token}))
-		},
-		get: func(ctx context.Context, e env, id string) error { return gotErr(e.c.GetLoadBalancer(ctx, id)) },
-		del: func(ctx context.Context, e env, id string) error { return e.c.DeleteLoadBalancer(ctx, id) },
-		find: func(ctx context.Context, e env, tags map[string]string) ([]string, error) {
-			return findIDs(e.c.FindLoadBalancers(ctx, tags))
-		},
-	},
-	{
-		// Size 0: the group alone, so that tests counting the resources of every kind see one
-		// creation per kind. instancegroup_test.go covers groups with instances.
-		kind: cloud.KindInstanceGroup,
-		create: func(ctx context.Context, e env, r req) (string, error) {
-			return createdID(e.c.CreateInstanceGroup(ctx, cloud.InstanceGroupSpec{Name: r.name, SubnetID: e.subnet.ID, Image: "ubuntu-24.04", Flavor: "small",
-				SecurityGroupIDs: []string{e.sg.ID}, UserData: []byte("#cloud-config\n"), Tags: r.tags, IdempotencyToken: r.token}))
-		},
-		get: func(ctx context.Context, e env, id string) error { return gotErr(e.c.GetInstanceGroup(ctx, id)) },
-		del: func(ctx context.Context, e env, id string) error { return e.c.DeleteInstanceGroup(ctx, id) },
-		find: func(ctx context.Context, e env, tags map[string]string) ([]string, error) {
-			return findIDs(e.c.FindInstanceGroups(ctx, tags))
-		},
-	},
-	{
-		kind: cloud.KindInstance,
-		create: func(ctx context.Context, e env, r req) (string, error) {
-			return createdID(e.c.CreateInstance(ctx, cloud.InstanceSpec{Name: r.name, SubnetID: e.subnet.ID, Image: "ubuntu-24.04", Flavor: "small",
-				SecurityGroupIDs: []string{e.sg.ID}, UserData: []byte("#cloud-config\n"), Tags: r.tags, IdempotencyToken: r.token}))
-		},
-		get: func(ctx context.Context, e env, id string) error { return gotErr(e.c.GetInstance(ctx, id)) },
-		del: func(ctx context.Context, e env, id string) error { return e.c.DeleteInstance(ctx, id) },
-		find: func(ctx context.Context, e env, tags map[string]string) ([]string, error) {
-			return findIDs(e.c.FindInstances(ctx, tags))
-		},
-	},
+	makerOf(cloud.KindNetwork, func(_ env, r req) cloud.NetworkSpec {
+		return cloud.NetworkSpec{Name: r.name, CIDR: fmt.Sprintf("10.%d.0.0/16", 100+r.n), Tags: r.tags, IdempotencyToken: r.token}
+	}, (*cloud.Cloud).CreateNetwork, (*cloud.Cloud).GetNetwork, (*cloud.Cloud).DeleteNetwork, (*cloud.Cloud).FindNetworks),
+	makerOf(cloud.KindSubnet, func(e env, r req) cloud.SubnetSpec {
+		return cloud.SubnetSpec{Name: r.name, NetworkID: e.net.ID, CIDR: fmt.Sprintf("10.0.%d.0/24", 100+r.n), Tags: r.tags, IdempotencyToken: r.token}
+	}, (*cloud.Cloud).CreateSubnet, (*cloud.Cloud).GetSubnet, (*cloud.Cloud).DeleteSubnet, (*cloud.Cloud).FindSubnets),
+	makerOf(cloud.KindSecurityGroup, func(e env, r req) cloud.SecurityGroupSpec {
+		return cloud.SecurityGroupSpec{Name: r.name, NetworkID: e.net.ID, Tags: r.tags, IdempotencyToken: r.token,
+			Ingress: []cloud.Rule{{Protocol: "tcp", Port: 6443, Source: "0.0.0.0/0"}}}
+	}, (*cloud.Cloud).CreateSecurityGroup, (*cloud.Cloud).GetSecurityGroup, (*cloud.Cloud).DeleteSecurityGroup, (*cloud.Cloud).FindSecurityGroups),
+	makerOf(cloud.KindLoadBalancer, func(e env, r req) cloud.LoadBalancerSpec {
+		return cloud.LoadBalancerSpec{Name: r.name, NetworkID: e.net.ID, Tags: r.tags, IdempotencyToken: r.token}
+	}, (*cloud.Cloud).CreateLoadBalancer, (*cloud.Cloud).GetLoadBalancer, (*cloud.Cloud).DeleteLoadBalancer, (*cloud.Cloud).FindLoadBalancers),
+	// Size 0: the group alone, so that tests counting the resources of every kind see one creation per kind.
+	// instancegroup_test.go covers groups with instances.
+	makerOf(cloud.KindInstanceGroup, func(e env, r req) cloud.InstanceGroupSpec {
+		return cloud.InstanceGroupSpec{Name: r.name, SubnetID: e.subnet.ID, Image: "ubuntu-24.04", Flavor: "small",
+			SecurityGroupIDs: []string{e.sg.ID}, UserData: []byte("#cloud-config\n"), Tags: r.tags, IdempotencyToken: r.token}
+	}, (*cloud.Cloud).CreateInstanceGroup, (*cloud.Cloud).GetInstanceGroup, (*cloud.Cloud).DeleteInstanceGroup, (*cloud.Cloud).FindInstanceGroups),
+	makerOf(cloud.KindInstance, func(e env, r req) cloud.InstanceSpec {
+		return cloud.InstanceSpec{Name: r.name, SubnetID: e.subnet.ID, Image: "ubuntu-24.04", Flavor: "small",
+			SecurityGroupIDs: []string{e.sg.ID}, UserData: []byte("#cloud-config\n"), Tags: r.tags, IdempotencyToken: r.token}
+	}, (*cloud.Cloud).CreateInstance, (*cloud.Cloud).GetInstance, (*cloud.Cloud).DeleteInstance, (*cloud.Cloud).FindInstances),
 }
 
 // faultCase injects one fault into calls of an operation: before the change or after it (the response is
