@@ -3,6 +3,7 @@ package cloud_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -43,23 +44,9 @@ type maker struct {
 	find   func(ctx context.Context, e env, tags map[string]string) ([]string, error)
 }
 
-// metaOf returns the Meta of any resource value.
+// metaOf returns the Meta of any resource value: every resource type embeds one.
 func metaOf(x any) cloud.Meta {
-	switch v := x.(type) {
-	case cloud.Network:
-		return v.Meta
-	case cloud.Subnet:
-		return v.Meta
-	case cloud.SecurityGroup:
-		return v.Meta
-	case cloud.LoadBalancer:
-		return v.Meta
-	case cloud.InstanceGroup:
-		return v.Meta
-	case cloud.Instance:
-		return v.Meta
-	}
-	panic(fmt.Sprintf("not a resource: %T", x))
+	return reflect.ValueOf(x).FieldByName("Meta").Interface().(cloud.Meta)
 }
 
 // gotErr is the error of a call that returns a resource.
