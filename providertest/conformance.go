@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -137,6 +138,17 @@ func AssertObjectConformance(t TestingT, obj runtime.Object, kind lint.Kind, v c
 func AssertTypeConformance(t TestingT, obj any, kind lint.Kind, v contract.Version) bool {
 	t.Helper()
 	return reportViolations(t, fmt.Sprintf("type %T", obj), lint.CheckType(obj, kind, v))
+}
+
+// AssertTypesConformance checks the Go API type of each object of types (its contract role → e.g.
+// &MemCluster{}) with AssertTypeConformance, in the order of the roles' names. It returns whether all conform.
+func AssertTypesConformance(t TestingT, v contract.Version, types map[lint.Kind]any) bool {
+	t.Helper()
+	ok := true
+	for _, kind := range slices.Sorted(maps.Keys(types)) {
+		ok = AssertTypeConformance(t, types[kind], kind, v) && ok
+	}
+	return ok
 }
 
 // AssertBootstrapSecretConformance checks a bootstrap data Secret with lint.CheckBootstrapSecret; config

@@ -133,3 +133,27 @@ func TestAssertTypeConformance(t *testing.T) {
 	assert.Contains(t, r.String(), "infracluster.provisioned")
 	assert.Contains(t, r.String(), "type *providertest_test.oldCluster")
 }
+
+func TestAssertTypesConformance(t *testing.T) {
+	tests := []struct {
+		name  string
+		types map[lint.Kind]any
+		want  bool
+		msgs  []string
+	}{
+		{name: "all conform", types: map[lint.Kind]any{lint.KindInfraCluster: &goodCluster{}}, want: true},
+		{name: "every type is checked", types: map[lint.Kind]any{lint.KindInfraCluster: &oldCluster{}, lint.KindInfraMachine: &oldCluster{}},
+			msgs: []string{"infracluster.provisioned", "inframachine.provisioned"}},
+		{name: "one does not", types: map[lint.Kind]any{lint.KindInfraCluster: &goodCluster{}, lint.KindInfraMachine: &oldCluster{}},
+			msgs: []string{"inframachine.provisioned"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &recorder{}
+			assert.Equal(t, tt.want, providertest.AssertTypesConformance(r, contract.V1Beta2, tt.types), r.String())
+			for _, m := range tt.msgs {
+				assert.Contains(t, r.String(), m)
+			}
+		})
+	}
+}

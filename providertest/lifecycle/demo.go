@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -70,6 +72,48 @@ func (f *DemoFlags) Parse(args []string, defaults DemoFlags, bind func(fs *flag.
 		return fmt.Errorf("invalid --timeout %s: must be positive", f.Timeout)
 	}
 	return nil
+}
+
+// ParseCase is one case of AssertParse: a demo's arguments, and the options they parse to or the error they
+// give.
+type ParseCase[T any] struct {
+	// Name names the subtest.
+	Name string
+	// Args are the arguments parsed.
+	Args []string
+	// Want is the options parsed, when WantErr is empty.
+	Want T
+	// WantErr is a part of the error parsing must give; "" when it must succeed.
+	WantErr string
+}
+
+// AssertParse runs each case as a subtest of t: parse reads the case's arguments into a zero T, which must then
+// equal Want, or fail with an error that contains WantErr. It tests a demo's flags, parsed with DemoFlags.Parse.
+func AssertParse[T any](t *testing.T, parse func(o *T, args []string) error, cases []ParseCase[T]) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			var got T
+			if msg := tc.mismatch(got, parse(&got, tc.Args)); msg != "" {
+				t.Errorf("parse %q: %s", tc.Args, msg)
+			}
+		})
+	}
+}
+
+// mismatch says how what a parse gave differs from the case, or returns "" when it does not.
+func (tc ParseCase[T]) mismatch(got T, err error) string {
+	switch {
+	case tc.WantErr != "" && err == nil:
+		return fmt.Sprintf("got no error, want one containing %q", tc.WantErr)
+	case tc.WantErr != "" && !strings.Contains(err.Error(), tc.WantErr):
+		return fmt.Sprintf("got error %q, want one containing %q", err, tc.WantErr)
+	case tc.WantErr == "" && err != nil:
+		return err.Error()
+	case tc.WantErr == "" && !reflect.DeepEqual(got, tc.Want):
+		return fmt.Sprintf("got %+v, want %+v", got, tc.Want)
+	}
+	return ""
 }
 
 // Watch makes the Driver of spec on c whose waits print w's table (Spec.OnPoll calls Print, after the

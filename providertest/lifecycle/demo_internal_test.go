@@ -84,36 +84,48 @@ func TestMainExitCodes(t *testing.T) {
 	}
 }
 
+// demoOptions are a demo's options: the standard flags and one of the provider's own.
+type demoOptions struct {
+	DemoFlags
+	extra string
+}
+
+func (o *demoOptions) parse(args []string) error {
+	return o.Parse(args, DemoFlags{Machines: Machines{ControlPlane: 1, Workers: 3}, Timeout: time.Minute},
+		func(fs *flag.FlagSet) { fs.StringVar(&o.extra, "extra", "x", "a provider's own flag") })
+}
+
 func TestDemoFlagsParse(t *testing.T) {
-	defaults := DemoFlags{Machines: Machines{ControlPlane: 1, Workers: 3}, Timeout: time.Minute}
+	AssertParse(t, (*demoOptions).parse, []ParseCase[demoOptions]{
+		{Name: "defaults", Want: demoOptions{DemoFlags{Machines: Machines{ControlPlane: 1, Workers: 3}, Timeout: time.Minute}, "x"}},
+		{Name: "set", Args: []string{"--machines=3+0", "--timeout=10s", "--extra=y"},
+			Want: demoOptions{DemoFlags{Machines: Machines{ControlPlane: 3}, Timeout: 10 * time.Second}, "y"}},
+		{Name: "no control plane", Args: []string{"--machines=0+3"}, WantErr: `invalid machines "0+3"`},
+		{Name: "not a pair", Args: []string{"--machines=4"}, WantErr: `invalid machines "4"`},
+		{Name: "zero timeout", Args: []string{"--timeout=0s"}, WantErr: "invalid --timeout 0s: must be positive"},
+		{Name: "stray argument", Args: []string{"now"}, WantErr: `unexpected arguments ["now"]`},
+		{Name: "unknown flag", Args: []string{"--faults=1"}, WantErr: "flag provided but not defined: -faults"},
+	})
+}
+
+func TestParseCaseMismatch(t *testing.T) {
 	tests := []struct {
-		name      string
-		args      []string
-		want      DemoFlags
-		wantExtra string
-		wantErr   string
+		name string
+		tc   ParseCase[int]
+		got  int
+		err  error
+		want string
 	}{
-		{name: "defaults", want: defaults, wantExtra: "x"},
-		{name: "set", args: []string{"--machines=3+0", "--timeout=10s", "--extra=y"}, want: DemoFlags{Machines: Machines{ControlPlane: 3}, Timeout: 10 * time.Second}, wantExtra: "y"},
-		{name: "no control plane", args: []string{"--machines=0+3"}, wantErr: `invalid machines "0+3"`},
-		{name: "not a pair", args: []string{"--machines=4"}, wantErr: `invalid machines "4"`},
-		{name: "zero timeout", args: []string{"--timeout=0s"}, wantErr: "invalid --timeout 0s: must be positive"},
-		{name: "stray argument", args: []string{"now"}, wantErr: `unexpected arguments ["now"]`},
-		{name: "unknown flag", args: []string{"--faults=1"}, wantErr: "flag provided but not defined: -faults"},
+		{name: "parsed as wanted", tc: ParseCase[int]{Want: 1}, got: 1},
+		{name: "failed as wanted", tc: ParseCase[int]{WantErr: "bad"}, err: errors.New("a bad flag")},
+		{name: "other options", tc: ParseCase[int]{Want: 1}, got: 2, want: "got 2, want 1"},
+		{name: "unwanted error", tc: ParseCase[int]{}, err: errors.New("a bad flag"), want: "a bad flag"},
+		{name: "no error", tc: ParseCase[int]{WantErr: "bad"}, want: `got no error, want one containing "bad"`},
+		{name: "other error", tc: ParseCase[int]{WantErr: "bad"}, err: errors.New("worse"), want: `got error "worse", want one containing "bad"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var got DemoFlags
-			var extra string
-			err := got.Parse(tt.args, defaults, func(fs *flag.FlagSet) { fs.StringVar(&extra, "extra", "x", "a provider's own flag") })
-			if tt.wantErr != "" {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), tt.wantErr)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
-			assert.Equal(t, tt.wantExtra, extra)
+			assert.Equal(t, tt.want, tt.tc.mismatch(tt.got, tt.err))
 		})
 	}
 }

@@ -70,40 +70,24 @@ func (c *Cloud) DeregisterTarget(ctx context.Context, loadBalancerID, instanceID
 }
 
 func (c *Cloud) changeTargets(ctx context.Context, verb Verb, lbID, instanceID string) error {
-	op := verb.On(KindLoadBalancer)
-	k, err := c.begin(ctx, op)
-	if err != nil {
-		return err
-	}
-	if err := checkID("loadBalancerID", KindLoadBalancer, lbID); err != nil {
-		return err
-	}
-	if err := checkID("instanceID", KindInstance, instanceID); err != nil {
-		return err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	rec, err := c.visibleLocked(k.owner(), KindLoadBalancer, lbID)
-	if err != nil {
-		return err
-	}
-	lb := rec.obj.(*LoadBalancer)
-	if verb == VerbDeregister {
-		c.deregisterLocked(rec, instanceID)
-	} else {
-		inst, err := c.parentLocked(k.owner(), "instanceID", KindInstance, instanceID)
-		if err != nil {
-			return err
-		}
-		if network := inst.obj.(*Instance).NetworkID; network != lb.NetworkID {
-			return invalid("instanceID", instanceID, fmt.Sprintf("is in network %q, not in network %q of the load balancer", network, lb.NetworkID))
-		}
-		c.registerLocked(rec, instanceID)
-	}
-	if k.after {
-		return c.faultLocked(op)
-	}
-	return nil
+	_, err := onRecord(ctx, c, verb.On(KindLoadBalancer), "loadBalancerID", lbID,
+		func() error { return checkID("instanceID", KindInstance, instanceID) },
+		func(k call, rec *record) (struct{}, error) {
+			if verb == VerbDeregister {
+				c.deregisterLocked(rec, instanceID)
+				return struct{}{}, nil
+			}
+			inst, err := c.parentLocked(k.owner(), "instanceID", KindInstance, instanceID)
+			if err != nil {
+				return struct{}{}, err
+			}
+			if network, lbNetwork := inst.obj.(*Instance).NetworkID, rec.obj.(*LoadBalancer).NetworkID; network != lbNetwork {
+				return struct{}{}, invalid("instanceID", instanceID, fmt.Sprintf("is in network %q, not in network %q of the load balancer", network, lbNetwork))
+			}
+			c.registerLocked(rec, instanceID)
+			return struct{}{}, nil
+		})
+	return err
 }
 
 // registerLocked adds an instance to the targets of a load balancer, unless it is one already.

@@ -13,12 +13,9 @@ import (
 )
 
 func TestInstanceAddresses(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	c := memcloudtest.NewCloud(t)
-	net, err := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "n", CIDR: "10.0.0.0/16"})
-	require.NoError(t, err)
-	subnet, err := c.CreateSubnet(ctx, cloud.SubnetSpec{Name: "s", NetworkID: net.ID, CIDR: "10.0.0.16/28"})
-	require.NoError(t, err)
+	subnet := newSubnet(ctx, t, c, "10.0.0.16/28")
 	create := func(i int) (*cloud.Instance, error) {
 		return c.CreateInstance(ctx, cloud.InstanceSpec{Name: fmt.Sprint(i), SubnetID: subnet.ID, Image: "img", Flavor: "small"})
 	}
@@ -27,10 +24,10 @@ func TestInstanceAddresses(t *testing.T) {
 		inst, err := create(i)
 		require.NoError(t, err)
 		assert.Equal(t, fmt.Sprintf("10.0.0.%d", 20+i), inst.PrivateIP)
-		assert.Equal(t, net.ID, inst.NetworkID)
+		assert.Equal(t, subnet.NetworkID, inst.NetworkID)
 		insts = append(insts, inst)
 	}
-	_, err = create(11)
+	_, err := create(11)
 	require.ErrorIs(t, err, cloud.ErrQuotaExceeded)
 	assert.Contains(t, err.Error(), fmt.Sprintf("no free address in subnet %q", subnet.ID))
 

@@ -138,40 +138,23 @@ func (c *Cloud) ScaleInstanceGroup(ctx context.Context, id string, size int) (*I
 }
 
 func (c *Cloud) scaleGroup(ctx context.Context, id string, size int) (*InstanceGroup, error) {
-	op := VerbScale.On(KindInstanceGroup)
-	k, err := c.begin(ctx, op)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkID("id", KindInstanceGroup, id); err != nil {
-		return nil, err
-	}
-	if err := validGroupSize(size); err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	rec, err := c.visibleLocked(k.owner(), KindInstanceGroup, id)
-	if err != nil {
-		return nil, err
-	}
-	g := rec.obj.(*InstanceGroup)
-	live := len(rec.members)
-	if size > live {
-		if err := c.checkGrowLocked(rec.account, c.records[g.SubnetID], size-live); err != nil {
-			return nil, err
-		}
-		c.growGroupLocked(rec, size-live)
-	}
-	c.shrinkGroupLocked(rec, live-size)
-	if g.Size != size || live != size {
-		g.Size = size
-		c.stats.Updated[KindInstanceGroup]++
-	}
-	if k.after {
-		return nil, c.faultLocked(op)
-	}
-	return as[InstanceGroup](c.objectLocked(rec), nil)
+	return onRecord(ctx, c, VerbScale.On(KindInstanceGroup), "id", id, func() error { return validGroupSize(size) },
+		func(_ call, rec *record) (*InstanceGroup, error) {
+			g := rec.obj.(*InstanceGroup)
+			live := len(rec.members)
+			if size > live {
+				if err := c.checkGrowLocked(rec.account, c.records[g.SubnetID], size-live); err != nil {
+					return nil, err
+				}
+				c.growGroupLocked(rec, size-live)
+			}
+			c.shrinkGroupLocked(rec, live-size)
+			if g.Size != size || live != size {
+				g.Size = size
+				c.stats.Updated[KindInstanceGroup]++
+			}
+			return as[InstanceGroup](c.objectLocked(rec), nil)
+		})
 }
 
 // UpdateInstanceGroupUserData replaces the user data of an instance group, validated as in
@@ -188,29 +171,18 @@ func (c *Cloud) UpdateInstanceGroupUserData(ctx context.Context, id string, user
 }
 
 func (c *Cloud) updateUserData(ctx context.Context, id string, userData []byte) error {
-	op := VerbUpdate.On(KindInstanceGroup)
-	k, err := c.begin(ctx, op)
-	if err != nil {
-		return err
+	valid := func() error {
+		if len(userData) > c.maxUserData {
+			return c.userDataTooLarge(userData)
+		}
+		return nil
 	}
-	if err := checkID("id", KindInstanceGroup, id); err != nil {
-		return err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(userData) > c.maxUserData {
-		return c.userDataTooLarge(userData)
-	}
-	rec, err := c.visibleLocked(k.owner(), KindInstanceGroup, id)
-	if err != nil {
-		return err
-	}
-	if !bytes.Equal(rec.userData, userData) {
-		rec.userData = slices.Clone(userData)
-		c.stats.Updated[KindInstanceGroup]++
-	}
-	if k.after {
-		return c.faultLocked(op)
-	}
-	return nil
+	_, err := onRecord(ctx, c, VerbUpdate.On(KindInstanceGroup), "id", id, valid, func(_ call, rec *record) (struct{}, error) {
+		if !bytes.Equal(rec.userData, userData) {
+			rec.userData = slices.Clone(userData)
+			c.stats.Updated[KindInstanceGroup]++
+		}
+		return struct{}{}, nil
+	})
+	return err
 }

@@ -234,22 +234,7 @@ func TestScaleInstanceGroup(t *testing.T) {
 }
 
 func TestScaleInstanceGroupFaults(t *testing.T) {
-	tests := []struct {
-		name        string
-		inject      func(t *testing.T, c *cloud.Cloud)
-		wantApplied bool
-	}{
-		{"scripted before the change", func(t *testing.T, c *cloud.Cloud) { require.NoError(t, c.FailNext(scaleIG, cloud.BeforeChange)) }, false},
-		{"scripted after the change: the response is lost", func(t *testing.T, c *cloud.Cloud) {
-			require.NoError(t, c.FailNext(scaleIG, cloud.AfterChange))
-		}, true},
-		{"probabilistic before the change", func(t *testing.T, c *cloud.Cloud) {
-			require.NoError(t, c.SetFaults(cloud.FaultConfig{BeforeChange: 1, Ops: []cloud.Op{scaleIG}}))
-		}, false},
-		{"probabilistic after the change", func(t *testing.T, c *cloud.Cloud) {
-			require.NoError(t, c.SetFaults(cloud.FaultConfig{AfterChange: 1}))
-		}, true},
-	}
+	tests := faultCases(scaleIG)
 	for _, tt := range tests {
 		for _, size := range []int{1, 4} { // down and up from 2
 			t.Run(fmt.Sprintf("%s/to %d", tt.name, size), func(t *testing.T) {

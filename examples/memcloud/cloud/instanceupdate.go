@@ -30,42 +30,30 @@ func (c *Cloud) ResizeInstance(ctx context.Context, id, flavor string) (*Instanc
 }
 
 func (c *Cloud) resize(ctx context.Context, id, flavor string) (*Instance, error) {
-	op := VerbResize.On(KindInstance)
-	k, err := c.begin(ctx, op)
-	if err != nil {
-		return nil, err
+	valid := func() error {
+		if !slices.Contains(c.flavors, flavor) {
+			return c.unknownFlavor(flavor)
+		}
+		return nil
 	}
-	if err := checkID("id", KindInstance, id); err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !slices.Contains(c.flavors, flavor) {
-		return nil, c.unknownFlavor(flavor)
-	}
-	rec, err := c.visibleLocked(k.owner(), KindInstance, id)
-	if err != nil {
-		return nil, err
-	}
-	inst := rec.obj.(*Instance)
-	switch {
-	case inst.ResizingTo == flavor, inst.ResizingTo == "" && inst.Flavor == flavor:
-		// Nothing to do: a retry, or a resize that is under way.
-	case inst.ResizingTo != "":
-		return nil, fmt.Errorf("%w: instance %q is being resized to flavor %q", ErrIncorrectState, id, inst.ResizingTo)
-	case inst.State == InstanceStopped:
-		inst.Flavor = flavor
-		c.stats.Updated[KindInstance]++
-	case inst.State == InstanceRunning:
-		inst.State, inst.ResizingTo, rec.pendingGets = InstancePending, flavor, c.pendingGets
-		c.stats.Updated[KindInstance]++
-	default:
-		return nil, fmt.Errorf("%w: instance %q is %s: only a running or stopped instance can be resized", ErrIncorrectState, id, inst.State)
-	}
-	if k.after {
-		return nil, c.faultLocked(op)
-	}
-	return as[Instance](c.objectLocked(rec), nil)
+	return onRecord(ctx, c, VerbResize.On(KindInstance), "id", id, valid, func(_ call, rec *record) (*Instance, error) {
+		inst := rec.obj.(*Instance)
+		switch {
+		case inst.ResizingTo == flavor, inst.ResizingTo == "" && inst.Flavor == flavor:
+			// Nothing to do: a retry, or a resize that is under way.
+		case inst.ResizingTo != "":
+			return nil, fmt.Errorf("%w: instance %q is being resized to flavor %q", ErrIncorrectState, id, inst.ResizingTo)
+		case inst.State == InstanceStopped:
+			inst.Flavor = flavor
+			c.stats.Updated[KindInstance]++
+		case inst.State == InstanceRunning:
+			inst.State, inst.ResizingTo, rec.pendingGets = InstancePending, flavor, c.pendingGets
+			c.stats.Updated[KindInstance]++
+		default:
+			return nil, fmt.Errorf("%w: instance %q is %s: only a running or stopped instance can be resized", ErrIncorrectState, id, inst.State)
+		}
+		return as[Instance](c.objectLocked(rec), nil)
+	})
 }
 
 // unknownFlavor is the error of a flavor that is not one of the cloud's.
@@ -91,40 +79,23 @@ func (c *Cloud) TagInstance(ctx context.Context, id string, set map[string]strin
 }
 
 func (c *Cloud) tag(ctx context.Context, id string, set map[string]string, remove []string) (*Instance, error) {
-	op := VerbTag.On(KindInstance)
-	k, err := c.begin(ctx, op)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkID("id", KindInstance, id); err != nil {
-		return nil, err
-	}
-	if err := validTagChange(set, remove); err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	rec, err := c.visibleLocked(k.owner(), KindInstance, id)
-	if err != nil {
-		return nil, err
-	}
-	inst := rec.obj.(*Instance)
-	tags := cloneTags(inst.Tags)
-	maps.Copy(tags, set)
-	for _, key := range remove {
-		delete(tags, key)
-	}
-	if len(tags) > maxTags {
-		return nil, invalid("tags", formatTags(tags), fmt.Sprintf("would be %d tags, at most %d are allowed", len(tags), maxTags))
-	}
-	if !maps.Equal(tags, inst.Tags) {
-		c.setTagsLocked(rec, tags)
-		c.stats.Updated[KindInstance]++
-	}
-	if k.after {
-		return nil, c.faultLocked(op)
-	}
-	return as[Instance](c.objectLocked(rec), nil)
+	valid := func() error { return validTagChange(set, remove) }
+	return onRecord(ctx, c, VerbTag.On(KindInstance), "id", id, valid, func(_ call, rec *record) (*Instance, error) {
+		inst := rec.obj.(*Instance)
+		tags := cloneTags(inst.Tags)
+		maps.Copy(tags, set)
+		for _, key := range remove {
+			delete(tags, key)
+		}
+		if len(tags) > maxTags {
+			return nil, invalid("tags", formatTags(tags), fmt.Sprintf("would be %d tags, at most %d are allowed", len(tags), maxTags))
+		}
+		if !maps.Equal(tags, inst.Tags) {
+			c.setTagsLocked(rec, tags)
+			c.stats.Updated[KindInstance]++
+		}
+		return as[Instance](c.objectLocked(rec), nil)
+	})
 }
 
 // validTagChange checks the parameters of TagInstance.

@@ -31,43 +31,26 @@ func Kinds() []Kind {
 func (k Kind) String() string { return string(k) }
 
 // Prefix returns the prefix of the IDs of this kind, for example "net-", or "" for an unknown kind.
-func (k Kind) Prefix() string {
-	switch k {
-	case KindNetwork:
-		return "net-"
-	case KindSubnet:
-		return "subnet-"
-	case KindSecurityGroup:
-		return "sg-"
-	case KindLoadBalancer:
-		return "lb-"
-	case KindInstanceGroup:
-		return "ig-"
-	case KindInstance:
-		return "i-"
-	}
-	return ""
-}
+func (k Kind) Prefix() string { return kindNames[k].prefix }
 
 func (k Kind) valid() bool { return k.Prefix() != "" }
 
 // noun is the kind as written in error messages.
 func (k Kind) noun() string {
-	switch k {
-	case KindNetwork:
-		return "network"
-	case KindSubnet:
-		return "subnet"
-	case KindSecurityGroup:
-		return "security group"
-	case KindLoadBalancer:
-		return "load balancer"
-	case KindInstanceGroup:
-		return "instance group"
-	case KindInstance:
-		return "instance"
+	if n, ok := kindNames[k]; ok {
+		return n.noun
 	}
 	return string(k)
+}
+
+// kindNames holds the ID prefix and the error-message noun of each kind.
+var kindNames = map[Kind]struct{ prefix, noun string }{
+	KindNetwork:       {"net-", "network"},
+	KindSubnet:        {"subnet-", "subnet"},
+	KindSecurityGroup: {"sg-", "security group"},
+	KindLoadBalancer:  {"lb-", "load balancer"},
+	KindInstanceGroup: {"ig-", "instance group"},
+	KindInstance:      {"i-", "instance"},
 }
 
 // Verb names what a call does.

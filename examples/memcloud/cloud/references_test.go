@@ -142,10 +142,7 @@ func TestSubnetOverlapFollowsDeletes(t *testing.T) {
 func TestAddressesMatchAModel(t *testing.T) {
 	ctx := t.Context()
 	c := memcloudtest.NewCloud(t)
-	net, err := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "n", CIDR: "10.0.0.0/16"})
-	require.NoError(t, err)
-	subnet, err := c.CreateSubnet(ctx, cloud.SubnetSpec{Name: "s", NetworkID: net.ID, CIDR: "10.0.0.64/26"})
-	require.NoError(t, err)
+	subnet := newSubnet(ctx, t, c, "10.0.0.64/26")
 	g, err := c.CreateInstanceGroup(ctx, cloud.InstanceGroupSpec{Name: "g", SubnetID: subnet.ID, Image: "img", Flavor: "small"})
 	require.NoError(t, err)
 	first, end := netip.MustParseAddr("10.0.0.68"), netip.MustParseAddr("10.0.0.127") // 4 reserved, and the last

@@ -22,32 +22,15 @@ func (c *Cloud) UpdateSecurityGroupRules(ctx context.Context, id string, rules [
 }
 
 func (c *Cloud) updateRules(ctx context.Context, id string, rules []Rule) (*SecurityGroup, error) {
-	op := VerbUpdate.On(KindSecurityGroup)
-	k, err := c.begin(ctx, op)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkID("id", KindSecurityGroup, id); err != nil {
-		return nil, err
-	}
-	if err := validRules(rules); err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	rec, err := c.visibleLocked(k.owner(), KindSecurityGroup, id)
-	if err != nil {
-		return nil, err
-	}
-	sg := rec.obj.(*SecurityGroup)
-	if !slices.Equal(sg.Ingress, rules) {
-		sg.Ingress = slices.Clone(rules)
-		c.stats.Updated[KindSecurityGroup]++
-	}
-	if k.after {
-		return nil, c.faultLocked(op)
-	}
-	return as[SecurityGroup](sg.clone(), nil)
+	valid := func() error { return validRules(rules) }
+	return onRecord(ctx, c, VerbUpdate.On(KindSecurityGroup), "id", id, valid, func(_ call, rec *record) (*SecurityGroup, error) {
+		sg := rec.obj.(*SecurityGroup)
+		if !slices.Equal(sg.Ingress, rules) {
+			sg.Ingress = slices.Clone(rules)
+			c.stats.Updated[KindSecurityGroup]++
+		}
+		return as[SecurityGroup](sg.clone(), nil)
+	})
 }
 
 // formatRules renders rules in order, "tcp/6443/0.0.0.0/0,all/0/10.0.0.0/16", for fingerprints.

@@ -126,22 +126,7 @@ func TestUpdateSecurityGroupRulesRejects(t *testing.T) {
 }
 
 func TestUpdateSecurityGroupRulesFaults(t *testing.T) {
-	tests := []struct {
-		name        string
-		inject      func(t *testing.T, c *cloud.Cloud)
-		wantApplied bool
-	}{
-		{"scripted before the change", func(t *testing.T, c *cloud.Cloud) { require.NoError(t, c.FailNext(updateSG, cloud.BeforeChange)) }, false},
-		{"scripted after the change: the response is lost", func(t *testing.T, c *cloud.Cloud) {
-			require.NoError(t, c.FailNext(updateSG, cloud.AfterChange))
-		}, true},
-		{"probabilistic before the change", func(t *testing.T, c *cloud.Cloud) {
-			require.NoError(t, c.SetFaults(cloud.FaultConfig{BeforeChange: 1, Ops: []cloud.Op{updateSG}}))
-		}, false},
-		{"probabilistic after the change", func(t *testing.T, c *cloud.Cloud) {
-			require.NoError(t, c.SetFaults(cloud.FaultConfig{AfterChange: 1}))
-		}, true},
-	}
+	tests := faultCases(updateSG)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := t.Context()

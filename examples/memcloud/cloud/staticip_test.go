@@ -1,7 +1,6 @@
 package cloud_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -81,19 +80,12 @@ func TestInstanceStaticIPs(t *testing.T) {
 func TestInstanceStaticIPsAcrossAccountsAndTokens(t *testing.T) {
 	ctx := t.Context()
 	c := memcloudtest.NewCloud(t)
-	newSubnet := func(ctx context.Context) string {
-		net, err := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "n", CIDR: "10.0.0.0/16"})
-		require.NoError(t, err)
-		subnet, err := c.CreateSubnet(ctx, cloud.SubnetSpec{Name: "s", NetworkID: net.ID, CIDR: "10.0.1.0/24"})
-		require.NoError(t, err)
-		return subnet.ID
-	}
 	a, err := c.CreateAccount("a")
 	require.NoError(t, err)
 	b, err := c.CreateAccount("b")
 	require.NoError(t, err)
 	ctxA, ctxB := cloud.WithCredentials(ctx, a), cloud.WithCredentials(ctx, b)
-	subnetA, subnetB := newSubnet(ctxA), newSubnet(ctxB)
+	subnetA, subnetB := newSubnet(ctxA, t, c, "10.0.1.0/24").ID, newSubnet(ctxB, t, c, "10.0.1.0/24").ID
 
 	spec := cloud.InstanceSpec{Name: "i", SubnetID: subnetA, Image: "img", Flavor: "small", StaticIPs: []string{"192.168.10.11"}, IdempotencyToken: "t1"}
 	inst, err := c.CreateInstance(ctxA, spec)

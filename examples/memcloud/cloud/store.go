@@ -193,28 +193,51 @@ func (c *Cloud) get(ctx context.Context, kind Kind, id string) (object, error) {
 }
 
 func (c *Cloud) doGet(ctx context.Context, kind Kind, id string) (object, error) {
-	k, err := c.begin(ctx, VerbGet.On(kind))
+	return onRecord(ctx, c, VerbGet.On(kind), "id", id, nil, func(_ call, rec *record) (object, error) {
+		switch rec.kind {
+		case KindInstance:
+			advanceInstance(rec)
+		case KindInstanceGroup:
+			for _, m := range rec.members {
+				advanceInstance(c.records[m])
+			}
+		}
+		return c.objectLocked(rec), nil
+	})
+}
+
+// onRecord makes a call of op on the resource id (of op's kind, visible to the caller), named idField in
+// errors: it begins the call (credentials, counters, rate limit, a fault before the change), checks the ID,
+// then, with c.mu held, checks the other arguments with valid (nil: none), finds the record and runs change
+// on it. A fault after the change comes once change succeeded; otherwise change's result is the call's.
+func onRecord[T any](ctx context.Context, c *Cloud, op Op, idField, id string, valid func() error, change func(k call, rec *record) (T, error)) (T, error) {
+	var zero T
+	k, err := c.begin(ctx, op)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	if err := checkID("id", kind, id); err != nil {
-		return nil, err
+	if err := checkID(idField, op.Kind, id); err != nil {
+		return zero, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	rec, err := c.visibleLocked(k.owner(), kind, id)
-	if err != nil {
-		return nil, err
-	}
-	switch rec.kind {
-	case KindInstance:
-		advanceInstance(rec)
-	case KindInstanceGroup:
-		for _, m := range rec.members {
-			advanceInstance(c.records[m])
+	if valid != nil {
+		if err := valid(); err != nil {
+			return zero, err
 		}
 	}
-	return c.objectLocked(rec), nil
+	rec, err := c.visibleLocked(k.owner(), op.Kind, id)
+	if err != nil {
+		return zero, err
+	}
+	out, err := change(k, rec)
+	if err != nil {
+		return zero, err
+	}
+	if k.after {
+		return zero, c.faultLocked(op)
+	}
+	return out, nil
 }
 
 // objectLocked returns a copy of rec's resource for a response. An instance group's copy lists
@@ -272,28 +295,14 @@ func (c *Cloud) delete(ctx context.Context, kind Kind, id string) error {
 }
 
 func (c *Cloud) doDelete(ctx context.Context, kind Kind, id string) error {
-	op := VerbDelete.On(kind)
-	k, err := c.begin(ctx, op)
-	if err != nil {
-		return err
-	}
-	if err := checkID("id", kind, id); err != nil {
-		return err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	rec, err := c.visibleLocked(k.owner(), kind, id)
-	if err != nil {
-		return err
-	}
-	if deps := c.dependentsLocked(rec); len(deps) > 0 {
-		return fmt.Errorf("%w: still used by %s", ErrDependencyViolation, describe(deps))
-	}
-	c.removeLocked(rec)
-	if k.after {
-		return c.faultLocked(op)
-	}
-	return nil
+	_, err := onRecord(ctx, c, VerbDelete.On(kind), "id", id, nil, func(_ call, rec *record) (struct{}, error) {
+		if deps := c.dependentsLocked(rec); len(deps) > 0 {
+			return struct{}{}, fmt.Errorf("%w: still used by %s", ErrDependencyViolation, describe(deps))
+		}
+		c.removeLocked(rec)
+		return struct{}{}, nil
+	})
+	return err
 }
 
 // dependentsLocked returns the live resources that prevent deleting rec, in creation order. An

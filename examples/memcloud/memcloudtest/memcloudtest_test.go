@@ -74,3 +74,17 @@ func TestLeakCheckerFindsResourcesByClusterTagAndOwnershipKey(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, leaks, "another cluster's resources are not its leaks")
 }
+
+func TestNewNetwork(t *testing.T) {
+	c := memcloudtest.NewCloud(t)
+	n := memcloudtest.NewNetwork(t, c, "base")
+	assert.Equal(t, "10.0.0.0/16", n.Network.CIDR)
+	assert.Equal(t, n.Network.ID, n.Subnet.NetworkID)
+	assert.Equal(t, "10.0.1.0/24", n.Subnet.CIDR)
+	assert.Equal(t, n.Network.ID, n.SecurityGroup.NetworkID)
+	assert.Empty(t, n.SecurityGroup.Ingress)
+	for _, name := range []string{n.Network.Name, n.Subnet.Name, n.SecurityGroup.Name} {
+		assert.Equal(t, "base", name)
+	}
+	assert.Len(t, c.All(), 3)
+}

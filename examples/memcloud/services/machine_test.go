@@ -34,16 +34,7 @@ func newMachineEnv(t *testing.T, opts ...cloud.Option) *machineEnv {
 	_, err := reconcileAll(t.Context(), clusterSteps(t, c), s)
 	require.NoError(t, err)
 	e := &machineEnv{cloud: c, ids: s.Object.Status.Resources}
-	lookup := services.NetworkLookupFunc(func(context.Context, string, scope.ClusterInfo) (services.ClusterNetwork, error) {
-		return services.ClusterNetwork{
-			SubnetIDs: map[v1beta2.SubnetRole]string{
-				v1beta2.SubnetRoleControlPlane: e.ids[services.SubnetKey("controlplane")],
-				v1beta2.SubnetRoleWorker:       e.ids[services.SubnetKey("worker")],
-			},
-			SecurityGroupID: e.ids[services.KeySecurityGroup], LoadBalancerID: e.ids[services.KeyLoadBalancer],
-		}, nil
-	})
-	e.instance, err = services.NewInstance(c, lookup)
+	e.instance, err = services.NewInstance(c, lookupOf(e))
 	require.NoError(t, err)
 	c.ResetCounters()
 	return e

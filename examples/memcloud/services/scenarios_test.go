@@ -5,8 +5,6 @@ import (
 	"github.com/capkit/capkit/reconcile/ensure"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
@@ -19,14 +17,8 @@ type parents struct{ network, subnet, securityGroup string }
 
 func newParents(t testing.TB, c *cloud.Cloud) parents {
 	t.Helper()
-	ctx := t.Context()
-	n, err := c.CreateNetwork(ctx, cloud.NetworkSpec{Name: "parent", CIDR: "10.0.0.0/16"})
-	require.NoError(t, err)
-	s, err := c.CreateSubnet(ctx, cloud.SubnetSpec{Name: "parent", NetworkID: n.ID, CIDR: "10.0.1.0/24"})
-	require.NoError(t, err)
-	g, err := c.CreateSecurityGroup(ctx, cloud.SecurityGroupSpec{Name: "parent", NetworkID: n.ID})
-	require.NoError(t, err)
-	return parents{network: n.ID, subnet: s.ID, securityGroup: g.ID}
+	n := memcloudtest.NewNetwork(t, c, "parent")
+	return parents{network: n.Network.ID, subnet: n.Subnet.ID, securityGroup: n.SecurityGroup.ID}
 }
 
 // scenarioCloud returns a fresh cloud with its parents; the parents are the same in every call.

@@ -309,10 +309,7 @@ func TestEndpointCases(t *testing.T) {
 // it cannot.
 func TestEndpointServiceDeletedOutOfBand(t *testing.T) {
 	ctx := t.Context()
-	steps := newClusterSteps(t)
-	s := clusterScope(clusterName, env.Namespace(t, "podcloud"))
-	preCluster(t, steps.endpoint, s, &done)
-	old := serviceOf(t, s)
+	steps, s, old := provisionedEndpoint(t)
 	require.Equal(t, old.Spec.ClusterIP, s.Object.Spec.ControlPlaneEndpoint.Host)
 
 	require.NoError(t, env.Client.Delete(ctx, old))
@@ -373,10 +370,7 @@ func TestFailureDomainsCases(t *testing.T) {
 // step creates it again at the cluster IP spec.controlPlaneEndpoint names, which cannot change.
 func TestEndpointServiceComesBackAtItsAddress(t *testing.T) {
 	ctx := t.Context()
-	steps := newClusterSteps(t)
-	s := clusterScope(clusterName, env.Namespace(t, "podcloud"))
-	preCluster(t, steps.endpoint, s, &done)
-	old := serviceOf(t, s)
+	steps, s, old := provisionedEndpoint(t)
 	require.NoError(t, env.Client.Delete(ctx, old))
 
 	res, err := steps.endpoint.Reconcile(ctx, s)

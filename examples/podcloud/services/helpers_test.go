@@ -218,6 +218,17 @@ var errBootstrapReadAgain = errors.New("the bootstrap data was read again")
 // requires that the result is want (nil: any result without error).
 func preMachine(t testing.TB, svc reconcile.Service[services.MachineScope], s machineFake, want *step.Result) {
 	t.Helper()
+	pre(t, svc, services.MachineScope(s), want)
+}
+
+// preCluster is preMachine for a cluster step.
+func preCluster(t testing.TB, svc reconcile.Service[services.ClusterScope], s clusterFake, want *step.Result) {
+	t.Helper()
+	pre(t, svc, services.ClusterScope(s), want)
+}
+
+func pre[S any](t testing.TB, svc reconcile.Service[S], s S, want *step.Result) {
+	t.Helper()
 	res, err := svc.Reconcile(t.Context(), s)
 	require.NoError(t, err)
 	if want != nil {
@@ -225,14 +236,14 @@ func preMachine(t testing.TB, svc reconcile.Service[services.MachineScope], s ma
 	}
 }
 
-// preCluster is preMachine for a cluster step.
-func preCluster(t testing.TB, svc reconcile.Service[services.ClusterScope], s clusterFake, want *step.Result) {
+// provisionedEndpoint returns the cluster steps and a cluster scope in a fresh namespace on which the endpoint
+// step is done, and the control plane Service it made.
+func provisionedEndpoint(t *testing.T) (*clusterSteps, clusterFake, *corev1.Service) {
 	t.Helper()
-	res, err := svc.Reconcile(t.Context(), s)
-	require.NoError(t, err)
-	if want != nil {
-		require.Equal(t, *want, res)
-	}
+	steps := newClusterSteps(t)
+	s := clusterScope(clusterName, env.Namespace(t, "podcloud"))
+	preCluster(t, steps.endpoint, s, &done)
+	return steps, s, serviceOf(t, s)
 }
 
 // done is the result of a step that is done.

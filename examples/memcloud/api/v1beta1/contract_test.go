@@ -1,14 +1,11 @@
 package v1beta1_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/contract/lint"
@@ -17,28 +14,20 @@ import (
 )
 
 func TestGoTypesFollowContractV1Beta1(t *testing.T) {
-	for _, tc := range []struct {
-		obj  any
-		kind lint.Kind
-	}{
-		{&v1beta1.MemCluster{}, lint.KindInfraCluster},
-		{&v1beta1.MemMachine{}, lint.KindInfraMachine},
-		{&v1beta1.MemMachineTemplate{}, lint.KindInfraMachineTemplate},
-	} {
-		t.Run(string(tc.kind), func(t *testing.T) {
-			providertest.AssertTypeConformance(t, tc.obj, tc.kind, contract.V1Beta1)
-		})
-	}
+	providertest.AssertTypesConformance(t, contract.V1Beta1, map[lint.Kind]any{
+		lint.KindInfraCluster:         &v1beta1.MemCluster{},
+		lint.KindInfraMachine:         &v1beta1.MemMachine{},
+		lint.KindInfraMachineTemplate: &v1beta1.MemMachineTemplate{},
+	})
 }
 
 // The CRDs serve v1beta1, deprecated and not stored, and label it as the API version of contract v1beta1.
 func TestCRDsServeV1Beta1(t *testing.T) {
 	for _, file := range []string{"memclusters", "memmachines", "memmachinetemplates"} {
 		t.Run(file, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join("../../config/crd/bases", "infrastructure.memcloud.capkit.io_"+file+".yaml"))
+			crds, err := providertest.ReadCRDFiles(filepath.Join("../../config/crd/bases", "infrastructure.memcloud.capkit.io_"+file+".yaml"))
 			require.NoError(t, err, "run make generate")
-			crd := &apiextensionsv1.CustomResourceDefinition{}
-			require.NoError(t, yaml.UnmarshalStrict(data, crd))
+			crd := crds[0]
 			assert.Equal(t, map[string]string{"cluster.x-k8s.io/v1beta1": "v1beta1", "cluster.x-k8s.io/v1beta2": "v1beta2"}, crd.Labels)
 			require.Len(t, crd.Spec.Versions, 2)
 			v := crd.Spec.Versions[0]

@@ -1,14 +1,11 @@
 package v1beta2_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
@@ -48,20 +45,13 @@ var (
 )
 
 func TestGoTypesFollowContractV1Beta2(t *testing.T) {
-	for _, tc := range []struct {
-		obj  any
-		kind lint.Kind
-	}{
-		{&v1beta2.MemCluster{}, lint.KindInfraCluster},
-		{&v1beta2.MemMachine{}, lint.KindInfraMachine},
-		{&v1beta2.MemClusterTemplate{}, lint.KindInfraClusterTemplate},
-		{&v1beta2.MemMachineTemplate{}, lint.KindInfraMachineTemplate},
-		{&v1beta2.MemMachinePool{}, lint.KindInfraMachinePool},
-	} {
-		t.Run(string(tc.kind), func(t *testing.T) {
-			providertest.AssertTypeConformance(t, tc.obj, tc.kind, contract.V1Beta2)
-		})
-	}
+	providertest.AssertTypesConformance(t, contract.V1Beta2, map[lint.Kind]any{
+		lint.KindInfraCluster:         &v1beta2.MemCluster{},
+		lint.KindInfraMachine:         &v1beta2.MemMachine{},
+		lint.KindInfraClusterTemplate: &v1beta2.MemClusterTemplate{},
+		lint.KindInfraMachineTemplate: &v1beta2.MemMachineTemplate{},
+		lint.KindInfraMachinePool:     &v1beta2.MemMachinePool{},
+	})
 }
 
 func TestGeneratedCRDsFollowContractV1Beta2(t *testing.T) {
@@ -76,10 +66,9 @@ func TestGeneratedCRDsFollowContractV1Beta2(t *testing.T) {
 		{"infrastructure.memcloud.capkit.io_memmachinepools.yaml", "MemMachinePool", lint.KindInfraMachinePool},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join(crdDir, tc.file))
+			crds, err := providertest.ReadCRDFiles(filepath.Join(crdDir, tc.file))
 			require.NoError(t, err, "run make generate")
-			crd := &apiextensionsv1.CustomResourceDefinition{}
-			require.NoError(t, yaml.UnmarshalStrict(data, crd))
+			crd := crds[0]
 
 			assert.Equal(t, v1beta2.GroupName, crd.Spec.Group)
 			assert.Equal(t, tc.kind, crd.Spec.Names.Kind)

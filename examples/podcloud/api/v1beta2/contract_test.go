@@ -3,8 +3,6 @@ package v1beta2_test
 import (
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/contract/lint"
@@ -36,19 +34,12 @@ var (
 )
 
 func TestGoTypesFollowContractV1Beta2(t *testing.T) {
-	for _, tc := range []struct {
-		obj  any
-		kind lint.Kind
-	}{
-		{&v1beta2.PodCluster{}, lint.KindInfraCluster},
-		{&v1beta2.PodMachine{}, lint.KindInfraMachine},
-		{&v1beta2.PodClusterTemplate{}, lint.KindInfraClusterTemplate},
-		{&v1beta2.PodMachineTemplate{}, lint.KindInfraMachineTemplate},
-	} {
-		t.Run(string(tc.kind), func(t *testing.T) {
-			assert.Empty(t, lint.CheckType(tc.obj, tc.kind, contract.V1Beta2).Strings())
-		})
-	}
+	providertest.AssertTypesConformance(t, contract.V1Beta2, map[lint.Kind]any{
+		lint.KindInfraCluster:         &v1beta2.PodCluster{},
+		lint.KindInfraMachine:         &v1beta2.PodMachine{},
+		lint.KindInfraClusterTemplate: &v1beta2.PodClusterTemplate{},
+		lint.KindInfraMachineTemplate: &v1beta2.PodMachineTemplate{},
+	})
 }
 
 func TestGeneratedCRDsFollowContractV1Beta2(t *testing.T) {

@@ -13,8 +13,8 @@ import (
 type Memory struct {
 	mu      sync.Mutex
 	next    int
-	lbs     map[string]*LoadBalancer
-	insts   map[string]*Instance
+	lbs     table[LoadBalancer]
+	insts   table[Instance]
 	tokens  map[string]string // idempotency token → ID
 	created []string          // IDs in creation order
 }
@@ -23,7 +23,74 @@ var _ Cloud = (*Memory)(nil)
 
 // NewMemory returns an empty in-memory cloud.
 func NewMemory() *Memory {
-	return &Memory{lbs: map[string]*LoadBalancer{}, insts: map[string]*Instance{}, tokens: map[string]string{}}
+	return &Memory{
+		lbs: table[LoadBalancer]{kind: "LoadBalancer", noun: "load balancer", items: map[string]*LoadBalancer{},
+			tags: func(lb *LoadBalancer) map[string]string { return lb.Tags }},
+		insts: table[Instance]{kind: "Instance", noun: "instance", items: map[string]*Instance{},
+			tags: func(i *Instance) map[string]string { return i.Tags }},
+		tokens: map[string]string{},
+	}
+}
+
+// table holds the resources of one kind by ID. Its methods are called with Memory.mu held and return
+// copies, never the stored resources.
+type table[T any] struct {
+	kind, noun string // "LoadBalancer" in Tagged, "load balancer" in errors
+	items      map[string]*T
+	tags       func(*T) map[string]string
+}
+
+// create stores the resource build makes with a new ID, or returns the one made with token before.
+func (t table[T]) create(m *Memory, prefix, name, token string, build func(id string) *T) (*T, error) {
+	id, existing := m.newID(prefix, token)
+	if existing {
+		if _, ok := t.items[id]; !ok {
+			return nil, fmt.Errorf("cannot create %s %q: token of deleted %s %q: %w", t.noun, name, t.noun, id, ErrInvalidParameter)
+		}
+	} else {
+		t.items[id] = build(id)
+	}
+	c := *t.items[id]
+	return &c, nil
+}
+
+func (t table[T]) get(id string) (*T, error) {
+	r, ok := t.items[id]
+	if !ok {
+		return nil, fmt.Errorf("cannot get %s %q: %w", t.noun, id, ErrNotFound)
+	}
+	c := *r
+	return &c, nil
+}
+
+// find returns the resources that carry every tag of tags, in creation order.
+func (t table[T]) find(created []string, tags map[string]string) []T {
+	var out []T
+	for _, id := range created {
+		if r, ok := t.items[id]; ok && hasTags(t.tags(r), tags) {
+			out = append(out, *r)
+		}
+	}
+	return out
+}
+
+func (t table[T]) delete(id string) error {
+	if _, ok := t.items[id]; !ok {
+		return fmt.Errorf("cannot delete %s %q: %w", t.noun, id, ErrNotFound)
+	}
+	delete(t.items, id)
+	return nil
+}
+
+// tagged returns "KIND ID" for each resource whose tag key has one of values.
+func (t table[T]) tagged(key string, values []string) []string {
+	var out []string
+	for id, r := range t.items {
+		if slices.Contains(values, t.tags(r)[key]) {
+			out = append(out, t.kind+" "+id)
+		}
+	}
+	return out
 }
 
 func (m *Memory) newID(prefix, token string) (id string, existing bool) {
@@ -56,55 +123,30 @@ func (m *Memory) CreateLoadBalancer(_ context.Context, spec LoadBalancerSpec, to
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	id, existing := m.newID("lb", token)
-	if existing {
-		lb, ok := m.lbs[id]
-		if !ok {
-			return nil, fmt.Errorf("cannot create load balancer %q: token of deleted load balancer %q: %w", spec.Name, id, ErrInvalidParameter)
-		}
-		c := *lb
-		return &c, nil
-	}
-	lb := &LoadBalancer{ID: id, Name: spec.Name, Port: spec.Port, Host: id + ".lb.quux.example", Tags: maps.Clone(tags)}
-	m.lbs[id] = lb
-	c := *lb
-	return &c, nil
+	return m.lbs.create(m, "lb", spec.Name, token, func(id string) *LoadBalancer {
+		return &LoadBalancer{ID: id, Name: spec.Name, Port: spec.Port, Host: id + ".lb.quux.example", Tags: maps.Clone(tags)}
+	})
 }
 
 // GetLoadBalancer implements LoadBalancers.
 func (m *Memory) GetLoadBalancer(_ context.Context, id string) (*LoadBalancer, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	lb, ok := m.lbs[id]
-	if !ok {
-		return nil, fmt.Errorf("cannot get load balancer %q: %w", id, ErrNotFound)
-	}
-	c := *lb
-	return &c, nil
+	return m.lbs.get(id)
 }
 
 // FindLoadBalancers implements LoadBalancers.
 func (m *Memory) FindLoadBalancers(_ context.Context, tags map[string]string) ([]LoadBalancer, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var out []LoadBalancer
-	for _, id := range m.created {
-		if lb, ok := m.lbs[id]; ok && hasTags(lb.Tags, tags) {
-			out = append(out, *lb)
-		}
-	}
-	return out, nil
+	return m.lbs.find(m.created, tags), nil
 }
 
 // DeleteLoadBalancer implements LoadBalancers.
 func (m *Memory) DeleteLoadBalancer(_ context.Context, id string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.lbs[id]; !ok {
-		return fmt.Errorf("cannot delete load balancer %q: %w", id, ErrNotFound)
-	}
-	delete(m.lbs, id)
-	return nil
+	return m.lbs.delete(id)
 }
 
 // CreateInstance implements Instances.
@@ -114,64 +156,42 @@ func (m *Memory) CreateInstance(_ context.Context, spec InstanceSpec, token stri
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	id, existing := m.newID("i", token)
-	if existing {
-		inst, ok := m.insts[id]
-		if !ok {
-			return nil, fmt.Errorf("cannot create instance %q: token of deleted instance %q: %w", spec.Name, id, ErrInvalidParameter)
-		}
-		c := *inst
-		return &c, nil
-	}
-	inst := &Instance{ID: id, Name: spec.Name, Image: spec.Image, Type: spec.Type, State: InstancePending,
-		PrivateIP: fmt.Sprintf("10.0.%d.%d", m.next/250%250, m.next%250+1), Tags: maps.Clone(tags)}
-	m.insts[id] = inst
-	c := *inst
-	return &c, nil
+	return m.insts.create(m, "i", spec.Name, token, func(id string) *Instance {
+		return &Instance{ID: id, Name: spec.Name, Image: spec.Image, Type: spec.Type, State: InstancePending,
+			PrivateIP: fmt.Sprintf("10.0.%d.%d", m.next/250%250, m.next%250+1), Tags: maps.Clone(tags)}
+	})
 }
 
 // GetInstance implements Instances; a pending instance is running from the next read on.
 func (m *Memory) GetInstance(_ context.Context, id string) (*Instance, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	inst, ok := m.insts[id]
-	if !ok {
-		return nil, fmt.Errorf("cannot get instance %q: %w", id, ErrNotFound)
+	inst, err := m.insts.get(id)
+	if err == nil {
+		m.insts.items[id].State = InstanceRunning
 	}
-	c := *inst
-	inst.State = InstanceRunning
-	return &c, nil
+	return inst, err
 }
 
 // FindInstances implements Instances.
 func (m *Memory) FindInstances(_ context.Context, tags map[string]string) ([]Instance, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var out []Instance
-	for _, id := range m.created {
-		if inst, ok := m.insts[id]; ok && hasTags(inst.Tags, tags) {
-			out = append(out, *inst)
-		}
-	}
-	return out, nil
+	return m.insts.find(m.created, tags), nil
 }
 
 // DeleteInstance implements Instances.
 func (m *Memory) DeleteInstance(_ context.Context, id string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.insts[id]; !ok {
-		return fmt.Errorf("cannot delete instance %q: %w", id, ErrNotFound)
-	}
-	delete(m.insts, id)
-	return nil
+	return m.insts.delete(id)
 }
 
 // Count returns how many resources exist.
 func (m *Memory) Count() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.lbs) + len(m.insts)
+	return len(m.lbs.items) + len(m.insts.items)
 }
 
 // Tagged returns one line per resource that carries the tag key with one of values ("LoadBalancer lb-000001"),
@@ -179,17 +199,7 @@ func (m *Memory) Count() int {
 func (m *Memory) Tagged(key string, values ...string) []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var out []string
-	for _, lb := range m.lbs {
-		if slices.Contains(values, lb.Tags[key]) {
-			out = append(out, "LoadBalancer "+lb.ID)
-		}
-	}
-	for _, inst := range m.insts {
-		if slices.Contains(values, inst.Tags[key]) {
-			out = append(out, "Instance "+inst.ID)
-		}
-	}
+	out := append(m.lbs.tagged(key, values), m.insts.tagged(key, values)...)
 	slices.Sort(out)
 	return out
 }
