@@ -11,9 +11,9 @@ package mocks
 
 import (
 	context "context"
-	"github.com/capkit/capkit/reconcile/step"
 	reflect "reflect"
 
+	step "github.com/capkit/capkit/reconcile/step"
 	gomock "go.uber.org/mock/gomock"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 )
