@@ -2,7 +2,6 @@ package ipam_test
 
 import (
 	"fmt"
-	"github.com/capkit/capkit/reconcile/step"
 	"net/netip"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/ipam"
 	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/step"
 )
 
 // A machine with two devices and three pools: one claim per request, waited for, then the addresses in request

@@ -3,9 +3,10 @@ package ipam
 import (
 	"context"
 	"errors"
-	"github.com/capkit/capkit/reconcile/step"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/capkit/capkit/reconcile/step"
 )
 
 // Ensure creates any missing claim of owner (the InfraMachine) for cluster, one per request, and returns the

@@ -1,7 +1,6 @@
 package ipam_test
 
 import (
-	"github.com/capkit/capkit/reconcile/step"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -9,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/ipam"
+	"github.com/capkit/capkit/reconcile/step"
 )
 
 // The deprecated Ensure and Release return what they returned before Claim and Unclaim: the names of the claims

@@ -2,7 +2,6 @@ package ipam_test
 
 import (
 	"context"
-	"github.com/capkit/capkit/reconcile/step"
 	"net/netip"
 	"testing"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/capkit/capkit/internal/testtypes"
 	"github.com/capkit/capkit/ipam"
 	"github.com/capkit/capkit/providertest/testenv"
+	"github.com/capkit/capkit/reconcile/step"
 )
 
 // TestEnvtest runs a Claimer against a real kube-apiserver with Cluster API v1.14.2's IPAM CRDs (testdata/crds

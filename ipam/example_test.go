@@ -3,7 +3,6 @@ package ipam_test
 import (
 	"context"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/step"
 	"net/netip"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/capkit/capkit/internal/testtypes"
 	"github.com/capkit/capkit/ipam"
+	"github.com/capkit/capkit/reconcile/step"
 )
 
 // An InfraMachine reconciler's step claims an address for eth0 from an InClusterIPPool, waits for the IPAM

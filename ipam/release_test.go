@@ -1,7 +1,6 @@
 package ipam_test
 
 import (
-	"github.com/capkit/capkit/reconcile/step"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/ipam"
 	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/step"
 )
 
 func labelled(c *unstructured.Unstructured, owner string) *unstructured.Unstructured {

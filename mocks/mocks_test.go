@@ -3,8 +3,6 @@ package mocks_test
 import (
 	"context"
 	"errors"
-	"github.com/capkit/capkit/reconcile/ensure"
-	"github.com/capkit/capkit/reconcile/step"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,6 +11,8 @@ import (
 
 	"github.com/capkit/capkit/internal/testtypes"
 	"github.com/capkit/capkit/mocks"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"github.com/capkit/capkit/scope"
 )
 

@@ -3,11 +3,11 @@ package reconcile_test
 import (
 	"errors"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/step"
 	"time"
 
 	"github.com/capkit/capkit/identity"
 	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/step"
 )
 
 // Classify says what the reconcilers do with each call of a step's service: the class, the reason of the

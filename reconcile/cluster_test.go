@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/ensure"
-	"github.com/capkit/capkit/reconcile/internal/fakecloud"
-	"github.com/capkit/capkit/reconcile/step"
 	"testing"
 	"time"
 
@@ -25,6 +22,9 @@ import (
 	"github.com/capkit/capkit/internal/testtypes"
 	"github.com/capkit/capkit/mocks"
 	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/internal/fakecloud"
+	"github.com/capkit/capkit/reconcile/step"
 	"github.com/capkit/capkit/scope"
 	"github.com/capkit/capkit/scope/scopetest"
 )

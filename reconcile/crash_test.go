@@ -3,9 +3,6 @@ package reconcile_test
 import (
 	"context"
 	"errors"
-	"github.com/capkit/capkit/reconcile/ensure"
-	"github.com/capkit/capkit/reconcile/internal/fakecloud"
-	"github.com/capkit/capkit/reconcile/step"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -19,6 +16,9 @@ import (
 	"github.com/capkit/capkit/identity"
 	"github.com/capkit/capkit/internal/testtypes"
 	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/internal/fakecloud"
+	"github.com/capkit/capkit/reconcile/step"
 	"github.com/capkit/capkit/scope"
 )
 

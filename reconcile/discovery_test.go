@@ -2,7 +2,6 @@ package reconcile_test
 
 import (
 	"context"
-	"github.com/capkit/capkit/reconcile/step"
 	"sync/atomic"
 	"testing"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/capkit/capkit/internal/testtypes"
 	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/step"
 )
 
 // crdReadCounter counts the reads of CustomResourceDefinitions, the cost of contract-version discovery.

@@ -3,9 +3,6 @@ package reconcile_test
 import (
 	"context"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/ensure"
-	"github.com/capkit/capkit/reconcile/internal/fakecloud"
-	"github.com/capkit/capkit/reconcile/step"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +16,9 @@ import (
 	"github.com/capkit/capkit/internal/testtypes"
 	"github.com/capkit/capkit/ratelimit"
 	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/internal/fakecloud"
+	"github.com/capkit/capkit/reconcile/step"
 	"github.com/capkit/capkit/redact"
 )
 

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/step"
 	"time"
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/identity"
+	"github.com/capkit/capkit/reconcile/step"
 )
 
 // Class is what the reconcilers do with one call of a step's service, as Classify decides it from the

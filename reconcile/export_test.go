@@ -2,10 +2,11 @@ package reconcile
 
 import (
 	"context"
-	"github.com/capkit/capkit/reconcile/step"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+
+	"github.com/capkit/capkit/reconcile/step"
 )
 
 // RecorderForTest returns the event recorder of a reconciler, for tests of SetupWithManager.

@@ -2,8 +2,6 @@ package reconcile_test
 
 import (
 	"context"
-	"github.com/capkit/capkit/reconcile/internal/fakecloud"
-	"github.com/capkit/capkit/reconcile/step"
 	"strings"
 	"sync"
 	"testing"
@@ -24,6 +22,8 @@ import (
 	"github.com/capkit/capkit/identity"
 	"github.com/capkit/capkit/internal/testtypes"
 	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/internal/fakecloud"
+	"github.com/capkit/capkit/reconcile/step"
 	"github.com/capkit/capkit/scope"
 )
 

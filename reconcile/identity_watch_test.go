@@ -2,7 +2,6 @@ package reconcile_test
 
 import (
 	"context"
-	"github.com/capkit/capkit/reconcile/step"
 	"net/http"
 	"strings"
 	"sync"
@@ -25,6 +24,7 @@ import (
 	"github.com/capkit/capkit/identity"
 	"github.com/capkit/capkit/internal/testtypes"
 	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/step"
 	"github.com/capkit/capkit/scope"
 )
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/step"
 	"math/rand/v2"
 	"slices"
 	"sync/atomic"
@@ -23,6 +22,7 @@ import (
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/identity"
 	"github.com/capkit/capkit/ratelimit"
+	"github.com/capkit/capkit/reconcile/step"
 	"github.com/capkit/capkit/redact"
 	"github.com/capkit/capkit/scope"
 )

@@ -1,7 +1,6 @@
 package reconcile_test
 
 import (
-	"github.com/capkit/capkit/reconcile/internal/fakecloud"
 	"testing"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/internal/testtypes"
 	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/internal/fakecloud"
 )
 
 func TestPredicates(t *testing.T) {

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/step"
 	"time"
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/identity"
+	"github.com/capkit/capkit/reconcile/step"
 	"github.com/capkit/capkit/redact"
 )
 

@@ -2,13 +2,13 @@ package reconcile
 
 import (
 	"context"
-	"github.com/capkit/capkit/reconcile/step"
 	"math/rand/v2"
 	"sync"
 	"time"
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/metrics"
+	"github.com/capkit/capkit/reconcile/step"
 )
 
 // Bounds of the wait after a throttled reconcile: ThrottleBackoffBase doubled with each throttled reconcile

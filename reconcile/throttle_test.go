@@ -3,9 +3,6 @@ package reconcile_test
 import (
 	"context"
 	"errors"
-	"github.com/capkit/capkit/reconcile/ensure"
-	"github.com/capkit/capkit/reconcile/internal/fakecloud"
-	"github.com/capkit/capkit/reconcile/step"
 	"testing"
 	"time"
 
@@ -20,6 +17,9 @@ import (
 	"github.com/capkit/capkit/metrics"
 	"github.com/capkit/capkit/ratelimit"
 	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/internal/fakecloud"
+	"github.com/capkit/capkit/reconcile/step"
 	"github.com/capkit/capkit/scope"
 )
 

@@ -8,7 +8,7 @@ import (
 // Release is capkit's last release: what "capkit version" prints, and the capkit version a scaffold requires by
 // default when this program is not a module build of another version (ReleasedVersion). It is the first
 // "## vX.Y.Z" heading of CHANGELOG.md (a test checks that they agree): a release commit changes both.
-const Release = "v0.1.0"
+const Release = "v0.2.0"
 
 // ReadBuildInfo is debug.ReadBuildInfo; tests replace it.
 var ReadBuildInfo = debug.ReadBuildInfo

@@ -2,13 +2,13 @@ package ensuretest_test
 
 import (
 	"context"
-	"github.com/capkit/capkit/reconcile/ensure"
 	"testing"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/providertest/ensuretest"
+	"github.com/capkit/capkit/reconcile/ensure"
 )
 
 // TestNetworkResource is the package doc's sketch: the scenarios of memcloud's network resource.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
 	"github.com/capkit/capkit/scope/scopetest"
 )
 

@@ -4,14 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/ensure"
-	"github.com/capkit/capkit/reconcile/step"
-	"github.com/capkit/capkit/scope/scopetest"
 	"strings"
 	"testing"
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
+	"github.com/capkit/capkit/scope/scopetest"
 )
 
 // OutOfBandDelete says what a resource does when the resource its tracker records was deleted behind the

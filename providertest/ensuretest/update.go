@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/ensure"
-	"github.com/capkit/capkit/scope/scopetest"
 
 	"github.com/capkit/capkit/conditions"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/scope/scopetest"
 )
 
 // errUpdateFailed is the error of an update the scenarios make fail.

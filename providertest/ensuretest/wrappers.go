@@ -2,8 +2,9 @@ package ensuretest
 
 import (
 	"context"
-	"github.com/capkit/capkit/reconcile/ensure"
 	"slices"
+
+	"github.com/capkit/capkit/reconcile/ensure"
 )
 
 // wrap returns a Resource that calls w for the core methods and keeps the optional interfaces of orig

@@ -3,7 +3,6 @@ package scaletest
 import (
 	"context"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/step"
 	"slices"
 	"testing"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/step"
 	"github.com/capkit/capkit/scope"
 	"github.com/capkit/capkit/scope/scopetest"
 )

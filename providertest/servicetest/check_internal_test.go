@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/step"
 	"maps"
 	"os"
 	"os/exec"
@@ -23,6 +22,7 @@ import (
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/internal/testtypes"
 	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/step"
 	"github.com/capkit/capkit/scope"
 	"github.com/capkit/capkit/scope/scopetest"
 )

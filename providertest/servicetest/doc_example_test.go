@@ -2,8 +2,6 @@ package servicetest_test
 
 import (
 	"context"
-	"github.com/capkit/capkit/reconcile/ensure"
-	"github.com/capkit/capkit/reconcile/step"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -16,6 +14,8 @@ import (
 	"github.com/capkit/capkit/internal/docstest/myprovider/services"
 	"github.com/capkit/capkit/providertest/servicetest"
 	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"github.com/capkit/capkit/scope"
 	"github.com/capkit/capkit/scope/scopetest"
 )

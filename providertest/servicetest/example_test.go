@@ -3,10 +3,10 @@ package servicetest_test
 import (
 	"errors"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/step"
 	"time"
 
 	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/step"
 )
 
 // A case states what the reconciler will do with the service's call: its Outcome's Class, Reason and

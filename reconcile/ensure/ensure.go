@@ -6,12 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/step"
 	"maps"
 	"strings"
 	"time"
 
 	"github.com/capkit/capkit/conditions"
+	"github.com/capkit/capkit/reconcile/step"
 	"github.com/capkit/capkit/scope"
 )
 

@@ -3,12 +3,12 @@ package ensure
 import (
 	"context"
 	"errors"
-	"github.com/capkit/capkit/reconcile/step"
 	"math/rand/v2"
 	"strings"
 	"time"
 
 	"github.com/capkit/capkit/metrics"
+	"github.com/capkit/capkit/reconcile/step"
 )
 
 // Kinded is implemented by a Resource that names the kind of cloud resource it manages ("network",

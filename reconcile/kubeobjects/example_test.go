@@ -3,7 +3,6 @@ package kubeobjects_test
 import (
 	"context"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/ensure"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -11,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"github.com/capkit/capkit/reconcile/kubeobjects"
 	"github.com/capkit/capkit/scope/scopetest"
 )

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/ensure"
-	"github.com/capkit/capkit/reconcile/step"
 	"maps"
 	"reflect"
 	"strings"
@@ -21,6 +19,8 @@ import (
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/internal/prototype"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"github.com/capkit/capkit/redact"
 )
 

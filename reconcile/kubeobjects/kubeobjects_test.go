@@ -3,8 +3,6 @@ package kubeobjects_test
 import (
 	"context"
 	"errors"
-	"github.com/capkit/capkit/reconcile/ensure"
-	"github.com/capkit/capkit/reconcile/step"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -16,7 +14,9 @@ import (
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/providertest/ensuretest"
 	"github.com/capkit/capkit/providertest/testenv"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"github.com/capkit/capkit/reconcile/kubeobjects"
+	"github.com/capkit/capkit/reconcile/step"
 )
 
 var env *testenv.Environment

@@ -2,7 +2,6 @@ package kubeobjects_test
 
 import (
 	"encoding/base64"
-	"github.com/capkit/capkit/reconcile/ensure"
 	"strings"
 	"testing"
 
@@ -15,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/internal/logtest"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"github.com/capkit/capkit/reconcile/kubeobjects"
 )
 

@@ -2,7 +2,6 @@ package bench_test
 
 import (
 	"context"
-	"github.com/capkit/capkit/reconcile/ensure"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/ratelimit"
+	"github.com/capkit/capkit/reconcile/ensure"
 )
 
 // Rate limit of the fleet test's cloud, a fraction of what 200 machines created at once ask for (about 4

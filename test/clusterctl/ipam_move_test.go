@@ -2,7 +2,6 @@ package clusterctl_test
 
 import (
 	"context"
-	"github.com/capkit/capkit/reconcile/ensure"
 	"testing"
 
 	"github.com/go-logr/logr/funcr"
@@ -24,6 +23,7 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/providertest/testenv"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"github.com/capkit/capkit/test/internal/capienv"
 )
 

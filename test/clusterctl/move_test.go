@@ -3,7 +3,6 @@ package clusterctl_test
 import (
 	"context"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/ensure"
 	"maps"
 	"os"
 	"slices"
@@ -36,6 +35,7 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/providertest/testenv"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"github.com/capkit/capkit/test/internal/capienv"
 )
 

@@ -3,7 +3,6 @@ package clusterctl_test
 import (
 	"context"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/ensure"
 	"net"
 	"os"
 	"path/filepath"
@@ -40,6 +39,7 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/examples/memcloud/webhooks"
 	"github.com/capkit/capkit/providertest/testenv"
+	"github.com/capkit/capkit/reconcile/ensure"
 	capkitclusterctl "github.com/capkit/capkit/release/clusterctl"
 	"github.com/capkit/capkit/test/internal/capienv"
 )

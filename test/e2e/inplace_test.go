@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/ensure"
 	"maps"
 	"net"
 	"slices"
@@ -28,6 +27,7 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/services"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"github.com/capkit/capkit/test/internal/capienv"
 )
 

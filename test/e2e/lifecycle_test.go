@@ -3,7 +3,6 @@ package e2e_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/capkit/capkit/reconcile/ensure"
 	"os"
 	"regexp"
 	"strings"
@@ -27,6 +26,7 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/services"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"github.com/capkit/capkit/scope"
 	"github.com/capkit/capkit/test/internal/capienv"
 )

@@ -3,7 +3,6 @@ package e2e_test
 import (
 	"context"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/ensure"
 	"slices"
 	"testing"
 	"time"
@@ -21,6 +20,7 @@ import (
 	podv1beta2 "github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/podcloud/podcloudtest"
 	"github.com/capkit/capkit/examples/podcloud/services"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"github.com/capkit/capkit/scope"
 	"github.com/capkit/capkit/test/internal/capienv"
 )

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/ensure"
 	"os"
 	"path/filepath"
 	"sort"
@@ -28,6 +27,7 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"github.com/capkit/capkit/test/internal/capienv"
 	"github.com/capkit/capkit/test/internal/hostedcp"
 )

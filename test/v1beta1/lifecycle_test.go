@@ -2,7 +2,6 @@ package v1beta1_test
 
 import (
 	"context"
-	"github.com/capkit/capkit/reconcile/ensure"
 	"testing"
 	"time"
 
@@ -22,6 +21,7 @@ import (
 	"github.com/capkit/capkit/contract/lint"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/providertest"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"github.com/capkit/capkit/test/internal/capienv"
 )
 

@@ -3,12 +3,12 @@ package v1beta1_test
 import (
 	"context"
 	"errors"
-	"github.com/capkit/capkit/reconcile/ensure"
-	"github.com/capkit/capkit/reconcile/step"
 	"strings"
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 )
 
 // cloudResource adapts one kind of memcloud resource to ensure.Resource: S is its create request, R the

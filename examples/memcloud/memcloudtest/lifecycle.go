@@ -3,7 +3,6 @@ package memcloudtest
 import (
 	"context"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/ensure"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/identity"
 	"github.com/capkit/capkit/providertest/lifecycle"
+	"github.com/capkit/capkit/reconcile/ensure"
 )
 
 // Cluster describes a memcloud cluster for LifecycleSpec.

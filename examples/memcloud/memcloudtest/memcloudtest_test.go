@@ -1,7 +1,6 @@
 package memcloudtest_test
 
 import (
-	"github.com/capkit/capkit/reconcile/ensure"
 	"strings"
 	"testing"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/providertest/lifecycle"
+	"github.com/capkit/capkit/reconcile/ensure"
 )
 
 func TestLifecycleSpecSpreadsMachinesOverFailureDomains(t *testing.T) {

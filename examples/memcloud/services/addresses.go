@@ -3,13 +3,13 @@ package services
 import (
 	"context"
 	"errors"
-	"github.com/capkit/capkit/reconcile/step"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/ipam"
+	"github.com/capkit/capkit/reconcile/step"
 )
 
 // AddressClaimer claims a machine's IP addresses from Cluster API IPAM pools and releases them, with the step

@@ -3,8 +3,6 @@ package services_test
 import (
 	"context"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/ensure"
-	"github.com/capkit/capkit/reconcile/step"
 	"testing"
 	"time"
 
@@ -19,6 +17,8 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"github.com/capkit/capkit/scope"
 )
 

@@ -3,11 +3,11 @@ package services_test
 import (
 	"context"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/ensure"
-	"github.com/capkit/capkit/reconcile/step"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/services"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 )
 
 // tracker is the smallest scope.ResourceTracker: a map, and a checkpoint that does nothing.

@@ -2,7 +2,6 @@ package services_test
 
 import (
 	"context"
-	"github.com/capkit/capkit/reconcile/ensure"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/inplace"
+	"github.com/capkit/capkit/reconcile/ensure"
 )
 
 var (

@@ -2,7 +2,6 @@ package services_test
 
 import (
 	"context"
-	"github.com/capkit/capkit/reconcile/step"
 	"slices"
 	"testing"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/providertest/scaletest"
+	"github.com/capkit/capkit/reconcile/step"
 	"github.com/capkit/capkit/scope"
 	"github.com/capkit/capkit/scope/scopetest"
 )

@@ -3,9 +3,9 @@ package services
 import (
 	"context"
 	"errors"
-	"github.com/capkit/capkit/reconcile/ensure"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
+	"github.com/capkit/capkit/reconcile/ensure"
 )
 
 // newInstances returns memcloud's instances as a ensure.Resource and a ensure.PendingReporter: Ensure

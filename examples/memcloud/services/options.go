@@ -3,7 +3,6 @@ package services
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"github.com/capkit/capkit/reconcile/ensure"
 	"slices"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/webhooks"
+	"github.com/capkit/capkit/reconcile/ensure"
 )
 
 // Resource keys: the names under which the services record cloud IDs in status.resources (and tag the

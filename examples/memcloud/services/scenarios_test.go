@@ -2,13 +2,13 @@ package services_test
 
 import (
 	"context"
-	"github.com/capkit/capkit/reconcile/ensure"
 	"testing"
 
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
 	"github.com/capkit/capkit/providertest/ensuretest"
+	"github.com/capkit/capkit/reconcile/ensure"
 )
 
 // parents are the resources a resource under test lives in, created in a fresh seeded cloud before the

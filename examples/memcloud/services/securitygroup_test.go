@@ -2,8 +2,6 @@ package services_test
 
 import (
 	"context"
-	"github.com/capkit/capkit/reconcile/ensure"
-	"github.com/capkit/capkit/reconcile/step"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,6 +12,8 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/examples/memcloud/services"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 )
 
 var (

@@ -3,7 +3,6 @@ package podcloudtest
 import (
 	"context"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/ensure"
 	"slices"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/podcloud/services"
 	"github.com/capkit/capkit/providertest/lifecycle"
+	"github.com/capkit/capkit/reconcile/ensure"
 )
 
 // Cluster describes a podcloud cluster for LifecycleSpec.

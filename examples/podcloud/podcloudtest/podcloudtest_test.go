@@ -1,7 +1,6 @@
 package podcloudtest_test
 
 import (
-	"github.com/capkit/capkit/reconcile/ensure"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,6 +13,7 @@ import (
 	"github.com/capkit/capkit/examples/podcloud/podcloudtest"
 	"github.com/capkit/capkit/examples/podcloud/services"
 	"github.com/capkit/capkit/providertest/lifecycle"
+	"github.com/capkit/capkit/reconcile/ensure"
 )
 
 func TestLeakChecker(t *testing.T) {

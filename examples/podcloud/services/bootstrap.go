@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/ensure"
-	"github.com/capkit/capkit/reconcile/step"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,7 +11,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/cloudinit"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"github.com/capkit/capkit/reconcile/kubeobjects"
+	"github.com/capkit/capkit/reconcile/step"
 	"github.com/capkit/capkit/scope"
 )
 

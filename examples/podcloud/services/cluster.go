@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/ensure"
-	"github.com/capkit/capkit/reconcile/step"
 	"maps"
 	"net"
 	"slices"
@@ -22,7 +20,9 @@ import (
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/podcloud/webhooks"
+	"github.com/capkit/capkit/reconcile/ensure"
 	"github.com/capkit/capkit/reconcile/kubeobjects"
+	"github.com/capkit/capkit/reconcile/step"
 	"github.com/capkit/capkit/scope"
 )
 

@@ -3,11 +3,11 @@ package services
 import (
 	"context"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/step"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
+	"github.com/capkit/capkit/reconcile/step"
 	"github.com/capkit/capkit/scope"
 )
 

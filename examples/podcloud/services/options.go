@@ -3,8 +3,9 @@ package services
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"github.com/capkit/capkit/reconcile/ensure"
 	"time"
+
+	"github.com/capkit/capkit/reconcile/ensure"
 )
 
 // Resource keys: the names under which the services record object IDs (and tag the objects with

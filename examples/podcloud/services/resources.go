@@ -2,10 +2,11 @@ package services
 
 import (
 	"errors"
-	"github.com/capkit/capkit/reconcile/ensure"
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/capkit/capkit/reconcile/ensure"
 )
 
 // Resources are the kinds of objects podcloud keeps in one namespace of the target cluster, as the

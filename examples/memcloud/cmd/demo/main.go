@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/ensure"
 	"io"
 	"maps"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"github.com/capkit/capkit/examples/memcloud/cloud"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
 	"github.com/capkit/capkit/providertest/lifecycle"
+	"github.com/capkit/capkit/reconcile/ensure"
 )
 
 // options are the demo's flags.

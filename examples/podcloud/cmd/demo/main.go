@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/capkit/capkit/reconcile/ensure"
 	"io"
 	"os"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/capkit/capkit/examples/podcloud/podcloudtest"
 	"github.com/capkit/capkit/providertest/lifecycle"
 	"github.com/capkit/capkit/providertest/testenv"
+	"github.com/capkit/capkit/reconcile/ensure"
 )
 
 // options are the demo's flags.

@@ -5,14 +5,14 @@ package services
 import (
 	"context"
 	"errors"
-	"github.com/capkit/capkit/reconcile/ensure"
-	"github.com/capkit/capkit/reconcile/step"
 	"time"
 
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/internal/docstest/myprovider/api/v1beta2"
 	"github.com/capkit/capkit/internal/docstest/myprovider/mycloud"
 	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"github.com/capkit/capkit/scope"
 )
 

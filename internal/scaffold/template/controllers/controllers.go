@@ -29,7 +29,7 @@ const DefaultPollInterval = 5 * time.Second
 // reconcileOptions returns the options of a reconciler with finalizer: the provider's, then opts, which win.
 func reconcileOptions(finalizer string, opts []reconcile.Option) []reconcile.Option {
 	return append([]reconcile.Option{
-		reconcile.WithDefaultRequeue(DefaultPollInterval),
+		reconcile.WithPollInterval(DefaultPollInterval),
 		reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)),
 		reconcile.WithFinalizer(finalizer),
 	}, opts...)
@@ -42,7 +42,7 @@ func NewClusterReconciler(c client.Client, cl cloud.Cloud, opts ...reconcile.Opt
 		return nil, err
 	}
 	steps := []reconcile.Step[scope.ClusterScoper[*v1beta2.QuuxCluster]]{{Name: StepLoadBalancer, Service: lb}}
-	return reconcile.NewClusterReconciler(c, func() *v1beta2.QuuxCluster { return &v1beta2.QuuxCluster{} }, steps, //nolint:staticcheck // the scaffold builds against capkit's last release until v0.2.0
+	return reconcile.NewClusterReconcilerFor(c, &v1beta2.QuuxCluster{}, steps,
 		reconcileOptions(v1beta2.QuuxClusterFinalizer, opts)...)
 }
 
@@ -53,7 +53,7 @@ func NewMachineReconciler(c client.Client, cl cloud.Cloud, opts ...reconcile.Opt
 		return nil, err
 	}
 	steps := []reconcile.Step[scope.MachineScoper[*v1beta2.QuuxMachine]]{{Name: StepInstance, Service: inst}}
-	return reconcile.NewMachineReconciler(c, func() *v1beta2.QuuxMachine { return &v1beta2.QuuxMachine{} }, steps, //nolint:staticcheck // the scaffold builds against capkit's last release until v0.2.0
+	return reconcile.NewMachineReconcilerFor(c, &v1beta2.QuuxMachine{}, steps,
 		reconcileOptions(v1beta2.QuuxMachineFinalizer, opts)...)
 }
 

@@ -1,5 +1,5 @@
 // Package controllers wires the quux provider's services into capkit's generic reconcilers
-// (reconcile.NewClusterReconciler, reconcile.NewMachineReconciler): fetch, owner wait, pause, the finalizer
+// (reconcile.NewClusterReconcilerFor, reconcile.NewMachineReconcilerFor): fetch, owner wait, pause, the finalizer
 // persisted before any cloud call, one condition per step, reverse-order delete, error classes and events
 // come from capkit; the provider gives the steps.
 //

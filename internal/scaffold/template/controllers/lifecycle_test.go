@@ -12,6 +12,7 @@ import (
 
 	"github.com/capkit/capkit/providertest/lifecycle"
 	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/ensure"
 
 	"github.com/capkit/capkit/internal/scaffold/template/api/v1beta2"
 	"github.com/capkit/capkit/internal/scaffold/template/cloud"
@@ -27,7 +28,7 @@ func TestLifecycle(t *testing.T) {
 	c := cloud.NewMemory()
 	poll := 50 * time.Millisecond
 	m, err := env.StartManager(ctx, logr.Discard(), func(mgr ctrl.Manager) error {
-		return errors.Join(controllers.SetupWithManager(mgr, c, reconcile.WithDefaultRequeue(poll), reconcile.WithResyncPeriod(poll)),
+		return errors.Join(controllers.SetupWithManager(mgr, c, reconcile.WithPollInterval(poll), reconcile.WithResyncPeriod(poll)),
 			webhooks.SetupWithManager(mgr))
 	})
 	require.NoError(t, err)
@@ -42,7 +43,7 @@ func TestLifecycle(t *testing.T) {
 		ControlPlaneMachines: 1, WorkerMachines: 2,
 		PlayCAPI: true, Timeout: time.Minute,
 		LeakChecker: lifecycle.LeakCheckerFunc(func(_ context.Context, q lifecycle.LeakQuery) ([]string, error) {
-			return c.Tagged(reconcile.TagOwnershipKey, q.OwnershipKeys...), nil
+			return c.Tagged(ensure.TagOwnershipKey, q.OwnershipKeys...), nil
 		}),
 	})
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"github.com/capkit/capkit/scope"
 
 	"github.com/capkit/capkit/internal/scaffold/template/api/v1beta2"
@@ -25,7 +27,7 @@ var (
 // LoadBalancer is the step of a QuuxCluster: it creates the API server load balancer, sets
 // spec.controlPlaneEndpoint to its host and port and marks the QuuxCluster provisioned.
 type LoadBalancer struct {
-	lbs reconcile.Resource[cloud.LoadBalancerSpec, *cloud.LoadBalancer]
+	lbs ensure.Resource[cloud.LoadBalancerSpec, *cloud.LoadBalancer]
 }
 
 // NewLoadBalancer returns the load balancer service on c.
@@ -37,14 +39,14 @@ func NewLoadBalancer(c cloud.LoadBalancers) (*LoadBalancer, error) {
 }
 
 // Reconcile ensures the load balancer exists and completes the QuuxCluster's contract fields.
-func (l *LoadBalancer) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1beta2.QuuxCluster]) (reconcile.Result, error) {
+func (l *LoadBalancer) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1beta2.QuuxCluster]) (step.Result, error) {
 	qc := s.InfraCluster()
 	port := qc.Spec.LoadBalancerPort
 	if port == 0 {
 		port = v1beta2.DefaultLoadBalancerPort
 	}
-	res, err := reconcile.Ensure(ctx, s, KeyLoadBalancer, l.lbs,
-		reconcile.Given(cloud.LoadBalancerSpec{Name: s.Cluster().Name + "-apiserver", Port: port}))
+	res, err := ensure.Exists(ctx, s, KeyLoadBalancer, l.lbs,
+		ensure.Given(cloud.LoadBalancerSpec{Name: s.Cluster().Name + "-apiserver", Port: port}))
 	if err != nil || !res.Result.Done {
 		return res.Result, err
 	}
@@ -52,14 +54,14 @@ func (l *LoadBalancer) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1b
 		qc.Spec.ControlPlaneEndpoint = contract.APIEndpoint{Host: res.Observed.Host, Port: res.Observed.Port}
 		// The endpoint is set once: persist it now, so that a crash cannot lose it.
 		if err := scope.PatchSpec(ctx, s); err != nil {
-			return reconcile.Result{}, err
+			return step.Result{}, err
 		}
 	}
 	qc.SetProvisioned(true)
-	return reconcile.Result{Done: true}, nil
+	return step.Result{Done: true}, nil
 }
 
 // Delete deletes the load balancer, recorded in status or found by its ownership tags.
-func (l *LoadBalancer) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.QuuxCluster]) (reconcile.Result, error) {
-	return reconcile.EnsureDeleted(ctx, s, KeyLoadBalancer, l.lbs)
+func (l *LoadBalancer) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.QuuxCluster]) (step.Result, error) {
+	return ensure.Deleted(ctx, s, KeyLoadBalancer, l.lbs)
 }

@@ -5,7 +5,8 @@ import (
 	"fmt"
 
 	"github.com/capkit/capkit/contract"
-	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"github.com/capkit/capkit/scope"
 
 	"github.com/capkit/capkit/internal/scaffold/template/api/v1beta2"
@@ -18,7 +19,7 @@ import (
 // The instance's ID is recorded in spec.providerID through scope.ProviderIDTracker, so that the checkpoint
 // after the create is a single spec write.
 type Instance struct {
-	instances reconcile.Resource[cloud.InstanceSpec, *cloud.Instance]
+	instances ensure.Resource[cloud.InstanceSpec, *cloud.Instance]
 }
 
 // NewInstance returns the instance service on c.
@@ -35,14 +36,14 @@ func (n *Instance) tracker(s scope.MachineScoper[*v1beta2.QuuxMachine]) (scope.R
 }
 
 // Reconcile ensures the instance exists and reports it.
-func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper[*v1beta2.QuuxMachine]) (reconcile.Result, error) {
+func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper[*v1beta2.QuuxMachine]) (step.Result, error) {
 	qm := s.InfraMachine()
 	tracker, err := n.tracker(s)
 	if err != nil {
-		return reconcile.Result{}, err
+		return step.Result{}, err
 	}
 	// The bootstrap data is read only when the instance must be created.
-	desired := reconcile.Lazy(func(ctx context.Context) (cloud.InstanceSpec, error) {
+	desired := ensure.Lazy(func(ctx context.Context) (cloud.InstanceSpec, error) {
 		data, _, err := s.BootstrapData(ctx) // secret: never logged, never in an error
 		if err != nil {
 			return cloud.InstanceSpec{}, err
@@ -50,9 +51,9 @@ func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper[*v1beta2
 		return cloud.InstanceSpec{Name: qm.Name, Image: orDefault(qm.Spec.Image, v1beta2.DefaultImage),
 			Type: orDefault(qm.Spec.InstanceType, v1beta2.DefaultInstanceType), UserData: data}, nil
 	})
-	res, err := reconcile.Ensure(ctx, tracker, KeyInstance, n.instances, desired, reconcile.CreateOnce())
+	res, err := ensure.Exists(ctx, tracker, KeyInstance, n.instances, desired, ensure.CreateOnce())
 	if err != nil {
-		return reconcile.Result{}, err
+		return step.Result{}, err
 	}
 	qm.Status.Addresses = []contract.MachineAddress{
 		{Type: contract.MachineInternalIP, Address: res.Observed.PrivateIP},
@@ -62,16 +63,16 @@ func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper[*v1beta2
 		return res.Result, nil
 	}
 	qm.SetProvisioned(true)
-	return reconcile.Result{Done: true}, nil
+	return step.Result{Done: true}, nil
 }
 
 // Delete deletes the instance, recorded in spec.providerID or found by its ownership tags.
-func (n *Instance) Delete(ctx context.Context, s scope.MachineScoper[*v1beta2.QuuxMachine]) (reconcile.Result, error) {
+func (n *Instance) Delete(ctx context.Context, s scope.MachineScoper[*v1beta2.QuuxMachine]) (step.Result, error) {
 	tracker, err := n.tracker(s)
 	if err != nil {
-		return reconcile.Result{}, err
+		return step.Result{}, err
 	}
-	return reconcile.EnsureDeleted(ctx, tracker, KeyInstance, n.instances)
+	return ensure.Deleted(ctx, tracker, KeyInstance, n.instances)
 }
 
 // orDefault returns v, or def when v is empty.

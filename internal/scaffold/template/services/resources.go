@@ -4,13 +4,14 @@ import (
 	"errors"
 
 	"github.com/capkit/capkit/conditions"
-	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 
 	"github.com/capkit/capkit/internal/scaffold/template/cloud"
 )
 
 // Resource keys: the names under which the services record cloud IDs (status.resources, or spec.providerID
-// for the instance) and tag the resources (reconcile.TagResourceKey).
+// for the instance) and tag the resources (ensure.TagResourceKey).
 const (
 	// KeyLoadBalancer is the key of a QuuxCluster's API server load balancer.
 	KeyLoadBalancer = "load-balancer"
@@ -28,34 +29,34 @@ func notFound(err error) bool { return errors.Is(err, cloud.ErrNotFound) }
 // transient (retried with backoff) otherwise.
 func classify(err error) error {
 	if errors.Is(err, cloud.ErrInvalidParameter) {
-		return reconcile.Terminal(conditions.ReasonInvalidParameters, err)
+		return step.Terminal(conditions.ReasonInvalidParameters, err)
 	}
 	return err
 }
 
-// LoadBalancers returns the load balancers of c as a reconcile.Resource for Ensure.
-func LoadBalancers(c cloud.LoadBalancers) reconcile.Resource[cloud.LoadBalancerSpec, *cloud.LoadBalancer] {
-	return reconcile.NewResource(reconcile.ResourceFuncs[cloud.LoadBalancerSpec, *cloud.LoadBalancer]{
+// LoadBalancers returns the load balancers of c as a ensure.Resource for Ensure.
+func LoadBalancers(c cloud.LoadBalancers) ensure.Resource[cloud.LoadBalancerSpec, *cloud.LoadBalancer] {
+	return ensure.NewResource(ensure.ResourceFuncs[cloud.LoadBalancerSpec, *cloud.LoadBalancer]{
 		ResourceKind:   "LoadBalancer",
 		ValidateFunc:   cloud.LoadBalancerSpec.Validate,
-		GetFunc:        reconcile.GoneIfNotFound(c.GetLoadBalancer, notFound),
-		FindByTagsFunc: reconcile.FindOldest(c.FindLoadBalancers, nil),
+		GetFunc:        ensure.GoneIfNotFound(c.GetLoadBalancer, notFound),
+		FindByTagsFunc: ensure.FindOldest(c.FindLoadBalancers, nil),
 		CreateFunc:     c.CreateLoadBalancer,
-		DeleteFunc:     reconcile.IgnoreErrors(c.DeleteLoadBalancer, notFound),
+		DeleteFunc:     ensure.IgnoreErrors(c.DeleteLoadBalancer, notFound),
 		IDFunc:         func(lb *cloud.LoadBalancer) string { return lb.ID },
 		ClassifyFunc:   classify,
 	})
 }
 
-// Instances returns the instances of c as a reconcile.Resource for Ensure; a pending instance is waited for.
-func Instances(c cloud.Instances) reconcile.Resource[cloud.InstanceSpec, *cloud.Instance] {
-	return reconcile.NewResource(reconcile.ResourceFuncs[cloud.InstanceSpec, *cloud.Instance]{
+// Instances returns the instances of c as a ensure.Resource for Ensure; a pending instance is waited for.
+func Instances(c cloud.Instances) ensure.Resource[cloud.InstanceSpec, *cloud.Instance] {
+	return ensure.NewResource(ensure.ResourceFuncs[cloud.InstanceSpec, *cloud.Instance]{
 		ResourceKind:   "Instance",
 		ValidateFunc:   cloud.InstanceSpec.Validate,
-		GetFunc:        reconcile.GoneIfNotFound(c.GetInstance, notFound),
-		FindByTagsFunc: reconcile.FindOldest(c.FindInstances, nil),
+		GetFunc:        ensure.GoneIfNotFound(c.GetInstance, notFound),
+		FindByTagsFunc: ensure.FindOldest(c.FindInstances, nil),
 		CreateFunc:     c.CreateInstance,
-		DeleteFunc:     reconcile.IgnoreErrors(c.DeleteInstance, notFound),
+		DeleteFunc:     ensure.IgnoreErrors(c.DeleteInstance, notFound),
 		IDFunc:         func(i *cloud.Instance) string { return i.ID },
 		PendingFunc: func(i *cloud.Instance) (string, string, bool) {
 			return ReasonInstancePending, "instance " + i.ID + " is booting", i.State == cloud.InstancePending

@@ -12,6 +12,8 @@ import (
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/providertest/servicetest"
 	"github.com/capkit/capkit/reconcile"
+	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"github.com/capkit/capkit/scope"
 	"github.com/capkit/capkit/scope/scopetest"
 
@@ -52,7 +54,7 @@ func TestLoadBalancer(t *testing.T) {
 		{
 			Name:  "creates the load balancer and sets the endpoint",
 			Scope: clusterScope(),
-			Want:  servicetest.Outcome{Result: reconcile.Result{Done: true}},
+			Want:  servicetest.Outcome{Result: step.Result{Done: true}},
 			Check: func(t *testing.T, s *scopetest.FakeClusterScope[*v1beta2.QuuxCluster], c *cloud.Memory) {
 				assert.Equal(t, 1, c.Count())
 				assert.True(t, s.Object.IsProvisioned())
@@ -64,11 +66,11 @@ func TestLoadBalancer(t *testing.T) {
 			Name: "adopts the load balancer of its ownership tags instead of creating a second",
 			NewScope: func(t *testing.T, c *cloud.Memory) *scopetest.FakeClusterScope[*v1beta2.QuuxCluster] {
 				_, err := c.CreateLoadBalancer(context.Background(), cloud.LoadBalancerSpec{Name: "c1-apiserver", Port: 6443}, "t",
-					reconcile.OwnershipTags("cluster-key", services.KeyLoadBalancer))
+					ensure.OwnershipTags("cluster-key", services.KeyLoadBalancer))
 				require.NoError(t, err)
 				return clusterScope()
 			},
-			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}},
+			Want: servicetest.Outcome{Result: step.Result{Done: true}},
 			Check: func(t *testing.T, _ *scopetest.FakeClusterScope[*v1beta2.QuuxCluster], c *cloud.Memory) {
 				assert.Equal(t, 1, c.Count())
 			},
@@ -83,7 +85,7 @@ func TestLoadBalancer(t *testing.T) {
 				return s
 			},
 			Delete: true,
-			Want:   servicetest.Outcome{Result: reconcile.Result{Done: true}},
+			Want:   servicetest.Outcome{Result: step.Result{Done: true}},
 			Check: func(t *testing.T, _ *scopetest.FakeClusterScope[*v1beta2.QuuxCluster], c *cloud.Memory) {
 				assert.Zero(t, c.Count())
 			},
@@ -111,7 +113,7 @@ func TestInstance(t *testing.T) {
 		{
 			Name:  "creates the instance and waits while it boots",
 			Scope: machineScope("m-0"),
-			Want: servicetest.Outcome{Result: reconcile.Result{RequeueAfter: reconcile.DefaultRequeueAfter, Reason: services.ReasonInstancePending,
+			Want: servicetest.Outcome{Result: step.Result{RequeueAfter: step.DefaultPollInterval, Reason: services.ReasonInstancePending,
 				Message: `resource "instance" (id "i-000001"): instance i-000001 is booting`}},
 			Check: func(t *testing.T, s *scopetest.FakeMachineScope[*v1beta2.QuuxMachine], c *cloud.Memory) {
 				assert.Equal(t, 1, c.Count())
@@ -130,7 +132,7 @@ func TestInstance(t *testing.T) {
 				s.Object.Spec.ProviderID = v1beta2.ProviderID(inst.ID)
 				return s
 			},
-			Want: servicetest.Outcome{Result: reconcile.Result{Done: true}},
+			Want: servicetest.Outcome{Result: step.Result{Done: true}},
 			Check: func(t *testing.T, s *scopetest.FakeMachineScope[*v1beta2.QuuxMachine], c *cloud.Memory) {
 				assert.Equal(t, 1, c.Count())
 				assert.True(t, s.Object.IsProvisioned())
@@ -147,7 +149,7 @@ func TestInstance(t *testing.T) {
 				return s
 			},
 			Delete: true,
-			Want:   servicetest.Outcome{Result: reconcile.Result{Done: true}},
+			Want:   servicetest.Outcome{Result: step.Result{Done: true}},
 			Check: func(t *testing.T, _ *scopetest.FakeMachineScope[*v1beta2.QuuxMachine], c *cloud.Memory) {
 				assert.Zero(t, c.Count())
 			},

@@ -3,7 +3,7 @@ package webhooks
 import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/capkit/capkit/contract/webhook" //nolint:staticcheck // the scaffold builds against capkit's last release until v0.2.0
+	"github.com/capkit/capkit/contract/admission"
 )
 
 // The markers below generate config/webhook/manifests.yaml. Their paths are the ones controller-runtime's
@@ -25,7 +25,7 @@ import (
 // SetupWithManager registers the webhooks of every kind with the manager's webhook server. The manager's
 // scheme must hold the v1beta2 types.
 func SetupWithManager(mgr ctrl.Manager) error {
-	hooks := []webhook.Registrar{QuuxCluster, QuuxMachine, QuuxClusterTemplate, QuuxMachineTemplate} //nolint:govet,staticcheck // the scaffold builds against capkit's last release until v0.2.0
+	hooks := []admission.Registrar{QuuxCluster, QuuxMachine, QuuxClusterTemplate, QuuxMachineTemplate}
 	// +capkit:scaffold:webhooks
-	return webhook.SetupWithManager(mgr, hooks...) //nolint:govet,staticcheck // the scaffold builds against capkit's last release until v0.2.0
+	return admission.SetupWithManager(mgr, hooks...)
 }

@@ -3,7 +3,7 @@ package webhooks
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/capkit/capkit/contract/webhook" //nolint:staticcheck // the scaffold builds against capkit's last release until v0.2.0
+	"github.com/capkit/capkit/contract/admission"
 
 	"github.com/capkit/capkit/internal/scaffold/template/api/v1beta2"
 )
@@ -82,14 +82,14 @@ func ValidateQuuxMachineSpecUpdate(oldSpec, newSpec *v1beta2.QuuxMachineSpec, pa
 }
 
 // QuuxCluster is the admission webhook of QuuxCluster.
-var QuuxCluster = webhook.Webhook[*v1beta2.QuuxCluster, v1beta2.QuuxClusterSpec]{ //nolint:govet,staticcheck // the scaffold builds against capkit's last release until v0.2.0
+var QuuxCluster = admission.Webhook[*v1beta2.QuuxCluster, v1beta2.QuuxClusterSpec]{
 	GroupKind:   v1beta2.GroupVersion.WithKind("QuuxCluster").GroupKind(),
 	Spec:        func(c *v1beta2.QuuxCluster) *v1beta2.QuuxClusterSpec { return &c.Spec },
 	DefaultSpec: DefaultQuuxClusterSpec, ValidateSpecUpdate: ValidateQuuxClusterSpecUpdate,
 }
 
 // QuuxMachine is the admission webhook of QuuxMachine.
-var QuuxMachine = webhook.Webhook[*v1beta2.QuuxMachine, v1beta2.QuuxMachineSpec]{ //nolint:govet,staticcheck // the scaffold builds against capkit's last release until v0.2.0
+var QuuxMachine = admission.Webhook[*v1beta2.QuuxMachine, v1beta2.QuuxMachineSpec]{
 	GroupKind:   v1beta2.GroupVersion.WithKind("QuuxMachine").GroupKind(),
 	Spec:        func(m *v1beta2.QuuxMachine) *v1beta2.QuuxMachineSpec { return &m.Spec },
 	DefaultSpec: DefaultQuuxMachineSpec, ValidateSpec: ValidateQuuxMachineSpec, ValidateSpecUpdate: ValidateQuuxMachineSpecUpdate,
@@ -97,7 +97,7 @@ var QuuxMachine = webhook.Webhook[*v1beta2.QuuxMachine, v1beta2.QuuxMachineSpec]
 
 // QuuxClusterTemplate is the admission webhook of QuuxClusterTemplate: its templated spec is defaulted as a
 // QuuxCluster's, and the template cannot change after creation.
-var QuuxClusterTemplate = webhook.Webhook[*v1beta2.QuuxClusterTemplate, v1beta2.QuuxClusterSpec]{ //nolint:govet,staticcheck // the scaffold builds against capkit's last release until v0.2.0
+var QuuxClusterTemplate = admission.Webhook[*v1beta2.QuuxClusterTemplate, v1beta2.QuuxClusterSpec]{
 	GroupKind: v1beta2.GroupVersion.WithKind("QuuxClusterTemplate").GroupKind(), Template: true, TemplateMetadataMutable: true,
 	Spec:        func(t *v1beta2.QuuxClusterTemplate) *v1beta2.QuuxClusterSpec { return &t.Spec.Template.Spec },
 	DefaultSpec: DefaultQuuxClusterSpec,
@@ -105,7 +105,7 @@ var QuuxClusterTemplate = webhook.Webhook[*v1beta2.QuuxClusterTemplate, v1beta2.
 
 // QuuxMachineTemplate is the admission webhook of QuuxMachineTemplate: its templated spec is defaulted as a
 // QuuxMachine's, must not set providerID, and the template cannot change after creation.
-var QuuxMachineTemplate = webhook.Webhook[*v1beta2.QuuxMachineTemplate, v1beta2.QuuxMachineSpec]{ //nolint:govet,staticcheck // the scaffold builds against capkit's last release until v0.2.0
+var QuuxMachineTemplate = admission.Webhook[*v1beta2.QuuxMachineTemplate, v1beta2.QuuxMachineSpec]{
 	GroupKind: v1beta2.GroupVersion.WithKind("QuuxMachineTemplate").GroupKind(), Template: true, TemplateMetadataMutable: true,
 	Spec:        func(t *v1beta2.QuuxMachineTemplate) *v1beta2.QuuxMachineSpec { return &t.Spec.Template.Spec },
 	DefaultSpec: DefaultQuuxMachineSpec, ValidateSpec: ValidateQuuxMachineTemplateSpec,

@@ -2,10 +2,10 @@
 // the provider, from controller-gen's output in config (make generate runs it from the repository root).
 package main
 
-import "github.com/capkit/capkit/contract/components" //nolint:staticcheck // the scaffold builds against capkit's last release until v0.2.0
+import "github.com/capkit/capkit/release/components"
 
 func main() {
-	components.Main(components.Config{ //nolint:staticcheck // the scaffold builds against capkit's last release until v0.2.0
+	components.Main(components.Config{
 		Name:      "quux",
 		Image:     "${QUUX_IMAGE:=example.com/cluster-api-provider-quux:dev}",
 		ConfigDir: "config",
