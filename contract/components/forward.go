@@ -19,7 +19,7 @@ func Build(cfg components.Config) ([]byte, error) {
 //
 // Deprecated: use github.com/capkit/capkit/release/components.Config. It has no //go:fix inline directive: it is
 // mostly written inside a call of Main, Build or Run, and go fix (Go 1.26) applies no fix at all in a package where
-// two fixes overlap (golang/go#77482). Change the import path by hand: every name is the same there.
+// two fixes overlap (Go 1.26.8: `go fix` then exits 1 and writes nothing in the package). Change the import path by hand: every name is the same there.
 type Config = components.Config
 
 // ErrInvalidConfig is release/components.ErrInvalidConfig.
