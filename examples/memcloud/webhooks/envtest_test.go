@@ -47,16 +47,7 @@ func TestWebhooksInAPIServer(t *testing.T) {
 
 		got := &v1beta2.MemCluster{}
 		require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(u), got))
-		assert.Equal(t, v1beta2.MemClusterSpec{
-			Network: v1beta2.NetworkSpec{CIDR: "10.0.0.0/16", Subnets: []v1beta2.SubnetSpec{
-				{Name: "controlplane", CIDR: "10.0.0.0/24", Role: v1beta2.SubnetRoleControlPlane},
-				{Name: "worker", CIDR: "10.0.1.0/24", Role: v1beta2.SubnetRoleWorker},
-			}},
-			LoadBalancer: v1beta2.LoadBalancerSpec{Port: 6443},
-			SecurityGroup: v1beta2.SecurityGroupSpec{IngressRules: []v1beta2.IngressRule{
-				{Protocol: v1beta2.ProtocolTCP, Port: 6443, CIDR: "0.0.0.0/0"},
-			}},
-		}, got.Spec)
+		assert.Equal(t, defaultedSpec, got.Spec, "as DefaultMemClusterSpec defaults it")
 	})
 
 	t.Run("ingress rules may change, and are validated", func(t *testing.T) {

@@ -57,20 +57,24 @@ func TestDefaultSubnets(t *testing.T) {
 	}
 }
 
+// defaultedSpec is an empty MemClusterSpec after DefaultMemClusterSpec: a network with a control plane and a
+// worker subnet, a load balancer on 6443 and a security group open to it.
+var defaultedSpec = v1beta2.MemClusterSpec{
+	Network: v1beta2.NetworkSpec{CIDR: "10.0.0.0/16", Subnets: []v1beta2.SubnetSpec{
+		{Name: "controlplane", CIDR: "10.0.0.0/24", Role: v1beta2.SubnetRoleControlPlane},
+		{Name: "worker", CIDR: "10.0.1.0/24", Role: v1beta2.SubnetRoleWorker},
+	}},
+	LoadBalancer: v1beta2.LoadBalancerSpec{Port: 6443},
+	SecurityGroup: v1beta2.SecurityGroupSpec{IngressRules: []v1beta2.IngressRule{
+		{Protocol: v1beta2.ProtocolTCP, Port: 6443, CIDR: "0.0.0.0/0"},
+	}},
+}
+
 func TestDefaultMemClusterSpec(t *testing.T) {
 	t.Run("empty spec", func(t *testing.T) {
 		spec := v1beta2.MemClusterSpec{}
 		webhooks.DefaultMemClusterSpec(&spec)
-		assert.Equal(t, v1beta2.MemClusterSpec{
-			Network: v1beta2.NetworkSpec{CIDR: "10.0.0.0/16", Subnets: []v1beta2.SubnetSpec{
-				{Name: "controlplane", CIDR: "10.0.0.0/24", Role: v1beta2.SubnetRoleControlPlane},
-				{Name: "worker", CIDR: "10.0.1.0/24", Role: v1beta2.SubnetRoleWorker},
-			}},
-			LoadBalancer: v1beta2.LoadBalancerSpec{Port: 6443},
-			SecurityGroup: v1beta2.SecurityGroupSpec{IngressRules: []v1beta2.IngressRule{
-				{Protocol: v1beta2.ProtocolTCP, Port: 6443, CIDR: "0.0.0.0/0"},
-			}},
-		}, spec)
+		assert.Equal(t, defaultedSpec, spec)
 	})
 	t.Run("the default rule follows the load balancer port", func(t *testing.T) {
 		spec := v1beta2.MemClusterSpec{LoadBalancer: v1beta2.LoadBalancerSpec{Port: 443}}

@@ -29,21 +29,33 @@ func defaultImageAndFlavor(image *string, flavor *v1beta2.Flavor) {
 	}
 }
 
+// validateImageAndFlavor checks the image and flavor, found at path's image and flavor, of a machine or a
+// machine pool: an image, and a flavor of v1beta2.Flavors.
+func validateImageAndFlavor(image string, flavor v1beta2.Flavor, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if image == "" {
+		errs = append(errs, field.Required(path.Child("image"), "every machine needs a boot image"))
+	}
+	if !slices.Contains(v1beta2.Flavors, flavor) {
+		errs = append(errs, field.NotSupported(path.Child("flavor"), flavor, v1beta2.Flavors))
+	}
+	return errs
+}
+
+// validateProviderID checks a provider ID, found at path: "memcloud://<instance ID>".
+func validateProviderID(id string, path *field.Path) field.ErrorList {
+	if _, err := v1beta2.InstanceIDFromProviderID(id); err != nil {
+		return field.ErrorList{field.Invalid(path, id, `must be "`+v1beta2.ProviderIDPrefix+`" followed by the instance ID`)}
+	}
+	return nil
+}
+
 // ValidateMemMachineSpec checks spec, found at path: an image, a known flavor, a provider ID, when set, of the
 // form "memcloud://<instance ID>", user tags (validateTags) and IPAM pools (validatePools).
 func ValidateMemMachineSpec(spec *v1beta2.MemMachineSpec, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if spec.Image == "" {
-		errs = append(errs, field.Required(path.Child("image"), "every machine needs a boot image"))
-	}
-	if !slices.Contains(v1beta2.Flavors, spec.Flavor) {
-		errs = append(errs, field.NotSupported(path.Child("flavor"), spec.Flavor, v1beta2.Flavors))
-	}
+	errs := validateImageAndFlavor(spec.Image, spec.Flavor, path)
 	if spec.ProviderID != "" {
-		if _, err := v1beta2.InstanceIDFromProviderID(spec.ProviderID); err != nil {
-			errs = append(errs, field.Invalid(path.Child("providerID"), spec.ProviderID,
-				`must be "`+v1beta2.ProviderIDPrefix+`" followed by the instance ID`))
-		}
+		errs = append(errs, validateProviderID(spec.ProviderID, path.Child("providerID"))...)
 	}
 	errs = append(errs, validateTags(spec.Tags, path.Child("tags"))...)
 	return append(errs, validatePools(spec.AddressesFromPools, path.Child("addressesFromPools"))...)

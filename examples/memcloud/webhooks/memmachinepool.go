@@ -1,8 +1,6 @@
 package webhooks
 
 import (
-	"slices"
-
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/capkit/capkit/contract/admission"
@@ -12,18 +10,9 @@ import (
 // ValidateMemMachinePoolSpec checks spec, found at path: an image, a known flavor, and provider IDs of the form
 // "memcloud://<instance ID>".
 func ValidateMemMachinePoolSpec(spec *v1beta2.MemMachinePoolSpec, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if spec.Image == "" {
-		errs = append(errs, field.Required(path.Child("image"), "every instance needs a boot image"))
-	}
-	if !slices.Contains(v1beta2.Flavors, spec.Flavor) {
-		errs = append(errs, field.NotSupported(path.Child("flavor"), spec.Flavor, v1beta2.Flavors))
-	}
+	errs := validateImageAndFlavor(spec.Image, spec.Flavor, path)
 	for i, id := range spec.ProviderIDList {
-		if _, err := v1beta2.InstanceIDFromProviderID(id); err != nil {
-			errs = append(errs, field.Invalid(path.Child("providerIDList").Index(i), id,
-				`must be "`+v1beta2.ProviderIDPrefix+`" followed by the instance ID`))
-		}
+		errs = append(errs, validateProviderID(id, path.Child("providerIDList").Index(i))...)
 	}
 	return errs
 }

@@ -17,6 +17,7 @@ import (
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -78,6 +79,20 @@ func requireInvalid(t *testing.T, err error, want string) {
 	t.Helper()
 	require.True(t, apierrors.IsInvalid(err), "want Invalid, got %v", err)
 	assert.Contains(t, err.Error(), want)
+}
+
+// topologyApply is Cluster API's topology controller writing obj: a server-side apply under its field owner of
+// obj annotated for a topology dry-run.
+func topologyApply(ctx context.Context, t *testing.T, c client.Client, obj client.Object, opts ...client.ApplyOption) error {
+	t.Helper()
+	gvk, err := apiutil.GVKForObject(obj, c.Scheme())
+	require.NoError(t, err)
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	require.NoError(t, err)
+	u := &unstructured.Unstructured{Object: m}
+	u.SetGroupVersionKind(gvk)
+	u.SetAnnotations(map[string]string{admission.TopologyDryRunAnnotation: ""})
+	return c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), append(opts, client.FieldOwner("capi-topology"), client.ForceOwnership)...)
 }
 
 func TestWebhooksInAPIServer(t *testing.T) {
@@ -145,15 +160,7 @@ func TestWebhooksInAPIServer(t *testing.T) {
 		requireInvalid(t, c.Update(ctx, nodePort.DeepCopy()), immutable)
 		requireInvalid(t, c.Update(ctx, nodePort.DeepCopy(), client.DryRunAll), immutable)
 		apply := func(opts ...client.ApplyOption) error {
-			obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&v1beta2.PodClusterTemplate{
-				TypeMeta: metav1.TypeMeta{APIVersion: v1beta2.GroupVersion.String(), Kind: "PodClusterTemplate"},
-				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: tmpl.Name,
-					Annotations: map[string]string{admission.TopologyDryRunAnnotation: ""}},
-				Spec: nodePort.Spec,
-			})
-			require.NoError(t, err)
-			return c.Apply(ctx, client.ApplyConfigurationFromUnstructured(&unstructured.Unstructured{Object: obj}),
-				append(opts, client.FieldOwner("capi-topology"), client.ForceOwnership)...)
+			return topologyApply(ctx, t, c, &v1beta2.PodClusterTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: tmpl.Name}, Spec: nodePort.Spec}, opts...)
 		}
 		require.NoError(t, apply(client.DryRunAll), "Cluster API's topology dry-run must pass")
 		requireInvalid(t, apply(), immutable)
@@ -173,15 +180,7 @@ func TestWebhooksInAPIServer(t *testing.T) {
 
 		// Cluster API's topology controller: a server-side apply dry-run of the annotated, changed template.
 		apply := func(opts ...client.ApplyOption) error {
-			obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&v1beta2.PodMachineTemplate{
-				TypeMeta: metav1.TypeMeta{APIVersion: v1beta2.GroupVersion.String(), Kind: "PodMachineTemplate"},
-				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: tmpl.Name,
-					Annotations: map[string]string{admission.TopologyDryRunAnnotation: ""}},
-				Spec: newer.Spec,
-			})
-			require.NoError(t, err)
-			return c.Apply(ctx, client.ApplyConfigurationFromUnstructured(&unstructured.Unstructured{Object: obj}),
-				append(opts, client.FieldOwner("capi-topology"), client.ForceOwnership)...)
+			return topologyApply(ctx, t, c, &v1beta2.PodMachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: tmpl.Name}, Spec: newer.Spec}, opts...)
 		}
 		require.NoError(t, apply(client.DryRunAll), "Cluster API's topology dry-run must pass")
 		requireInvalid(t, apply(), "spec.template.spec.image: Forbidden: field is immutable")
