@@ -109,7 +109,7 @@ func TestRunScenariosRunsOnlyWhatTheFixtureCanAndLogsTheRest(t *testing.T) {
 		assert.Contains(t, log, "not run: "+name+" (needs CloudFixture.LagSearch)")
 	}
 	for _, name := range updates {
-		assert.Contains(t, log, "not run: "+name+" (needs CloudFixture.Resource to implement reconcile.Updater)")
+		assert.Contains(t, log, "not run: "+name+" (needs CloudFixture.Resource to implement ensure.Updater)")
 	}
 	assert.Contains(t, log, "not run: WaitsWhilePending (needs CloudFixture.MakePending)")
 	assert.Equal(t, 7, strings.Count(log, "not run: "))
@@ -126,7 +126,7 @@ func TestRunScenariosRequireAllFailsNamingWhatIsMissing(t *testing.T) {
 	msg := f.errs[0]
 	assert.Contains(t, msg, "cannot run 5 of the 17 ensure scenarios, and ResourceUnderTest.RequireAll is set")
 	assert.Contains(t, msg, "not run: WaitsWhilePending (needs CloudFixture.MakePending)")
-	assert.Contains(t, msg, "(needs CloudFixture.Resource to implement reconcile.Updater)")
+	assert.Contains(t, msg, "(needs CloudFixture.Resource to implement ensure.Updater)")
 	assert.NotContains(t, msg, "LagSearch")
 	// The scenarios the fixture can run still run, and pass.
 	assert.Equal(t, allNames(updates, pending), f.ran())
