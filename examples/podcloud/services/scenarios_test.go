@@ -74,14 +74,14 @@ var (
 // scenarioFixture returns the fixture of one kind in a fresh namespace: Count counts the objects of the kind
 // that carry the ownership labels there (the scenarios' owner is the only one), being deleted or not, and DeleteOutOfBand deletes
 // one as a user would.
-func scenarioFixture[S any, O client.Object](t testing.TB, ns string, res ensure.Resource[S, O], newList func() client.ObjectList,
-	newObj func() O) ensuretest.CloudFixture[S, O] {
+func scenarioFixture[S any, O client.Object](t testing.TB, ns string, res ensure.Resource[S, O], emptyList client.ObjectList,
+	empty O) ensuretest.CloudFixture[S, O] {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	return ensuretest.CloudFixture[S, O]{
 		Resource: res,
 		Count: func() int {
-			list := newList()
+			list := emptyList.DeepCopyObject().(client.ObjectList)
 			require.NoError(t, env.Client.List(ctx, list, client.InNamespace(ns), client.HasLabels{ensure.TagOwnershipKey}))
 			return meta.LenList(list)
 		},
@@ -90,7 +90,7 @@ func scenarioFixture[S any, O client.Object](t testing.TB, ns string, res ensure
 			if err != nil {
 				return err
 			}
-			obj := newObj()
+			obj := empty.DeepCopyObject().(O)
 			obj.SetNamespace(key.Namespace)
 			obj.SetName(key.Name)
 			return env.Client.Delete(ctx, obj)
@@ -123,8 +123,8 @@ func TestEnsureScenarios(t *testing.T) {
 			InvalidSpec: "Not_A_Name",
 			New: func(t testing.TB) ensuretest.CloudFixture[string, *corev1.ServiceAccount] {
 				r, ns := newResources(t)
-				return scenarioFixture(t, ns, r.ServiceAccounts, func() client.ObjectList { return &corev1.ServiceAccountList{} },
-					func() *corev1.ServiceAccount { return &corev1.ServiceAccount{} })
+				return scenarioFixture(t, ns, r.ServiceAccounts, &corev1.ServiceAccountList{},
+					&corev1.ServiceAccount{})
 			},
 		})
 	})
@@ -137,8 +137,8 @@ func TestEnsureScenarios(t *testing.T) {
 			New: func(t testing.TB) ensuretest.CloudFixture[services.ServiceSpec, *corev1.Service] {
 				r, ns := newResources(t)
 				res := withNamespace(r.Services, func(s services.ServiceSpec) services.ServiceSpec { s.Namespace = ns; return s })
-				f := scenarioFixture(t, ns, res, func() client.ObjectList { return &corev1.ServiceList{} },
-					func() *corev1.Service { return &corev1.Service{} })
+				f := scenarioFixture(t, ns, res, &corev1.ServiceList{},
+					&corev1.Service{})
 				f.Drift = func(id string) error { // someone points the Service at other Pods
 					key, _, err := kubeobjects.ParseID(id)
 					if err != nil {
@@ -164,8 +164,8 @@ func TestEnsureScenarios(t *testing.T) {
 			New: func(t testing.TB) ensuretest.CloudFixture[services.SecretSpec, *corev1.Secret] {
 				r, ns := newResources(t)
 				res := withNamespace(r.Secrets, func(s services.SecretSpec) services.SecretSpec { s.Namespace = ns; return s })
-				return scenarioFixture(t, ns, res, func() client.ObjectList { return &corev1.SecretList{} },
-					func() *corev1.Secret { return &corev1.Secret{} })
+				return scenarioFixture(t, ns, res, &corev1.SecretList{},
+					&corev1.Secret{})
 			},
 		})
 	})
@@ -176,8 +176,8 @@ func TestEnsureScenarios(t *testing.T) {
 		r, ns := newResources(t)
 		createServiceAccount(t, ns, podSpec.ServiceAccount)
 		res := withNamespace(r.Pods, func(s services.PodSpec) services.PodSpec { s.Namespace = ns; return s })
-		f := scenarioFixture(t, ns, res, func() client.ObjectList { return &corev1.PodList{} },
-			func() *corev1.Pod { return &corev1.Pod{} })
+		f := scenarioFixture(t, ns, res, &corev1.PodList{},
+			&corev1.Pod{})
 		f.MakePending = func(id string) error { // scheduled, its image being pulled
 			key, _, err := kubeobjects.ParseID(id)
 			if err != nil {
