@@ -67,6 +67,6 @@ func unlabelledNote(dir string, n int) Unclassified {
 	}
 	return Unclassified{File: dir, Reason: fmt.Sprintf(
 		"note: labels not checked: none of the %d %s here carries a %s<contract> label, as controller-gen writes them (providers add the contract and clusterctl move labels in config/crd/kustomization.yaml); "+
-			"give the folder of that kustomization (or config/default) built, or the release's *-components.yaml, to check the labels",
+			"give capkit check that kustomization folder (config/crd, or config/default) or the release's *-components.yaml to check them",
 		n, crds, contract.VersionLabelPrefix)}
 }
