@@ -103,13 +103,7 @@ func TestMetadataCRDContractOnlyLabelledCRDs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rules, _ := rulesOf(t, yamlFile(t, "p/metadata.yaml", metadata),
 				yamlFile(t, "p/bases/a.yaml", ruleCRD("infrastructure.example.io", "MemCluster", "Namespaced", tt.labels)))
-			var got []string
-			for _, r := range rules {
-				if r == clusterctl.RuleMetadataCRDContract {
-					got = append(got, r)
-				}
-			}
-			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.want, only(rules, clusterctl.RuleMetadataCRDContract))
 		})
 	}
 }
@@ -131,13 +125,7 @@ func TestAggregatedRoleGroups(t *testing.T) {
 		t.Run(tt.group, func(t *testing.T) {
 			crd := strings.Replace(ruleCRD(tt.group, tt.kind, "Namespaced", v1beta2Label), "labels: {", "labels: {cluster.x-k8s.io/provider: infrastructure-mem, ", 1)
 			rules, _ := rulesOf(t, yamlFile(t, "infrastructure-components.yaml", componentsHead+"---\n"+crd))
-			var got []string
-			for _, r := range rules {
-				if r == clusterctl.RuleComponentsAggregatedRole {
-					got = append(got, r)
-				}
-			}
-			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.want, only(rules, clusterctl.RuleComponentsAggregatedRole))
 		})
 	}
 }
@@ -186,18 +174,20 @@ func TestClusterClassVariablesOnlyOnReleaseAssets(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			rules, _ := rulesOf(t, yamlFile(t, tt.file, class))
-			assert.Equal(t, tt.want, hasRule(rules, clusterctl.RuleClusterClassVariables), rules)
+			assert.Equal(t, tt.want, len(only(rules, clusterctl.RuleClusterClassVariables)) > 0, rules)
 		})
 	}
 }
 
-func hasRule(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
+// only returns the elements of rules equal to rule.
+func only(rules []string, rule string) []string {
+	var out []string
+	for _, r := range rules {
+		if r == rule {
+			out = append(out, r)
 		}
 	}
-	return false
+	return out
 }
 
 // TestRulesTable: every rule constant has an entry with a level and a source, and docs/contract-and-check.md lists
