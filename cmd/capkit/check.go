@@ -24,8 +24,10 @@ clusterclass-<name>.yaml) or, under any other name, by their content, and checke
 a metadata file) that are none of these, and files named *.yaml that are not regular files (named pipes, devices),
 are listed as not checked, never counted as clean.
 
-Each violation is printed on one line of printable text: "file:line: kind/name: rule: path: message"; a name or
-path with characters that are not printable is quoted with Go escapes.
+Each finding is printed on one line of printable text: "file:line: level: kind/name: rule: path: message"; a name
+or path with characters that are not printable is quoted with Go escapes. The level is that of the rule's source:
+error (a MUST of the contract, or what clusterctl or the API server refuses), warning (a SHOULD), note (advice,
+which does not fail the check); docs/contract-and-check.md lists every rule with its level and source.
   --strict   treat a file or document that was not checked as a violation
 
 Bounds (each file; input above one is refused with a line that names the file and the bound, exit code 2):
@@ -33,8 +35,8 @@ Bounds (each file; input above one is refused with a line that names the file an
   %d YAML nodes (also estimated before parsing, from lines and indicators), %d documents (items of Lists
   included). At most %d findings per file are listed, then "file: and N more violations"; the summary counts them
   all. The garbage collector keeps memory near %d MiB (a soft limit; GOMEMLIMIT overrides it).
-exit codes: 0 clean, 1 violations found (or, with --strict, files not checked), 2 unreadable, malformed or too
-large input or bad usage`, clusterctl.DefaultMaxYAMLBytes>>20, clusterctl.DefaultMaxYAMLBytes>>20, clusterctl.DefaultMaxYAMLNodes,
+exit codes: 0 clean (notes at most), 1 errors or warnings found (or, with --strict, files not checked), 2
+unreadable, malformed or too large input or bad usage`, clusterctl.DefaultMaxYAMLBytes>>20, clusterctl.DefaultMaxYAMLBytes>>20, clusterctl.DefaultMaxYAMLNodes,
 	clusterctl.DefaultMaxYAMLDocuments, clusterctl.DefaultMaxFindings, checkMemoryLimit>>20)
 
 // runCheck implements "capkit check PATH...".
@@ -85,8 +87,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	printLines(stdout, findings)
 	skipped := append(walk.notChecked, clusterctl.FindUnclassified(files...)...)
 	printLines(stdout, skipped)
-	violations := findings.Count()
+	violations := findings.Failing()
 	summary := fmt.Sprintf("capkit check: %s, %s", plural(len(files), "file"), plural(violations, "violation"))
+	if notes := findings.Count() - violations; notes > 0 {
+		summary += ", " + plural(notes, "note")
+	}
 	if len(skipped) > 0 {
 		summary += fmt.Sprintf(", %d not checked (listed above)", len(skipped))
 	}

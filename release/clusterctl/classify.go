@@ -72,11 +72,21 @@ func docKind(d Document) string {
 }
 
 // FindUnclassified lists the files Classify cannot place, and the documents of a metadata file that are not its
-// Metadata, so that a checker can say what it did not check.
+// Metadata, so that a checker can say what it did not check. When no CRD outside a components file carries a
+// cluster.x-k8s.io/<contract> label (controller-gen's output, which providers label in
+// config/crd/kustomization.yaml), it also lists, once, the folder that holds them: CheckFiles did not check their
+// contract and clusterctl move labels.
 func FindUnclassified(files ...*YAMLFile) []Unclassified {
 	var out []Unclassified
-	for _, f := range files {
-		switch Classify(f) {
+	kinds := make([]FileKind, len(files))
+	for i, f := range files {
+		kinds[i] = Classify(f)
+	}
+	if dir, n, ok := unlabelledCRDs(files, kinds); ok {
+		out = append(out, unlabelledNote(dir, n))
+	}
+	for i, f := range files {
+		switch kinds[i] {
 		case FileOther:
 			reason := "not a clusterctl metadata, components, cluster template or ClusterClass file, nor CRDs: not checked"
 			if len(f.Documents) == 0 {

@@ -31,8 +31,11 @@ const (
 	// RuleClusterClassObjectNamespace: no object sets metadata.namespace and no template reference sets a
 	// namespace, so that the definition is created in the namespace of the Cluster that uses it.
 	RuleClusterClassObjectNamespace = "clusterclass.object-namespace"
-	// RuleClusterClassVariables: the file uses no clusterctl variables (${VAR}); a ClusterClass has its own
-	// variables and patches.
+	// RuleClusterClassVariables: a ClusterClass definition named clusterclass-<name>.yaml (the release asset
+	// clusterctl generate cluster adds) uses no clusterctl variables (${VAR}): the clusterctl contract says such
+	// definitions SHOULD NOT have any, since a ClusterClass has its own variables and patches. A file that holds a
+	// ClusterClass under another name is no release asset (e.g. one meant for clusterctl generate yaml --from, which
+	// substitutes variables), so it is not judged by this rule.
 	RuleClusterClassVariables = "clusterclass.variables"
 )
 
@@ -138,8 +141,9 @@ func (c *classFileChecker) add(d Document, rule, path, format string, args ...an
 	c.out = append(c.out, finding(d, lint.Violation{Rule: rule, Object: d.ObjectRef(), Path: path, Message: fmt.Sprintf(format, args...)}))
 }
 
-// checkClusterClassFile checks a clusterclass-*.yaml file, or a file that Classify placed as one by its content. It
-// returns the findings and how many more findings about variables there are beyond the file's limit.
+// checkClusterClassFile checks a clusterclass-*.yaml file, or a file that Classify placed as one by its content (its
+// name and its variables are then not judged: it is no release asset). It returns the findings and how many more
+// findings about variables there are beyond the file's limit.
 func checkClusterClassFile(f *YAMLFile) (Findings, int) {
 	c := &classFileChecker{f: f}
 	var classes []Document
@@ -167,7 +171,10 @@ func checkClusterClassFile(f *YAMLFile) (Findings, int) {
 		}
 		c.checkRefs(d)
 	}
-	if len(classes) > 0 && ClassifyFile(f.Name) == FileClusterClass {
+	if ClassifyFile(f.Name) != FileClusterClass {
+		return c.out, c.more
+	}
+	if len(classes) > 0 {
 		c.checkFileName(classes[0])
 	}
 	c.checkVariables()

@@ -229,15 +229,15 @@ func TestCheckClusterClassBadFixture(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{
-		":1: clusterclass.variables: ${CLASS_VERSION} outside any field, e.g. in a comment: clusterctl reads variables there too; a ClusterClass definition should have none",
-		":5: Namespace/mem-classes: clusterclass.namespace: a ClusterClass definition must assume that its target namespace exists: remove the Namespace",
-		`:10: ClusterClass/mem-prod: clusterclass.file-name: metadata.name: file "clusterclass-mem.yaml" does not match the ClusterClass name "mem-prod": clusterctl generate cluster looks for "clusterclass-mem-prod.yaml"`,
-		`:10: ClusterClass/mem-prod: clusterclass.object-namespace: metadata.namespace: namespace is "mem-classes": leave it out, so that clusterctl creates the ClusterClass and its templates in the namespace of the Cluster that uses them`,
-		":10: ClusterClass/mem-prod: clusterclass.template-ref: spec.controlPlane.machineInfrastructure.ref: this is the cluster.x-k8s.io/v1beta1 form: a cluster.x-k8s.io/v1beta2 ClusterClass references templates with templateRef {apiVersion, kind, name}",
-		`:10: ClusterClass/mem-prod: clusterclass.object-namespace: spec.infrastructure.templateRef.namespace: the reference names namespace "mem-classes": leave it out, so that the templates are found in the namespace of the ClusterClass`,
-		":10: ClusterClass/mem-prod: clusterclass.template-ref: spec.workers.machineDeployments[0].bootstrap.templateRef: the reference names KubeadmConfigTemplate/mem-prod-default-worker, which is not in the file: a ClusterClass definition holds every template its ClusterClass references",
-		`:10: ClusterClass/mem-prod: clusterclass.template-ref: spec.workers.machineDeployments[0].infrastructure.templateRef: the reference names MemMachineTemplate/mem-prod-default-worker in group "infrastructure.other.io", but the file's MemMachineTemplate/mem-prod-default-worker is in group "infrastructure.example.io"`,
-		":46: MemClusterTemplate/mem-prod: clusterclass.variables: spec.template.spec.region: uses the clusterctl variable ${MEM_REGION}: a ClusterClass definition should have none; use the ClusterClass's variables and patches (spec.variables, spec.patches)",
+		":1: warning: clusterclass.variables: ${CLASS_VERSION} outside any field, e.g. in a comment: clusterctl reads variables there too; a ClusterClass definition should have none",
+		":5: error: Namespace/mem-classes: clusterclass.namespace: a ClusterClass definition must assume that its target namespace exists: remove the Namespace",
+		`:10: warning: ClusterClass/mem-prod: clusterclass.file-name: metadata.name: file "clusterclass-mem.yaml" does not match the ClusterClass name "mem-prod": clusterctl generate cluster looks for "clusterclass-mem-prod.yaml"`,
+		`:10: warning: ClusterClass/mem-prod: clusterclass.object-namespace: metadata.namespace: namespace is "mem-classes": leave it out, so that clusterctl creates the ClusterClass and its templates in the namespace of the Cluster that uses them`,
+		":10: error: ClusterClass/mem-prod: clusterclass.template-ref: spec.controlPlane.machineInfrastructure.ref: this is the cluster.x-k8s.io/v1beta1 form: a cluster.x-k8s.io/v1beta2 ClusterClass references templates with templateRef {apiVersion, kind, name}",
+		`:10: warning: ClusterClass/mem-prod: clusterclass.object-namespace: spec.infrastructure.templateRef.namespace: the reference names namespace "mem-classes": leave it out, so that the templates are found in the namespace of the ClusterClass`,
+		":10: error: ClusterClass/mem-prod: clusterclass.template-ref: spec.workers.machineDeployments[0].bootstrap.templateRef: the reference names KubeadmConfigTemplate/mem-prod-default-worker, which is not in the file: a ClusterClass definition holds every template its ClusterClass references",
+		`:10: error: ClusterClass/mem-prod: clusterclass.template-ref: spec.workers.machineDeployments[0].infrastructure.templateRef: the reference names MemMachineTemplate/mem-prod-default-worker in group "infrastructure.other.io", but the file's MemMachineTemplate/mem-prod-default-worker is in group "infrastructure.example.io"`,
+		":46: warning: MemClusterTemplate/mem-prod: clusterclass.variables: spec.template.spec.region: uses the clusterctl variable ${MEM_REGION}: a ClusterClass definition should have none; use the ClusterClass's variables and patches (spec.variables, spec.patches)",
 	}, lines)
 }
 

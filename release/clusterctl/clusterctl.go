@@ -65,9 +65,9 @@ type Finding struct {
 	Omitted int
 }
 
-// String returns the finding on one line of printable text: "file:line: kind/name: rule: path: message" (see
-// lint.Violation.String; a file name that is not printable is quoted), or "file: and N more violations (…)" for a
-// finding of rule RuleMoreFindings.
+// String returns the finding on one line of printable text: "file:line: level: kind/name: rule: path: message"
+// (the level of the rule, see LevelOf; the rest as lint.Violation.String; a file name that is not printable is
+// quoted), or "file: and N more violations (…)" for a finding of rule RuleMoreFindings.
 func (f Finding) String() string {
 	pos := lint.QuoteName(f.File)
 	if f.Line > 0 {
@@ -76,8 +76,11 @@ func (f Finding) String() string {
 	if f.Rule == RuleMoreFindings {
 		return pos + ": " + lint.EscapeText(f.Message)
 	}
-	return pos + ": " + f.Violation.String()
+	return pos + ": " + string(f.Level()) + ": " + f.Violation.String()
 }
+
+// Level returns the level of the finding's rule (LevelOf).
+func (f Finding) Level() Level { return LevelOf(f.Rule) }
 
 // Findings is a list of findings.
 type Findings []Finding
@@ -100,6 +103,21 @@ func compareBool(a, b bool) int {
 		return 1
 	}
 	return -1
+}
+
+// Failing returns the number of findings of level error or warning, those a RuleMoreFindings finding counts
+// included (they may be of any level): the findings that make capkit check fail.
+func (fs Findings) Failing() int {
+	n := 0
+	for _, f := range fs {
+		switch {
+		case f.Rule == RuleMoreFindings:
+			n += f.Omitted
+		case f.Level() != LevelNote:
+			n++
+		}
+	}
+	return n
 }
 
 // Count returns the number of violations the findings stand for: those in the list and those a RuleMoreFindings
@@ -207,16 +225,21 @@ func CheckFiles(files ...*YAMLFile) (Findings, error) {
 		}
 	}
 	installed := rel.installedConversions(kindOf)
+	_, _, unlabelled := unlabelledCRDs(files, kinds)
 	for _, e := range rel.crds {
 		crd := e.crd
 		if conv := rel.installedConversion(e, kindOf, installed); conv != nil {
 			crd = crd.DeepCopy()
 			crd.Spec.Conversion = conv
 		}
+		// Unlabelled CRDs outside components files are controller-gen's output: their labels come later.
+		labelsLater := unlabelled && kindOf[e.doc.File] != FileComponents
 		for _, v := range lint.CheckCRD(crd) {
-			out = append(out, finding(e.doc, v))
+			if !labelsLater || v.Rule != lint.RuleCRDContractLabel {
+				out = append(out, finding(e.doc, v))
+			}
 		}
-		if v, ok := checkMoveLabel(e.doc, e.crd, e.known); !ok {
+		if v, ok := checkMoveLabel(e.doc, e.crd, e.known); !ok && !labelsLater {
 			out = append(out, finding(e.doc, v))
 		}
 	}
@@ -240,6 +263,10 @@ func CheckFiles(files ...*YAMLFile) (Findings, error) {
 		case FileClusterClass:
 			class, n := checkClusterClassFile(f)
 			out, more[f.Name] = append(out, class...), more[f.Name]+n
+			if ClassifyFile(f.Name) != FileClusterClass { // no release asset: its ${VAR}s are clusterctl's, as in a template
+				vars, n := checkFileVariables(f)
+				out, more[f.Name] = append(out, vars...), more[f.Name]+n
+			}
 		}
 		if kind != FileOther && kind != FileCRDs {
 			out = append(out, checkLists(f)...)

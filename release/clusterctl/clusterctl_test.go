@@ -143,8 +143,8 @@ func TestCheckFilesSortedAndPositioned(t *testing.T) {
 	for i, f := range findings {
 		lines[i] = f.String()
 	}
-	assert.Contains(t, lines, `testdata/bad/release/infrastructure-components.yaml:10: Namespace/broken-extra: components.namespace: second Namespace in the components (the first is "broken-system"): clusterctl init refuses components with more than one Namespace`)
-	assert.Contains(t, lines, `testdata/bad/release/infrastructure-components.yaml: components.manager: no Deployment with a container named "manager": clusterctl expects the controller to run in the container "manager" of a Deployment`)
+	assert.Contains(t, lines, `testdata/bad/release/infrastructure-components.yaml:10: error: Namespace/broken-extra: components.namespace: second Namespace in the components (the first is "broken-system"): clusterctl init refuses components with more than one Namespace`)
+	assert.Contains(t, lines, `testdata/bad/release/infrastructure-components.yaml: error: components.manager: no Deployment with a container named "manager": clusterctl expects the controller to run in the container "manager" of a Deployment`)
 	again, err := clusterctl.CheckFiles(readTree(t, "bad/release")...)
 	require.NoError(t, err)
 	assert.Equal(t, findings, again, "deterministic")
@@ -512,7 +512,7 @@ func TestCheckTemplate(t *testing.T) {
 		{"v1beta1 cluster", "apiVersion: cluster.x-k8s.io/v1beta1\nkind: Cluster\nmetadata: {name: c}\nspec:\n  infrastructureRef: {apiVersion: infrastructure.example.io/v1alpha1, kind: MemCluster, name: c}\n" + memCluster, true, nil},
 		{"namespace variable", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: '${ NAMESPACE }'}\n---\n" + cluster("{apiGroup: infrastructure.example.io, kind: MemCluster, name: c}") + memCluster, false, nil},
 		{"fixed namespace", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: prod}\n---\n" + cluster("{apiGroup: infrastructure.example.io, kind: MemCluster, name: c}") + memCluster, false,
-			[]string{`namespace is "prod": leave it out or write ${NAMESPACE}`}},
+			[]string{`namespace is "prod": clusterctl generate cluster replaces it with the target namespace`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -561,6 +561,6 @@ func TestFindings(t *testing.T) {
 	for _, f := range fs {
 		got = append(got, f.String())
 	}
-	assert.Equal(t, []string{"a.yaml: whole: file", "a.yaml:2: B/b: r: spec: m", "a.yaml:9: r: m", "b.yaml:1: A/a: r: m"}, got)
+	assert.Equal(t, []string{"a.yaml: error: whole: file", "a.yaml:2: error: B/b: r: spec: m", "a.yaml:9: error: r: m", "b.yaml:1: error: A/a: r: m"}, got)
 	assert.Len(t, fs.Violations(), 4)
 }

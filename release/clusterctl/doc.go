@@ -19,8 +19,15 @@
 // objects behind. A ClusterClass definition, recognised by its name clusterclass-<name>.yaml or by a
 // cluster.x-k8s.io ClusterClass in it, must hold exactly one ClusterClass (named as the file says, when the name
 // placed it), every template the ClusterClass references (templateRef in v1beta2, ref in v1beta1; kind and name,
-// in the same group), no namespace on any object or reference, no Namespace and no ${VAR} (the RuleClusterClass*
-// rules).
+// in the same group), no namespace on any object or reference, no Namespace and, when the file is the release asset
+// clusterclass-<name>.yaml, no ${VAR} (the RuleClusterClass* rules).
+//
+// # Levels and sources
+//
+// Rules lists every rule with its Level (LevelError for a MUST of the contract or what clusterctl refuses,
+// LevelWarning for a SHOULD, LevelNote for advice) and the contract page or clusterctl package it enforces. CRDs as
+// controller-gen writes them, none of which carries a cluster.x-k8s.io/<contract> label, are not judged by their
+// contract and move labels (kustomize adds those): FindUnclassified lists them once as not checked.
 //
 // ReadYAML and ReadYAMLFile read multi-document YAML with the line of each document, for CheckFiles and for
 // messages that point into a file (ExampleReadYAMLFile):
@@ -34,7 +41,7 @@
 //		return err
 //	}
 //	for _, fd := range findings {
-//		fmt.Println(fd) // "file:line: kind/name: rule: path: message", as capkit check prints it
+//		fmt.Println(fd) // "file:line: level: kind/name: rule: path: message", as capkit check prints it
 //	}
 //
 // # Hostile input

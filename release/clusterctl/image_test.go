@@ -89,9 +89,9 @@ spec:
 		lines = append(lines, f.String())
 	}
 	assert.Equal(t, []string{
-		`infrastructure-components.yaml:20: Deployment/more: components.image: spec.template.spec.containers[0].image: image "${A_IMAGE:=capm/agent:dev}" is "capm/agent:dev" with clusterctl's default variables, which is not canonical: clusterctl init refuses it ("repository name must be canonical"); write "docker.io/capm/agent:dev"`,
-		`infrastructure-components.yaml:20: Deployment/more: components.image: spec.template.spec.containers[1].image: image "ghcr.io/capm/Agent:v1" is no image reference clusterctl init can parse: invalid image reference: repository name "capm/Agent" must be lowercase`,
-		`infrastructure-components.yaml:20: Deployment/more: components.image: spec.template.spec.containers[2].image: image "$${A}" is "${A}" with clusterctl's default variables, which is no image reference clusterctl init can parse: invalid image reference: repository name "library/${A}" must be lowercase`,
-		`infrastructure-components.yaml:20: Deployment/more: components.image: spec.template.spec.initContainers[0].image: image "busybox" is not canonical: clusterctl init refuses it ("repository name must be canonical"); write "docker.io/library/busybox"`,
+		`infrastructure-components.yaml:20: error: Deployment/more: components.image: spec.template.spec.containers[0].image: image "${A_IMAGE:=capm/agent:dev}" is "capm/agent:dev" with clusterctl's default variables, which is not canonical: clusterctl init refuses it ("repository name must be canonical"); write "docker.io/capm/agent:dev"`,
+		`infrastructure-components.yaml:20: error: Deployment/more: components.image: spec.template.spec.containers[1].image: image "ghcr.io/capm/Agent:v1" is no image reference clusterctl init can parse: invalid image reference: repository name "capm/Agent" must be lowercase`,
+		`infrastructure-components.yaml:20: error: Deployment/more: components.image: spec.template.spec.containers[2].image: image "$${A}" is "${A}" with clusterctl's default variables, which is no image reference clusterctl init can parse: invalid image reference: repository name "library/${A}" must be lowercase`,
+		`infrastructure-components.yaml:20: error: Deployment/more: components.image: spec.template.spec.initContainers[0].image: image "busybox" is not canonical: clusterctl init refuses it ("repository name must be canonical"); write "docker.io/library/busybox"`,
 	}, lines)
 }

@@ -10,11 +10,14 @@ import (
 	"github.com/capkit/capkit/contract/lint"
 )
 
-// RuleComponentsIPAMRBAC is the rule that a ClusterRole of a components file that grants anything on Cluster API's
-// IPAddressClaims grants all an infrastructure provider needs to use them (package ipam): create, get, list,
-// watch and delete on ipaddressclaims, and get, list and watch on ipaddresses (group ipam.cluster.x-k8s.io).
-// Otherwise the manager fails at run time, often only in the delete path (no delete: the claim and its address
-// leak) or at start-up (no watch: its cache never syncs).
+// RuleComponentsIPAMRBAC is the rule that a ClusterRole of a components file that names Cluster API's
+// IPAddressClaims grants what the IPAM contract has an infrastructure provider do with them: create a claim, read it
+// until status.addressRef is set, and fetch the IPAddress it names; that is create and get on ipaddressclaims and
+// get on ipaddresses (group ipam.cluster.x-k8s.io). Nothing more is required: the contract only suggests watching
+// claims ("ideally by watching"), and deleting them is left to the garbage collector through the owner reference to
+// the infrastructure Machine ("handled by the API server if the owner relation is set up correctly"), so a
+// provider needs no delete. A provider that reads through a cached client also needs list and watch, which its
+// own tests show.
 const RuleComponentsIPAMRBAC = "components.ipam-rbac"
 
 // ipamGroup is the API group of IPAddressClaim and IPAddress.
@@ -25,8 +28,8 @@ var ipamNeeds = []struct {
 	resource string
 	verbs    []string
 }{
-	{"ipaddressclaims", []string{"create", "get", "list", "watch", "delete"}},
-	{"ipaddresses", []string{"get", "list", "watch"}},
+	{"ipaddressclaims", []string{"create", "get"}},
+	{"ipaddresses", []string{"get"}},
 }
 
 // checkIPAMRBAC checks the ClusterRoles of a components file that grant anything on ipaddressclaims
@@ -57,7 +60,7 @@ func checkIPAMRBAC(f *YAMLFile) Findings {
 			continue
 		}
 		out = append(out, finding(d, lint.Violation{Rule: RuleComponentsIPAMRBAC, Object: d.ObjectRef(), Path: "rules",
-			Message: fmt.Sprintf("the ClusterRole grants ipaddressclaims (group %s) but not %s: a provider that claims IP addresses creates, watches and deletes its claims and reads their IPAddresses",
+			Message: fmt.Sprintf("the ClusterRole grants ipaddressclaims (group %s) but not %s: the IPAM contract has an infrastructure provider create an IPAddressClaim, read it until status.addressRef is set and fetch that IPAddress",
 				ipamGroup, strings.Join(missing, "; "))}))
 	}
 	return out

@@ -84,11 +84,11 @@ func TestCheckFilesChecksCRDsInList(t *testing.T) {
 				list = append(list, f.String())
 			}
 		}
-		assert.Contains(t, crd, name+":9: CustomResourceDefinition/xclusters.infrastructure.x.io: crd.invalid: spec.versions: the CRD has no versions")
+		assert.Contains(t, crd, name+":9: error: CustomResourceDefinition/xclusters.infrastructure.x.io: crd.invalid: spec.versions: the CRD has no versions")
 		if wantList {
 			assert.Equal(t, []string{
-				name + ":2: clusterctl.list: a List of 2 objects: clusterctl applies each YAML document as one object and does not expand Lists; write each item as a document of its own",
-				name + ":14: clusterctl.list: a ConfigMapList of 1 object: clusterctl applies each YAML document as one object and does not expand Lists; write each item as a document of its own",
+				name + ":2: error: clusterctl.list: a List of 2 objects: clusterctl applies each YAML document as one object and does not expand Lists; write each item as a document of its own",
+				name + ":14: error: clusterctl.list: a ConfigMapList of 1 object: clusterctl applies each YAML document as one object and does not expand Lists; write each item as a document of its own",
 			}, list)
 		} else {
 			assert.Empty(t, list)

@@ -70,7 +70,7 @@ func TestCheckFilesMoveLabelMessage(t *testing.T) {
 			got = append(got, f.String())
 		}
 	}
-	assert.Equal(t, []string{`testdata/bad/crds/cluster-scoped-no-move-label.yaml:4: CustomResourceDefinition/memregions.infrastructure.example.io: crd.move-label: metadata.labels: ` +
+	assert.Equal(t, []string{`testdata/bad/crds/cluster-scoped-no-move-label.yaml:4: error: CustomResourceDefinition/memregions.infrastructure.example.io: crd.move-label: metadata.labels: ` +
 		`cluster-scoped kind MemRegion has neither the "clusterctl.cluster.x-k8s.io/move" nor the "clusterctl.cluster.x-k8s.io/move-hierarchy" label: ` +
 		`no namespaced Cluster can own its objects, so clusterctl move would leave them behind; ` +
 		`label the CRD, e.g. with the marker +kubebuilder:metadata:labels="clusterctl.cluster.x-k8s.io/move-hierarchy=" on the type (move-hierarchy moves the objects they own too)`}, got)

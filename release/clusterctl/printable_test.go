@@ -24,19 +24,19 @@ func TestFindingStringIsOnePrintableLine(t *testing.T) {
 	}{
 		"object name": {
 			clusterctl.Finding{File: "crds.yaml", Line: 3, Violation: lint.Violation{Rule: "crd.scope", Object: "CustomResourceDefinition/" + forgedLine, Path: "spec.scope", Message: "wrong"}},
-			`crds.yaml:3: "CustomResourceDefinition/x\x1b[2J\nfake.yaml:1: all good": crd.scope: spec.scope: wrong`,
+			`crds.yaml:3: error: "CustomResourceDefinition/x\x1b[2J\nfake.yaml:1: all good": crd.scope: spec.scope: wrong`,
 		},
 		"invalid UTF-8": {
 			clusterctl.Finding{File: "a\xffb.yaml", Violation: lint.Violation{Rule: "r", Message: "bad \xff byte"}},
-			`"a\xffb.yaml": r: bad \xff byte`,
+			`"a\xffb.yaml": error: r: bad \xff byte`,
 		},
 		"file": {
 			clusterctl.Finding{File: "dir/\x1b]0;title\x07.yaml", Line: 1, Violation: lint.Violation{Rule: "r", Message: "m"}},
-			`"dir/\x1b]0;title\a.yaml":1: r: m`,
+			`"dir/\x1b]0;title\a.yaml":1: error: r: m`,
 		},
 		"printable text stays as it is": {
 			clusterctl.Finding{File: "relé/crds.yaml", Line: 2, Violation: lint.Violation{Rule: "r", Object: "Kind/naïve", Message: `label "é" is wrong…`}},
-			`relé/crds.yaml:2: Kind/naïve: r: label "é" is wrong…`,
+			`relé/crds.yaml:2: error: Kind/naïve: r: label "é" is wrong…`,
 		},
 		"not checked": {
 			clusterctl.Unclassified{File: forgedLine, Line: 4, Reason: "v1 " + forgedLine + " in a metadata file: not checked"},

@@ -2,22 +2,28 @@ package clusterctl
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/capkit/capkit/contract/lint"
 )
 
-// RuleComponentsAggregatedRole is the rule that Cluster API's core manager may read and patch only the infrastructure objects it
-// is allowed to. It has every right on the group infrastructure.cluster.x-k8s.io; a provider whose CRDs are
-// in another group ships a ClusterRole labelled cluster.x-k8s.io/aggregate-to-manager: "true" that grants them.
+// RuleComponentsAggregatedRole is the rule that Cluster API's core manager may read and write the provider's
+// contract objects. Its manager role (core/config/rbac/role.yaml) grants every verb on every resource of the groups
+// infrastructure, bootstrap, controlplane and addons.cluster.x-k8s.io; the contract pages (InfraCluster,
+// InfraMachine, BootstrapConfig, ControlPlane: "If your provider uses a different API group, you MUST grant full
+// read/write RBAC permissions") ask a provider whose CRDs are in another group for a ClusterRole labelled
+// cluster.x-k8s.io/aggregate-to-manager: "true" that grants them.
 const RuleComponentsAggregatedRole = "components.aggregated-role"
 
 // aggregateToManagerLabel is the label that aggregates a ClusterRole into Cluster API's manager role.
 const aggregateToManagerLabel = "cluster.x-k8s.io/aggregate-to-manager"
 
-// defaultInfraGroup is the group Cluster API's manager has every right on.
-const defaultInfraGroup = "infrastructure.cluster.x-k8s.io"
+// managerGroups are the groups on whose resources Cluster API's manager role grants every verb (Cluster API
+// v1.14 core/config/rbac/role.yaml).
+var managerGroups = []string{"addons.cluster.x-k8s.io", "bootstrap.cluster.x-k8s.io", "controlplane.cluster.x-k8s.io", "infrastructure.cluster.x-k8s.io"}
 
 // checkAggregatedRole checks that the contract CRDs of a components file outside the default group are granted
 // to Cluster API's manager by an aggregated ClusterRole of the file.
@@ -29,12 +35,12 @@ func (r release) checkAggregatedRole(f *YAMLFile) Findings {
 			continue
 		}
 		group, plural := e.crd.Spec.Group, e.crd.Spec.Names.Plural
-		if group == defaultInfraGroup || granted[group+"/"+plural] || granted[group+"/*"] {
+		if slices.Contains(managerGroups, group) || granted[group+"/"+plural] || granted[group+"/*"] {
 			continue
 		}
 		out = append(out, finding(e.doc, lint.Violation{Rule: RuleComponentsAggregatedRole, Object: e.doc.ObjectRef(), Path: "spec.group",
-			Message: fmt.Sprintf("group %q is not %q and no ClusterRole labelled %s: \"true\" grants %q: Cluster API's manager cannot read or patch the provider's objects",
-				group, defaultInfraGroup, aggregateToManagerLabel, plural)}))
+			Message: fmt.Sprintf("group %q is none of those Cluster API's manager role grants (%s) and no ClusterRole labelled %s: \"true\" grants %q: the contract asks a provider of another group to grant them, else Cluster API's manager cannot read or patch the provider's objects",
+				group, strings.Join(managerGroups, ", "), aggregateToManagerLabel, plural)}))
 	}
 	return out
 }

@@ -18,7 +18,7 @@ func checkRelease(path string) error {
 		return err
 	}
 	for _, fd := range findings {
-		fmt.Println(fd) // "file:line: kind/name: rule: path: message", as capkit check prints it
+		fmt.Println(fd) // "file:line: level: kind/name: rule: path: message", as capkit check prints it
 	}
 	// snippet:end check
 	return nil
@@ -26,13 +26,13 @@ func checkRelease(path string) error {
 
 // ReadYAMLFile reads a file with the line of each document, so that findings point into it.
 func ExampleReadYAMLFile() {
-	if err := checkRelease("testdata/bad/crds/no-contract-label.yaml"); err != nil {
+	if err := checkRelease("testdata/bad/crds/cluster-scoped.yaml"); err != nil {
 		fmt.Println(err)
 	}
 	if err := checkRelease("testdata/none.yaml"); err != nil {
 		fmt.Println(err)
 	}
 	// Output:
-	// testdata/bad/crds/no-contract-label.yaml:3: CustomResourceDefinition/unlabelledclusters.infrastructure.bad.example.io: crd.contract-label: metadata.labels: no cluster.x-k8s.io/<contract> label: add "cluster.x-k8s.io/v1beta2": <API version> (e.g. "v1alpha1") so that Cluster API knows which API version implements which contract
+	// testdata/bad/crds/cluster-scoped.yaml:3: error: CustomResourceDefinition/scopedclusters.infrastructure.bad.example.io: crd.scope: spec.scope: scope is "Cluster", want "Namespaced": Cluster API objects and their infrastructure live in a namespace
 	// testdata/none.yaml: cannot open file: open testdata/none.yaml: no such file or directory
 }

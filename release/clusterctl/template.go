@@ -14,12 +14,16 @@ import (
 
 // Rule identifiers of the cluster-template checks of CheckFiles.
 const (
-	// RuleTemplateCluster: a cluster template holds a Cluster.
+	// RuleTemplateCluster: a cluster template holds a Cluster. clusterctl generate cluster renders a template without
+	// one; the contract describes a template as all the objects of a workload cluster, and a ClusterClass as a
+	// clusterclass-<name>.yaml file of its own. A note.
 	RuleTemplateCluster = "template.cluster"
 	// RuleTemplateInfrastructureRef: the Cluster's infrastructureRef names an InfraCluster kind of the provider,
 	// in the reference form of the Cluster's API version, and an object of the template.
 	RuleTemplateInfrastructureRef = "template.infrastructure-ref"
-	// RuleTemplateNamespace: objects have no namespace or ${NAMESPACE}, so clusterctl can set the target namespace.
+	// RuleTemplateNamespace: objects have no namespace or ${NAMESPACE}. clusterctl generate cluster sets the
+	// namespace of every object to the target namespace, so a fixed namespace matters only to those who apply the
+	// file as it is. A note.
 	RuleTemplateNamespace = "template.namespace"
 )
 
@@ -34,7 +38,7 @@ func (r release) checkTemplate(f *YAMLFile) Findings {
 	for _, d := range f.Documents {
 		u := d.Object
 		if ns := u.GetNamespace(); ns != "" && !isNamespaceVariable(ns) {
-			add(d, RuleTemplateNamespace, "metadata.namespace", "namespace is %q: leave it out or write ${NAMESPACE}, so that clusterctl generate cluster --target-namespace works", ns)
+			add(d, RuleTemplateNamespace, "metadata.namespace", "namespace is %q: clusterctl generate cluster replaces it with the target namespace, but the file applied as it is creates the object there; leave it out or write ${NAMESPACE}", ns)
 		}
 		gvk := u.GroupVersionKind()
 		if gvk.Group != contract.GroupName || gvk.Kind != "Cluster" {
@@ -50,7 +54,7 @@ func (r release) checkTemplate(f *YAMLFile) Findings {
 	}
 	if clusters == 0 {
 		out = append(out, Finding{File: f.Name, Violation: lint.Violation{Rule: RuleTemplateCluster,
-			Message: fmt.Sprintf("no %s Cluster in the cluster template: clusterctl generate cluster needs one", contract.GroupName)}})
+			Message: fmt.Sprintf("no %s Cluster in the cluster template: clusterctl generate cluster renders it anyway, but the contract describes a cluster template as all the objects of a workload cluster; publish a ClusterClass as clusterclass-<name>.yaml", contract.GroupName)}})
 	}
 	return out
 }

@@ -16,7 +16,9 @@ const (
 	RuleVariableSyntax = "clusterctl.variable-syntax"
 	// RuleVariableUnsupported: a form clusterctl parses differently than bash would, or does not evaluate.
 	RuleVariableUnsupported = "clusterctl.variable-unsupported"
-	// RuleVariableUnbraced: $VAR without braces, which clusterctl leaves as it is.
+	// RuleVariableUnbraced: an upper-case $VAR without braces that no shell script of the same YAML document assigns.
+	// clusterctl leaves $VAR as it is (drone/envsubst substitutes only ${VAR}) and does not fail on it, so this is a
+	// note: a clusterctl variable written so is never filled in.
 	RuleVariableUnbraced = "clusterctl.variable-unbraced"
 )
 
@@ -51,7 +53,8 @@ var shellVariables = []string{"HOME", "PATH", "PWD", "OLDPWD", "USER", "HOSTNAME
 // ${VAR=default}, the bash string functions envsubst evaluates (${VAR^^}, ${VAR:0:3}, ${VAR/a/b}, ${#VAR}, …),
 // and "$$" for a literal "$". It reports as issues: a "${" clusterctl cannot parse (which makes clusterctl reject
 // the whole file), ${VAR-default} (read as a variable named "VAR-default"), ${VAR:?msg} and ${VAR:+alt} (not
-// evaluated), and an upper-case $VAR without braces (left as it is) unless it is a common shell variable.
+// evaluated), and an upper-case $VAR without braces (left as it is) unless it is a common shell variable or a shell
+// variable that a script in the same YAML document assigns (NAME=…, export NAME=…, read NAME, for NAME in …).
 func ScanVariables(data []byte) ([]Variable, []VariableIssue) {
 	s := scanVariables(data, scanLimits{maxIssues: -1, maxVars: -1})
 	return s.vars, s.issues
@@ -109,6 +112,8 @@ type varScanner struct {
 	syntaxIssues int                 // issues of RuleVariableSyntax, kept or not
 	moreVars     map[uint64]struct{} // hashes of the distinct names beyond limits.maxVars
 	seed         maphash.Seed
+	// shell holds the shell variables each YAML document assigns, made at the first unbraced $VAR.
+	shell *shellAssignments
 }
 
 func (s *varScanner) peekAt(i int) byte {
@@ -176,10 +181,10 @@ func (s *varScanner) unbraced() {
 		s.pos++
 	}
 	name := string(s.data[start+1 : s.pos])
-	if slices.Contains(shellVariables, name) {
+	if slices.Contains(shellVariables, name) || s.assignedInDocument(start, name) {
 		return
 	}
-	s.issue(start, RuleVariableUnbraced, "$%s is left as it is by clusterctl, which substitutes only ${%s}: write ${%s} if it is a clusterctl variable",
+	s.issue(start, RuleVariableUnbraced, "$%s is not assigned in this object's scripts and clusterctl leaves it as it is (it substitutes only ${%s}): write ${%s} if it is a clusterctl variable",
 		name, name, name)
 }
 

@@ -56,7 +56,8 @@ func TestScanVariablesIssues(t *testing.T) {
 		{"x: ${VAR-default}", clusterctl.RuleVariableUnsupported, 1, `"${VAR-default}" is read by clusterctl as the variable "VAR-default", not as VAR with a default: write ${VAR:-default} or ${VAR:=default}`},
 		{"x: ${VAR:?required}", clusterctl.RuleVariableUnsupported, 1, `"${VAR:?required}": clusterctl (drone/envsubst) does not evaluate ${VAR:?…}`},
 		{"x: ${VAR:+alt}", clusterctl.RuleVariableUnsupported, 1, `does not evaluate ${VAR:+…}`},
-		{"\n\nx: $REGION-a", clusterctl.RuleVariableUnbraced, 3, `$REGION is left as it is by clusterctl, which substitutes only ${REGION}: write ${REGION} if it is a clusterctl variable`},
+		{"\n\nx: $REGION-a", clusterctl.RuleVariableUnbraced, 3, `$REGION is not assigned in this object's scripts and clusterctl leaves it as it is (it substitutes only ${REGION}): write ${REGION} if it is a clusterctl variable`},
+		{"x: |\n  A=1\n---\ny: $A", clusterctl.RuleVariableUnbraced, 4, `$A is not assigned`}, // assigned in another document
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
