@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -22,9 +21,9 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"github.com/capkit/capkit/contract/admission"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/podcloud/webhooks"
+	"github.com/capkit/capkit/providertest"
 	"github.com/capkit/capkit/providertest/testenv"
 )
 
@@ -144,22 +143,12 @@ func TestWebhooksInAPIServer(t *testing.T) {
 		const immutable = "spec.template.spec.controlPlaneService.type: Forbidden: field is immutable"
 		requireInvalid(t, c.Update(ctx, nodePort.DeepCopy()), immutable)
 		requireInvalid(t, c.Update(ctx, nodePort.DeepCopy(), client.DryRunAll), immutable)
-		apply := func(opts ...client.ApplyOption) error {
-			obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&v1beta2.PodClusterTemplate{
-				TypeMeta: metav1.TypeMeta{APIVersion: v1beta2.GroupVersion.String(), Kind: "PodClusterTemplate"},
-				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: tmpl.Name,
-					Annotations: map[string]string{admission.TopologyDryRunAnnotation: ""}},
-				Spec: nodePort.Spec,
-			})
-			require.NoError(t, err)
-			return c.Apply(ctx, client.ApplyConfigurationFromUnstructured(&unstructured.Unstructured{Object: obj}),
-				append(opts, client.FieldOwner("capi-topology"), client.ForceOwnership)...)
-		}
-		require.NoError(t, apply(client.DryRunAll), "Cluster API's topology dry-run must pass")
-		requireInvalid(t, apply(), immutable)
-		got := &v1beta2.PodClusterTemplate{}
-		require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(tmpl), got))
-		assert.Equal(t, v1beta2.ServiceClusterIP, got.Spec.Template.Spec.ControlPlaneService.Type, "a dry-run changes nothing")
+
+		// Cluster API's topology controller: server-side-apply dry-runs of the annotated template, changed and not.
+		fresh := &v1beta2.PodClusterTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pods-topology"}}
+		providertest.AssertTemplateAcceptsTopologyDryRun(ctx, t, c, fresh, func(tmpl *v1beta2.PodClusterTemplate) {
+			tmpl.Spec.Template.Spec.ControlPlaneService.Type = v1beta2.ServiceNodePort
+		})
 	})
 	t.Run("a PodMachineTemplate cannot change except in topology dry-runs", func(t *testing.T) {
 		tmpl := &v1beta2.PodMachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "workers"}}
@@ -171,23 +160,11 @@ func TestWebhooksInAPIServer(t *testing.T) {
 		requireInvalid(t, c.Update(ctx, newer.DeepCopy()), "spec.template.spec.image: Forbidden: field is immutable")
 		requireInvalid(t, c.Update(ctx, newer.DeepCopy(), client.DryRunAll), "spec.template.spec.image: Forbidden: field is immutable")
 
-		// Cluster API's topology controller: a server-side apply dry-run of the annotated, changed template.
-		apply := func(opts ...client.ApplyOption) error {
-			obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&v1beta2.PodMachineTemplate{
-				TypeMeta: metav1.TypeMeta{APIVersion: v1beta2.GroupVersion.String(), Kind: "PodMachineTemplate"},
-				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: tmpl.Name,
-					Annotations: map[string]string{admission.TopologyDryRunAnnotation: ""}},
-				Spec: newer.Spec,
-			})
-			require.NoError(t, err)
-			return c.Apply(ctx, client.ApplyConfigurationFromUnstructured(&unstructured.Unstructured{Object: obj}),
-				append(opts, client.FieldOwner("capi-topology"), client.ForceOwnership)...)
-		}
-		require.NoError(t, apply(client.DryRunAll), "Cluster API's topology dry-run must pass")
-		requireInvalid(t, apply(), "spec.template.spec.image: Forbidden: field is immutable")
-
-		got := &v1beta2.PodMachineTemplate{}
-		require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(tmpl), got))
-		assert.Equal(t, "kindest/node:v1.36.3", got.Spec.Template.Spec.Image, "a dry-run changes nothing")
+		// Cluster API's topology controller: server-side-apply dry-runs of the annotated template, changed and not.
+		fresh := &v1beta2.PodMachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "workers-topology"}}
+		fresh.Spec.Template.Spec.Image = "kindest/node:v1.36.3"
+		providertest.AssertTemplateAcceptsTopologyDryRun(ctx, t, c, fresh, func(tmpl *v1beta2.PodMachineTemplate) {
+			tmpl.Spec.Template.Spec.Image = "kindest/node:v1.37.0"
+		})
 	})
 }
