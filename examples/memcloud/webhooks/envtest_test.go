@@ -171,10 +171,12 @@ func TestWebhooksInAPIServer(t *testing.T) {
 		assert.Contains(t, err.Error(), "spec.template.spec.flavor: Forbidden: field is immutable")
 
 		// Cluster API's topology controller: server-side-apply dry-runs of the annotated template, changed and not.
+		// snippet:start topology-dry-run
 		fresh := &v1beta2.MemMachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "workers-topology"}}
 		providertest.AssertTemplateAcceptsTopologyDryRun(ctx, t, c, fresh, func(tmpl *v1beta2.MemMachineTemplate) {
 			tmpl.Spec.Template.Spec.Flavor = v1beta2.FlavorLarge
 		})
+		// snippet:end topology-dry-run
 	})
 
 	t.Run("a MemClusterTemplate passes Cluster API's topology dry-runs", func(t *testing.T) {
