@@ -207,3 +207,22 @@ func TestParseCorpusReport(t *testing.T) {
 		})
 	}
 }
+
+// FuzzParseCorpusReport: any output is read or refused with an error, never a panic, and pairs are only read
+// from output whose counts agree with them.
+func FuzzParseCorpusReport(f *testing.F) {
+	f.Add("  MISSED   proxmox       webhook.topology-dry-run       0 lines    y\n" +
+		"real providers: 0 true findings reported, 0 false positives, 1 known problems missed\n")
+	f.Add("real providers: 1 true findings reported, 0 false positives, 0 known problems missed")
+	f.Add("\n\n")
+	f.Fuzz(func(t *testing.T, out string) {
+		r, err := parseCorpusReport(out)
+		if err != nil {
+			return
+		}
+		fp, _ := r.unexpected()
+		if !strings.Contains(r.summary, fmt.Sprintf(" %d false positives,", len(fp))) {
+			t.Fatalf("%d false positives listed, summary %q", len(fp), r.summary)
+		}
+	})
+}
