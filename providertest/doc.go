@@ -35,4 +35,7 @@
 // AssertCRDConformance checks generated CRDs, AssertTypeConformance the Go API types before any CRD is
 // generated, AssertObjectConformance a reconciled object, AssertBootstrapSecretConformance a bootstrap
 // Secret; each lists every violation of the contract on its own line of the test output.
+// AssertTemplateAcceptsTopologyDryRun sends a template kind's webhooks, on envtest, the server-side-apply
+// dry-runs of Cluster API's topology controller, which no file shows, and fails quoting the contract when they
+// are refused.
 package providertest

@@ -34,6 +34,9 @@
 //		return nil, apierrors.NewInvalid(groupKind, newT.Name, errs)
 //	}
 //
+// providertest.AssertTemplateAcceptsTopologyDryRun checks the rule on envtest, through the webhooks a provider
+// serves.
+//
 // An InfraMachine whose provider changes some fields on the running machine (package inplace) lets exactly
 // those change: its ValidateSpecUpdate calls ValidateImmutableExcept with the same list of fields as the
 // extension's inplace.Config.Mutable, and refuses a change of any other field, naming it

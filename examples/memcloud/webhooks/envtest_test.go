@@ -17,6 +17,7 @@ import (
 	"github.com/capkit/capkit/contract/lint"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/memcloudtest"
+	"github.com/capkit/capkit/providertest"
 )
 
 // startWebhooks starts an API server with memcloud's CRDs and webhook configurations (memcloudtest's
@@ -159,6 +160,21 @@ func TestWebhooksInAPIServer(t *testing.T) {
 		err := c.Update(ctx, tmpl)
 		require.True(t, apierrors.IsInvalid(err), "want Invalid, got %v", err)
 		assert.Contains(t, err.Error(), "spec.template.spec.flavor: Forbidden: field is immutable")
+
+		// Cluster API's topology controller: server-side-apply dry-runs of the annotated template, changed and not.
+		// snippet:start topology-dry-run
+		fresh := &v1beta2.MemMachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "workers-topology"}}
+		providertest.AssertTemplateAcceptsTopologyDryRun(ctx, t, c, fresh, func(tmpl *v1beta2.MemMachineTemplate) {
+			tmpl.Spec.Template.Spec.Flavor = v1beta2.FlavorLarge
+		})
+		// snippet:end topology-dry-run
+	})
+
+	t.Run("a MemClusterTemplate passes Cluster API's topology dry-runs", func(t *testing.T) {
+		tmpl := &v1beta2.MemClusterTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "clusters-topology"}}
+		providertest.AssertTemplateAcceptsTopologyDryRun(ctx, t, c, tmpl, func(tmpl *v1beta2.MemClusterTemplate) {
+			tmpl.Spec.Template.Spec.LoadBalancer.Port = 7443
+		})
 	})
 
 	t.Run("status keeps every contract field", func(t *testing.T) {

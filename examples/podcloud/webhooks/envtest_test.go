@@ -12,20 +12,18 @@ import (
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"github.com/capkit/capkit/contract/admission"
 	"github.com/capkit/capkit/examples/podcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/podcloud/webhooks"
+	"github.com/capkit/capkit/providertest"
 	"github.com/capkit/capkit/providertest/testenv"
 )
 
@@ -79,20 +77,6 @@ func requireInvalid(t *testing.T, err error, want string) {
 	t.Helper()
 	require.True(t, apierrors.IsInvalid(err), "want Invalid, got %v", err)
 	assert.Contains(t, err.Error(), want)
-}
-
-// topologyApply is Cluster API's topology controller writing obj: a server-side apply under its field owner of
-// obj annotated for a topology dry-run.
-func topologyApply(ctx context.Context, t *testing.T, c client.Client, obj client.Object, opts ...client.ApplyOption) error {
-	t.Helper()
-	gvk, err := apiutil.GVKForObject(obj, c.Scheme())
-	require.NoError(t, err)
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	require.NoError(t, err)
-	u := &unstructured.Unstructured{Object: m}
-	u.SetGroupVersionKind(gvk)
-	u.SetAnnotations(map[string]string{admission.TopologyDryRunAnnotation: ""})
-	return c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), append(opts, client.FieldOwner("capi-topology"), client.ForceOwnership)...)
 }
 
 func TestWebhooksInAPIServer(t *testing.T) {
@@ -159,14 +143,12 @@ func TestWebhooksInAPIServer(t *testing.T) {
 		const immutable = "spec.template.spec.controlPlaneService.type: Forbidden: field is immutable"
 		requireInvalid(t, c.Update(ctx, nodePort.DeepCopy()), immutable)
 		requireInvalid(t, c.Update(ctx, nodePort.DeepCopy(), client.DryRunAll), immutable)
-		apply := func(opts ...client.ApplyOption) error {
-			return topologyApply(ctx, t, c, &v1beta2.PodClusterTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: tmpl.Name}, Spec: nodePort.Spec}, opts...)
-		}
-		require.NoError(t, apply(client.DryRunAll), "Cluster API's topology dry-run must pass")
-		requireInvalid(t, apply(), immutable)
-		got := &v1beta2.PodClusterTemplate{}
-		require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(tmpl), got))
-		assert.Equal(t, v1beta2.ServiceClusterIP, got.Spec.Template.Spec.ControlPlaneService.Type, "a dry-run changes nothing")
+
+		// Cluster API's topology controller: server-side-apply dry-runs of the annotated template, changed and not.
+		fresh := &v1beta2.PodClusterTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pods-topology"}}
+		providertest.AssertTemplateAcceptsTopologyDryRun(ctx, t, c, fresh, func(tmpl *v1beta2.PodClusterTemplate) {
+			tmpl.Spec.Template.Spec.ControlPlaneService.Type = v1beta2.ServiceNodePort
+		})
 	})
 	t.Run("a PodMachineTemplate cannot change except in topology dry-runs", func(t *testing.T) {
 		tmpl := &v1beta2.PodMachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "workers"}}
@@ -178,15 +160,11 @@ func TestWebhooksInAPIServer(t *testing.T) {
 		requireInvalid(t, c.Update(ctx, newer.DeepCopy()), "spec.template.spec.image: Forbidden: field is immutable")
 		requireInvalid(t, c.Update(ctx, newer.DeepCopy(), client.DryRunAll), "spec.template.spec.image: Forbidden: field is immutable")
 
-		// Cluster API's topology controller: a server-side apply dry-run of the annotated, changed template.
-		apply := func(opts ...client.ApplyOption) error {
-			return topologyApply(ctx, t, c, &v1beta2.PodMachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: tmpl.Name}, Spec: newer.Spec}, opts...)
-		}
-		require.NoError(t, apply(client.DryRunAll), "Cluster API's topology dry-run must pass")
-		requireInvalid(t, apply(), "spec.template.spec.image: Forbidden: field is immutable")
-
-		got := &v1beta2.PodMachineTemplate{}
-		require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(tmpl), got))
-		assert.Equal(t, "kindest/node:v1.36.3", got.Spec.Template.Spec.Image, "a dry-run changes nothing")
+		// Cluster API's topology controller: server-side-apply dry-runs of the annotated template, changed and not.
+		fresh := &v1beta2.PodMachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "workers-topology"}}
+		fresh.Spec.Template.Spec.Image = "kindest/node:v1.36.3"
+		providertest.AssertTemplateAcceptsTopologyDryRun(ctx, t, c, fresh, func(tmpl *v1beta2.PodMachineTemplate) {
+			tmpl.Spec.Template.Spec.Image = "kindest/node:v1.37.0"
+		})
 	})
 }
