@@ -58,24 +58,33 @@ func TestCheckLabelShapeMismatchIsNamed(t *testing.T) {
 	assert.Contains(t, stdout, "crd.contract-shape: spec.versions[v1alpha1].schema.openAPIV3Schema.properties.status: label declares contract v1beta2 but status has v1beta1 shape: status.ready present, status.failureDomains is a map")
 }
 
+// TestCheckMalformed: a file that cannot be read is listed as not checked with the reason and its line, the other
+// files are still checked, and the exit code says so (3: no violations, files not checked).
 func TestCheckMalformed(t *testing.T) {
 	tests := map[string]string{
-		"syntax.yaml":        "malformed/syntax.yaml:12: malformed YAML: found unexpected end of stream",
-		"list.yaml":          "malformed/list.yaml:2: malformed YAML: document is a YAML list, want a map with apiVersion and kind",
-		"no-kind.yaml":       "malformed/no-kind.yaml:9: malformed YAML: document has no kind",
-		"crd-bad-types.yaml": `malformed/crd-bad-types.yaml:1: malformed YAML: cannot decode CustomResourceDefinition "memclusters.infrastructure.example.io"`,
+		"syntax.yaml":        "malformed/syntax.yaml: not checked: malformed YAML at line 12: found unexpected end of stream",
+		"list.yaml":          "malformed/list.yaml: not checked: malformed YAML at line 2: document is a YAML list, want a map with apiVersion and kind",
+		"no-kind.yaml":       "malformed/no-kind.yaml: not checked: malformed YAML at line 9: document has no kind",
+		"crd-bad-types.yaml": `malformed/crd-bad-types.yaml: not checked: malformed YAML at line 1: cannot decode CustomResourceDefinition "memclusters.infrastructure.example.io"`,
 	}
 	for file, want := range tests {
 		t.Run(file, func(t *testing.T) {
 			code, stdout, stderr := check(filepath.Join(testdata, "good"), filepath.Join(testdata, "malformed", file))
-			assert.Equal(t, 2, code)
-			assert.Empty(t, stdout)
-			assert.Contains(t, stderr, "capkit check: "+testdata+"/"+want)
+			assert.Equal(t, 3, code, stdout+stderr)
+			assert.Equal(t, 1, strings.Count(stdout, "\n"), stdout)
+			assert.Contains(t, stdout, testdata+"/"+want)
+			assert.Equal(t, "capkit check: 12 files, 0 violations, 1 not checked (listed above)\n", stderr, "the good files are still checked")
 		})
 	}
-	code, _, stderr := check(filepath.Join(testdata, "malformed"))
-	assert.Equal(t, 2, code)
-	assert.Equal(t, 5, strings.Count(stderr, "malformed YAML"), "every unreadable file is reported:\n%s", stderr)
+	code, stdout, stderr := check(filepath.Join(testdata, "malformed"))
+	assert.Equal(t, 3, code)
+	assert.Equal(t, 6, strings.Count(stdout, ": not checked: malformed YAML at line "), "every unreadable file is listed, a CRD that cannot be decoded too:\n%s", stdout)
+	assert.Equal(t, "capkit check: 6 files, 0 violations, 6 not checked (listed above)\n", stderr)
+
+	code, _, _ = check(filepath.Join(testdata, "malformed"), filepath.Join(testdata, "bad", "crds", "cluster-scoped.yaml"))
+	assert.Equal(t, 1, code, "violations win over files not checked")
+	code, _, _ = check("--strict", filepath.Join(testdata, "malformed", "syntax.yaml"))
+	assert.Equal(t, 1, code, "--strict makes a file not checked a violation")
 }
 
 func TestCheckUsageAndUnreadable(t *testing.T) {
@@ -145,9 +154,14 @@ func TestCheckClassifiesByContent(t *testing.T) {
 	assert.Contains(t, stdout, "metadata.contract")
 
 	code, stdout, stderr := check(other)
-	assert.Equal(t, 0, code)
-	assert.Contains(t, stdout, other+": not a clusterctl metadata, components, cluster template or ClusterClass file, nor CRDs: not checked")
+	assert.Equal(t, 3, code)
+	assert.Contains(t, stdout, other+": not checked: a kustomization, which capkit does not build: check what it builds (kubectl kustomize "+dir+" > built.yaml; capkit check built.yaml)")
 	assert.Contains(t, stderr, "1 file, 0 violations, 1 not checked")
+
+	role := write("role.yaml", "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r}\n")
+	code, stdout, _ = check(role)
+	assert.Equal(t, 3, code)
+	assert.Contains(t, stdout, role+": not checked: not a clusterctl metadata, components, cluster template or ClusterClass file, nor CRDs")
 
 	var out, errOut strings.Builder
 	assert.Equal(t, 1, runCheck([]string{"--strict", other}, &out, &errOut), "--strict makes it a failure")
@@ -225,7 +239,7 @@ const badCRD = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinit
 	"spec: {group: infrastructure.x.io, names: {kind: XCluster, plural: xclusters, listKind: XClusterList}, scope: Namespaced, versions: []}\n"
 
 // TestCheckRefusesUnboundedInput: an alias bomb, too many documents, too many YAML nodes and too many bytes are each
-// refused with exit code 2 and a line that names the file and the bound, before they are decoded.
+// refused before they are decoded, listed as not checked with the bound (exit code 3).
 func TestCheckRefusesUnboundedInput(t *testing.T) {
 	dir := t.TempDir()
 	bomb := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\ndata:\n  a: &a " + strings.Repeat("x", 1<<20) + "\n  b: [" + strings.Repeat("*a, ", 39) + "*a]\n"
@@ -239,19 +253,19 @@ func TestCheckRefusesUnboundedInput(t *testing.T) {
 		want string
 	}{
 		"alias bomb": {writeFile(t, dir, "bomb.yaml", bomb),
-			":6: YAML input too large: more than 33554432 bytes of values after YAML aliases are expanded\n"},
+			": not checked: YAML input too large at line 6: more than 33554432 bytes of values after YAML aliases are expanded\n"},
 		"documents": {writeFile(t, dir, "docs.yaml", docs),
-			":30001: YAML input too large: more than 10000 YAML documents\n"},
+			": not checked: YAML input too large at line 30001: more than 10000 YAML documents\n"},
 		"nodes": {writeFile(t, dir, "dense.yaml", dense),
-			": YAML input too large: its 4 lines and 500004 indicators (\"-\", \"?\", \":\", \",\", \"[\", \"{\", \"*\") allow up to 1000012 YAML nodes, more than the limit of 1000000 nodes\n"},
-		"bytes": {big, ": YAML input too large: 33554433 bytes, more than 33554432 bytes\n"},
+			": not checked: YAML input too large: its 4 lines and 500004 indicators (\"-\", \"?\", \":\", \",\", \"[\", \"{\", \"*\") allow up to 1000012 YAML nodes, more than the limit of 1000000 nodes\n"},
+		"bytes": {big, ": not checked: YAML input too large: 33554433 bytes, more than 33554432 bytes\n"},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			code, stdout, stderr := check(tt.path)
-			assert.Equal(t, 2, code)
-			assert.Empty(t, stdout)
-			assert.Equal(t, "capkit check: "+tt.path+tt.want, stderr)
+			assert.Equal(t, 3, code)
+			assert.Equal(t, tt.path+tt.want, stdout)
+			assert.Equal(t, "capkit check: 1 file, 0 violations, 1 not checked (listed above)\n", stderr)
 		})
 	}
 }
@@ -266,15 +280,15 @@ func TestCheckEscapesNames(t *testing.T) {
 	code, stdout, stderr := check(name, other)
 	assert.Equal(t, 1, code)
 	assert.Equal(t, name+`:1: "CustomResourceDefinition/x\x1b[2J\nfake.yaml:1: all good": crd.invalid: spec.versions: the CRD has no versions`+"\n"+
-		other+": not a clusterctl metadata, components, cluster template or ClusterClass file, nor CRDs: not checked\n", stdout)
+		other+": not checked: not a clusterctl metadata, components, cluster template or ClusterClass file, nor CRDs\n", stdout)
 	assertPrintableLines(t, stdout)
 	assert.Equal(t, "capkit check: 2 files, 1 violation, 1 not checked (listed above)\n", stderr)
 
 	bad := writeFile(t, dir, "bad\x1b[2J.yaml", "kind: [\n")
-	code, _, stderr = check(bad)
-	assert.Equal(t, 2, code)
-	assertPrintableLines(t, stderr)
-	assert.Contains(t, stderr, `capkit check: "`+dir+`/bad\x1b[2J.yaml":`)
+	code, stdout, _ = check(bad)
+	assert.Equal(t, 3, code)
+	assertPrintableLines(t, stdout)
+	assert.Contains(t, stdout, `"`+dir+`/bad\x1b[2J.yaml": not checked: malformed YAML at line `)
 }
 
 // TestCheckFollowsSymlinkedFolders: a folder reached through a symbolic link is searched (a CRD in it is not silently
