@@ -115,7 +115,9 @@ func notObjects(name string) string {
 var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
 
 // isKustomization reports whether the file is a kustomization by its name.
-func isKustomization(name string) bool { return slices.Contains(kustomizationNames, filepath.Base(name)) }
+func isKustomization(name string) bool {
+	return slices.Contains(kustomizationNames, filepath.Base(name))
+}
 
 // kustomizationReason says why a kustomization is not checked and what to check instead.
 func kustomizationReason(name string) string {

@@ -54,8 +54,9 @@ type placeholders struct {
 // after clusterctl turns "${ VAR }", "${ VAR}" and "${VAR }" into "${VAR}". A reference is "${NAME}", "${#NAME}" or
 // "${NAME" followed by one of ":", "=", ",", "^", "/", "#", "%" and an argument up to the closing "}" (which covers
 // ${VAR:=default}, ${VAR=default}, ${VAR:-default}, ${VAR:offset}, ${VAR/a/b}, …; references nested in it are part
-// of it); NAME is letters, digits and "_". "$$" is a literal "$" and is left as it is ("$" means nothing to YAML), as
-// is "$VAR", which clusterctl does not substitute, and "${VAR-default}", on which clusterctl fails ("missing closing
+// of it, and "$$" in it is no escape: ${A:=$${B}} is one reference, as drone/envsubst reads it); NAME is letters,
+// digits and "_". Outside references "$$" is a literal "$" and is left as it is ("$" means nothing to YAML), as is
+// "$VAR", which clusterctl does not substitute, and "${VAR-default}", on which clusterctl fails ("missing closing
 // brace"). A reference that spans lines is left as it is, so that every line keeps its number. The scan is linear:
 // after a malformed reference it goes on from where the reference failed, as clusterctl stops at the first one.
 func substituteVariables(data []byte) ([]byte, *placeholders) {
@@ -138,7 +139,7 @@ func referenceEnd(data []byte, start, depth int) (int, bool) {
 			return pos + 1, true
 		case c == '\n' || c == '\r':
 			return pos, false
-		case c == '$' && peek(data, pos+1) == '$', c == '\\' && (peek(data, pos+1) == '\\' || peek(data, pos+1) == '/'):
+		case c == '\\' && (peek(data, pos+1) == '\\' || peek(data, pos+1) == '/'):
 			pos += 2
 		case c == '$' && peek(data, pos+1) == '{':
 			end, ok := referenceEnd(data, pos, depth+1)
