@@ -44,9 +44,9 @@ const maxVariableNesting = 32
 type placeholders struct {
 	// prefix starts every placeholder and occurs nowhere in the original text.
 	prefix string
-	// tokens[i] is the placeholder of refs[i], at least as long as refs[i], so that putting a reference back never
-	// makes a value longer than the one that was parsed and bounded.
-	tokens, refs []string
+	// refs are the references replaced; the placeholder of refs[i] is token(i, len(refs[i])), at least as long as
+	// refs[i], so that putting a reference back never makes a value longer than the one that was parsed and bounded.
+	refs []string
 }
 
 // substituteVariables returns data with each clusterctl variable reference replaced by a placeholder, and the
@@ -66,6 +66,7 @@ func substituteVariables(data []byte) ([]byte, *placeholders) {
 	p := &placeholders{prefix: uniquePrefix(data)}
 	index := map[string]int{}
 	var out bytes.Buffer
+	out.Grow(len(data) + len(data)/8)
 	last := 0 // data[last:] is not yet written to out
 	for pos := 0; pos < len(data); {
 		i := bytes.IndexByte(data[pos:], '$')
@@ -93,10 +94,9 @@ func substituteVariables(data []byte) ([]byte, *placeholders) {
 			j = len(p.refs)
 			index[ref] = j
 			p.refs = append(p.refs, ref)
-			p.tokens = append(p.tokens, p.token(j, len(ref)))
 		}
 		out.Write(data[last:pos])
-		out.WriteString(p.tokens[j])
+		out.WriteString(p.token(j, len(ref)))
 		pos, last = end, end
 	}
 	if len(p.refs) == 0 {
@@ -236,10 +236,12 @@ func (p *placeholders) restore(s string) string {
 			n++
 		}
 		j, err := strconv.Atoi(rest[:n])
-		if err == nil && j < len(p.tokens) && strings.HasPrefix(s[i:], p.tokens[j]) {
-			b.WriteString(p.refs[j])
-			s = s[i+len(p.tokens[j]):]
-			continue
+		if err == nil && j < len(p.refs) {
+			if token := p.token(j, len(p.refs[j])); strings.HasPrefix(s[i:], token) {
+				b.WriteString(p.refs[j])
+				s = s[i+len(token):]
+				continue
+			}
 		}
 		b.WriteString(p.prefix)
 		s = rest

@@ -150,8 +150,8 @@ func FuzzSubstituteVariables(f *testing.F) {
 			t.Fatalf("restore(%q) = %q, want %q", out, got, data)
 		}
 		for i, ref := range p.refs {
-			if len(p.tokens[i]) < len(ref) {
-				t.Fatalf("placeholder %q shorter than %q", p.tokens[i], ref)
+			if token := p.token(i, len(ref)); len(token) < len(ref) {
+				t.Fatalf("placeholder %q shorter than %q", token, ref)
 			}
 		}
 	})
