@@ -64,24 +64,33 @@ func TestCheckLabelShapeMismatchIsNamed(t *testing.T) {
 	assert.Contains(t, stdout, "crd.contract-shape: spec.versions[v1alpha1].schema.openAPIV3Schema.properties.status: label declares contract v1beta2 but status has v1beta1 shape: status.ready present, status.failureDomains is a map")
 }
 
+// TestCheckMalformed: a file that cannot be read is listed as not checked with the reason and its line, the other
+// files are still checked, and the exit code says so (3: no violations, files not checked).
 func TestCheckMalformed(t *testing.T) {
 	tests := map[string]string{
-		"syntax.yaml":        "malformed/syntax.yaml:12: malformed YAML: found unexpected end of stream",
-		"list.yaml":          "malformed/list.yaml:2: malformed YAML: document is a YAML list, want a map with apiVersion and kind",
-		"no-kind.yaml":       "malformed/no-kind.yaml:9: malformed YAML: document has no kind",
-		"crd-bad-types.yaml": `malformed/crd-bad-types.yaml:1: malformed YAML: cannot decode CustomResourceDefinition "memclusters.infrastructure.example.io"`,
+		"syntax.yaml":        "malformed/syntax.yaml: not checked: malformed YAML at line 12: found unexpected end of stream",
+		"list.yaml":          "malformed/list.yaml: not checked: malformed YAML at line 2: document is a YAML list, want a map with apiVersion and kind",
+		"no-kind.yaml":       "malformed/no-kind.yaml: not checked: malformed YAML at line 9: document has no kind",
+		"crd-bad-types.yaml": `malformed/crd-bad-types.yaml: not checked: malformed YAML at line 1: cannot decode CustomResourceDefinition "memclusters.infrastructure.example.io"`,
 	}
 	for file, want := range tests {
 		t.Run(file, func(t *testing.T) {
 			code, stdout, stderr := check(filepath.Join(testdata, "good"), filepath.Join(testdata, "malformed", file))
-			assert.Equal(t, 2, code)
-			assert.Empty(t, stdout)
-			assert.Contains(t, stderr, "capkit check: "+testdata+"/"+want)
+			assert.Equal(t, 2, code, stdout+stderr)
+			assert.Equal(t, 1, strings.Count(stdout, "\n"), stdout)
+			assert.Contains(t, stdout, testdata+"/"+want)
+			assert.Equal(t, "capkit check: 12 files, 0 violations, 1 not checked (listed above)\n", stderr, "the good files are still checked")
 		})
 	}
-	code, _, stderr := check(filepath.Join(testdata, "malformed"))
+	code, stdout, stderr := check(filepath.Join(testdata, "malformed"))
 	assert.Equal(t, 2, code)
-	assert.Equal(t, 5, strings.Count(stderr, "malformed YAML"), "every unreadable file is reported:\n%s", stderr)
+	assert.Equal(t, 6, strings.Count(stdout, ": not checked: malformed YAML at line "), "every unreadable file is listed, a CRD that cannot be decoded too:\n%s", stdout)
+	assert.Equal(t, "capkit check: 6 files, 0 violations, 6 not checked (listed above)\n", stderr)
+
+	code, _, _ = check(filepath.Join(testdata, "malformed"), filepath.Join(testdata, "bad", "crds", "cluster-scoped.yaml"))
+	assert.Equal(t, 1, code, "violations win over files not checked")
+	code, _, _ = check("--strict", filepath.Join(testdata, "malformed", "syntax.yaml"))
+	assert.Equal(t, 1, code, "--strict makes a file not checked a violation")
 }
 
 func TestCheckUsageAndUnreadable(t *testing.T) {
@@ -152,8 +161,13 @@ func TestCheckClassifiesByContent(t *testing.T) {
 
 	code, stdout, stderr := check(other)
 	assert.Equal(t, 0, code)
-	assert.Contains(t, stdout, other+": not a clusterctl metadata, components, cluster template or ClusterClass file, nor CRDs: not checked")
+	assert.Contains(t, stdout, other+": not checked: a kustomization, which capkit does not build: check what it builds (kubectl kustomize "+dir+" > built.yaml; capkit check built.yaml)")
 	assert.Contains(t, stderr, "1 file, 0 violations, 1 not checked")
+
+	role := write("role.yaml", "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r}\n")
+	code, stdout, _ = check(role)
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, role+": not checked: not a clusterctl metadata, components, cluster template or ClusterClass file, nor CRDs")
 
 	var out, errOut strings.Builder
 	assert.Equal(t, 1, runCheck([]string{"--strict", other}, &out, &errOut), "--strict makes it a failure")
@@ -232,7 +246,7 @@ const badCRD = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinit
 	"spec: {group: infrastructure.x.io, names: {kind: XCluster, plural: xclusters, listKind: XClusterList}, scope: Namespaced, versions: []}\n"
 
 // TestCheckRefusesUnboundedInput: an alias bomb, too many documents, too many YAML nodes and too many bytes are each
-// refused with exit code 2 and a line that names the file and the bound, before they are decoded.
+// refused before they are decoded, listed as not checked with the bound (exit code 3).
 func TestCheckRefusesUnboundedInput(t *testing.T) {
 	dir := t.TempDir()
 	bomb := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\ndata:\n  a: &a " + strings.Repeat("x", 1<<20) + "\n  b: [" + strings.Repeat("*a, ", 39) + "*a]\n"
@@ -246,19 +260,19 @@ func TestCheckRefusesUnboundedInput(t *testing.T) {
 		want string
 	}{
 		"alias bomb": {writeFile(t, dir, "bomb.yaml", bomb),
-			":6: YAML input too large: more than 33554432 bytes of values after YAML aliases are expanded\n"},
+			": not checked: YAML input too large at line 6: more than 33554432 bytes of values after YAML aliases are expanded\n"},
 		"documents": {writeFile(t, dir, "docs.yaml", docs),
-			":30001: YAML input too large: more than 10000 YAML documents\n"},
+			": not checked: YAML input too large at line 30001: more than 10000 YAML documents\n"},
 		"nodes": {writeFile(t, dir, "dense.yaml", dense),
-			": YAML input too large: its 4 lines and 500004 indicators (\"-\", \"?\", \":\", \",\", \"[\", \"{\", \"*\") allow up to 1000012 YAML nodes, more than the limit of 1000000 nodes\n"},
-		"bytes": {big, ": YAML input too large: 33554433 bytes, more than 33554432 bytes\n"},
+			": not checked: YAML input too large: its 4 lines and 500004 indicators (\"-\", \"?\", \":\", \",\", \"[\", \"{\", \"*\") allow up to 1000012 YAML nodes, more than the limit of 1000000 nodes\n"},
+		"bytes": {big, ": not checked: YAML input too large: 33554433 bytes, more than 33554432 bytes\n"},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			code, stdout, stderr := check(tt.path)
 			assert.Equal(t, 2, code)
-			assert.Empty(t, stdout)
-			assert.Equal(t, "capkit check: "+tt.path+tt.want, stderr)
+			assert.Equal(t, tt.path+tt.want, stdout)
+			assert.Equal(t, "capkit check: 1 file, 0 violations, 1 not checked (listed above)\n", stderr)
 		})
 	}
 }
@@ -273,15 +287,15 @@ func TestCheckEscapesNames(t *testing.T) {
 	code, stdout, stderr := check(name, other)
 	assert.Equal(t, 1, code)
 	assert.Equal(t, name+`:1: error: "CustomResourceDefinition/x\x1b[2J\nfake.yaml:1: all good": crd.invalid: spec.versions: the CRD has no versions`+"\n"+
-		other+": not a clusterctl metadata, components, cluster template or ClusterClass file, nor CRDs: not checked\n", stdout)
+		other+": not checked: not a clusterctl metadata, components, cluster template or ClusterClass file, nor CRDs\n", stdout)
 	assertPrintableLines(t, stdout)
 	assert.Equal(t, "capkit check: 2 files, 1 violation, 1 not checked (listed above)\n", stderr)
 
 	bad := writeFile(t, dir, "bad\x1b[2J.yaml", "kind: [\n")
-	code, _, stderr = check(bad)
+	code, stdout, _ = check(bad)
 	assert.Equal(t, 2, code)
-	assertPrintableLines(t, stderr)
-	assert.Contains(t, stderr, `capkit check: "`+dir+`/bad\x1b[2J.yaml":`)
+	assertPrintableLines(t, stdout)
+	assert.Contains(t, stdout, `"`+dir+`/bad\x1b[2J.yaml": not checked: malformed YAML at line `)
 }
 
 // TestCheckFollowsSymlinkedFolders: a folder reached through a symbolic link is searched (a CRD in it is not silently
@@ -350,4 +364,100 @@ func TestCheckUsageNamesBounds(t *testing.T) {
 		"10000 documents", "100 findings per file"} {
 		assert.Contains(t, stderr, want)
 	}
+}
+
+// goodCRD is a CRD of no contract role with no violations.
+const goodCRD = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: things.x.io}\n" +
+	"spec: {group: x.io, names: {kind: Thing, plural: things, listKind: ThingList, singular: thing}, scope: Namespaced, versions: " +
+	"[{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]}\n"
+
+// TestCheckListsWhatItCannotRead: a Helm values file, a clusterctl configuration file, a kustomization and malformed
+// YAML are each listed as "FILE: not checked: REASON" naming what they are, and the other files are still checked.
+func TestCheckListsWhatItCannotRead(t *testing.T) {
+	dir := t.TempDir()
+	values := writeFile(t, dir, "cilium/values.yaml", "hubble:\n  enabled: false\n")
+	config := writeFile(t, dir, "testdata/init.yaml", "CLUSTERCTL_LOG_LEVEL: 10\nproviders:\n- name: x\n  url: file://${HOME}/x.yaml\n")
+	kustomization := writeFile(t, dir, "overlay/kustomization.yaml", "resources: [../cilium]\n")
+	broken := writeFile(t, dir, "cluster-template-broken.yaml", "apiVersion: v1\nkind: A\nx: [${A}\ny: 1\n")
+	writeFile(t, dir, "crd.yaml", badCRD)
+	code, stdout, stderr := check(dir)
+	assert.Equal(t, 1, code, "a violation was found: 1 wins over files not checked")
+	assert.Equal(t, []string{
+		dir + "/crd.yaml:1: error: CustomResourceDefinition/xclusters.infrastructure.x.io: crd.invalid: spec.versions: the CRD has no versions",
+		values + ": not checked: a Helm values file, not Kubernetes objects (malformed YAML at line 1: document has no apiVersion)",
+		broken + ": not checked: malformed YAML at line 3: did not find expected ',' or ']'",
+		kustomization + ": not checked: a kustomization, which capkit does not build: check what it builds (kubectl kustomize " + dir + "/overlay > built.yaml; capkit check built.yaml)",
+		config + ": not checked: a clusterctl configuration file, not Kubernetes objects (malformed YAML at line 1: document has no apiVersion)",
+	}, strings.Split(strings.TrimSuffix(stdout, "\n"), "\n"))
+	assert.Equal(t, "capkit check: 5 files, 1 violation, 4 not checked (listed above)\n", stderr)
+}
+
+// TestCheckExitCodes: 0 clean (files that are not release files listed as not checked), 1 errors or warnings
+// (whatever else), 2 no errors or warnings but files that could not be read (1 with --strict), usage errors and
+// arguments that cannot be read.
+func TestCheckExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	clean := writeFile(t, dir, "crd.yaml", goodCRD)
+	bad := writeFile(t, dir, "bad.yaml", badCRD)
+	malformed := writeFile(t, dir, "malformed.yaml", "a: [\n")
+	role := writeFile(t, dir, "role.yaml", "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r}\n")
+	unreadable := writeFile(t, dir, "secret/unreadable.yaml", goodCRD)
+	require.NoError(t, os.Chmod(unreadable, 0))
+	if f, err := os.Open(unreadable); err == nil {
+		_ = f.Close()
+		t.Log("running with permission to read anything: the unreadable cases are left out")
+		unreadable = ""
+	}
+	tests := []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"clean", []string{clean}, 0},
+		{"violations", []string{bad}, 1},
+		{"not checked: malformed", []string{clean, malformed}, 2},
+		{"not checked: not a release file", []string{clean, role}, 0},
+		{"violations and not checked", []string{bad, malformed}, 1},
+		{"strict", []string{"--strict", clean, malformed}, 1},
+		{"missing argument", []string{filepath.Join(dir, "nope.yaml")}, 2},
+		{"no arguments", nil, 2},
+	}
+	if unreadable != "" {
+		tests = append(tests,
+			struct {
+				name string
+				args []string
+				want int
+			}{"unreadable argument", []string{clean, unreadable}, 2},
+			struct {
+				name string
+				args []string
+				want int
+			}{"unreadable file in a folder", []string{filepath.Dir(unreadable)}, 2})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := check(tt.args...)
+			assert.Equal(t, tt.want, code, stdout+stderr)
+		})
+	}
+}
+
+// TestCheckNamesTheKustomization: config/crd/bases, whose CRDs get their contract labels from config/crd's
+// kustomization, is checked, and the summary names the folder whose output to check.
+func TestCheckNamesTheKustomization(t *testing.T) {
+	repo := t.TempDir()
+	writeFile(t, repo, "go.mod", "module x\n")
+	writeFile(t, repo, "config/crd/kustomization.yaml", "labels:\n- pairs: {cluster.x-k8s.io/v1beta2: v1}\nresources: [bases/x.io_things.yaml]\n")
+	writeFile(t, repo, "config/crd/bases/x.io_things.yaml", goodCRD)
+	bases := filepath.Join(repo, "config", "crd", "bases")
+	code, stdout, stderr := check(bases)
+	assert.Equal(t, 0, code, stdout)
+	assert.Equal(t, "capkit check: 1 file, 0 violations; "+bases+" has no kustomization but "+filepath.Join(repo, "config", "crd")+
+		" has one, which may add labels (such as the contract labels of CRDs) and patches: to check what a release ships, check what it builds (kubectl kustomize "+
+		filepath.Join(repo, "config", "crd")+")\n", stderr)
+
+	code, _, stderr = check(filepath.Join(repo, "config"))
+	assert.Equal(t, 0, code, "the kustomization is listed as not checked")
+	assert.NotContains(t, stderr, "has no kustomization", "nothing above config but the repository root")
 }

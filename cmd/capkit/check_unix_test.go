@@ -43,8 +43,8 @@ func TestCheckRefusesNonRegularFiles(t *testing.T) {
 
 	code, stdout, stderr := check(dir)
 	assert.Equal(t, 1, code)
-	assert.Contains(t, stdout, pipe+": not a regular file (named pipe): not checked\n")
-	assert.Equal(t, "capkit check: 1 file, 1 violation, 1 not checked (listed above)\n", stderr)
+	assert.Contains(t, stdout, pipe+": not checked: not a regular file (named pipe)\n")
+	assert.Equal(t, "capkit check: 2 files, 1 violation, 1 not checked (listed above)\n", stderr)
 
 	named := filepath.Join(t.TempDir(), "named.yaml")
 	fifoWithWriter(t, named)

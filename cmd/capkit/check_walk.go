@@ -15,8 +15,13 @@ import (
 type walkResult struct {
 	// files are the YAML files to check, sorted.
 	files []string
-	// notChecked are files named *.yaml or *.yml that are not regular files (named pipes, devices, sockets).
+	// named are the files named as arguments.
+	named []string
+	// notChecked are files named *.yaml or *.yml that are not regular files (named pipes, devices, sockets), and
+	// kustomizations.
 	notChecked []clusterctl.Unclassified
+	// kustomizedBy maps a folder argument without a kustomization to the folder above it that has one.
+	kustomizedBy [][2]string
 	// hidden are the hidden folders (".git") that were not searched.
 	hidden []string
 	// repeated are folders reached again (through a link) after they were searched under another path.
@@ -26,7 +31,8 @@ type walkResult struct {
 // yamlFiles expands the arguments: a file as given (it must be a regular file), a folder searched recursively for
 // *.yaml and *.yml files (any case), following symbolic links to folders. A folder reached again (a link loop, or
 // two links to one folder) is searched once, and hidden folders below an argument are not searched; both are
-// recorded, as are files named *.yaml that are not regular files.
+// recorded, as are files named *.yaml that are not regular files, kustomizations (which are not read) and, for a
+// folder argument without a kustomization, the folder above it that has one.
 func yamlFiles(args []string) (walkResult, error) {
 	w := &walker{seen: map[any]string{}}
 	for _, arg := range args {
@@ -39,8 +45,14 @@ func yamlFiles(args []string) (walkResult, error) {
 			if err := w.dir(arg, fi, nil); err != nil {
 				return walkResult{}, err
 			}
+			if above := kustomizationAbove(arg); above != "" {
+				w.res.kustomizedBy = append(w.res.kustomizedBy, [2]string{arg, above})
+			}
+		case fi.Mode().IsRegular() && isKustomization(arg):
+			w.res.notChecked = append(w.res.notChecked, clusterctl.Unclassified{File: arg, Reason: kustomizationReason(arg)})
 		case fi.Mode().IsRegular():
 			w.res.files = append(w.res.files, arg)
+			w.res.named = append(w.res.named, arg)
 		default:
 			return walkResult{}, fmt.Errorf("cannot check %q: not a regular file or folder (%s)", arg, clusterctl.FileType(fi.Mode()))
 		}
@@ -93,12 +105,14 @@ func (w *walker) dir(path string, fi fs.FileInfo, ancestors []fs.FileInfo) error
 			if err := w.dir(p, info, ancestors); err != nil {
 				return err
 			}
+		case mode.IsRegular() && isKustomization(e.Name()):
+			w.res.notChecked = append(w.res.notChecked, clusterctl.Unclassified{File: p, Reason: kustomizationReason(p)})
 		case !isYAMLName(e.Name()):
 		case mode.IsRegular():
 			w.res.files = append(w.res.files, p)
 		default:
 			w.res.notChecked = append(w.res.notChecked, clusterctl.Unclassified{File: p,
-				Reason: fmt.Sprintf("not a regular file (%s): not checked", clusterctl.FileType(mode))})
+				Reason: fmt.Sprintf("not checked: not a regular file (%s)", clusterctl.FileType(mode))})
 		}
 	}
 	return nil

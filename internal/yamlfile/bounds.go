@@ -33,6 +33,10 @@ type readOptions struct {
 	expandedSet                          bool
 	maxDocuments, maxFindings            int
 	findingsSet                          bool
+	// variables: substitute clusterctl variables before parsing (WithVariables).
+	variables bool
+	// defaultAPIVersion and defaultKind are given to documents without them (WithDefaultKind).
+	defaultAPIVersion, defaultKind string
 }
 
 func defaultReadOptions(opts []Option) readOptions {

@@ -188,7 +188,14 @@ func Read(r io.Reader, name string, opts ...Option) (*File, error) {
 		maxFindings = -1
 	}
 	out := &File{Name: name, Data: data, maxFindings: maxFindings}
-	chunks, err := splitDocuments(data, o.maxDocuments)
+	text, vars := data, (*placeholders)(nil)
+	if o.variables {
+		// A placeholder is a few bytes longer than a short reference: the text parsed stays within the size limit.
+		if sub, p := substituteVariables(data); p != nil && int64(len(sub)) <= o.maxBytes {
+			text, vars = sub, p
+		}
+	}
+	chunks, err := splitDocuments(text, o.maxDocuments)
 	if err != nil {
 		var pe *PositionError
 		if errors.As(err, &pe) {
@@ -196,9 +203,12 @@ func Read(r io.Reader, name string, opts ...Option) (*File, error) {
 		}
 		return nil, err
 	}
+	if vars != nil {
+		keepOriginalText(chunks, data, o.maxDocuments)
+	}
 	exp := &expansion{file: name, maxBytes: o.maxExpandedBytes, maxNodes: o.maxNodes}
 	for _, c := range chunks {
-		docs, err := decodeDocument(name, c, exp)
+		docs, err := decodeDocument(name, c, exp, &o, vars)
 		if err != nil {
 			return nil, err
 		}
@@ -214,6 +224,23 @@ func Read(r io.Reader, name string, opts ...Option) (*File, error) {
 type chunk struct {
 	line int
 	text []byte
+	// raw is the document's original text when text has placeholders for clusterctl variables; else nil.
+	raw []byte
+}
+
+// keepOriginalText records in each chunk of the substituted text the original text of its document. Substitution
+// keeps every line (a reference that spans lines is not replaced), so the documents of the original text start on
+// the same lines.
+func keepOriginalText(chunks []chunk, original []byte, maxDocuments int) {
+	orig, err := splitDocuments(original, maxDocuments)
+	if err != nil || len(orig) != len(chunks) {
+		return
+	}
+	for i := range chunks {
+		if orig[i].line == chunks[i].line {
+			chunks[i].raw = orig[i].text
+		}
+	}
 }
 
 // splitDocuments splits YAML text at lines that are a "---" or "..." marker, optionally followed by a comment, and
@@ -286,9 +313,12 @@ var yamlLine = regexp.MustCompile(`line (\d+)`)
 
 // decodeDocument decodes one chunk into its objects: none for a document with no content, the items of a List, or
 // the document's object. exp counts the document's values and nodes with aliases expanded, before it is decoded.
-func decodeDocument(file string, c chunk, exp *expansion) ([]Document, error) {
+// o gives the kind and apiVersion of documents without them; vars, when set, the placeholders of the text, whose
+// references are put back into the decoded values and the messages.
+func decodeDocument(file string, c chunk, exp *expansion, o *readOptions, vars *placeholders) ([]Document, error) {
 	fail := func(line int, format string, args ...any) ([]Document, error) {
-		return nil, &PositionError{File: file, Line: line, Err: fmt.Errorf("%w: "+format, append([]any{ErrMalformed}, args...)...)}
+		msg := vars.restore(fmt.Sprintf(format, args...))
+		return nil, &PositionError{File: file, Line: line, Err: fmt.Errorf("%w: %s", ErrMalformed, msg)}
 	}
 	var root yamlv3.Node
 	if err := yamlv3.Unmarshal(c.text, &root); err != nil {
@@ -335,10 +365,18 @@ func decodeDocument(file string, c chunk, exp *expansion) ([]Document, error) {
 	if err := utiljson.Unmarshal(j, &obj); err != nil {
 		return fail(line, "cannot decode document: %s", err.Error())
 	}
+	if vars != nil {
+		vars.restoreValue(obj)
+	}
+	o.applyDefaultKind(obj)
 	if err := checkObject(obj); err != nil {
 		return fail(line, "%s", err)
 	}
-	doc := Document{File: file, Line: line, StartLine: c.line, Raw: c.text, Object: &unstructured.Unstructured{Object: obj}}
+	raw := c.text
+	if c.raw != nil {
+		raw = c.raw
+	}
+	doc := Document{File: file, Line: line, StartLine: c.line, Raw: raw, Object: &unstructured.Unstructured{Object: obj}}
 	if items, ok := listItems(obj); ok {
 		if len(lines) != len(items) {
 			lines = nil

@@ -17,7 +17,7 @@ type Unclassified struct {
 	// File is the file name; Line is the document's line, 0 for the whole file.
 	File string
 	Line int
-	// Reason says what was found instead.
+	// Reason says what was found instead, starting with "not checked: ".
 	Reason string
 }
 
@@ -88,16 +88,16 @@ func FindUnclassified(files ...*YAMLFile) []Unclassified {
 	for i, f := range files {
 		switch kinds[i] {
 		case FileOther:
-			reason := "not a clusterctl metadata, components, cluster template or ClusterClass file, nor CRDs: not checked"
+			reason := "not checked: not a clusterctl metadata, components, cluster template or ClusterClass file, nor CRDs"
 			if len(f.Documents) == 0 {
-				reason = "no Kubernetes objects: not checked"
+				reason = "not checked: no Kubernetes objects"
 			}
 			out = append(out, Unclassified{File: f.Name, Reason: reason})
 		case FileMetadata:
 			for _, d := range f.Documents {
 				if docKind(d) != "Metadata" {
 					out = append(out, Unclassified{File: f.Name, Line: d.Line,
-						Reason: fmt.Sprintf("%s %s in a metadata file: not checked", d.Object.GetAPIVersion(), d.ObjectRef())})
+						Reason: fmt.Sprintf("not checked: %s %s in a metadata file", d.Object.GetAPIVersion(), d.ObjectRef())})
 				}
 			}
 		}

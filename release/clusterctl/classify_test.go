@@ -65,8 +65,8 @@ func TestFindUnclassified(t *testing.T) {
 		lines = append(lines, u.String())
 	}
 	assert.Equal(t, []string{
-		"metadata.yaml:5: kustomize.config.k8s.io/v1beta1 Kustomization in a metadata file: not checked",
-		"kustomization.yaml: not a clusterctl metadata, components, cluster template or ClusterClass file, nor CRDs: not checked",
-		"empty.yaml: no Kubernetes objects: not checked",
+		"metadata.yaml:5: not checked: kustomize.config.k8s.io/v1beta1 Kustomization in a metadata file",
+		"kustomization.yaml: not checked: not a clusterctl metadata, components, cluster template or ClusterClass file, nor CRDs",
+		"empty.yaml: not checked: no Kubernetes objects",
 	}, lines)
 }

@@ -39,8 +39,8 @@ func TestFindingStringIsOnePrintableLine(t *testing.T) {
 			`relé/crds.yaml:2: error: Kind/naïve: r: label "é" is wrong…`,
 		},
 		"not checked": {
-			clusterctl.Unclassified{File: forgedLine, Line: 4, Reason: "v1 " + forgedLine + " in a metadata file: not checked"},
-			`"x\x1b[2J\nfake.yaml:1: all good":4: v1 x\x1b[2J fake.yaml:1: all good in a metadata file: not checked`,
+			clusterctl.Unclassified{File: forgedLine, Line: 4, Reason: "not checked: v1 " + forgedLine + " in a metadata file"},
+			`"x\x1b[2J\nfake.yaml:1: all good":4: not checked: v1 x\x1b[2J fake.yaml:1: all good in a metadata file`,
 		},
 	}
 	notPrintable := func(r rune) bool { return !unicode.IsPrint(r) || r == unicode.ReplacementChar }

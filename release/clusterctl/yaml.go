@@ -68,7 +68,18 @@ const (
 // ReadYAMLFile reads the multi-document YAML file at path; see ReadYAML. Anything but a regular file (a named pipe, a
 // device, a socket) is refused before it is read, and a file larger than the size limit by its size.
 func ReadYAMLFile(path string, opts ...ReadOption) (*YAMLFile, error) {
-	return yamlfile.ReadFile(path, opts...)
+	return yamlfile.ReadFile(path, asClusterctl(path, opts)...)
+}
+
+// asClusterctl returns the options with which a file of this name is read as clusterctl reads it: metadata.yaml
+// decoded into clusterctl's Metadata type, which gives a document without kind or apiVersion clusterctl's; any
+// other file with its clusterctl variables substituted before it is parsed.
+func asClusterctl(name string, opts []ReadOption) []ReadOption {
+	first := yamlfile.WithVariables()
+	if ClassifyFile(name) == FileMetadata {
+		first = yamlfile.WithDefaultKind(MetadataAPIVersion, "Metadata")
+	}
+	return append([]ReadOption{first}, opts...)
 }
 
 // FileType names the type of a file that is not a regular file or a folder, for messages: "named pipe", "socket",
@@ -81,12 +92,21 @@ func FileType(m fs.FileMode) string { return yamlfile.FileType(m) }
 // line. Values are decoded the way kubectl decodes them (sigs.k8s.io/yaml), and the items of a List document are
 // read as documents of their own (see ListOrigin).
 //
+// It reads the text as clusterctl does. In a file named metadata.yaml, a document without kind is of kind Metadata,
+// and one without apiVersion of MetadataAPIVersion (clusterctl decodes the file into its Metadata type, which
+// supplies them). In any other file, clusterctl variable references (${VAR}, ${VAR:=default}, ${VAR=default},
+// ${VAR:-default}, ${ VAR }, the string functions; not $VAR, which clusterctl leaves as it is) are replaced with
+// placeholders before the YAML is parsed, as clusterctl substitutes them before parsing a template, so that text
+// that is YAML only once substituted, e.g. "sshAuthorizedKeys: [${VM_SSH_KEYS}]", is read; the decoded values hold
+// each reference's text where its placeholder ended up, and YAMLFile.Data and Document.Raw the original text. A
+// reference that spans lines is left as it is.
+//
 // Input above a bound fails with an error that wraps ErrTooLarge, names the file, the line where there is one and
 // the bound, before it is decoded: more bytes than the size limit (read no further than the limit), more YAML
 // nodes than its lines and indicators allow (before parsing), more documents (while splitting), more bytes of
 // values or nodes once aliases are expanded (counted on the parsed, unexpanded tree). See the With options.
 func ReadYAML(r io.Reader, name string, opts ...ReadOption) (*YAMLFile, error) {
-	return yamlfile.Read(r, name, opts...)
+	return yamlfile.Read(r, name, asClusterctl(name, opts)...)
 }
 
 // WithMaxBytes sets the size limit of the input (DefaultMaxYAMLBytes); larger input fails with ErrTooLarge before it
