@@ -109,7 +109,7 @@ var ruleTable = []RuleInfo{
 	// Files as a whole.
 	{RuleClusterctlList, LevelError, "no List documents in release files: clusterctl reads each YAML document as one object (util/yaml.ToUnstructured) and does not expand Lists", "https://pkg.go.dev/sigs.k8s.io/cluster-api/util/yaml#ToUnstructured"},
 	{RuleVariableSyntax, LevelError, "every ${ is a reference drone/envsubst parses: clusterctl refuses the whole file otherwise", srcYAMLProcessor},
-	{RuleVariableUnsupported, LevelError, "no ${VAR-default} (read as a variable named VAR-default), ${VAR:?msg} or ${VAR:+alt} (not evaluated)", srcYAMLProcessor},
+	{RuleVariableUnsupported, LevelError, "no ${VAR-default} (clusterctl rejects the file), ${VAR:?msg} or ${VAR:+alt} (not evaluated)", srcYAMLProcessor},
 	{RuleVariableUnbraced, LevelNote, "an upper-case $VAR that no shell script of the same object assigns: clusterctl leaves it as it is (it substitutes only ${VAR}), so a clusterctl variable written so is never filled in", srcYAMLProcessor},
 }
 

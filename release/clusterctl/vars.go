@@ -52,7 +52,7 @@ var shellVariables = []string{"HOME", "PATH", "PWD", "OLDPWD", "USER", "HOSTNAME
 // reads them (drone/envsubst after turning "${ VAR }" into "${VAR}"): ${VAR}, ${VAR:=default}, ${VAR:-default},
 // ${VAR=default}, the bash string functions envsubst evaluates (${VAR^^}, ${VAR:0:3}, ${VAR/a/b}, ${#VAR}, …),
 // and "$$" for a literal "$". It reports as issues: a "${" clusterctl cannot parse (which makes clusterctl reject
-// the whole file), ${VAR-default} (read as a variable named "VAR-default"), ${VAR:?msg} and ${VAR:+alt} (not
+// the whole file), ${VAR-default} (drone/envsubst fails on it: "missing closing brace"), ${VAR:?msg} and ${VAR:+alt} (not
 // evaluated), and an upper-case $VAR without braces (left as it is) unless it is a common shell variable or a shell
 // variable that a script in the same YAML document assigns (NAME=…, export NAME=…, read NAME, for NAME in …).
 func ScanVariables(data []byte) ([]Variable, []VariableIssue) {
@@ -217,8 +217,8 @@ func (s *varScanner) expr(start, depth int) bool {
 	}
 	if base, def, ok := strings.Cut(name, "-"); ok {
 		s.use(start, name, false)
-		s.issue(start, RuleVariableUnsupported, "%q is read by clusterctl as the variable %q, not as %s with a default: write ${%s:-%s} or ${%s:=%s}",
-			s.snippet(start, s.pos+1), name, base, base, def, base, def)
+		s.issue(start, RuleVariableUnsupported, "%q makes clusterctl reject the file (drone/envsubst has no ${VAR-default}: \"missing closing brace\"): write ${%s:-%s} or ${%s:=%s}",
+			s.snippet(start, s.pos+1), base, def, base, def)
 		return s.argument(start, depth, bad)
 	}
 	switch op := s.peekAt(s.pos); op {

@@ -53,7 +53,7 @@ func TestScanVariablesIssues(t *testing.T) {
 		{"x: ${A:=b", clusterctl.RuleVariableSyntax, 1, `no closing }`},
 		{"x: ${A:=${B}", clusterctl.RuleVariableSyntax, 1, `no closing }`},
 		{"x: ${A:=${}}", clusterctl.RuleVariableSyntax, 1, `no variable name`},
-		{"x: ${VAR-default}", clusterctl.RuleVariableUnsupported, 1, `"${VAR-default}" is read by clusterctl as the variable "VAR-default", not as VAR with a default: write ${VAR:-default} or ${VAR:=default}`},
+		{"x: ${VAR-default}", clusterctl.RuleVariableUnsupported, 1, `"${VAR-default}" makes clusterctl reject the file (drone/envsubst has no ${VAR-default}: "missing closing brace"): write ${VAR:-default} or ${VAR:=default}`},
 		{"x: ${VAR:?required}", clusterctl.RuleVariableUnsupported, 1, `"${VAR:?required}": clusterctl (drone/envsubst) does not evaluate ${VAR:?…}`},
 		{"x: ${VAR:+alt}", clusterctl.RuleVariableUnsupported, 1, `does not evaluate ${VAR:+…}`},
 		{"\n\nx: $REGION-a", clusterctl.RuleVariableUnbraced, 3, `$REGION is not assigned in this object's scripts and clusterctl leaves it as it is (it substitutes only ${REGION}): write ${REGION} if it is a clusterctl variable`},
