@@ -55,10 +55,10 @@ chaos-100x10: envtest kwok ## The chaos run at 100 clusters of 1 control plane a
 # written to the package's testdata/fuzz/<target>/ (commit it: it then runs in every make test).
 FUZZTIME ?= 30s
 FUZZ_TARGETS := ./cloudinit:FuzzParse ./cloudinit:FuzzRender ./release/clusterctl:FuzzReadYAML ./release/clusterctl:FuzzCheckFiles \
-  ./inplace:FuzzHandler ./internal/kbplugin:FuzzReadRequestUniverse
+  ./inplace:FuzzHandler ./internal/kbplugin:FuzzReadRequestUniverse ./internal/yamlfile:FuzzSubstituteVariables
 
 .PHONY: fuzz
-fuzz: ## Fuzz cloudinit (Parse, Render), release/clusterctl (ReadYAML, CheckFiles), inplace (Handler) and the Kubebuilder plugin's request decoder for FUZZTIME each (default 30s).
+fuzz: ## Fuzz cloudinit (Parse, Render), release/clusterctl (ReadYAML, CheckFiles), clusterctl variable substitution, inplace (Handler) and the Kubebuilder plugin's request decoder for FUZZTIME each (default 30s).
 	@for t in $(FUZZ_TARGETS); do \
 	  pkg="$${t%%:*}"; fn="$${t##*:}"; \
 	  echo "capkit: fuzzing $$fn in $$pkg for $(FUZZTIME)"; \
