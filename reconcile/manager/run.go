@@ -12,6 +12,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client/config"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/capkit/capkit/reconcile"
@@ -43,6 +44,9 @@ func (f *Flags) Parse(args []string, d Defaults, bind func(fs *flag.FlagSet)) er
 	f.Bind(fs, d)
 	if bind != nil {
 		bind(fs)
+	}
+	if fs.Lookup(config.KubeconfigFlagName) == nil {
+		config.RegisterFlags(fs) // --kubeconfig, which ctrl.GetConfig reads
 	}
 	if err := fs.Parse(args); err != nil {
 		return err

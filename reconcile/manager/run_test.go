@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -112,4 +114,28 @@ func TestRun(t *testing.T) {
 
 	err = manager.Run(ctx, f, manager.Provider{Name: "x", Config: env.Config})
 	assert.ErrorContains(t, err, "Setup must not be nil")
+}
+
+// TestParseKnowsKubeconfig: --kubeconfig, which Provider.Config's documentation and ctrl.GetConfig name, is a flag
+// of the manager, and the config Run loads comes from that file.
+func TestParseKnowsKubeconfig(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	require.NoError(t, os.WriteFile(path, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://kubeconfig-flag.invalid:6443"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`), 0o600))
+	t.Setenv("KUBECONFIG", "")
+	var f manager.Flags
+	require.NoError(t, f.Parse([]string{"--kubeconfig", path}, manager.Defaults{}, nil))
+	cfg, err := ctrl.GetConfig()
+	require.NoError(t, err)
+	assert.Equal(t, "https://kubeconfig-flag.invalid:6443", cfg.Host)
+
+	require.NoError(t, f.Parse(nil, manager.Defaults{}, nil), "a second Parse without the flag")
+	var unknown manager.Flags
+	err = unknown.Parse([]string{"--no-such-flag"}, manager.Defaults{}, nil)
+	require.ErrorContains(t, err, "flag provided but not defined: -no-such-flag")
 }
