@@ -45,7 +45,7 @@
 //     controller-runtime, which retries with exponential backoff;
 //   - ClassInProgress: "not done yet" (a resource still being created, a dependency not ready) is a step.Result
 //     with Done false and no error: the step condition is False with Reason (conditions.ReasonInProgress
-//     when empty) and Message, and the object is looked at again after RequeueAfter (WithDefaultRequeue's
+//     when empty) and Message, and the object is looked at again after RequeueAfter (WithPollInterval's
 //     delay, step.DefaultPollInterval, when zero), without error and without backoff;
 //   - ClassDone: the step condition becomes True with conditions.ReasonReady and the next step runs.
 //

@@ -107,7 +107,7 @@ type Classification struct {
 
 // Classify returns what the reconcilers do with the Result and the error one call op of a step's service
 // returned; the reconcilers act on nothing else. Its requeue delays are those of a reconciler with the
-// default settings (step.DefaultPollInterval); WithDefaultRequeue changes ClassInProgress's default.
+// default settings (step.DefaultPollInterval); WithPollInterval changes ClassInProgress's default.
 func Classify(op Op, res step.Result, err error) Classification {
 	return classify(op, res, err, step.DefaultPollInterval)
 }

@@ -24,8 +24,12 @@ import (
 // reconciler will do with the call.
 type Outcome struct {
 	// Result is the step.Result the service must return, compared in full: step.Result{Done: true}
-	// for a step that is done, the Reason, Message and RequeueAfter of one that is not done yet.
+	// for a step that is done, the Reason, Message and RequeueAfter of one that is not done yet. With
+	// MessageContains, its Message is not compared.
 	Result step.Result
+	// MessageContains, when not empty, must be part of the Result's Message, which is then not compared in
+	// full: for a message that names what a case does not fix (a cloud's ID, a time).
+	MessageContains string
 	// Class is the class reconcile.Classify gives the call (reconcile.ClassThrottled, ClassTerminal,
 	// ClassTransient, ...). When zero, the call must return no error: it is then ClassDone or
 	// ClassInProgress, as Result says.
@@ -62,7 +66,7 @@ type Case[F, D any] struct {
 	// Delete calls the service's Delete instead of Reconcile.
 	Delete bool
 	// Options are the reconciler's options the call runs under: the harness sets up the environment of the
-	// reconcile from them as the reconciler does (reconcile.NewEnv), so WithDefaultRequeue is the poll
+	// reconcile from them as the reconciler does (reconcile.NewEnv), so WithPollInterval is the poll
 	// interval Ensure uses and the requeue of a step that is not done, and WithEventRecorder gets the events.
 	Options []reconcile.Option
 	// Want is the expected outcome.
@@ -224,7 +228,7 @@ func check[T client.Object](t providertest.TestingT, name string, want Outcome, 
 	err := o.err
 	got := reconcile.Classify(o.op, o.res, err)
 	if got.Class == reconcile.ClassInProgress && o.res.RequeueAfter <= 0 && o.poll > 0 {
-		got.RequeueAfter = o.poll // the reconciler's WithDefaultRequeue, as it requeues a step not done
+		got.RequeueAfter = o.poll // the reconciler's WithPollInterval, as it requeues a step not done
 	}
 	switch {
 	case want.Class != 0 && got.Class != want.Class:
@@ -244,7 +248,14 @@ func check[T client.Object](t providertest.TestingT, name string, want Outcome, 
 	if want.ErrorContains != "" && (err == nil || !strings.Contains(err.Error(), want.ErrorContains)) {
 		errorf(t, name, "error %v does not contain %q", err, want.ErrorContains)
 	}
-	if o.res != want.Result {
+	gotRes, wantRes := o.res, want.Result
+	if want.MessageContains != "" {
+		if !strings.Contains(gotRes.Message, want.MessageContains) {
+			errorf(t, name, "result message %q does not contain %q", gotRes.Message, want.MessageContains)
+		}
+		gotRes.Message, wantRes.Message = "", ""
+	}
+	if gotRes != wantRes {
 		errorf(t, name, "result is %+v, want %+v", o.res, want.Result)
 	}
 	checkSecret(t, name, o)

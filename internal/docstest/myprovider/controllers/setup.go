@@ -16,7 +16,7 @@ import (
 func SetupWithManager(mgr ctrl.Manager, cloud *mycloud.Client, opts ...reconcile.Option) error {
 	r, err := reconcile.NewMachineReconcilerFor(mgr.GetClient(), &v1beta2.MyMachine{},
 		[]reconcile.Step[services.S]{{Name: "VM", Service: services.VM(services.VMs(cloud))}}, // condition VMReady
-		opts...) // WithDefaultRequeue (Ensure's poll interval), WithRateLimiter, WithMaxConcurrentReconciles, ...
+		opts...) // WithPollInterval (the poll interval of the steps and of ensure), WithRateLimiter, WithMaxConcurrentReconciles, ...
 	if err != nil {
 		return err
 	}
