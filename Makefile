@@ -62,7 +62,7 @@ fuzz: ## Fuzz cloudinit (Parse, Render), release/clusterctl (ReadYAML, CheckFile
 	@for t in $(FUZZ_TARGETS); do \
 	  pkg="$${t%%:*}"; fn="$${t##*:}"; \
 	  echo "capkit: fuzzing $$fn in $$pkg for $(FUZZTIME)"; \
-	  go test -run='^$$' -fuzz="^$$fn\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s "$$pkg" || exit 1; \
+	  hack/fuzz.sh "$$pkg" "$$fn" $(FUZZTIME) || exit 1; \
 	done
 
 .PHONY: cover
