@@ -10,11 +10,11 @@ BIN := $(CURDIR)/bin
 CONTROLLER_GEN_VERSION := v0.21.0
 GOLANGCI_LINT_VERSION := v2.15.0
 MOCKGEN_VERSION := v0.6.0
-GO_APIDIFF_VERSION := v0.8.3
+APIDIFF_VERSION := v0.0.0-20250506013437-ce4c2cf36ca6
 CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
 GOLANGCI_LINT := $(BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 MOCKGEN := $(BIN)/mockgen-$(MOCKGEN_VERSION)
-GO_APIDIFF := $(BIN)/go-apidiff-$(GO_APIDIFF_VERSION)
+APIDIFF := $(BIN)/apidiff-$(APIDIFF_VERSION)
 GO_TEST_FLAGS ?= -count=1
 export PATH := $(BIN):$(PATH)
 
@@ -31,11 +31,11 @@ demo-pods: envtest kwok ## The second demo: podcloud, machines as Pods, on a rea
 	@KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" CAPKIT_KWOK_ASSETS="$$(hack/kwok-binaries.sh)" exec go run ./examples/podcloud/cmd/demo
 
 .PHONY: test
-test: envtest kwok kubebuilder test-tools $(CONTROLLER_GEN) $(GO_APIDIFF) ## Run every test: unit, envtest (real kube-apiserver), and the test/ module (real CAPI).
+test: envtest kwok kubebuilder test-tools $(CONTROLLER_GEN) $(APIDIFF) ## Run every test: unit, envtest (real kube-apiserver), and the test/ module (real CAPI).
 	@assets="$$(hack/envtest-binaries.sh)"; \
 	echo "capkit: envtest binaries in $$assets"; \
 	KUBEBUILDER_ASSETS="$$assets" CAPKIT_KWOK_ASSETS="$$(hack/kwok-binaries.sh)" CAPKIT_CONTROLLER_GEN="$(CONTROLLER_GEN)" \
-	  CAPKIT_GO_APIDIFF="$(GO_APIDIFF)" CAPKIT_KUBEBUILDER="$$(hack/kubebuilder.sh)" exec go test $(GO_TEST_FLAGS) -cover ./...
+	  CAPKIT_APIDIFF="$(APIDIFF)" CAPKIT_KUBEBUILDER="$$(hack/kubebuilder.sh)" exec go test $(GO_TEST_FLAGS) -cover ./...
 	@if [[ -f test/go.mod ]]; then exec $(MAKE) --no-print-directory test-e2e; fi
 
 .PHONY: test-e2e
@@ -149,15 +149,19 @@ generate: $(CONTROLLER_GEN) $(MOCKGEN) ## Regenerate deepcopy, contract accessor
 	go run ./internal/scaffold/internal/regen -controller-gen $(CONTROLLER_GEN)
 
 .PHONY: verify
-verify: generate $(GO_APIDIFF) ## Fail when generated files are stale, on an API break CHANGELOG.md does not name, or when the oldest claimed versions do not compile.
+verify: generate $(APIDIFF) ## Fail when generated files are stale, on an API break CHANGELOG.md does not name, or when the oldest claimed versions do not compile.
 	@if [[ -n "$$(git status --porcelain -- . ':!bin')" ]]; then \
 	  echo "generated files are stale; run 'make generate' and commit:"; git status --porcelain; git diff --stat; exit 1; \
 	fi
 	@$(MAKE) --no-print-directory apidiff release-oldest
 
 .PHONY: apidiff
-apidiff: $(GO_APIDIFF) ## Fail on an incompatible API change since the last release that CHANGELOG.md's breaking changes do not name.
-	@GO_APIDIFF="$(GO_APIDIFF)" hack/apidiff.sh
+apidiff: $(APIDIFF) ## Fail on an incompatible API change since the last release that CHANGELOG.md's breaking changes do not name.
+	@APIDIFF="$(APIDIFF)" hack/apidiff.sh
+
+.PHONY: api-baseline
+api-baseline: $(APIDIFF) ## Release step: write hack/api/vX.Y.Z.export, the API of the release CHANGELOG.md names, from the working tree.
+	@APIDIFF="$(APIDIFF)" hack/apidiff.sh --write
 
 .PHONY: release-oldest
 release-oldest: ## Compile the root module with the oldest controller-runtime and k8s.io that docs/compatibility.md claims.
@@ -179,8 +183,8 @@ $(MOCKGEN):
 	GOBIN=$(BIN) go install go.uber.org/mock/mockgen@$(MOCKGEN_VERSION)
 	@mv $(BIN)/mockgen $@
 
-# go install ...@$(GO_APIDIFF_VERSION) fails: the module proxy refuses go-apidiff's version list, which go
-# install reads for deprecations; the script builds that exact version in a throwaway module instead.
-$(GO_APIDIFF):
+# golang.org/x/exp has only pseudo-versions; the script builds cmd/apidiff at exactly that version in a throwaway
+# module (go install would read the module's version list, which the proxy may refuse).
+$(APIDIFF):
 	@mkdir -p $(BIN)
-	hack/apidiff-install.sh $(GO_APIDIFF_VERSION) $@
+	hack/apidiff-install.sh $(APIDIFF_VERSION) $@

@@ -1,39 +1,35 @@
 #!/usr/bin/env bash
-# hack/apidiff.sh [REPO] is capkit's API compatibility gate (make apidiff, run by make verify). It compares the
-# exported API of the root module at the last release that CHANGELOG.md names with the working tree of REPO (default:
-# the repository this script is in; also $APIDIFF_REPO), using go-apidiff, and fails on an incompatible change that
-# the changelog's unreleased section does not name as a breaking change. The rules are in CHANGELOG.md's header:
+# hack/apidiff.sh [--write] [REPO] is capkit's API compatibility gate (make apidiff, run by make verify). It compares
+# the exported API of the root module at the last release that CHANGELOG.md names with the working tree of REPO
+# (default: the repository this script is in; also $APIDIFF_REPO), using golang.org/x/exp/cmd/apidiff, and fails on
+# an incompatible change that the changelog's unreleased section does not name as a breaking change. The rules are in
+# CHANGELOG.md's header:
 #
 #   - The last release is the first "## vX.Y.Z" heading of CHANGELOG.md ("## Unreleased" is not one).
-#   - Its commit is the newest commit reachable from HEAD that added that heading line to CHANGELOG.md (found with
-#     git log -G, so a clone without tags finds it too; the release tag goes on that same commit).
-#   - Compared: every package of the root module except those under examples/ (the nested test/ module is another
-#     module and never loaded); internal packages are skipped by go-apidiff itself.
+#   - Its API is the file hack/api/vX.Y.Z.export in REPO: the module's export data (types, signatures, methods;
+#     no code), written by `hack/apidiff.sh --write` (make api-baseline) in the release commit. The gate reads no
+#     git history, so it gives the same answer in a full clone, a shallow clone or a copy without .git.
+#   - Compared: every package of the root module except those under examples/ and internal/ (the nested test/
+#     module is another module and never loaded).
 #   - An incompatible change is named when the "### ⚠ Breaking changes" part of "## Unreleased" holds, in
 #     backticks, `PKG.SYMBOL` or `PKG.*`: PKG is the package's import path relative to the module
-#     (`scope`, `contract/lint`; the full import path also works), SYMBOL is the name go-apidiff prints before the
+#     (`scope`, `contract/lint`; the full import path also works), SYMBOL is the name apidiff prints before the
 #     colon, without parentheses, pointer stars and type parameters: `(*ClusterScope[T]).PatchNow: removed` is
 #     named by `scope.ClusterScope.PatchNow`, `Options.Field: removed` by `pkg.Options.Field`.
 #
-# It passes, and says why, when CHANGELOG.md names no release yet, when the named release is not committed (the
-# working tree is that release), and when the working tree has the release commit's files.
+# It passes, and says why, when CHANGELOG.md names no release yet. It fails (exit code 2) when the release's export
+# file is missing, naming the command that writes it.
 #
-# go-apidiff compares two commits and refuses a dirty tree; it checks out each commit and removes untracked files in
-# the repository it runs in. So the script never runs it in REPO: it clones REPO into a work folder
-# ($APIDIFF_WORKDIR, default $CAPKIT_CACHE/apidiff, i.e. ~/.cache/capkit/apidiff; one fixed path, so that the Go
-# build cache keeps the compiled release between runs), records REPO's working tree (tracked and untracked files
-# that .gitignore does not exclude) as a commit there through a separate index file, and runs go-apidiff in the
-# clone. REPO's index, HEAD, refs and files are only read.
+# --write writes hack/api/vX.Y.Z.export for the release CHANGELOG.md names from REPO's working tree, and does
+# nothing else: run it in the release commit (its tree is the release).
 #
-# Environment: GO_APIDIFF, the go-apidiff binary (default bin/go-apidiff-$GO_APIDIFF_VERSION of this script's
-# repository, the version read from its Makefile). Exit codes: 0 compatible or every incompatible change named,
-# 1 an incompatible change not named, 2 cannot compare (missing tool, no git repository, go-apidiff error).
+# Environment: APIDIFF, the apidiff binary (default bin/apidiff-$APIDIFF_VERSION of this script's repository, the
+# version read from its Makefile). Exit codes: 0 compatible or every incompatible change named (or, with --write,
+# the file written), 1 an incompatible change not named, 2 cannot compare (missing tool or export file, a package
+# that does not compile, an apidiff error).
 set -euo pipefail
-unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES
 
 here="$(cd "$(dirname "$0")" && pwd)"
-# shellcheck source=hack/lib/lock.sh
-source "$here/lib/lock.sh"
 
 say() { echo "apidiff: $*"; }
 die() {
@@ -41,20 +37,29 @@ die() {
   exit 2
 }
 
+write=false
+if [[ "${1:-}" == "--write" ]]; then
+  write=true
+  shift
+fi
 repo="${1:-${APIDIFF_REPO:-$here/..}}"
 [[ -d "$repo" ]] || die "cannot read REPO \"$repo\": not a folder"
-repo="$(git -C "$repo" rev-parse --show-toplevel 2>/dev/null)" || die "cannot use REPO \"${1:-${APIDIFF_REPO:-$here/..}}\": not in a git repository"
+repo="$(cd "$repo" && pwd)"
+[[ -f "$repo/go.mod" ]] || die "cannot use REPO \"$repo\": it has no go.mod"
 changelog="$repo/CHANGELOG.md"
 
-if [[ -n "${GO_APIDIFF:-}" ]]; then
-  [[ -x "$GO_APIDIFF" ]] || die "GO_APIDIFF=$GO_APIDIFF is not an executable file"
+if [[ -n "${APIDIFF:-}" ]]; then
+  [[ -x "$APIDIFF" ]] || die "APIDIFF=$APIDIFF is not an executable file"
 else
   capkit="$(cd "$here/.." && pwd)"
-  v="$(sed -n 's/^GO_APIDIFF_VERSION[[:space:]]*:=[[:space:]]*//p' "$capkit/Makefile" 2>/dev/null | head -n 1)"
-  [[ -n "$v" ]] || die "GO_APIDIFF is not set and $capkit/Makefile has no GO_APIDIFF_VERSION"
-  GO_APIDIFF="$capkit/bin/go-apidiff-$v"
-  [[ -x "$GO_APIDIFF" ]] || die "go-apidiff $v not found: run 'make $GO_APIDIFF' (make test, make apidiff and make verify install it)"
+  v="$(sed -n 's/^APIDIFF_VERSION[[:space:]]*:=[[:space:]]*//p' "$capkit/Makefile" 2>/dev/null | head -n 1)"
+  [[ -n "$v" ]] || die "APIDIFF is not set and $capkit/Makefile has no APIDIFF_VERSION"
+  APIDIFF="$capkit/bin/apidiff-$v"
+  [[ -x "$APIDIFF" ]] || die "apidiff $v not found: run 'make $APIDIFF' (make test, make apidiff and make verify install it)"
 fi
+
+module="$(sed -nE 's/^module[[:space:]]+"?([^"[:space:]]+)"?.*$/\1/p' "$repo/go.mod" | head -n 1)"
+[[ -n "$module" ]] || die "cannot read the module path of $repo/go.mod"
 
 # The last release: the first "## vX.Y.Z" heading.
 release=""
@@ -62,90 +67,70 @@ if [[ -f "$changelog" ]]; then
   release="$(sed -nE 's/^## (v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?)([[:space:]].*)?$/\1/p' "$changelog" | head -n 1)"
 fi
 if [[ -z "$release" ]]; then
+  $write && die "--write: ${changelog#"$repo"/} names no release (no \"## vX.Y.Z\" heading): add the release's heading first"
   say "pass: ${changelog#"$repo"/} names no release (no \"## vX.Y.Z\" heading): nothing to compare with"
   exit 0
 fi
-heading_re="^## ${release//./\\.}([[:space:]]|\$)"
+export_file="$repo/hack/api/$release.export"
+rel_export="${export_file#"$repo"/}"
 
-has_heading() { # has_heading COMMIT: CHANGELOG.md at COMMIT has the release's heading
-  git -C "$repo" show "$1:CHANGELOG.md" 2>/dev/null | grep -Eq "$heading_re"
-}
+# apidiff loads packages with the go command, in REPO, from the files as they are: no workspace, no go.mod update.
+run_apidiff() { (cd "$repo" && GOWORK=off GOFLAGS=-mod=readonly "$APIDIFF" "$@"); }
 
-head="$(git -C "$repo" rev-parse --verify -q 'HEAD^{commit}')" || head=""
-if [[ -z "$head" ]] || ! has_heading "$head"; then
-  say "pass: $release is not committed yet (HEAD's CHANGELOG.md has no \"## $release\"): the working tree is that release, nothing to compare with"
+if $write; then
+  mkdir -p "$(dirname "$export_file")"
+  tmp="$(mktemp "$export_file.tmp.XXXXXX")"
+  if ! run_apidiff -m -w "$tmp" "$module" 2>"$tmp.err"; then
+    grep -v '^Ignoring internal package ' "$tmp.err" >&2 || true
+    rm -f "$tmp" "$tmp.err"
+    die "cannot write the API of $module at $release"
+  fi
+  rm -f "$tmp.err"
+  mv -f "$tmp" "$export_file"
+  say "wrote $rel_export: the API of $module at $release ($(wc -c <"$export_file") bytes)"
   exit 0
 fi
-commit=""
-while read -r c; do
-  parent="$(git -C "$repo" rev-parse --verify -q "$c^1" 2>/dev/null)" || parent=""
-  if has_heading "$c" && { [[ -z "$parent" ]] || ! has_heading "$parent"; }; then
-    commit="$c"
-    break
-  fi
-done < <(git -C "$repo" log --format=%H -G"$heading_re" HEAD -- CHANGELOG.md)
-if [[ -z "$commit" ]]; then
-  die "HEAD's CHANGELOG.md names $release, but no commit reachable from HEAD adds \"## $release\" (a shallow clone? git fetch --unshallow)"
-fi
-short="$(git -C "$repo" rev-parse --short "$commit")"
 
-# A clone of REPO and REPO's working tree as a commit in it.
-work="${APIDIFF_WORKDIR:-${CAPKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capkit}/apidiff}"
-mkdir -p "$work"
-work="$(cd "$work" && pwd)"
-cache_lock "$work"
-clone="$work/repo"
-rm -rf "$clone" "$work/index"
-git clone -q --no-checkout "$repo" "$clone"
-if ! git -C "$clone" cat-file -e "$head^{commit}" 2>/dev/null; then # a detached HEAD that no branch holds
-  git -C "$clone" fetch -q --no-tags "$repo" "$head"
-fi
-exclude="$(git -C "$repo" rev-parse --git-path info/exclude)"
-[[ "$exclude" == /* ]] || exclude="$repo/$exclude"
-if [[ -f "$exclude" ]]; then
-  mkdir -p "$clone/.git/info"
-  cp "$exclude" "$clone/.git/info/exclude"
-fi
-snapshot() { GIT_INDEX_FILE="$work/index" git -C "$repo" --git-dir="$clone/.git" --work-tree="$repo" "$@"; }
-snapshot add -A
-tree="$(snapshot write-tree)"
-if [[ "$tree" == "$(git -C "$clone" rev-parse "$commit^{tree}")" ]]; then
-  if [[ "$commit" == "$head" ]]; then
-    say "pass: HEAD is the release commit of $release ($short) and the working tree has no changes: nothing to compare"
-  else
-    say "pass: the working tree has the files of $release's release commit ($short): nothing to compare"
-  fi
-  exit 0
-fi
-new="$(GIT_AUTHOR_NAME=apidiff GIT_AUTHOR_EMAIL=apidiff@capkit.invalid GIT_COMMITTER_NAME=apidiff \
-  GIT_COMMITTER_EMAIL=apidiff@capkit.invalid git -C "$clone" commit-tree --no-gpg-sign -p "$head" \
-  -m "apidiff: the working tree of $repo" "$tree")"
-git -C "$clone" -c advice.detachedHead=false checkout -q --detach "$new"
+[[ -f "$export_file" ]] || die "${changelog#"$repo"/} names $release, but $rel_export is missing: the release commit writes it with 'make api-baseline' (hack/apidiff.sh --write)"
 
-module="$(sed -nE 's/^module[[:space:]]+"?([^"[:space:]]+)"?.*$/\1/p' "$clone/go.mod" 2>/dev/null | head -n 1)"
-[[ -n "$module" ]] || die "cannot read the module path of $repo/go.mod"
-
-say "comparing the API of $module at $release ($short, the commit that added \"## $release\" to CHANGELOG.md) with the working tree"
-out="$work/go-apidiff.out"
-rc=0
-(cd "$clone" && GOWORK=off "$GO_APIDIFF" --repo-path "$clone" "$commit" "$new") >"$out" 2>"$work/go-apidiff.err" || rc=$?
-if [[ $rc -ne 0 && $rc -ne 1 ]]; then
-  cat "$work/go-apidiff.err" "$out" >&2
-  die "go-apidiff failed (exit code $rc)"
+say "comparing the API of $module at $release ($rel_export) with the working tree"
+out="$(mktemp)" err="$(mktemp)"
+trap 'rm -f "$out" "$err"' EXIT
+if ! run_apidiff -m -incompatible "$export_file" "$module" >"$out" 2>"$err"; then
+  grep -v '^Ignoring internal package ' "$err" >&2 || true
+  cat "$out" >&2
+  die "apidiff failed"
 fi
 
 # The incompatible changes, one a line: KEY<TAB>PACKAGE<TAB>CHANGE, KEY being PKG.SYMBOL as the changelog names it.
+# apidiff prints "- ./PKG.SYMBOL: change" for a package below the module's root, "- SYMBOL: change" for the root
+# package and "- package IMPORTPATH: removed" for a removed package.
 changes="$(awk -v mod="$module" '
   function norm(s) { gsub(/\[[^]]*\]/, "", s); gsub(/[()*]/, "", s); return s }
-  /^[^ \t]/ { pkg = $0; next }
-  /^  - / {
-    if (pkg == mod "/examples" || index(pkg, mod "/examples/") == 1 || pkg == mod "/test" || index(pkg, mod "/test/") == 1) next
-    line = substr($0, 5); name = line; i = index(line, ": "); if (i > 0) name = substr(line, 1, i - 1)
-    rel = pkg; if (index(pkg, mod "/") == 1) rel = substr(pkg, length(mod) + 2)
-    print rel "." norm(name) "\t" rel "\t" line
+  function outside(rel) { return rel ~ /^(examples|internal|test)(\/|$)/ || rel ~ /\/internal(\/|$)/ }
+  /^- / {
+    line = substr($0, 3); i = index(line, ": "); name = (i > 0) ? substr(line, 1, i - 1) : line
+    if (name ~ /^package /) {
+      path = substr(name, 9); rel = path
+      if (index(path, mod "/") == 1) rel = substr(path, length(mod) + 2); else if (path == mod) rel = mod
+      if (!outside(rel)) print rel ".*\t" rel "\t" line
+      next
+    }
+    change = line
+    if (substr(name, 1, 2) == "./") {
+      name = substr(name, 3); head = name; p = index(head, "("); if (p > 0) head = substr(head, 1, p - 1)
+      slash = 0; for (k = length(head); k > 0; k--) if (substr(head, k, 1) == "/") { slash = k; break }
+      dot = index(substr(name, slash + 1), ".")
+      rel = substr(name, 1, slash + dot - 1); sym = substr(name, slash + dot + 1)
+      change = substr(line, length(rel) + 4)
+    } else {
+      rel = mod; sym = name
+    }
+    if (outside(rel)) next
+    print rel "." norm(sym) "\t" rel "\t" change
   }' "$out" | sort -u)"
 if [[ -z "$changes" ]]; then
-  say "pass: no incompatible change of the root module's API since $release ($short)"
+  say "pass: no incompatible change of the root module's API since $release"
   exit 0
 fi
 
@@ -173,13 +158,13 @@ while IFS=$'\t' read -r key rel change; do
 done <<<"$changes"
 
 if [[ -n "$covered" ]]; then
-  say "incompatible changes since $release ($short) named under \"### ⚠ Breaking changes\" in CHANGELOG.md:"
+  say "incompatible changes since $release named under \"### ⚠ Breaking changes\" in CHANGELOG.md:"
   printf '%s' "$covered"
 fi
 if [[ -n "$missing" ]]; then
   first="${missing%%$'\n'*}" && first="${first#  }" && first="${first%% (*}"
   {
-    echo "apidiff: FAIL: incompatible changes since $release ($short) that CHANGELOG.md does not name:"
+    echo "apidiff: FAIL: incompatible changes since $release that CHANGELOG.md does not name:"
     printf '%s' "$missing"
     echo "apidiff: name each under \"## Unreleased\" > \"### ⚠ Breaking changes\" in CHANGELOG.md, in backticks as"
     echo "apidiff: printed above (\`PKG.SYMBOL\`, or \`PKG.*\` for every change of a package), with what users do instead:"
@@ -187,4 +172,4 @@ if [[ -n "$missing" ]]; then
   } >&2
   exit 1
 fi
-say "pass: every incompatible change since $release ($short) is named in CHANGELOG.md"
+say "pass: every incompatible change since $release is named in CHANGELOG.md"

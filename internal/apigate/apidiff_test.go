@@ -25,113 +25,70 @@ func root(t *testing.T) string {
 	return dir
 }
 
-var apidiffVersionRE = regexp.MustCompile(`(?m)^GO_APIDIFF_VERSION[ \t]*:=[ \t]*(\S+)[ \t]*$`)
+var apidiffVersionRE = regexp.MustCompile(`(?m)^APIDIFF_VERSION[ \t]*:=[ \t]*(\S+)[ \t]*$`)
 
-// goAPIDiff returns the pinned go-apidiff: $CAPKIT_GO_APIDIFF, or bin/go-apidiff-VERSION with the Makefile's
-// GO_APIDIFF_VERSION. It fails the test, naming the make target, when the binary is missing.
-func goAPIDiff(t *testing.T) string {
+// apidiffTool returns the pinned golang.org/x/exp/cmd/apidiff: $CAPKIT_APIDIFF, or bin/apidiff-VERSION with the
+// Makefile's APIDIFF_VERSION. It fails the test, naming the make target, when the binary is missing.
+func apidiffTool(t *testing.T) string {
 	t.Helper()
-	if p := os.Getenv("CAPKIT_GO_APIDIFF"); p != "" {
+	if p := os.Getenv("CAPKIT_APIDIFF"); p != "" {
 		_, err := os.Stat(p)
-		require.NoError(t, err, "CAPKIT_GO_APIDIFF names a go-apidiff that does not exist: run 'make %s'", p)
+		require.NoError(t, err, "CAPKIT_APIDIFF names an apidiff that does not exist: run 'make %s'", p)
 		return p
 	}
 	mk, err := os.ReadFile(filepath.Join(root(t), "Makefile"))
 	require.NoError(t, err)
 	m := apidiffVersionRE.FindSubmatch(mk)
-	require.NotNil(t, m, "the Makefile has no GO_APIDIFF_VERSION := line (the pinned go-apidiff of make verify)")
-	p := filepath.Join(root(t), "bin", "go-apidiff-"+string(m[1]))
+	require.NotNil(t, m, "the Makefile has no APIDIFF_VERSION := line (the pinned apidiff of make verify)")
+	p := filepath.Join(root(t), "bin", "apidiff-"+string(m[1]))
 	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("go-apidiff %s is not installed: run 'make %s' (make test installs it before the tests)", m[1], p)
+		t.Fatalf("apidiff %s is not installed: run 'make %s' (make test installs it before the tests)", m[1], p)
 	}
 	return p
 }
 
-// gitEnv makes git in the tests independent of the machine's git configuration.
-var gitEnv = []string{
-	"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull,
-	"GIT_AUTHOR_NAME=apigate", "GIT_AUTHOR_EMAIL=apigate@capkit.invalid",
-	"GIT_COMMITTER_NAME=apigate", "GIT_COMMITTER_EMAIL=apigate@capkit.invalid",
-}
-
-// repo is a throwaway git repository holding a tiny Go module.
-type repo struct {
+// module is a throwaway Go module in a temporary folder, without git: the gate reads no history.
+type module struct {
 	t   *testing.T
 	dir string
 }
 
-func newRepo(t *testing.T) *repo {
+func newModule(t *testing.T) *module {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Fatalf("git is not installed (apt-get install git): %v", err)
-	}
-	r := &repo{t: t, dir: t.TempDir()}
-	r.git("init", "-q")
-	return r
+	return &module{t: t, dir: t.TempDir()}
 }
 
-func (r *repo) git(args ...string) string {
-	r.t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", r.dir}, args...)...)
-	cmd.Env = append(os.Environ(), gitEnv...)
-	out, err := cmd.CombinedOutput()
-	require.NoError(r.t, err, "git %s:\n%s", strings.Join(args, " "), out)
-	return strings.TrimSpace(string(out))
+func (m *module) write(path, content string) {
+	m.t.Helper()
+	p := filepath.Join(m.dir, filepath.FromSlash(path))
+	require.NoError(m.t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(m.t, os.WriteFile(p, []byte(content), 0o644))
 }
 
-func (r *repo) write(path, content string) {
-	r.t.Helper()
-	p := filepath.Join(r.dir, filepath.FromSlash(path))
-	require.NoError(r.t, os.MkdirAll(filepath.Dir(p), 0o755))
-	require.NoError(r.t, os.WriteFile(p, []byte(content), 0o644))
-}
-
-func (r *repo) commit(msg string) string {
-	r.t.Helper()
-	r.git("add", "-A")
-	r.git("commit", "-q", "-m", msg)
-	return r.git("rev-parse", "HEAD")
-}
-
-// state is everything of the repository that the gate must leave as it was: HEAD, refs, the index file and every
-// file of the working tree.
-func (r *repo) state() string {
-	r.t.Helper()
-	var b strings.Builder
-	fmt.Fprintf(&b, "HEAD %s\nrefs:\n%s\n", r.git("rev-parse", "HEAD"), r.git("for-each-ref"))
-	index, err := os.ReadFile(filepath.Join(r.dir, ".git", "index"))
-	require.NoError(r.t, err)
-	fmt.Fprintf(&b, "index %x\n", sha256.Sum256(index))
+// state is every file of the module with its hash: what the gate must leave as it was.
+func (m *module) state() string {
+	m.t.Helper()
 	var files []string
-	require.NoError(r.t, filepath.WalkDir(r.dir, func(p string, d fs.DirEntry, err error) error {
+	require.NoError(m.t, filepath.WalkDir(m.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && d.Name() == ".git" {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			files = append(files, fmt.Sprintf("%s %x", p, sha256.Sum256(data)))
-		}
+		files = append(files, fmt.Sprintf("%s %x", p, sha256.Sum256(data)))
 		return nil
 	}))
 	sort.Strings(files)
-	b.WriteString(strings.Join(files, "\n"))
-	return b.String()
+	return strings.Join(files, "\n")
 }
 
-// gate runs hack/apidiff.sh on r with its own work folder and returns its exit code and output. It checks that the
-// run left r as it was.
-func gate(t *testing.T, r *repo, apidiff string) (int, string) {
+// run runs hack/apidiff.sh with args on m and returns its exit code and output.
+func run(t *testing.T, m *module, apidiff string, args ...string) (int, string) {
 	t.Helper()
-	before := r.state()
-	cmd := exec.Command("bash", filepath.Join(root(t), "hack", "apidiff.sh"), r.dir)
-	cmd.Env = append(os.Environ(), gitEnv...)
-	cmd.Env = append(cmd.Env, "GO_APIDIFF="+apidiff, "APIDIFF_WORKDIR="+t.TempDir())
+	cmd := exec.Command("bash", append([]string{filepath.Join(root(t), "hack", "apidiff.sh")}, append(args, m.dir)...)...)
+	cmd.Env = append(os.Environ(), "APIDIFF="+apidiff)
 	out, err := cmd.CombinedOutput()
 	code := 0
 	if err != nil {
@@ -139,8 +96,26 @@ func gate(t *testing.T, r *repo, apidiff string) (int, string) {
 		require.True(t, errors.As(err, &exit), "cannot run hack/apidiff.sh: %v\n%s", err, out)
 		code = exit.ExitCode()
 	}
-	assert.Equal(t, before, r.state(), "hack/apidiff.sh changed the repository it checked")
 	return code, string(out)
+}
+
+// gate runs the gate on m and checks that it left every file as it was.
+func gate(t *testing.T, m *module, apidiff string) (int, string) {
+	t.Helper()
+	before := m.state()
+	code, out := run(t, m, apidiff)
+	assert.Equal(t, before, m.state(), "hack/apidiff.sh changed the module it checked")
+	return code, out
+}
+
+// release writes the release's export file, as the release commit does with make api-baseline.
+func release(t *testing.T, m *module, apidiff, version string) {
+	t.Helper()
+	code, out := run(t, m, apidiff, "--write")
+	require.Equal(t, 0, code, out)
+	assert.Contains(t, out, "wrote hack/api/"+version+".export")
+	_, err := os.Stat(filepath.Join(m.dir, "hack", "api", version+".export"))
+	require.NoError(t, err)
 }
 
 // The throwaway module: package widget is its API; examples/demo is outside the gate.
@@ -194,59 +169,61 @@ func changelog(breaking, features string, releases ...string) string {
 	return b.String()
 }
 
-// TestGateFailsOnAnUnnamedRemovalAndPassesWithTheEntry is the issue's "done when": on a branch that removes an
-// exported function, the gate fails naming the function until CHANGELOG.md's breaking changes name it.
+// TestGateFailsOnAnUnnamedRemovalAndPassesWithTheEntry is the gate's purpose: on a tree that removes an exported
+// function, the gate fails naming the function until CHANGELOG.md's breaking changes name it. The module has no git
+// repository at all, as a shallow clone has no history: the release's API is the committed export file.
 func TestGateFailsOnAnUnnamedRemovalAndPassesWithTheEntry(t *testing.T) {
-	apidiff := goAPIDiff(t)
-	r := newRepo(t)
-	r.write("go.mod", goMod)
-	r.write("widget/widget.go", widget1)
-	r.write("examples/demo/demo.go", demo1)
-	r.write("CHANGELOG.md", changelog("", "- widget: New and Legacy.\n"))
-	r.commit("start")
+	apidiff := apidiffTool(t)
+	m := newModule(t)
+	m.write("go.mod", goMod)
+	m.write("widget/widget.go", widget1)
+	m.write("examples/demo/demo.go", demo1)
+	m.write("internal/hidden/hidden.go", demo1)
+	m.write("CHANGELOG.md", changelog("", "- widget: New and Legacy.\n"))
 
-	code, out := gate(t, r, apidiff)
+	code, out := gate(t, m, apidiff)
 	require.Equal(t, 0, code, out)
 	assert.Contains(t, out, "names no release")
 
-	// The release: the unreleased entries become "## v0.1.0". Not committed yet: nothing to compare with.
-	r.write("CHANGELOG.md", changelog("", "", "v0.1.0"))
-	code, out = gate(t, r, apidiff)
-	require.Equal(t, 0, code, out)
-	assert.Contains(t, out, "v0.1.0 is not committed yet")
+	// The release heading without its export file: the gate cannot compare and says which command writes it.
+	m.write("CHANGELOG.md", changelog("", "", "v0.1.0"))
+	code, out = gate(t, m, apidiff)
+	require.Equal(t, 2, code, out)
+	assert.Contains(t, out, "hack/api/v0.1.0.export is missing")
+	assert.Contains(t, out, "make api-baseline")
 
-	release := r.commit("release v0.1.0")
-	code, out = gate(t, r, apidiff)
-	require.Equal(t, 0, code, out)
-	assert.Contains(t, out, "HEAD is the release commit of v0.1.0")
-
-	// A compatible change after the release, then a branch that removes Legacy (and the example's Run).
-	r.write("widget/widget.go", widget2)
-	r.write("CHANGELOG.md", changelog("", "- widget: Extra.\n", "v0.1.0"))
-	r.commit("widget: Extra")
-	code, out = gate(t, r, apidiff)
+	release(t, m, apidiff, "v0.1.0")
+	code, out = gate(t, m, apidiff)
 	require.Equal(t, 0, code, out)
 	assert.Contains(t, out, "no incompatible change")
 
-	r.git("checkout", "-q", "-b", "remove-legacy")
-	r.write("widget/widget.go", widget3)
-	r.write("examples/demo/demo.go", demo2)
-	r.commit("widget: remove Legacy")
-	code, out = gate(t, r, apidiff)
+	// A compatible change after the release, then a tree that removes Legacy (and the example's and the internal
+	// package's Run).
+	m.write("widget/widget.go", widget2)
+	m.write("CHANGELOG.md", changelog("", "- widget: Extra.\n", "v0.1.0"))
+	code, out = gate(t, m, apidiff)
+	require.Equal(t, 0, code, out)
+	assert.Contains(t, out, "no incompatible change")
+
+	m.write("widget/widget.go", widget3)
+	m.write("examples/demo/demo.go", demo2)
+	m.write("internal/hidden/hidden.go", demo2)
+	code, out = gate(t, m, apidiff)
 	require.Equal(t, 1, code, out)
-	assert.Contains(t, out, "FAIL: incompatible changes since v0.1.0 ("+release[:7])
+	assert.Contains(t, out, "FAIL: incompatible changes since v0.1.0")
 	assert.Contains(t, out, "`widget.Legacy` (widget: Legacy: removed)")
 	assert.NotContains(t, out, "demo", "examples/ is outside the gate")
+	assert.NotContains(t, out, "hidden", "internal/ is outside the gate")
 
 	// An entry under features does not name a breaking change.
-	r.write("CHANGELOG.md", changelog("", "- widget: Extra.\n- `widget.Legacy` removed.\n", "v0.1.0"))
-	code, out = gate(t, r, apidiff)
+	m.write("CHANGELOG.md", changelog("", "- widget: Extra.\n- `widget.Legacy` removed.\n", "v0.1.0"))
+	code, out = gate(t, m, apidiff)
 	require.Equal(t, 1, code, out)
 	assert.Contains(t, out, "`widget.Legacy`")
 
-	// The entry under breaking changes, in the working tree (not committed): the gate passes.
-	r.write("CHANGELOG.md", changelog("- ⚠ `widget.Legacy` removed: call `widget.New`.\n", "- widget: Extra.\n", "v0.1.0"))
-	code, out = gate(t, r, apidiff)
+	// The entry under breaking changes: the gate passes.
+	m.write("CHANGELOG.md", changelog("- ⚠ `widget.Legacy` removed: call `widget.New`.\n", "- widget: Extra.\n", "v0.1.0"))
+	code, out = gate(t, m, apidiff)
 	require.Equal(t, 0, code, out)
 	assert.Contains(t, out, "named under \"### ⚠ Breaking changes\"")
 	assert.Contains(t, out, "`widget.Legacy` (widget: Legacy: removed)")
@@ -254,26 +231,25 @@ func TestGateFailsOnAnUnnamedRemovalAndPassesWithTheEntry(t *testing.T) {
 }
 
 // TestGateNamesMethodsWithoutReceiverSyntaxAndWholePackages checks the naming rule for a method of a generic type
-// (go-apidiff prints "(*Box[T]).Open") and the PKG.* form.
+// (apidiff prints "(*Box[T]).Open") and the PKG.* form for a removed package.
 func TestGateNamesMethodsWithoutReceiverSyntaxAndWholePackages(t *testing.T) {
-	apidiff := goAPIDiff(t)
-	r := newRepo(t)
-	r.write("go.mod", goMod)
-	r.write("box/box.go", "// Package box has a generic type.\npackage box\n\n// Box holds a T.\ntype Box[T any] struct{ v T }\n\n// Open returns the T.\nfunc (b *Box[T]) Open() T { return b.v }\n")
-	r.write("gone/gone.go", "// Package gone is removed after the release.\npackage gone\n\n// A is a function.\nfunc A() {}\n\n// B is a function.\nfunc B() {}\n")
-	r.write("CHANGELOG.md", changelog("", "", "v0.1.0"))
-	r.commit("release v0.1.0")
+	apidiff := apidiffTool(t)
+	m := newModule(t)
+	m.write("go.mod", goMod)
+	m.write("box/box.go", "// Package box has a generic type.\npackage box\n\n// Box holds a T.\ntype Box[T any] struct{ v T }\n\n// Open returns the T.\nfunc (b *Box[T]) Open() T { return b.v }\n")
+	m.write("gone/gone.go", "// Package gone is removed after the release.\npackage gone\n\n// A is a function.\nfunc A() {}\n")
+	m.write("CHANGELOG.md", changelog("", "", "v0.1.0"))
+	release(t, m, apidiff, "v0.1.0")
 
-	require.NoError(t, os.RemoveAll(filepath.Join(r.dir, "gone")))
-	r.write("box/box.go", "// Package box has a generic type.\npackage box\n\n// Box holds a T.\ntype Box[T any] struct{ v T }\n")
-	code, out := gate(t, r, apidiff)
+	require.NoError(t, os.RemoveAll(filepath.Join(m.dir, "gone")))
+	m.write("box/box.go", "// Package box has a generic type.\npackage box\n\n// Box holds a T.\ntype Box[T any] struct{ v T }\n")
+	code, out := gate(t, m, apidiff)
 	require.Equal(t, 1, code, out)
 	assert.Contains(t, out, "`box.Box.Open` (box: (*Box[T]).Open: removed)")
-	assert.Contains(t, out, "`gone.A` (gone: A: removed)")
-	assert.Contains(t, out, "`gone.B` (gone: B: removed)")
+	assert.Contains(t, out, "`gone.*` (gone: package example.com/gated/gone: removed)")
 
-	r.write("CHANGELOG.md", changelog("- ⚠ `example.com/gated/box.(*Box[T]).Open` removed.\n- ⚠ `gone.*`: package removed.\n", "", "v0.1.0"))
-	code, out = gate(t, r, apidiff)
+	m.write("CHANGELOG.md", changelog("- ⚠ `example.com/gated/box.(*Box[T]).Open` removed.\n- ⚠ `gone.*`: package removed.\n", "", "v0.1.0"))
+	code, out = gate(t, m, apidiff)
 	require.Equal(t, 0, code, out)
 	assert.Contains(t, out, "pass: every incompatible change since v0.1.0")
 }
@@ -296,4 +272,20 @@ func TestChangelogShape(t *testing.T) {
 	assert.Equal(t, "## Unreleased", h2[0])
 	assert.Equal(t, []string{"### ⚠ Breaking changes", "### ✨ Features", "### 🐛 Fixes"}, h3)
 	assert.Regexp(t, `^## v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\s.*)?$`, h2[1], "the last release's heading, as hack/apidiff.sh reads it")
+}
+
+// TestLastReleaseHasItsAPI checks that capkit's last release, as CHANGELOG.md names it, has its export file: the gate
+// compares with it, in any clone.
+func TestLastReleaseHasItsAPI(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(root(t), "CHANGELOG.md"))
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?m)^## (v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?)`).FindSubmatch(data)
+	require.NotNil(t, m, "CHANGELOG.md names no release")
+	f := filepath.Join(root(t), "hack", "api", string(m[1])+".export")
+	st, err := os.Stat(f)
+	require.NoError(t, err, "the release commit writes it with make api-baseline")
+	head, err := os.ReadFile(f)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(head), "github.com/capkit/capkit\n"), "%s is export data of another module", f)
+	assert.Greater(t, st.Size(), int64(1024))
 }
