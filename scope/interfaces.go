@@ -41,6 +41,21 @@ type ResourceTracker interface {
 	DeleteResourceID(key string) error
 }
 
+// PendingTracker is implemented by a ResourceTracker that can also keep a short note per resource key about work
+// in flight whose outcome is not known yet: a create the cloud may still be running, or the handle of a cloud
+// operation. ensure.Exists writes the note and persists it (PatchNow) before it calls the cloud, and clears it
+// once the resource's ID is recorded, so that a crash, a lost response or a delete in between cannot lose the
+// resource. The scopes of this package implement it with annotations (PendingAnnotationPrefix + key), which
+// clusterctl move carries; scopetest.Tracker keeps notes like IDs, persisted by PatchNow.
+type PendingTracker interface {
+	// Pending returns the note recorded for key, and whether there is one.
+	Pending(key string) (note string, ok bool)
+	// SetPending records note for key (at most MaxPendingNote bytes); it is persisted by the next PatchNow.
+	SetPending(key, note string) error
+	// ClearPending forgets the note of key; clearing an absent note is not an error.
+	ClearPending(key string) error
+}
+
 // ResourceIDsAccessor is the resource-ID map of a provider type (status.resources by convention): resource
 // key → cloud ID. A type that implements it can use the scopes' ResourceTracker; the scope writes into the
 // map it returns, so a map the provider holds stays the object's.
