@@ -138,6 +138,7 @@ type options struct {
 	tags       map[string]string
 	poll       time.Duration
 	createOnce bool
+	now        func() time.Time
 }
 
 // CreateOnce makes Exists create the resource at most once per owner: when the ID it recorded names a resource
@@ -165,7 +166,7 @@ func WithPollInterval(d time.Duration) Option {
 }
 
 func newOptions(ctx context.Context, opts []Option) options {
-	o := options{tags: map[string]string{}, poll: step.EnvFrom(ctx).PollInterval()}
+	o := options{tags: map[string]string{}, poll: step.EnvFrom(ctx).PollInterval(), now: time.Now}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)
@@ -191,10 +192,15 @@ func IdempotencyToken(ownershipKey, key string) string {
 type run[S, O any] struct {
 	key string
 	r   *metered[S, O] // every cloud call goes through it; r.Resource is the provider's
+	t   scope.ResourceTracker
+	g   Guarantees
+	n   notes
 
 	spec     Spec[S]
 	computed bool
 	opts     options
+	// adoptedBy says how an adopted resource was found, for the event.
+	adoptedBy string
 }
 
 // desired returns the spec, computing and validating a lazy one on first use.
@@ -229,7 +235,18 @@ func (c *run[S, O]) desired(ctx context.Context) (S, error) {
 //
 // After 3 and 4 the ID is recorded and persisted at once with PatchNow. When Create fails, or the process
 // dies before the ID is persisted, the next Exists adopts the resource by its tags, or calls Create with the
-// same token, which an idempotent cloud answers with the same resource. Each step reads the resource once:
+// same token, which an idempotent cloud answers with the same resource.
+//
+// What the cloud promises (Guarantees, declared by a Declarer; nothing by default) decides how careful step 4
+// is. Unless the cloud's tag search is immediate, Exists first notes the create on the tracker
+// (scope.PendingTracker: an annotation on the infra object) and persists the note; while the note is younger than
+// the declared search lag (DefaultSearchLag when undeclared), a cloud whose creates are not idempotent is not
+// asked to create again: the step waits (conditions.ReasonResourcePending) until the search lists the first
+// resource or the lag has passed. A Create that returns Accepted(op) runs as a cloud operation: Exists
+// checkpoints its handle in the note and returns at once, without holding the worker; later reconciles poll it
+// (OperationPoller) at the poll interval, record the resource it made, and create again when it failed
+// (ErrOperationFailed). A create that an idempotent cloud answers for an earlier attempt whose outcome was not
+// known is reported as adopted. Each step reads the resource once:
 // a steady-state Exists of a Resource that is not an Updater makes exactly one cloud call (Get) and computes
 // no Lazy spec. Cloud errors are returned as they are: retried with backoff, unless the Resource made them
 // terminal. Adoptions, updates and differences that need a replacement are announced as events (step.Eventf); a
@@ -243,8 +260,9 @@ func Exists[S, O any](ctx context.Context, t scope.ResourceTracker, key string, 
 	if err := scope.ValidateResourceKey(key); err != nil {
 		return out, step.Terminal(conditions.ReasonInvalidParameters, fmt.Errorf("cannot ensure resource: %w", err))
 	}
+	o := newOptions(ctx, opts)
 	m := meter(r, key)
-	c := &run[S, O]{key: key, r: m, spec: spec, opts: newOptions(ctx, opts)}
+	c := &run[S, O]{key: key, r: m, t: t, g: guaranteesOf(r), n: newNotes(t, key, o.now), spec: spec, opts: o}
 	if spec.fn == nil {
 		if _, err := c.desired(ctx); err != nil {
 			return out, err
@@ -260,6 +278,10 @@ func Exists[S, O any](ctx context.Context, t scope.ResourceTracker, key string, 
 			return out, fmt.Errorf("cannot get resource %q (id %q): %w", key, id, err)
 		}
 		if found {
+			// A note left by a create whose ID was recorded but whose note was not cleared: the next write clears it.
+			if err := c.n.clear(); err != nil {
+				return out, err
+			}
 			return c.record(ctx)(c.settle(ctx, Result[O]{ID: id, Observed: obs, Action: ActionFound}))
 		}
 		if c.opts.createOnce {
@@ -267,22 +289,37 @@ func Exists[S, O any](ctx context.Context, t scope.ResourceTracker, key string, 
 				fmt.Errorf("resource %q (id %q) was deleted outside the controller and is not created again", key, id))
 		}
 	}
-	out, err = c.adoptOrCreate(ctx, ownershipKey)
+	out, err = c.inflightOrAdoptOrCreate(ctx, ownershipKey)
+	var w *waitError
+	if errors.As(err, &w) { // an operation runs, or the search may still miss an earlier create
+		return Result[O]{Result: w.result}, nil
+	}
 	if err != nil {
 		return out, err
 	}
-	if err := t.SetResourceID(key, out.ID); err != nil {
-		return out, fmt.Errorf("cannot record resource %q (id %q): %w", key, out.ID, err)
-	}
-	if err := t.PatchNow(ctx); err != nil {
-		return out, fmt.Errorf("cannot persist resource %q (id %q): %w", key, out.ID, err)
+	if err := c.checkpoint(ctx, out.ID); err != nil {
+		return out, err
 	}
 	if out.Action == ActionAdopted {
 		// A create is routine and its ID is in status; an adoption is a recovery (a lost status, a crash
-		// before the checkpoint) that a person may want to see.
-		step.Eventf(ctx, step.EventNormal, conditions.ReasonResourceAdopted, "adopted resource %q (id %q) by its ownership tags", key, out.ID)
+		// before the checkpoint, a create answered through its token) that a person may want to see.
+		step.Eventf(ctx, step.EventNormal, conditions.ReasonResourceAdopted, "adopted resource %q (id %q) %s", key, out.ID, c.adoptedBy)
 	}
 	return c.record(ctx)(c.settle(ctx, out))
+}
+
+// checkpoint records id, forgets the key's in-flight note and persists both at once.
+func (c *run[S, O]) checkpoint(ctx context.Context, id string) error {
+	if err := c.t.SetResourceID(c.key, id); err != nil {
+		return fmt.Errorf("cannot record resource %q (id %q): %w", c.key, id, err)
+	}
+	if err := c.n.clear(); err != nil {
+		return err
+	}
+	if err := c.t.PatchNow(ctx); err != nil {
+		return fmt.Errorf("cannot persist resource %q (id %q): %w", c.key, id, err)
+	}
+	return nil
 }
 
 // record returns a function that counts what Exists did in capkit's metrics.
@@ -295,27 +332,127 @@ func (c *run[S, O]) record(ctx context.Context) func(Result[O], error) (Result[O
 	}
 }
 
-// adoptOrCreate finds the resource by its ownership tags or creates it.
-func (c *run[S, O]) adoptOrCreate(ctx context.Context, ownershipKey string) (Result[O], error) {
+// inflightOrAdoptOrCreate finishes a create in flight (an operation, or a create whose outcome is not known yet),
+// or finds the resource by its ownership tags, or creates it. A result without an ID is a step that waits.
+func (c *run[S, O]) inflightOrAdoptOrCreate(ctx context.Context, ownershipKey string) (Result[O], error) {
 	var out Result[O]
+	note, noted := c.n.get()
+	if noted && note.op != "" {
+		out, done, err := c.pollCreate(ctx, note)
+		if err != nil || done {
+			return out, err
+		}
+		noted = false // the operation failed: nothing was created, create again
+	}
 	obs, found, err := c.r.FindByTags(ctx, OwnershipTags(ownershipKey, c.key))
 	if err != nil {
 		return out, fmt.Errorf("cannot find resource %q by tags: %w", c.key, err)
 	}
 	if found {
+		c.adoptedBy = "by its ownership tags"
 		return c.observed(obs, ActionAdopted)
 	}
+	if noted && !c.g.idempotent() {
+		if left := c.n.remaining(note, c.g.lag()); left > 0 {
+			return out, c.waitForSearch(note, left)
+		}
+	}
+	return c.create(ctx, ownershipKey, noted)
+}
+
+// waitForSearch is the wait before a second create on a cloud without idempotent creates, while the search may
+// still miss the first.
+func (c *run[S, O]) waitForSearch(note inflight, left time.Duration) error {
+	return &waitError{step.Result{
+		Reason: conditions.ReasonResourcePending,
+		Message: fmt.Sprintf("resource %q: a create started at %s may not be listed by the cloud's search yet; creating again only after %s",
+			c.key, note.since.UTC().Format(time.RFC3339), note.since.Add(c.g.lag()).UTC().Format(time.RFC3339)),
+		RequeueAfter: waitFor(c.opts.poll, left),
+	}}
+}
+
+// create creates the resource. On a cloud whose search may lag it first notes the create and persists the note,
+// so that a crash, a lost response or a delete meanwhile cannot lose what the create makes. retry says an earlier
+// create's outcome is unknown: a resource an idempotent cloud returns for it is reported as adopted.
+func (c *run[S, O]) create(ctx context.Context, ownershipKey string, retry bool) (Result[O], error) {
+	var out Result[O]
 	spec, err := c.desired(ctx)
 	if err != nil {
 		return out, err
 	}
+	if !c.g.ImmediateSearch && c.n.pt != nil {
+		if err := c.n.set(inflight{since: c.opts.now()}); err != nil {
+			return out, err
+		}
+		if err := c.t.PatchNow(ctx); err != nil {
+			return out, fmt.Errorf("cannot persist the note of the create of resource %q: %w", c.key, err)
+		}
+	}
 	tags := maps.Clone(c.opts.tags)
 	maps.Copy(tags, OwnershipTags(ownershipKey, c.key))
-	obs, err = c.r.Create(ctx, spec, IdempotencyToken(ownershipKey, c.key), tags)
-	if err != nil {
+	obs, err := c.r.Create(ctx, spec, IdempotencyToken(ownershipKey, c.key), tags)
+	var accepted *AcceptedError
+	switch {
+	case errors.As(err, &accepted):
+		return out, c.accepted(ctx, accepted.Operation)
+	case err != nil && step.IsTerminal(err):
+		// The cloud refused the create: nothing was made, nothing to wait for.
+		if cerr := c.n.clear(); cerr != nil {
+			return out, cerr
+		}
+		return out, fmt.Errorf("cannot create resource %q: %w", c.key, err)
+	case err != nil:
 		return out, fmt.Errorf("cannot create resource %q: %w", c.key, err)
 	}
+	if retry && c.g.idempotent() {
+		c.adoptedBy = "through its idempotency (an earlier create's outcome was unknown)"
+		return c.observed(obs, ActionAdopted)
+	}
 	return c.observed(obs, ActionCreated)
+}
+
+// accepted checkpoints the operation of an accepted create and returns the wait for it.
+func (c *run[S, O]) accepted(ctx context.Context, op string) error {
+	if err := validOperation(op); err != nil {
+		return fmt.Errorf("cannot track the create of resource %q: %w", c.key, err)
+	}
+	if c.n.pt == nil {
+		return fmt.Errorf("cannot track operation %q of resource %q: the tracker keeps no notes (it is not a scope.PendingTracker)", op, c.key)
+	}
+	note := inflight{since: c.opts.now(), op: op}
+	if prev, ok := c.n.get(); ok && prev.op == "" {
+		note.since = prev.since // the search lag counts from the create call
+	}
+	if err := c.n.set(note); err != nil {
+		return err
+	}
+	if err := c.t.PatchNow(ctx); err != nil {
+		return fmt.Errorf("cannot persist operation %q of resource %q: %w", op, c.key, err)
+	}
+	return &waitError{c.operationWait(op)}
+}
+
+// operationWait is the step result while the create operation op runs.
+func (c *run[S, O]) operationWait(op string) step.Result {
+	return step.Result{Reason: conditions.ReasonResourcePending,
+		Message: fmt.Sprintf("resource %q is being created (operation %q)", c.key, op), RequeueAfter: c.opts.poll}
+}
+
+// pollCreate reads the create operation of note. done is true when the step has its outcome: the resource the
+// operation made, a wait while it runs, or an error; false when the operation failed and a create is due.
+func (c *run[S, O]) pollCreate(ctx context.Context, note inflight) (Result[O], bool, error) {
+	obs, done, err := c.r.pollOperation(ctx, note.op)
+	switch {
+	case errors.Is(err, ErrOperationFailed):
+		step.Eventf(ctx, step.EventWarning, conditions.ReasonResourcePending, "the create of resource %q (operation %q) failed; creating again", c.key, note.op)
+		return Result[O]{}, false, c.n.clear()
+	case err != nil:
+		return Result[O]{}, true, fmt.Errorf("cannot read operation %q of resource %q: %w", note.op, c.key, err)
+	case !done:
+		return Result[O]{}, true, &waitError{c.operationWait(note.op)}
+	}
+	out, err := c.observed(obs, ActionCreated)
+	return out, true, err
 }
 
 // observed is the result for a resource the cloud returned, which must have an ID.
@@ -396,12 +533,18 @@ const MaxTaggedDeletes = 10
 // resource is still there after its delete (cloud deletes are often asynchronous) it returns a result that
 // is not done, with conditions.ReasonDeleting (or the PendingReporter's reason) and the poll interval; so it does after
 // MaxTaggedDeletes deletes in one call.
+//
+// Deleted never concludes "gone" while a create may still be in flight: a create operation that Exists
+// checkpointed is waited for and what it made deleted; and while a noted create (see Exists) is younger than the
+// cloud's search lag, a search that finds nothing is not believed, and the step waits (conditions.ReasonDeleting)
+// until the lag has passed. Done forgets the ID and the note.
 func Deleted[S, O any](ctx context.Context, t scope.ResourceTracker, key string, r Resource[S, O], opts ...Option) (step.Result, error) {
 	if t == nil || r == nil {
 		return step.Result{}, fmt.Errorf("cannot delete resource %q: tracker and resource must not be nil", key)
 	}
 	o := newOptions(ctx, opts)
 	m := meter(r, key)
+	n := newNotes(t, key, o.now)
 	deleted := map[string]bool{} // deleted in this call
 	var wait *step.Result        // why the step waits, for the first resource still there
 	if tracked, isTracked := t.ResourceID(key); isTracked {
@@ -413,6 +556,19 @@ func Deleted[S, O any](ctx context.Context, t scope.ResourceTracker, key string,
 			wait = &w
 		}
 		deleted[tracked] = true
+	}
+	note, noted := n.get()
+	if noted && note.op != "" {
+		w, ended, err := deleteOperation(ctx, m, key, note.op, deleted, o.poll)
+		if err != nil {
+			return step.Result{}, err
+		}
+		if w != nil && wait == nil {
+			wait = w
+		}
+		if ended {
+			noted = false // what the operation made is deleted (or it made nothing): no lag to wait out
+		}
 	}
 	ownershipKey, err := t.OwnershipKey()
 	switch {
@@ -429,13 +585,54 @@ func Deleted[S, O any](ctx context.Context, t scope.ResourceTracker, key string,
 			wait = &w
 		}
 	}
+	if wait == nil && noted {
+		// A create whose outcome is not known started less than the search lag ago: the search may not list
+		// its resource yet, so "nothing found" does not mean "gone".
+		lag := guaranteesOf(r).lag()
+		if left := n.remaining(note, lag); left > 0 {
+			wait = &step.Result{Reason: conditions.ReasonDeleting, RequeueAfter: waitFor(o.poll, left),
+				Message: fmt.Sprintf("resource %q: a create started at %s may not be listed by the cloud's search yet; looking again until %s",
+					key, note.since.UTC().Format(time.RFC3339), note.since.Add(lag).UTC().Format(time.RFC3339))}
+		}
+	}
 	if wait != nil {
 		return *wait, nil
+	}
+	if err := n.clear(); err != nil {
+		return step.Result{}, err
 	}
 	if err := t.DeleteResourceID(key); err != nil {
 		return step.Result{}, err
 	}
 	return step.Result{Done: true}, nil
+}
+
+// deleteOperation deletes what the create operation op made. ended is true when nothing of it can appear any more:
+// the operation failed, or it ended and its resource is deleted; otherwise w says why the step waits.
+func deleteOperation[S, O any](ctx context.Context, m *metered[S, O], key, op string, deleted map[string]bool, poll time.Duration) (w *step.Result, ended bool, err error) {
+	obs, done, err := m.pollOperation(ctx, op)
+	switch {
+	case errors.Is(err, ErrOperationFailed):
+		return nil, true, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("cannot read operation %q of resource %q: %w", op, key, err)
+	case !done:
+		return &step.Result{Reason: conditions.ReasonDeleting, RequeueAfter: poll,
+			Message: fmt.Sprintf("resource %q is being created (operation %q); it is deleted once the operation ends", key, op)}, false, nil
+	}
+	id := m.ID(obs)
+	if id == "" || deleted[id] {
+		return nil, id != "", nil
+	}
+	res, gone, err := deleteIfExists(ctx, m, key, id, poll)
+	if err != nil {
+		return nil, false, err
+	}
+	deleted[id] = true
+	if !gone {
+		return &res, true, nil
+	}
+	return nil, true, nil
 }
 
 // deleteTagged deletes the resources that carry tags, one search at a time, until a search finds none (done)

@@ -3,6 +3,7 @@ package ensure
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -24,6 +25,7 @@ const (
 	opCreate = "create"
 	opUpdate = "update"
 	opDelete = "delete"
+	opPoll   = "poll"
 )
 
 // metered is a Resource whose cloud calls wait for the rate limiter of the reconcile (Env.Wait) and are
@@ -115,6 +117,20 @@ func (m *metered[S, O]) Create(ctx context.Context, spec S, token string, tags m
 
 func (m *metered[S, O]) Delete(ctx context.Context, id string) error {
 	return m.call(ctx, opDelete, func() (bool, error) { return false, m.Resource.Delete(ctx, id) })
+}
+
+// pollOperation reads a create operation through the limiter and the metrics; a Resource that is no
+// OperationPoller cannot have one.
+func (m *metered[S, O]) pollOperation(ctx context.Context, op string) (obs O, done bool, err error) {
+	p, ok := m.Resource.(OperationPoller[O])
+	if !ok {
+		return obs, false, fmt.Errorf("cannot read operation %q: the Resource returned Accepted from Create but is no OperationPoller", op)
+	}
+	err = m.call(ctx, opPoll, func() (bool, error) {
+		obs, done, err = p.PollOperation(ctx, op)
+		return false, err
+	})
+	return obs, done, err
 }
 
 // update calls u.Update through the limiter and the metrics.

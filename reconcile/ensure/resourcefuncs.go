@@ -2,6 +2,7 @@ package ensure
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -34,6 +35,11 @@ type ResourceFuncs[S, O any] struct {
 	// ClassifyFunc, when set, gives every error the other functions return its class for the reconciler
 	// (step.Terminal, step.Throttled), e.g. a cloud's quota error made terminal.
 	ClassifyFunc func(err error) error
+	// PollOperationFunc implements OperationPoller: required when CreateFunc returns Accepted.
+	PollOperationFunc func(ctx context.Context, op string) (obs O, done bool, err error)
+	// Guarantees are the cloud's Guarantees (the Resource is a Declarer); the zero value promises nothing and
+	// gets the careful behaviour.
+	Guarantees Guarantees
 }
 
 // NewResource returns the Resource of f: a PendingReporter when f has PendingFunc, an Updater when it has
@@ -67,6 +73,8 @@ type pendingUpdaterFuncs[S, O any] struct{ funcsResource[S, O] }
 
 var (
 	_ Kinded                   = funcsResource[string, *string]{}
+	_ Declarer                 = funcsResource[string, *string]{}
+	_ OperationPoller[*string] = funcsResource[string, *string]{}
 	_ PendingReporter[*string] = pendingFuncs[string, *string]{}
 	_ Updater[string, *string] = updaterFuncs[string, *string]{}
 	_ PendingReporter[*string] = pendingUpdaterFuncs[string, *string]{}
@@ -124,6 +132,19 @@ func (r funcsResource[S, O]) ID(obs O) string {
 		return ""
 	}
 	return r.f.IDFunc(obs)
+}
+
+func (r funcsResource[S, O]) Guarantees() Guarantees { return r.f.Guarantees }
+
+func (r funcsResource[S, O]) PollOperation(ctx context.Context, op string) (obs O, done bool, err error) {
+	if r.f.PollOperationFunc == nil {
+		return obs, false, missingFunc("PollOperationFunc")
+	}
+	obs, done, err = r.f.PollOperationFunc(ctx, op)
+	if errors.Is(err, ErrOperationFailed) {
+		return obs, done, err // a failed operation is an outcome, not an error to classify
+	}
+	return obs, done, r.classify(err)
 }
 
 func (r funcsResource[S, O]) classify(err error) error {
