@@ -39,7 +39,9 @@ const DefaultSeed uint64 = 1
 // fails with ErrTokenMismatch; if that resource has been deleted since it fails with
 // ErrTokenReused, so that a stale retry never brings a deleted resource back. Tokens are per
 // kind and account and never expire. A request that failed before the change (invalid
-// parameter, injected fault before the change) does not use up its token.
+// parameter, injected fault before the change) does not use up its token. On a cloud with
+// asynchronous creates (WithAsyncCreates) a token returns the operation of the first request
+// while it runs; WithoutTokens makes the cloud ignore tokens.
 //
 // Accounts: a cloud without accounts needs no credentials. From its first account on
 // (CreateAccount), every API call must carry the valid credentials of an account on its
@@ -69,6 +71,10 @@ type Cloud struct {
 	limit       *rateLimit         // nil: no rate limit
 	buckets     map[string]*bucket // by account name, "" for calls without credentials
 
+	asyncCreates time.Duration // WithAsyncCreates: how long a create operation runs; 0: creates are synchronous
+	searchLag    time.Duration // WithSearchLag: how long after it exists Find lists a resource
+	noTokens     bool          // WithoutTokens: idempotency tokens are ignored
+
 	accounts    map[string]*account // by name
 	accessKeys  map[string]*account // by access key ID
 	hasAccounts bool                // an account was created: every call needs credentials
@@ -78,8 +84,9 @@ type Cloud struct {
 	staticIPs    map[netip.Addr]string // static addresses of live instances -> instance ID
 	issued       map[string]bool       // every resource and access key ID ever issued, never reused
 	tokens       map[tokenKey]*tokenEntry
-	findSeq      map[scope]uint64 // Find calls per account and kind, the clock of search lag
-	seq          uint64           // creation order
+	ops          map[string]*operation // create operations by ID (WithAsyncCreates), kept forever
+	findSeq      map[scope]uint64      // Find calls per account and kind, the clock of search lag
+	seq          uint64                // creation order
 	live         map[Kind]int
 	liveIn       map[scope]int // live resources per account and kind, for quotas
 	totalCreated int
@@ -170,6 +177,7 @@ func New(opts ...Option) (*Cloud, error) {
 		staticIPs:   map[netip.Addr]string{},
 		issued:      map[string]bool{},
 		tokens:      map[tokenKey]*tokenEntry{},
+		ops:         map[string]*operation{},
 		findSeq:     map[scope]uint64{},
 		live:        map[Kind]int{},
 		liveIn:      map[scope]int{},
@@ -188,7 +196,13 @@ func New(opts ...Option) (*Cloud, error) {
 }
 
 func (c *Cloud) validateOptions() error {
-	if err := c.faults.Validate(); err != nil {
+	if c.asyncCreates < 0 {
+		return invalid("asyncCreates", c.asyncCreates, "must not be negative")
+	}
+	if c.searchLag < 0 {
+		return invalid("searchLag", c.searchLag, "must not be negative")
+	}
+	if err := c.validFaults(c.faults); err != nil {
 		return err
 	}
 	if c.pendingGets < 0 {

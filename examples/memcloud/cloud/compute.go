@@ -45,7 +45,7 @@ func (c *Cloud) DeleteLoadBalancer(ctx context.Context, id string) error {
 }
 
 // FindLoadBalancers returns the load balancers that have all the given tags (at least one), in
-// creation order. Recently created ones may be missing: see FaultConfig.SearchLag.
+// creation order. Recently created ones may be missing: see WithSearchLag and FaultConfig.SearchLag.
 func (c *Cloud) FindLoadBalancers(ctx context.Context, tags map[string]string) ([]LoadBalancer, error) {
 	return asList[LoadBalancer](c.find(ctx, KindLoadBalancer, tags))
 }
@@ -239,7 +239,7 @@ func (c *Cloud) DeleteInstance(ctx context.Context, id string) error {
 }
 
 // FindInstances returns the instances that have all the given tags (at least one), in creation
-// order. Recently created instances may be missing: see FaultConfig.SearchLag.
+// order. Recently created instances may be missing: see WithSearchLag and FaultConfig.SearchLag.
 func (c *Cloud) FindInstances(ctx context.Context, tags map[string]string) ([]Instance, error) {
 	return asList[Instance](c.find(ctx, KindInstance, tags))
 }

@@ -53,6 +53,26 @@
 // created with that token instead of a second one, even when the first response was lost. A
 // token whose resource has been deleted fails with ErrTokenReused rather than resurrect it.
 //
+// # Asynchronous creates, search lag and clouds without tokens
+//
+// By default creates are synchronous, Find lists a resource as soon as it exists and tokens are
+// honoured. Three options of New make memcloud behave like clouds that are harder to use safely
+// (Behavior reports them; they never change after New):
+//
+//   - WithAsyncCreates(d): a create returns an *AcceptedError (ErrAccepted; Accepted returns the
+//     operation's ID, "op-net-1f2e3d4c") instead of the resource, which exists for the API only d
+//     later on the cloud's clock. GetOperation reports the operation: running, done with the
+//     ResourceID, or failed (FaultConfig.InOperation, FailNext with InOperation), in which case
+//     nothing was created. A token seen before returns the same operation while it runs, and the
+//     resource once it is done; a failed operation does not use up its token.
+//   - WithSearchLag(d): Find lists a resource d after it exists (after its operation ended).
+//   - WithoutTokens(): IdempotencyToken is ignored, so a retried create makes a second resource.
+//
+// Operations end on the clock of WithClock, read by the API calls: a test moves a fake clock past
+// them, and on the real clock they end by themselves, with no goroutine. The inspection methods
+// see a resource whose operation still runs (it holds its quota, addresses and ID), and
+// CompleteOperation ends an operation at once.
+//
 // # Accounts
 //
 // A cloud without accounts needs no credentials, as above. Like a multi-tenant cloud, it can
@@ -107,7 +127,7 @@
 // change (nothing happens) and after the change (the change is made, the response is lost),
 // latency with jitter that honours context cancellation, and eventual consistency of tag
 // search: with SearchLag n, a new resource is missing from the next n Find calls of its kind
-// (in its account).
+// (in its account), besides the search lag in time of WithSearchLag.
 // FailNext queues one fault for the next call of an operation, for tests that need a failure
 // at one precise point. Injected errors are *FaultError values matching ErrInjected.
 // WithPendingGets keeps new instances pending for some GetInstance (or GetInstanceGroup) calls,

@@ -52,6 +52,11 @@ var (
 	// idempotency token, after the wait that RetryAfter returns. Errors wrapping it are
 	// *ThrottledError values.
 	ErrThrottled = errors.New("throttled")
+	// ErrAccepted is not a failure: a create on a cloud with asynchronous creates
+	// (WithAsyncCreates) was accepted and runs as an operation, whose ID Accepted returns. The
+	// resource exists once the operation is done (GetOperation). Errors wrapping it are
+	// *AcceptedError values.
+	ErrAccepted = errors.New("accepted as an operation")
 )
 
 // FaultError is the error of an injected fault. It matches ErrInjected with errors.Is. Applied
@@ -74,6 +79,33 @@ func (e *FaultError) Error() string {
 
 // Is reports whether target is ErrInjected.
 func (e *FaultError) Is(target error) bool { return target == ErrInjected }
+
+// AcceptedError is what a create returns on a cloud with asynchronous creates: the request was
+// accepted and runs as the operation Operation. It matches ErrAccepted with errors.Is.
+type AcceptedError struct {
+	// Op is the create that was accepted.
+	Op Op
+	// Operation is the ID of the operation, for GetOperation.
+	Operation string
+}
+
+// Error describes the acceptance, for example `CreateNetwork accepted as operation "op-net-1f2e3d4c"`.
+func (e *AcceptedError) Error() string {
+	return fmt.Sprintf("%s accepted as operation %q", e.Op, e.Operation)
+}
+
+// Is reports whether target is ErrAccepted.
+func (e *AcceptedError) Is(target error) bool { return target == ErrAccepted }
+
+// Accepted returns the ID of the operation that runs a create whose call returned err, and
+// whether err is such an acceptance (an *AcceptedError).
+func Accepted(err error) (operation string, ok bool) {
+	var a *AcceptedError
+	if errors.As(err, &a) {
+		return a.Operation, true
+	}
+	return "", false
+}
 
 // Reasons of an UnauthorizedError.
 const (

@@ -30,8 +30,14 @@ type FaultConfig struct {
 	Jitter time.Duration
 	// SearchLag makes Find eventually consistent: a resource created while SearchLag is n is
 	// missing from the next n Find calls of its kind in its account (whatever their tags) and
-	// appears in the ones after. Get sees it at once. Counting calls instead of time keeps tests deterministic.
+	// appears in the ones after. Get sees it at once. Counting calls instead of time keeps tests
+	// deterministic; WithSearchLag is the lag of a cloud whose search always lags, in time.
 	SearchLag int
+	// InOperation is the probability, from 0 to 1, that a create accepted as an operation
+	// (WithAsyncCreates) fails when the operation ends: the operation reports an error and
+	// nothing is created. It is drawn for every create that starts an operation, whatever Ops,
+	// and only on a cloud with asynchronous creates (New and SetFaults refuse it otherwise).
+	InOperation float64
 }
 
 // Validate returns an ErrInvalidParameter error naming the first bad field, or nil.
@@ -47,6 +53,8 @@ func (f FaultConfig) Validate() error {
 		return invalid("faults.jitter", f.Jitter, "must not be negative")
 	case f.SearchLag < 0:
 		return invalid("faults.searchLag", f.SearchLag, "must not be negative")
+	case !(f.InOperation >= 0 && f.InOperation <= 1):
+		return invalid("faults.inOperation", f.InOperation, "must be from 0 to 1")
 	}
 	for i, op := range f.Ops {
 		if !op.valid() {
@@ -73,15 +81,21 @@ const (
 	// AfterChange makes the change and then fails the call (the response is lost). On a read
 	// it behaves like BeforeChange.
 	AfterChange
+	// InOperation makes a create on a cloud with asynchronous creates (WithAsyncCreates) start an
+	// operation that fails when it ends: nothing is created. A create that replays the
+	// idempotency token of an operation takes the fault and starts nothing.
+	InOperation
 )
 
-// String returns "BeforeChange" or "AfterChange".
+// String returns "BeforeChange", "AfterChange" or "InOperation".
 func (m FaultMode) String() string {
 	switch m {
 	case BeforeChange:
 		return "BeforeChange"
 	case AfterChange:
 		return "AfterChange"
+	case InOperation:
+		return "InOperation"
 	}
 	return fmt.Sprintf("FaultMode(%d)", int(m))
 }
@@ -89,7 +103,7 @@ func (m FaultMode) String() string {
 // SetFaults replaces the fault configuration; it affects calls that start afterwards.
 // SetFaults(FaultConfig{}) stops probabilistic faults and delays (scripted ones stay queued).
 func (c *Cloud) SetFaults(f FaultConfig) error {
-	if err := f.Validate(); err != nil {
+	if err := c.validFaults(f); err != nil {
 		return fmt.Errorf("cannot set faults: %w", err)
 	}
 	f.Ops = slices.Clone(f.Ops)
@@ -108,15 +122,30 @@ func (c *Cloud) Faults() FaultConfig {
 	return f
 }
 
+// validFaults checks f for this cloud: InOperation needs asynchronous creates.
+func (c *Cloud) validFaults(f FaultConfig) error {
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	if f.InOperation > 0 && c.asyncCreates == 0 {
+		return invalid("faults.inOperation", f.InOperation, "needs asynchronous creates (WithAsyncCreates)")
+	}
+	return nil
+}
+
 // FailNext queues a fault for the next call of op, before any probabilistic decision. Several
 // faults queued for the same op strike the following calls in order. It is the deterministic
-// way to test one failure at one precise point.
+// way to test one failure at one precise point. InOperation is for the create operations of a
+// cloud with asynchronous creates only.
 func (c *Cloud) FailNext(op Op, mode FaultMode) error {
 	if !op.valid() {
 		return fmt.Errorf("cannot queue fault: %w", invalid("op", op, "is not an operation of the API"))
 	}
-	if mode != BeforeChange && mode != AfterChange {
-		return fmt.Errorf("cannot queue fault: %w", invalid("mode", mode, "must be BeforeChange or AfterChange"))
+	switch {
+	case mode != BeforeChange && mode != AfterChange && mode != InOperation:
+		return fmt.Errorf("cannot queue fault: %w", invalid("mode", mode, "must be BeforeChange, AfterChange or InOperation"))
+	case mode == InOperation && (op.Verb != VerbCreate || c.asyncCreates == 0):
+		return fmt.Errorf("cannot queue fault: %w", invalid("mode", mode, "is for creates on a cloud with asynchronous creates (WithAsyncCreates)"))
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -133,6 +162,8 @@ type call struct {
 	accessKeyID string
 	// after tells the call to fail after making its change.
 	after bool
+	// failOperation tells a create to start an operation that fails (InOperation).
+	failOperation bool
 }
 
 // owner returns the name of the account that owns what the call creates and sees: "" for a
@@ -178,18 +209,18 @@ func (c *Cloud) begin(ctx context.Context, op Op) (call, error) {
 		c.mu.Unlock()
 		return call{}, &ThrottledError{Op: op, Account: k.owner(), RetryAfter: retryAfter}
 	}
-	before, after, delay := c.planLocked(op)
+	p := c.planLocked(op)
 	c.mu.Unlock()
-	if err := sleep(ctx, delay); err != nil {
+	if err := sleep(ctx, p.delay); err != nil {
 		return call{}, err
 	}
-	if before {
+	if p.before {
 		c.mu.Lock()
 		c.stats.Faults++
 		c.mu.Unlock()
 		return call{}, &FaultError{Op: op}
 	}
-	k.after = after
+	k.after, k.failOperation = p.after, p.inOperation
 	return k, nil
 }
 
@@ -202,30 +233,47 @@ func (c *Cloud) admitLocked(op Op, k call) error {
 	return nil
 }
 
+// plan is what fault injection decided for one call.
+type plan struct {
+	// before fails the call before any change, after once it made its change; inOperation makes
+	// the operation of a create fail.
+	before, after, inOperation bool
+	// delay is the injected latency.
+	delay time.Duration
+}
+
 // planLocked decides the faults and the delay of one call.
-func (c *Cloud) planLocked(op Op) (before, after bool, delay time.Duration) {
+func (c *Cloud) planLocked(op Op) plan {
 	f := c.faults
-	delay = f.Latency
+	p := plan{delay: f.Latency}
 	if f.Jitter > 0 {
-		delay += time.Duration(c.rng.Int64N(int64(f.Jitter) + 1))
+		p.delay += time.Duration(c.rng.Int64N(int64(f.Jitter) + 1))
 	}
 	if q := c.scripted[op]; len(q) > 0 {
 		c.scripted[op] = q[1:]
-		if q[0] == AfterChange && op.Mutating() {
-			return false, true, delay
+		switch {
+		case q[0] == InOperation:
+			p.inOperation = true
+		case q[0] == AfterChange && op.Mutating():
+			p.after = true
+		default:
+			p.before = true
 		}
-		return true, false, delay
+		return p
 	}
-	if !f.applies(op) {
-		return false, false, delay
+	if f.applies(op) {
+		switch {
+		case f.BeforeChange > 0 && c.rng.Float64() < f.BeforeChange:
+			p.before = true
+			return p
+		case op.Mutating() && f.AfterChange > 0 && c.rng.Float64() < f.AfterChange:
+			p.after = true
+		}
 	}
-	if f.BeforeChange > 0 && c.rng.Float64() < f.BeforeChange {
-		return true, false, delay
+	if op.Verb == VerbCreate && f.InOperation > 0 && c.rng.Float64() < f.InOperation {
+		p.inOperation = true
 	}
-	if op.Mutating() && f.AfterChange > 0 && c.rng.Float64() < f.AfterChange {
-		return false, true, delay
-	}
-	return false, false, delay
+	return p
 }
 
 // faultLocked counts and returns an after-change fault.

@@ -82,6 +82,7 @@ func (c *Cloud) growGroupLocked(rec *record, n int) {
 		ip, _ := subnet.addrs.take(m.ID) // checkGrowLocked counted the free addresses
 		inst := c.newInstanceLocked(m, spec, subnet, ip)
 		inst.kind, inst.group, inst.account = KindInstance, g.ID, rec.account
+		c.scheduleLocked(inst, rec.readyAt) // with the group, when its create operation ends
 		c.addLocked(inst)
 		rec.started++
 		rec.members = append(rec.members, m.ID)
@@ -111,7 +112,7 @@ func (c *Cloud) DeleteInstanceGroup(ctx context.Context, id string) error {
 }
 
 // FindInstanceGroups returns the instance groups that have all the given tags (at least one), in
-// creation order. Recently created groups may be missing: see FaultConfig.SearchLag. To find a
+// creation order. Recently created groups may be missing: see WithSearchLag and FaultConfig.SearchLag. To find a
 // group's instances, use FindInstances with TagInstanceGroup.
 func (c *Cloud) FindInstanceGroups(ctx context.Context, tags map[string]string) ([]InstanceGroup, error) {
 	return asList[InstanceGroup](c.find(ctx, KindInstanceGroup, tags))

@@ -79,6 +79,9 @@ const (
 	VerbResize Verb = "Resize"
 	// VerbTag changes the tags of an instance (mutating).
 	VerbTag Verb = "Tag"
+	// VerbPoll reads a create operation of a kind (GetOperation), on a cloud with asynchronous
+	// creates (WithAsyncCreates).
+	VerbPoll Verb = "Poll"
 )
 
 // On returns the operation of this verb on resources of kind k.
@@ -114,7 +117,7 @@ func (o Op) valid() bool {
 		return false
 	}
 	switch o.Verb {
-	case VerbCreate, VerbGet, VerbDelete, VerbFind:
+	case VerbCreate, VerbGet, VerbDelete, VerbFind, VerbPoll:
 		return true
 	case VerbRegister, VerbDeregister:
 		return o.Kind == KindLoadBalancer

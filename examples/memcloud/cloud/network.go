@@ -34,7 +34,7 @@ func (c *Cloud) DeleteNetwork(ctx context.Context, id string) error {
 }
 
 // FindNetworks returns the networks that have all the given tags (at least one), in creation
-// order. Recently created networks may be missing: see FaultConfig.SearchLag.
+// order. Recently created networks may be missing: see WithSearchLag and FaultConfig.SearchLag.
 func (c *Cloud) FindNetworks(ctx context.Context, tags map[string]string) ([]Network, error) {
 	return asList[Network](c.find(ctx, KindNetwork, tags))
 }
@@ -91,7 +91,7 @@ func (c *Cloud) DeleteSubnet(ctx context.Context, id string) error {
 }
 
 // FindSubnets returns the subnets that have all the given tags (at least one), in creation
-// order. Recently created subnets may be missing: see FaultConfig.SearchLag.
+// order. Recently created subnets may be missing: see WithSearchLag and FaultConfig.SearchLag.
 func (c *Cloud) FindSubnets(ctx context.Context, tags map[string]string) ([]Subnet, error) {
 	return asList[Subnet](c.find(ctx, KindSubnet, tags))
 }
@@ -131,7 +131,7 @@ func (c *Cloud) DeleteSecurityGroup(ctx context.Context, id string) error {
 }
 
 // FindSecurityGroups returns the security groups that have all the given tags (at least one),
-// in creation order. Recently created groups may be missing: see FaultConfig.SearchLag.
+// in creation order. Recently created groups may be missing: see WithSearchLag and FaultConfig.SearchLag.
 func (c *Cloud) FindSecurityGroups(ctx context.Context, tags map[string]string) ([]SecurityGroup, error) {
 	return asList[SecurityGroup](c.find(ctx, KindSecurityGroup, tags))
 }

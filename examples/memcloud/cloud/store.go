@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+	"time"
 )
 
 // record is the internal state of one live resource. It is guarded by Cloud.mu.
@@ -17,7 +18,9 @@ type record struct {
 	obj         object
 	parent      string
 	token       string
-	visibleFrom uint64 // first value of findSeq[kind] at which Find sees the resource
+	visibleFrom uint64    // first value of findSeq[kind] at which Find sees the resource
+	readyAt     time.Time // when its create operation ends and it exists for the API; zero: at once
+	listedAt    time.Time // when Find lists it (WithSearchLag); zero: at once
 
 	prefix      netip.Prefix // networks and subnets
 	addrs       *addrPool    // subnets: the private addresses of their instances
@@ -45,7 +48,8 @@ type tokenKey struct {
 
 // tokenEntry remembers what an idempotency token created.
 type tokenEntry struct {
-	id          string
+	id          string // "" while (or when) its operation creates nothing
+	op          string // the operation of an asynchronous create; "" for a synchronous one
 	fingerprint string
 	deleted     bool
 }
@@ -68,6 +72,9 @@ type createReq struct {
 
 func (c *Cloud) create(ctx context.Context, req createReq) (object, error) {
 	obj, err := c.doCreate(ctx, req)
+	if _, accepted := Accepted(err); accepted {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot create %s %q: %w", req.kind.noun(), req.name, err)
 	}
@@ -86,47 +93,70 @@ func (c *Cloud) doCreate(ctx context.Context, req createReq) (object, error) {
 	if err := validTags("tags", req.tags); err != nil {
 		return nil, err
 	}
+	if c.noTokens {
+		req.token = ""
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.admitLocked(op, k); err != nil {
 		return nil, err
 	}
-	rec, err := c.replayLocked(k.owner(), req)
+	rec, running, err := c.replayLocked(k.owner(), req)
 	if err != nil {
 		return nil, err
 	}
-	if rec == nil {
-		if rec, err = c.insertLocked(k.owner(), req); err != nil {
+	if rec == nil && running == nil {
+		if rec, running, err = c.startLocked(k, req); err != nil {
 			return nil, err
 		}
 	}
 	if k.after {
 		return nil, c.faultLocked(op)
 	}
+	if running != nil {
+		return nil, &AcceptedError{Op: op, Operation: running.id}
+	}
 	return c.objectLocked(rec), nil
 }
 
-// replayLocked returns the resource created earlier in account with the request's token, or
-// nil when the token is new there.
-func (c *Cloud) replayLocked(account string, req createReq) (*record, error) {
+// replayLocked returns what the request's token made earlier in account: the resource, or the
+// operation that still creates it; both nil when the token is new there, or its operation failed
+// (a failed operation does not use up its token).
+func (c *Cloud) replayLocked(account string, req createReq) (*record, *operation, error) {
 	if req.token == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
-	e, ok := c.tokens[tokenKey{account, req.kind, req.token}]
+	key := tokenKey{account, req.kind, req.token}
+	e, ok := c.tokens[key]
 	if !ok {
-		return nil, nil
+		return nil, nil, nil
 	}
-	if e.deleted {
-		return nil, fmt.Errorf("%w: token %q created %s %q", ErrTokenReused, req.token, req.kind.noun(), e.id)
+	var o *operation
+	if e.op != "" {
+		o = c.ops[e.op]
+		if o.failed() && o.doneAt(c.now()) {
+			delete(c.tokens, key)
+			return nil, nil, nil
+		}
 	}
-	if e.fingerprint != req.fingerprint {
-		return nil, fmt.Errorf("%w: token %q created %s %q", ErrTokenMismatch, req.token, req.kind.noun(), e.id)
+	made := fmt.Sprintf("%s %q", req.kind.noun(), e.id)
+	if e.id == "" {
+		made = fmt.Sprintf("operation %q", e.op)
 	}
-	return c.records[e.id], nil
+	switch {
+	case e.deleted:
+		return nil, nil, fmt.Errorf("%w: token %q created %s", ErrTokenReused, req.token, made)
+	case e.fingerprint != req.fingerprint:
+		return nil, nil, fmt.Errorf("%w: token %q created %s", ErrTokenMismatch, req.token, made)
+	case o != nil && !o.doneAt(c.now()):
+		return nil, o, nil
+	}
+	return c.records[e.id], nil, nil
 }
 
-// insertLocked creates the resource of req in account.
-func (c *Cloud) insertLocked(account string, req createReq) (*record, error) {
+// insertLocked creates the resource of req in account; it exists for the API from readyAt (zero:
+// at once), when its create operation ends.
+func (c *Cloud) insertLocked(account string, req createReq, readyAt time.Time) (*record, error) {
 	if err := c.checkQuotaLocked(account, req.kind, 1); err != nil {
 		return nil, err
 	}
@@ -136,6 +166,7 @@ func (c *Cloud) insertLocked(account string, req createReq) (*record, error) {
 		return nil, err
 	}
 	rec.kind, rec.token, rec.account = req.kind, req.token, account
+	c.scheduleLocked(rec, readyAt)
 	c.addLocked(rec)
 	if req.token != "" {
 		c.tokens[tokenKey{account, req.kind, req.token}] = &tokenEntry{id: m.ID, fingerprint: req.fingerprint}
@@ -265,10 +296,11 @@ func (c *Cloud) lookupLocked(kind Kind, id string) (*record, error) {
 }
 
 // visibleLocked returns the live record of kind with the given ID that account owns, or
-// ErrNotFound: a resource of another account does not exist for the caller.
+// ErrNotFound: a resource of another account, or whose create operation runs, does not exist for
+// the caller.
 func (c *Cloud) visibleLocked(account string, kind Kind, id string) (*record, error) {
 	rec, err := c.lookupLocked(kind, id)
-	if err != nil || rec.account != account {
+	if err != nil || rec.account != account || !c.existsLocked(rec) {
 		return nil, ErrNotFound
 	}
 	return rec, nil
@@ -407,10 +439,14 @@ func (c *Cloud) doFind(ctx context.Context, kind Kind, tags map[string]string) (
 	defer c.mu.Unlock()
 	sc := scope{k.owner(), kind}
 	c.findSeq[sc]++
-	now := c.findSeq[sc]
+	seq := c.findSeq[sc]
+	var now time.Time // read only when a resource may not be listed yet
+	if c.asyncCreates > 0 || c.searchLag > 0 {
+		now = c.now()
+	}
 	var found []*record
 	for r := range c.index.tagged(sc.account, kind, tags) {
-		if r.visibleFrom <= now && tagsMatch(r.obj.meta().Tags, tags) {
+		if r.visibleFrom <= seq && !now.Before(r.listedAt) && tagsMatch(r.obj.meta().Tags, tags) {
 			found = append(found, r)
 		}
 	}
