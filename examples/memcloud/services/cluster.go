@@ -40,16 +40,26 @@ func newBase(c *cloud.Cloud, what string) (base, error) {
 	return base{cloud: c, res: NewResources(c)}, nil
 }
 
-// deleted turns the outcome of ensure.Deleted into the step result. memcloud deletes at once, so a
-// resource that is still there after EnsureDeleted is one whose delete was refused because other resources
-// depend on it (Resources.Delete): the step reports ReasonDependencyViolation instead of
-// conditions.ReasonDeleting, and looks again after the poll interval.
-func (b base) deleted(res step.Result, err error) (step.Result, error) {
-	if err == nil && !res.Done && res.Reason == conditions.ReasonDeleting {
+// deleted returns the function that turns the outcome of ensure.Deleted of the resource key of t into the
+// step result. memcloud deletes at once, so a resource that is still there after ensure.Deleted is one whose
+// delete was refused because other resources depend on it (Resources.Delete): the step reports
+// ReasonDependencyViolation instead of conditions.ReasonDeleting, and looks again after the poll interval.
+// The exception is a delete that waits for a create in flight (its note is on t, a scope.PendingTracker: an
+// operation runs, or the search may still miss what a create made), which keeps conditions.ReasonDeleting.
+func (b base) deleted(t scope.ResourceTracker, key string) func(step.Result, error) (step.Result, error) {
+	return func(res step.Result, err error) (step.Result, error) {
+		if err != nil || res.Done || res.Reason != conditions.ReasonDeleting {
+			return res, err
+		}
+		if pt, ok := t.(scope.PendingTracker); ok {
+			if _, inFlight := pt.Pending(key); inFlight {
+				return res, nil
+			}
+		}
 		res.Reason = ReasonDependencyViolation
 		res.Message += ": resources that depend on it remain"
+		return res, nil
 	}
-	return res, err
 }
 
 // waitingForNetwork is the result of a step whose network is not recorded yet.
@@ -86,7 +96,7 @@ func (n *Network) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1beta2.
 
 // Delete deletes the network; it waits while subnets, security groups or load balancers remain in it.
 func (n *Network) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (step.Result, error) {
-	return n.deleted(ensure.Deleted(ctx, s, KeyNetwork, n.res.Networks))
+	return n.deleted(s, KeyNetwork)(ensure.Deleted(ctx, s, KeyNetwork, n.res.Networks))
 }
 
 // Subnets is the step that creates the subnets of spec.network.subnets in the network.
@@ -121,9 +131,10 @@ func (n *Subnets) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.Mem
 	// spec.network never changes (webhook), so its subnets are the ones that were created.
 	subnets := clusterSpec(s.InfraCluster()).Network.Subnets
 	for i := len(subnets) - 1; i >= 0; i-- {
-		res, err := ensure.Deleted(ctx, s, SubnetKey(subnets[i].Name), n.res.Subnets)
+		key := SubnetKey(subnets[i].Name)
+		res, err := ensure.Deleted(ctx, s, key, n.res.Subnets)
 		if err != nil || !res.Done {
-			return n.deleted(res, err)
+			return n.deleted(s, key)(res, err)
 		}
 	}
 	return step.Result{Done: true}, nil
@@ -172,5 +183,5 @@ func (l *LoadBalancer) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1b
 
 // Delete deletes the load balancer.
 func (l *LoadBalancer) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (step.Result, error) {
-	return l.deleted(ensure.Deleted(ctx, s, KeyLoadBalancer, l.res.LoadBalancers))
+	return l.deleted(s, KeyLoadBalancer)(ensure.Deleted(ctx, s, KeyLoadBalancer, l.res.LoadBalancers))
 }

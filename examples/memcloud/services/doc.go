@@ -72,6 +72,17 @@
 // dependent resources is no error either: the resource is still there, so the step reports that it is not
 // done yet (reason DependencyViolation) and looks again after the poll interval.
 //
+// # What the cloud guarantees
+//
+// Every kind declares to ensure what its memcloud guarantees (ensure.Guarantees, from cloud.Behavior): creates
+// idempotent by token, or not idempotent on a cloud that ignores tokens (cloud.WithoutTokens); a search that
+// lists a resource as soon as its create returns, or, on a cloud whose creates are operations
+// (cloud.WithAsyncCreates) or whose search lags (cloud.WithSearchLag), a search lag of the operation's time
+// plus the search lag plus SearchLagMargin. On a cloud with operations a create returns ensure.Accepted with
+// the operation, which ensure reads (ensure.OperationPoller) on later reconciles; meanwhile the steps report
+// conditions.ReasonResourcePending and record nothing, and a delete waits for the operation
+// (conditions.ReasonDeleting) and deletes what it made.
+//
 // # Bootstrap data
 //
 // The bootstrap data goes to the cloud as is and nowhere else: no service logs it or puts it into an error or

@@ -62,6 +62,9 @@ func (g *InstanceGroup) Reconcile(ctx context.Context, s PoolScope) (step.Result
 	if err != nil {
 		return step.Result{}, err
 	}
+	if res.ID == "" {
+		return res.Result, nil // no group yet: its create operation runs, or the search may still miss it
+	}
 	group := res.Observed
 	if group.Size != size || len(group.Instances) != size {
 		if err := wait(ctx); err != nil {
@@ -96,7 +99,7 @@ func (g *InstanceGroup) Reconcile(ctx context.Context, s PoolScope) (step.Result
 
 // Delete deletes the group and its instances.
 func (g *InstanceGroup) Delete(ctx context.Context, s PoolScope) (step.Result, error) {
-	return g.deleted(ensure.Deleted(ctx, s, KeyInstanceGroup, g.res.InstanceGroups))
+	return g.deleted(s, KeyInstanceGroup)(ensure.Deleted(ctx, s, KeyInstanceGroup, g.res.InstanceGroups))
 }
 
 // classifyPoolError makes a quota or parameter error of a scale terminal, as the resource does for creates.

@@ -13,7 +13,7 @@ import (
 // a new flavor, with ReasonInstanceUpdating. A stopped or failed instance is not in transition: the instance
 // service decides what it means.
 func newInstances(c *cloud.Cloud) ensure.Resource[cloud.InstanceSpec, *cloud.Instance] {
-	f := kind[cloud.InstanceSpec]("instance", c.GetInstance, c.FindInstances, c.DeleteInstance, func(i *cloud.Instance) string { return i.ID })
+	f := kind[cloud.InstanceSpec](c, "instance", c.GetInstance, c.FindInstances, c.DeleteInstance, func(i *cloud.Instance) string { return i.ID })
 	f.ValidateFunc = func(s cloud.InstanceSpec) error {
 		var err error
 		if len(s.UserData) == 0 {
@@ -24,7 +24,7 @@ func newInstances(c *cloud.Cloud) ensure.Resource[cloud.InstanceSpec, *cloud.Ins
 	}
 	f.CreateFunc = func(ctx context.Context, s cloud.InstanceSpec, token string, tags map[string]string) (*cloud.Instance, error) {
 		s.IdempotencyToken, s.Tags = token, tags
-		return c.CreateInstance(ctx, s)
+		return created(c.CreateInstance(ctx, s))
 	}
 	f.PendingFunc = func(obs *cloud.Instance) (reason, message string, pending bool) {
 		switch {

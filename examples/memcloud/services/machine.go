@@ -109,6 +109,9 @@ func (n *Instance) Reconcile(ctx context.Context, s scope.MachineScoper[*v1beta2
 	if err != nil {
 		return step.Result{}, err
 	}
+	if res.ID == "" {
+		return res.Result, nil // no instance yet: its create operation runs, or the search may still miss it
+	}
 	inst := res.Observed
 	mm.Status.InstanceState = string(inst.State)
 	mm.Status.Addresses = machineAddresses(inst)
@@ -194,7 +197,7 @@ func (n *Instance) Delete(ctx context.Context, s scope.MachineScoper[*v1beta2.Me
 		}
 	}
 	// snippet:start release
-	res, err := n.deleted(ensure.Deleted(ctx, tracker, KeyInstance, n.res.Instances))
+	res, err := n.deleted(tracker, KeyInstance)(ensure.Deleted(ctx, tracker, KeyInstance, n.res.Instances))
 	if err != nil || !res.Done || len(s.InfraMachine().Spec.AddressesFromPools) == 0 {
 		return res, err // the instance first: an address goes back to its pool only once no instance has it
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"time"
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
@@ -43,17 +44,80 @@ const (
 // NotFound means gone; FindByTags returns the oldest resource carrying the tags (memcloud lists them in
 // creation order); a delete of a resource that is gone is success, and so is a delete refused because other
 // resources depend on it: the resource is still there, so ensure.Deleted reports that it is not done
-// yet, and the step looks again later.
-func kind[S, R any](name string, get func(context.Context, string) (*R, error), find func(context.Context, map[string]string) ([]R, error),
+// yet, and the step looks again later. The Guarantees are those of c (guarantees), and a create operation
+// of c is read with pollOperation.
+func kind[S, R any](c *cloud.Cloud, name string, get func(context.Context, string) (*R, error), find func(context.Context, map[string]string) ([]R, error),
 	del func(context.Context, string) error, id func(*R) string) ensure.ResourceFuncs[S, *R] {
 	notFound := func(err error) bool { return errors.Is(err, cloud.ErrNotFound) }
 	return ensure.ResourceFuncs[S, *R]{
-		ResourceKind:   name,
-		GetFunc:        ensure.GoneIfNotFound(get, notFound),
-		FindByTagsFunc: ensure.FindOldest(find, nil),
-		DeleteFunc:     ensure.IgnoreErrors(del, notFound, func(err error) bool { return errors.Is(err, cloud.ErrDependencyViolation) }),
-		IDFunc:         id,
-		ClassifyFunc:   classify,
+		ResourceKind:      name,
+		GetFunc:           ensure.GoneIfNotFound(get, notFound),
+		FindByTagsFunc:    ensure.FindOldest(find, nil),
+		DeleteFunc:        ensure.IgnoreErrors(del, notFound, func(err error) bool { return errors.Is(err, cloud.ErrDependencyViolation) }),
+		IDFunc:            id,
+		ClassifyFunc:      classify,
+		PollOperationFunc: pollOperation(c, get),
+		Guarantees:        guarantees(c.Behavior()),
+	}
+}
+
+// SearchLagMargin is what the services add to the time a memcloud with asynchronous creates or a lagging
+// search takes to list a new resource, when they declare its search lag to capkit (ensure.Guarantees): the
+// time between ensure's note of a create and the create call (a checkpoint, the rate limiter, latency).
+const SearchLagMargin = time.Second
+
+// guarantees is what a memcloud that behaves as b guarantees: creates idempotent by token unless it ignores
+// tokens, and a search that lists a resource as soon as its create returns unless its creates are
+// asynchronous or its search lags; then the search lists it at most the operation's time, the search lag
+// and SearchLagMargin after the create call. FaultConfig.SearchLag, a lag counted in Find calls for fault
+// injection, is not declared: no time bounds it.
+func guarantees(b cloud.Behavior) ensure.Guarantees {
+	g := ensure.Guarantees{Idempotency: ensure.IdempotentByToken}
+	if b.IgnoresTokens {
+		g.Idempotency = ensure.NotIdempotent
+	}
+	if b.AsyncCreates == 0 && b.SearchLag == 0 {
+		g.ImmediateSearch = true
+		return g
+	}
+	g.SearchLag = b.AsyncCreates + b.SearchLag + SearchLagMargin
+	return g
+}
+
+// created is what a create of memcloud returned, as ensure.Exists expects it: the resource, or
+// ensure.Accepted with the operation of a cloud with asynchronous creates.
+func created[R any](res *R, err error) (*R, error) {
+	if op, ok := cloud.Accepted(err); ok {
+		return nil, ensure.Accepted(op)
+	}
+	return res, err
+}
+
+// pollOperation returns the ensure.OperationPoller function of a kind of c read with get: the resource the
+// create operation op made once it is done; ensure.ErrOperationFailed when it failed, when c does not know
+// it (nothing of it can appear), or when its resource is gone since (ensure.Exists then creates again: with
+// the same token memcloud refuses, as for any resource deleted out of band).
+func pollOperation[R any](c *cloud.Cloud, get func(context.Context, string) (*R, error)) func(context.Context, string) (*R, bool, error) {
+	return func(ctx context.Context, op string) (*R, bool, error) {
+		o, err := c.GetOperation(ctx, op)
+		switch {
+		case errors.Is(err, cloud.ErrNotFound):
+			return nil, false, fmt.Errorf("%w: %w", ensure.ErrOperationFailed, err)
+		case err != nil:
+			return nil, false, err
+		case !o.Done:
+			return nil, false, nil
+		case o.Failed():
+			return nil, false, fmt.Errorf("%w: operation %q: %s", ensure.ErrOperationFailed, op, o.Error)
+		}
+		if err := wait(ctx); err != nil {
+			return nil, false, err
+		}
+		res, err := get(ctx, o.ResourceID)
+		if errors.Is(err, cloud.ErrNotFound) {
+			return nil, false, fmt.Errorf("%w: operation %q created %q, which is gone: %w", ensure.ErrOperationFailed, op, o.ResourceID, err)
+		}
+		return res, err == nil, err
 	}
 }
 
@@ -108,21 +172,21 @@ type Resources struct {
 
 // NewResources returns the resource kinds of c.
 func NewResources(c *cloud.Cloud) Resources {
-	networks := kind[cloud.NetworkSpec]("network", c.GetNetwork, c.FindNetworks, c.DeleteNetwork, func(n *cloud.Network) string { return n.ID })
+	networks := kind[cloud.NetworkSpec](c, "network", c.GetNetwork, c.FindNetworks, c.DeleteNetwork, func(n *cloud.Network) string { return n.ID })
 	networks.ValidateFunc = func(s cloud.NetworkSpec) error { return errors.Join(required("name", s.Name), cidr("cidr", s.CIDR)) }
 	networks.CreateFunc = func(ctx context.Context, s cloud.NetworkSpec, token string, tags map[string]string) (*cloud.Network, error) {
 		s.IdempotencyToken, s.Tags = token, tags
-		return c.CreateNetwork(ctx, s)
+		return created(c.CreateNetwork(ctx, s))
 	}
-	subnets := kind[cloud.SubnetSpec]("subnet", c.GetSubnet, c.FindSubnets, c.DeleteSubnet, func(n *cloud.Subnet) string { return n.ID })
+	subnets := kind[cloud.SubnetSpec](c, "subnet", c.GetSubnet, c.FindSubnets, c.DeleteSubnet, func(n *cloud.Subnet) string { return n.ID })
 	subnets.ValidateFunc = func(s cloud.SubnetSpec) error {
 		return errors.Join(required("name", s.Name), required("networkID", s.NetworkID), cidr("cidr", s.CIDR))
 	}
 	subnets.CreateFunc = func(ctx context.Context, s cloud.SubnetSpec, token string, tags map[string]string) (*cloud.Subnet, error) {
 		s.IdempotencyToken, s.Tags = token, tags
-		return c.CreateSubnet(ctx, s)
+		return created(c.CreateSubnet(ctx, s))
 	}
-	lbs := kind[cloud.LoadBalancerSpec]("load-balancer", c.GetLoadBalancer, c.FindLoadBalancers, c.DeleteLoadBalancer,
+	lbs := kind[cloud.LoadBalancerSpec](c, "load-balancer", c.GetLoadBalancer, c.FindLoadBalancers, c.DeleteLoadBalancer,
 		func(n *cloud.LoadBalancer) string { return n.ID })
 	lbs.ValidateFunc = func(s cloud.LoadBalancerSpec) error {
 		var err error
@@ -133,9 +197,9 @@ func NewResources(c *cloud.Cloud) Resources {
 	}
 	lbs.CreateFunc = func(ctx context.Context, s cloud.LoadBalancerSpec, token string, tags map[string]string) (*cloud.LoadBalancer, error) {
 		s.IdempotencyToken, s.Tags = token, tags
-		return c.CreateLoadBalancer(ctx, s)
+		return created(c.CreateLoadBalancer(ctx, s))
 	}
-	groups := kind[cloud.InstanceGroupSpec]("instance-group", c.GetInstanceGroup, c.FindInstanceGroups, c.DeleteInstanceGroup,
+	groups := kind[cloud.InstanceGroupSpec](c, "instance-group", c.GetInstanceGroup, c.FindInstanceGroups, c.DeleteInstanceGroup,
 		func(g *cloud.InstanceGroup) string { return g.ID })
 	groups.ValidateFunc = func(s cloud.InstanceGroupSpec) error {
 		var errs []error
@@ -150,7 +214,7 @@ func NewResources(c *cloud.Cloud) Resources {
 	}
 	groups.CreateFunc = func(ctx context.Context, s cloud.InstanceGroupSpec, token string, tags map[string]string) (*cloud.InstanceGroup, error) {
 		s.IdempotencyToken, s.Tags = token, tags
-		return c.CreateInstanceGroup(ctx, s)
+		return created(c.CreateInstanceGroup(ctx, s))
 	}
 	return Resources{
 		Networks:       ensure.NewResource(networks),

@@ -56,20 +56,20 @@ func IngressRules(spec v1beta2.MemClusterSpec) []cloud.Rule {
 
 // Delete deletes the security group; it waits while instances use it.
 func (g *SecurityGroup) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.MemCluster]) (step.Result, error) {
-	return g.deleted(ensure.Deleted(ctx, s, KeySecurityGroup, g.res.SecurityGroups))
+	return g.deleted(s, KeySecurityGroup)(ensure.Deleted(ctx, s, KeySecurityGroup, g.res.SecurityGroups))
 }
 
 // newSecurityGroups returns memcloud's security groups as a ensure.Resource and a ensure.Updater: their
 // ingress rules change in place (UpdateSecurityGroupRules); their name, network and description cannot.
 func newSecurityGroups(c *cloud.Cloud) ensure.Resource[cloud.SecurityGroupSpec, *cloud.SecurityGroup] {
-	f := kind[cloud.SecurityGroupSpec]("security-group", c.GetSecurityGroup, c.FindSecurityGroups, c.DeleteSecurityGroup,
+	f := kind[cloud.SecurityGroupSpec](c, "security-group", c.GetSecurityGroup, c.FindSecurityGroups, c.DeleteSecurityGroup,
 		func(g *cloud.SecurityGroup) string { return g.ID })
 	f.ValidateFunc = func(s cloud.SecurityGroupSpec) error {
 		return errors.Join(required("name", s.Name), required("networkID", s.NetworkID), validRules(s.Ingress))
 	}
 	f.CreateFunc = func(ctx context.Context, s cloud.SecurityGroupSpec, token string, tags map[string]string) (*cloud.SecurityGroup, error) {
 		s.IdempotencyToken, s.Tags = token, tags
-		return c.CreateSecurityGroup(ctx, s)
+		return created(c.CreateSecurityGroup(ctx, s))
 	}
 	f.DiffFunc = securityGroupDiff
 	f.UpdateFunc = func(ctx context.Context, id string, spec cloud.SecurityGroupSpec, _ *cloud.SecurityGroup) (*cloud.SecurityGroup, error) {
