@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"os"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -17,12 +18,25 @@ import (
 	"github.com/capkit/capkit/reconcile/manager"
 )
 
-// flags are the manager's command-line flags: capkit's standard ones, the in-memory cloud's seed and the
-// namespace of the MemClusterIdentities' credentials Secrets.
+// flags are the manager's command-line flags: capkit's standard ones, the in-memory cloud's seed and behaviour
+// (asynchronous creates, search lag, idempotency tokens) and the namespace of the MemClusterIdentities'
+// credentials Secrets.
 type flags struct {
 	manager.Flags
 	cloudSeed         uint64
+	asyncCreates      time.Duration
+	searchLag         time.Duration
+	noTokens          bool
 	identityNamespace string
+}
+
+// cloudOptions are the options of the in-memory cloud that the flags set.
+func (f *flags) cloudOptions() []cloud.Option {
+	opts := []cloud.Option{cloud.WithSeed(f.cloudSeed), cloud.WithAsyncCreates(f.asyncCreates), cloud.WithSearchLag(f.searchLag)}
+	if f.noTokens {
+		opts = append(opts, cloud.WithoutTokens())
+	}
+	return opts
 }
 
 // provider is memcloud's part of the manager: its flags, types, controllers and webhooks.
@@ -32,6 +46,9 @@ func (f *flags) provider() manager.Provider {
 		Defaults: manager.Defaults{LeaderElectionID: "memcloud-controller-manager.memcloud.capkit.io"},
 		Flags: func(fs *flag.FlagSet) {
 			fs.Uint64Var(&f.cloudSeed, "cloud-seed", cloud.DefaultSeed, "seed of the in-memory cloud's IDs")
+			fs.DurationVar(&f.asyncCreates, "async-creates", 0, "run the in-memory cloud's creates as operations that take this long (0: creates are synchronous)")
+			fs.DurationVar(&f.searchLag, "search-lag", 0, "make the in-memory cloud's tag search list a resource this long after it exists")
+			fs.BoolVar(&f.noTokens, "no-tokens", false, "make the in-memory cloud ignore idempotency tokens, as clouds without any")
 			fs.StringVar(&f.identityNamespace, "identity-namespace", "", "namespace of the MemClusterIdentities' credentials Secrets, usually memcloud's own (empty: no identities)")
 		},
 		AddToScheme: addToScheme,
@@ -49,7 +66,7 @@ func addToScheme(s *runtime.Scheme) error {
 // controllers, the webhooks and the in-place update extension (served by the webhook server, for an
 // ExtensionConfig that points at the webhook Service).
 func (f *flags) setup(mgr ctrl.Manager, opts []reconcile.Option) error {
-	c, err := cloud.New(cloud.WithSeed(f.cloudSeed))
+	c, err := cloud.New(f.cloudOptions()...)
 	if err != nil {
 		return err
 	}

@@ -2,9 +2,12 @@ package main
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/capkit/capkit/examples/memcloud/cloud"
 )
 
 // The standard flags are tested in capkit's reconcile/manager; these are memcloud's own and the Deployment's.
@@ -24,6 +27,20 @@ func TestParseFlags(t *testing.T) {
 			assert.Equal(t, "/certs", f.WebhookCertDir)
 			assert.Equal(t, uint64(7), f.cloudSeed)
 			assert.Zero(t, f.ResyncPeriod, "memcloud's cloud needs no resync")
+		}},
+		{name: "a cloud that is synchronous, consistent and honours tokens by default", check: func(t *testing.T, f flags) {
+			c, err := cloud.New(f.cloudOptions()...)
+			require.NoError(t, err)
+			assert.Equal(t, cloud.Behavior{}, c.Behavior())
+		}},
+		{name: "a cloud of issue 41", args: []string{"--async-creates=500ms", "--search-lag=1s", "--no-tokens"}, check: func(t *testing.T, f flags) {
+			c, err := cloud.New(f.cloudOptions()...)
+			require.NoError(t, err)
+			assert.Equal(t, cloud.Behavior{AsyncCreates: 500 * time.Millisecond, SearchLag: time.Second, IgnoresTokens: true}, c.Behavior())
+		}},
+		{name: "a negative lag is refused when the cloud is created", args: []string{"--search-lag=-1s"}, check: func(t *testing.T, f flags) {
+			_, err := cloud.New(f.cloudOptions()...)
+			require.ErrorIs(t, err, cloud.ErrInvalidParameter)
 		}},
 		{name: "bad port", args: []string{"--webhook-port=70000"}, wantErr: "invalid --webhook-port 70000"},
 		{name: "stray argument", args: []string{"extra"}, wantErr: `unexpected arguments ["extra"]`},
