@@ -35,22 +35,29 @@ const (
 	chaosThresholdRestarts = 3
 	// chaosLogEvery is how often a phase logs how far it got.
 	chaosLogEvery = 30 * time.Second
+	// chaosAsyncCreates is how long the cloud's create operations run, and chaosSearchLag how long after a
+	// resource exists the cloud's tag search lists it (issue 41).
+	chaosAsyncCreates = 500 * time.Millisecond
+	chaosSearchLag    = time.Second
 )
 
 // TestChaos runs clusters of Machines (20 × 5 unless CAPKIT_CHAOS_CLUSTERS and CAPKIT_CHAOS_WORKERS say
-// otherwise) through the real Cluster API managers and memcloud while the cloud fails 20% of its mutating
-// calls (half of them after making the change), tag search lags 3 calls behind, other writers keep moving the
-// resourceVersion of memcloud's objects, and memcloud's manager is stopped and restarted with the same cloud at
-// random points. Every cluster must converge with each cloud resource created exactly once, no write of
-// memcloud may drop the other writers' condition, and deleting the Clusters must leave the cloud empty.
+// otherwise) through the real Cluster API managers and memcloud while the cloud runs every create as an
+// operation of chaosAsyncCreates (5% of which fail), lists a resource in its tag search chaosSearchLag after it
+// exists and 3 searches later, fails 20% of its mutating calls (half of them after making the change), other
+// writers keep moving the resourceVersion of memcloud's objects, and memcloud's manager is stopped and
+// restarted with the same cloud at random points. Every cluster must converge with each cloud resource created
+// exactly once, no write of memcloud may drop the other writers' condition, and deleting the Clusters must
+// leave the cloud empty.
 func TestChaos(t *testing.T) {
 	size := chaosSizeT(t)
 	ctx := context.Background()
 	start := time.Now()
 	capi := capienv.StartT(t, env.Config, env.Client, components)
-	cl, err := cloud.New(cloud.WithSeed(chaosSeed), cloud.WithPendingGets(1), cloud.WithFaults(cloud.FaultConfig{
-		BeforeChange: 0.1, AfterChange: 0.1, SearchLag: 3, Latency: time.Millisecond, Jitter: 4 * time.Millisecond,
-	}))
+	cl, err := cloud.New(cloud.WithSeed(chaosSeed), cloud.WithPendingGets(1),
+		cloud.WithAsyncCreates(chaosAsyncCreates), cloud.WithSearchLag(chaosSearchLag), cloud.WithFaults(cloud.FaultConfig{
+			BeforeChange: 0.1, AfterChange: 0.1, InOperation: 0.05, SearchLag: 3, Latency: time.Millisecond, Jitter: 4 * time.Millisecond,
+		}))
 	require.NoError(t, err)
 	p := startProvider(t, cl, 200*time.Millisecond, reconcile.WithMaxConcurrentReconciles(size.concurrency()))
 	ns, err := env.CreateNamespace(ctx, "chaos")

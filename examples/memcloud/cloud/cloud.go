@@ -26,12 +26,13 @@ const DefaultSeed uint64 = 1
 //
 // The API methods (Create*, Get*, Delete*, Find*, UpdateSecurityGroupRules,
 // UpdateInstanceGroupUserData, ScaleInstanceGroup, ResizeInstance, TagInstance, RegisterTarget,
-// DeregisterTarget) behave
+// DeregisterTarget, GetOperation) behave
 // like a remote cloud API: they are counted (Calls), throttled by the rate limit when there is
 // one (WithRateLimit), slowed down and failed by fault injection (FaultConfig, FailNext),
 // honour context cancellation and return copies, never internal pointers. The inspection methods (Count, List, Report, InstanceUserData, AccountOf, ...) and
 // the account methods (CreateAccount, RotateCredentials, ...) are for tests and demos: they
-// are never counted, delayed or failed, need no credentials and see every account.
+// are never counted, delayed or failed, need no credentials and see every account (they see a
+// resource whose create operation still runs, too).
 //
 // Idempotency tokens: a create request with a non-empty IdempotencyToken already used for the
 // same kind creates nothing and returns the resource created by the first request, even if

@@ -12,7 +12,9 @@ import (
 // ErrAccepted, read the operation's ID with Accepted) instead of the resource, and the resource
 // exists for the API (Get, Find, Delete, as a parent) only once the operation is done; GetOperation
 // reports it. Parameters are checked when the call is made, and the resource's quota, addresses
-// and ID are taken then. A create with an idempotency token seen before returns the same
+// and ID are taken then (it counts as created: Stats.Created, TotalCreated); an operation drawn to
+// fail (FaultConfig.InOperation, FailNext with InOperation) takes and creates nothing, and its
+// parameters are checked no further than its name and tags. A create with an idempotency token seen before returns the same
 // operation while it runs, and the resource once it is done. Default 0: creates are synchronous.
 func WithAsyncCreates(d time.Duration) Option {
 	return func(c *Cloud) { c.asyncCreates = d }
