@@ -18,6 +18,16 @@
 // poll interval (step.Env.PollInterval: the reconciler's reconcile.WithPollInterval), or a resource's own
 // (WithPollInterval).
 //
+// Clouds differ in what they promise, and a Resource says what its cloud does (Declarer, or
+// ResourceFuncs.Guarantees): whether a repeated create returns the first resource (IdempotentByToken,
+// IdempotentByName) and whether a new resource is listed by the tag search at once (ImmediateSearch) or up to
+// SearchLag later. Exists and Deleted use exactly what is declared; a Resource that declares nothing is treated
+// with care: before a create, Exists notes it on the infra object (scope.PendingTracker) and persists the note, no
+// second create is made on a cloud without idempotent creates while the search may still miss the first
+// (DefaultSearchLag), and Deleted does not conclude "gone" before that either. A create the cloud runs as an
+// operation returns Accepted(op) from Create: the handle is checkpointed in the note, the worker is released, and
+// later reconciles poll it (OperationPoller) until it ends.
+//
 // Every cloud call waits for the reconcile's rate limiter (step.Env.Wait), is counted in capkit's metrics, and a
 // call the cloud throttles with a short hint (step.Throttled) is retried in place a few times.
 //
