@@ -395,8 +395,8 @@ func (c *run[S, O]) create(ctx context.Context, ownershipKey string, retry bool)
 	switch {
 	case errors.As(err, &accepted):
 		return out, c.accepted(ctx, accepted.Operation)
-	case err != nil && step.IsTerminal(err):
-		// The cloud refused the create: nothing was made, nothing to wait for.
+	case err != nil && (step.IsTerminal(err) || step.IsThrottled(err)):
+		// The cloud refused the create (invalid, over quota, throttled): nothing was made, nothing to wait for.
 		if cerr := c.n.clear(); cerr != nil {
 			return out, cerr
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/step"
 	"github.com/capkit/capkit/scope/scopetest"
 )
 
@@ -302,6 +303,56 @@ func TestOperationHandleIsBounded(t *testing.T) {
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), `cannot track the create of resource "vm"`)
 			assert.Empty(t, tr.Notes())
+		})
+	}
+}
+
+// TestRefusedCreateIsNotWaitedFor: a create the cloud refused (terminal or throttled) made nothing, so its note is
+// cleared and the next attempt does not wait out the search lag; any other error may hide a create, so it is waited
+// for on a cloud without idempotent creates.
+func TestRefusedCreateIsNotWaitedFor(t *testing.T) {
+	tests := []struct {
+		name     string
+		err      error
+		wantWait bool
+	}{
+		{name: "terminal", err: step.Terminal(conditions.ReasonInvalidParameters, errors.New("quota exceeded"))},
+		{name: "throttled", err: step.Throttled(errors.New("429"), 5*time.Second)},
+		{name: "timeout: maybe created", err: errors.New("i/o timeout"), wantWait: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newSlowCloud(0, time.Second, false)
+			tr := scopetest.NewTracker("owner-1")
+			fail := true
+			r := ensure.NewResource(ensure.ResourceFuncs[string, *slowVM]{
+				GetFunc: c.get, FindByTagsFunc: c.find, DeleteFunc: c.delete,
+				IDFunc: func(vm *slowVM) string { return vm.id },
+				CreateFunc: func(ctx context.Context, spec, token string, tags map[string]string) (*slowVM, error) {
+					if fail {
+						fail = false
+						return nil, tt.err
+					}
+					return c.create(ctx, spec, token, tags)
+				},
+				Guarantees: ensure.Guarantees{Idempotency: ensure.NotIdempotent, SearchLag: time.Minute},
+			})
+			opts := []ensure.Option{ensure.WithClock(c.clock), ensure.WithPollInterval(10 * time.Second)}
+			_, err := ensure.Exists(t.Context(), tr, "vm", r, ensure.Given("small"), opts...)
+			require.ErrorIs(t, err, tt.err)
+			require.NoError(t, tr.PatchNow(t.Context())) // the reconciler's Close
+			out, err := ensure.Exists(t.Context(), tr, "vm", r, ensure.Given("small"), opts...)
+			require.NoError(t, err)
+			if tt.wantWait {
+				assert.False(t, out.Result.Done)
+				assert.Equal(t, conditions.ReasonResourcePending, out.Result.Reason)
+				assert.Contains(t, out.Result.Message, "may not be listed")
+				assert.Equal(t, 0, c.n, "no second create while the first may exist")
+				return
+			}
+			assert.True(t, out.Result.Done)
+			assert.Equal(t, ensure.ActionCreated, out.Action)
+			assert.Empty(t, tr.PersistedNotes())
 		})
 	}
 }
