@@ -19,7 +19,9 @@
 // (WithPollInterval).
 //
 // Every cloud call waits for the reconcile's rate limiter (step.Env.Wait), is counted in capkit's metrics, and a
-// call the cloud throttles with a short hint (step.Throttled) is retried in place a few times.
+// call the cloud throttles with a short hint (step.Throttled) is retried in place a few times. A Resource's function
+// that makes more than one cloud call (a Create that creates, then reads) makes the others through Call, which does
+// the same.
 //
 // NewResource builds a Resource from functions (ResourceFuncs), a PendingReporter or Updater only when
 // given their functions; GoneIfNotFound, FindOldest and IgnoreErrors turn a cloud SDK's get, list and delete
