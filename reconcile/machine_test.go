@@ -36,21 +36,27 @@ const bootstrapSecret = "#cloud-config\nSUPER-SECRET-JOIN-TOKEN\n"
 // secret name or not) and its FooMachine.
 func newFooMachine(t *testing.T, ns string, infraReady bool, dataSecret string) *testtypes.FooMachine {
 	t.Helper()
-	ctx := t.Context()
 	createCluster(t, ns, "c1", func(u *unstructured.Unstructured) {
 		_ = unstructured.SetNestedField(u.Object, infraReady, "status", "initialization", "infrastructureProvisioned")
 	})
+	return addFooMachine(t, ns, "m1", dataSecret)
+}
+
+// addFooMachine creates a Machine name of Cluster c1 (with a bootstrap data secret name or not) and its FooMachine.
+func addFooMachine(t *testing.T, ns, name, dataSecret string) *testtypes.FooMachine {
+	t.Helper()
+	ctx := t.Context()
 	machine := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Machine",
-		"metadata": map[string]any{"namespace": ns, "name": "m1", "labels": map[string]any{contract.ClusterNameLabel: "c1"}},
+		"metadata": map[string]any{"namespace": ns, "name": name, "labels": map[string]any{contract.ClusterNameLabel: "c1"}},
 		"spec": map[string]any{"clusterName": "c1", "bootstrap": map[string]any{"dataSecretName": dataSecret},
-			"infrastructureRef": map[string]any{"apiGroup": testtypes.GroupVersion.Group, "kind": "FooMachine", "name": "m1"}},
+			"infrastructureRef": map[string]any{"apiGroup": testtypes.GroupVersion.Group, "kind": "FooMachine", "name": name}},
 	}}
 	if dataSecret == "" {
 		unstructured.RemoveNestedField(machine.Object, "spec", "bootstrap", "dataSecretName")
 	}
 	require.NoError(t, env.Client.Create(ctx, machine))
-	obj := &testtypes.FooMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1",
+	obj := &testtypes.FooMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name,
 		Labels:          map[string]string{contract.ClusterNameLabel: "c1"},
 		OwnerReferences: []metav1.OwnerReference{ownerRef(machine)}}}
 	require.NoError(t, env.Client.Create(ctx, obj))
