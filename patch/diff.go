@@ -213,6 +213,9 @@ func mainPatch(before, after map[string]json.RawMessage) ([]byte, error) {
 			if p, err = without(p, serverFields); err != nil {
 				return nil, err
 			}
+			if p, err = keyByKey(p, b); err != nil {
+				return nil, err
+			}
 		}
 		if p != nil && !bytes.Equal(p, []byte("{}")) {
 			out[k] = p
@@ -267,6 +270,56 @@ func without(obj []byte, keys []string) ([]byte, error) {
 	}
 	if len(m) == n {
 		return obj, nil
+	}
+	return json.Marshal(m)
+}
+
+// metadataMaps are the metadata maps that several writers share.
+var metadataMaps = []string{"labels", "annotations"}
+
+// keyByKey rewrites the removal of a whole metadata map (labels or annotations set to null) in the metadata
+// patch p as the removal of each key the map had in before: null would also remove the keys another writer
+// added since the snapshot, since an unguarded patch carries no resourceVersion.
+func keyByKey(p, before []byte) ([]byte, error) {
+	if !bytes.Contains(p, []byte("null")) {
+		return p, nil
+	}
+	m := map[string]json.RawMessage{}
+	if err := json.Unmarshal(p, &m); err != nil {
+		return nil, fmt.Errorf("cannot decode a metadata patch: %w", err)
+	}
+	var old map[string]json.RawMessage
+	for _, f := range metadataMaps {
+		if string(m[f]) != "null" {
+			continue
+		}
+		if old == nil {
+			if err := json.Unmarshal(before, &old); err != nil {
+				return nil, fmt.Errorf("cannot decode metadata: %w", err)
+			}
+		}
+		removed := map[string]json.RawMessage{}
+		if err := json.Unmarshal(old[f], &removed); err != nil {
+			return nil, fmt.Errorf("cannot decode metadata.%s: %w", f, err)
+		}
+		if len(removed) == 0 {
+			delete(m, f) // an empty map removed: nothing to send
+			continue
+		}
+		for key := range removed {
+			removed[key] = json.RawMessage("null")
+		}
+		b, err := json.Marshal(removed)
+		if err != nil {
+			return nil, err
+		}
+		m[f] = b
+	}
+	switch {
+	case old == nil:
+		return p, nil
+	case len(m) == 0:
+		return nil, nil
 	}
 	return json.Marshal(m)
 }

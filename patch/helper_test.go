@@ -170,6 +170,36 @@ func TestWriteOnceLabelKeepsTheServersValue(t *testing.T) {
 	assert.Equal(t, "first", h.PersistedLabel("a.io/key"))
 }
 
+// TestEmptiedMetadataMapKeepsOtherWritersKeys: this writer removes the last label or annotation it read while
+// another writer adds one. A merge patch that sets the whole map to null would remove theirs too; the helper
+// removes its keys one by one.
+func TestEmptiedMetadataMapKeepsOtherWritersKeys(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		get  func(metav1.Object) map[string]string
+		set  func(metav1.Object, map[string]string)
+	}{
+		{"labels", metav1.Object.GetLabels, metav1.Object.SetLabels},
+		{"annotations", metav1.Object.GetAnnotations, metav1.Object.SetAnnotations},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := t.Context()
+			m := newMachine(t, env.Client)
+			tc.set(m, map[string]string{"a.io/mine": "1"})
+			require.NoError(t, env.Client.Update(ctx, m))
+			h, err := patch.NewHelper(env.Client, m)
+			require.NoError(t, err)
+			other := reread(t, m)
+			tc.set(other, map[string]string{"a.io/mine": "1", "b.io/theirs": "2"})
+			require.NoError(t, env.Client.Update(ctx, other))
+
+			delete(tc.get(m), "a.io/mine")
+			require.NoError(t, h.Patch(ctx, m))
+			assert.Equal(t, map[string]string{"b.io/theirs": "2"}, tc.get(reread(t, m)))
+		})
+	}
+}
+
 func TestConflictRetriesAreBounded(t *testing.T) {
 	m := newMachine(t, env.Client)
 	patches := 0

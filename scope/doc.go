@@ -49,6 +49,15 @@
 // (ResourceIDsAccessor; status.resources of an unstructured object unless WithResourcesPath says otherwise).
 // Status is rebuildable: ensure.Exists finds lost IDs again by ownership tags.
 //
+// # Pending notes
+//
+// The scopes are PendingTrackers: Pending, SetPending and ClearPending keep a short note per resource key
+// about work in flight (a create the cloud may still run, an operation's handle) in the annotation
+// PendingAnnotationPrefix + key. A note is at most MaxPendingNote bytes of UTF-8 without control characters
+// (ValidatePendingNote). Annotations are metadata, so PatchSpecNow persists a note as PatchNow does, and
+// clusterctl move carries it where it does not carry status. ProviderIDTracker passes notes on to the tracker
+// it wraps when that one keeps them.
+//
 // # Patching
 //
 // The scope patches through package patch: PatchNow sends a JSON merge patch of metadata and spec, then one

@@ -130,4 +130,7 @@ var (
 	_ ClusterScoper[client.Object] = (*ClusterScope[client.Object])(nil)
 	_ MachineScoper[client.Object] = (*MachineScope[client.Object])(nil)
 	_ SpecPatcher                  = (*MachineScope[client.Object])(nil)
+	_ PendingTracker               = (*ClusterScope[client.Object])(nil)
+	_ PendingTracker               = (*MachineScope[client.Object])(nil)
+	_ PendingTracker               = (*MachinePoolScope[client.Object])(nil)
 )

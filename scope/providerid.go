@@ -24,6 +24,10 @@ import (
 // Cluster API treats spec.providerID as set once, so SetResourceID refuses to replace a provider ID that
 // names another resource, and DeleteResourceID keeps it: after the instance is deleted the provider ID still
 // says which one the machine had.
+//
+// When s is a PendingTracker the tracker returned is one too, and passes the notes of every key to s; when s
+// is not, neither is the tracker returned (callers test for it with a type assertion). Notes are metadata, so
+// the one-write checkpoint carries them.
 func ProviderIDTracker(t ResourceTracker, obj contract.ProviderIDAccessor, key string, format func(id string) string, parse func(providerID string) (string, error)) (ResourceTracker, error) {
 	switch {
 	case t == nil || obj == nil:
@@ -34,7 +38,11 @@ func ProviderIDTracker(t ResourceTracker, obj contract.ProviderIDAccessor, key s
 	if err := ValidateResourceKey(key); err != nil {
 		return nil, fmt.Errorf("cannot track a resource in spec.providerID: %w", err)
 	}
-	return &providerIDTracker{ResourceTracker: t, obj: obj, key: key, format: format, parse: parse}, nil
+	pt := &providerIDTracker{ResourceTracker: t, obj: obj, key: key, format: format, parse: parse}
+	if p, ok := t.(PendingTracker); ok {
+		return &pendingProviderIDTracker{providerIDTracker: pt, pending: p}, nil
+	}
+	return pt, nil
 }
 
 type providerIDTracker struct {
@@ -102,6 +110,25 @@ func (t *providerIDTracker) PatchNow(ctx context.Context) error {
 	t.otherKeys = false
 	return nil
 }
+
+// pendingProviderIDTracker is a providerIDTracker over a PendingTracker, whose notes it passes on.
+type pendingProviderIDTracker struct {
+	*providerIDTracker
+	pending PendingTracker
+}
+
+var _ PendingTracker = (*pendingProviderIDTracker)(nil)
+
+// Pending returns the note the wrapped tracker holds for key.
+func (t *pendingProviderIDTracker) Pending(key string) (string, bool) { return t.pending.Pending(key) }
+
+// SetPending records note for key in the wrapped tracker.
+func (t *pendingProviderIDTracker) SetPending(key, note string) error {
+	return t.pending.SetPending(key, note)
+}
+
+// ClearPending forgets the note of key in the wrapped tracker.
+func (t *pendingProviderIDTracker) ClearPending(key string) error { return t.pending.ClearPending(key) }
 
 // PatchSpec persists the metadata and spec changes of p now and leaves its status for later when p is a
 // SpecPatcher (the scopes of this package are); otherwise it calls PatchNow. Use it after setting a spec

@@ -79,13 +79,21 @@ func TestPatchSpecNowLeavesStatusForClose(t *testing.T) {
 	}
 }
 
-func TestProviderIDTrackerCheckpointsInOneWrite(t *testing.T) {
-	ctx := t.Context()
+// newPersistedProviderIDTracker is newPersistedMachineScope with a ProviderIDTracker of key "vm" over the
+// scope, and the counting client reset.
+func newPersistedProviderIDTracker(t *testing.T) (*scopetest.CountingClient, *scope.MachineScope[*testtypes.FooMachine], *testtypes.FooMachine, scope.ResourceTracker) {
+	t.Helper()
 	cc := scopetest.NewCountingClient(env.Client)
 	s, obj := newPersistedMachineScope(t, cc)
 	tr, err := scope.ProviderIDTracker(s, s.InfraMachine(), "vm", fooFormat, fooParse)
 	require.NoError(t, err)
 	cc.Reset()
+	return cc, s, obj, tr
+}
+
+func TestProviderIDTrackerCheckpointsInOneWrite(t *testing.T) {
+	ctx := t.Context()
+	cc, s, obj, tr := newPersistedProviderIDTracker(t)
 
 	_, ok := tr.ResourceID("vm")
 	assert.False(t, ok, "no provider ID yet")
@@ -94,7 +102,7 @@ func TestProviderIDTrackerCheckpointsInOneWrite(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "i-7", id)
 	assert.Equal(t, "foo://i-7", s.ProviderID())
-	_, err = conditions.SetFalse(s.Conditions(), "VMReady", "Booting", "")
+	_, err := conditions.SetFalse(s.Conditions(), "VMReady", "Booting", "")
 	require.NoError(t, err)
 	require.NoError(t, tr.PatchNow(ctx))
 	assert.Equal(t, 1, cc.Writes(), "the checkpoint is the spec patch only")
@@ -210,4 +218,85 @@ func TestProviderIDTrackerOnAnUnstructuredMachine(t *testing.T) {
 
 func TestPatchSpecRejectsNil(t *testing.T) {
 	assert.ErrorIs(t, scope.PatchSpec(t.Context(), nil), scope.ErrInvalidInput)
+}
+
+func TestProviderIDTrackerPassesOnPendingNotes(t *testing.T) {
+	tracker := scopetest.NewTracker("key1")
+	fakeScope := &scopetest.FakeMachineScope[*testtypes.FooMachine]{FakeObject: scopetest.FakeObject[*testtypes.FooMachine]{Object: fooMachine("ns", "m")}}
+	tests := []struct {
+		name      string
+		wrapped   scope.ResourceTracker
+		persisted func(key string) (string, bool) // nil: the wrapped tracker keeps no notes
+	}{
+		{"scopetest.Tracker", tracker, func(key string) (string, bool) {
+			note, ok := tracker.PersistedNotes()[key]
+			return note, ok
+		}},
+		{"fake scope (SpecPatcher)", fakeScope, fakeScope.PersistedPending},
+		{"tracker without notes", mocks.NewMockResourceTracker(gomock.NewController(t)), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := t.Context()
+			tr, err := scope.ProviderIDTracker(tt.wrapped, fooMachine("ns", "m"), "vm", fooFormat, fooParse)
+			require.NoError(t, err)
+			pt, ok := tr.(scope.PendingTracker)
+			if tt.persisted == nil {
+				assert.False(t, ok, "a tracker over one without notes keeps no notes either")
+				return
+			}
+			require.True(t, ok, "a tracker over a PendingTracker is one")
+			wrapped := tt.wrapped.(scope.PendingTracker)
+
+			require.NoError(t, pt.SetPending("vm", "op-1"), "the provider ID's key too")
+			require.NoError(t, pt.SetPending("disk", "op-2"))
+			require.ErrorIs(t, pt.SetPending("disk", ""), scope.ErrInvalidInput)
+			for key, want := range map[string]string{"vm": "op-1", "disk": "op-2"} {
+				note, ok := pt.Pending(key)
+				assert.True(t, ok)
+				assert.Equal(t, want, note)
+				note, _ = wrapped.Pending(key)
+				assert.Equal(t, want, note, "kept by the wrapped tracker")
+			}
+			require.NoError(t, tr.PatchNow(ctx))
+			note, ok := tt.persisted("vm")
+			assert.True(t, ok, "the checkpoint persists the notes")
+			assert.Equal(t, "op-1", note)
+
+			require.NoError(t, pt.ClearPending("vm"))
+			_, ok = wrapped.Pending("vm")
+			assert.False(t, ok)
+			require.NoError(t, tr.PatchNow(ctx))
+			_, ok = tt.persisted("vm")
+			assert.False(t, ok, "a cleared note alone is checkpointed")
+		})
+	}
+}
+
+// TestProviderIDTrackerCheckpointsANoteInOneWrite follows ensure.Exists: a note before the create, then the
+// provider ID and the note's removal, each checkpoint one spec patch.
+func TestProviderIDTrackerCheckpointsANoteInOneWrite(t *testing.T) {
+	ctx := t.Context()
+	cc, _, obj, tr := newPersistedProviderIDTracker(t)
+	pt, ok := tr.(scope.PendingTracker)
+	require.True(t, ok, "the scopes keep notes")
+	onServer := func() *testtypes.FooMachine {
+		got := &testtypes.FooMachine{}
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), got))
+		return got
+	}
+	specPatch := scopetest.Write{Verb: "patch", Kind: "*testtypes.FooMachine", Name: obj.Namespace + "/m1"}
+
+	require.NoError(t, pt.SetPending("vm", "op-1"))
+	require.NoError(t, tr.PatchNow(ctx))
+	assert.Equal(t, []scopetest.Write{specPatch}, cc.Log())
+	assert.Equal(t, "op-1", onServer().Annotations[scope.PendingAnnotationPrefix+"vm"])
+
+	require.NoError(t, tr.SetResourceID("vm", "i-1"))
+	require.NoError(t, pt.ClearPending("vm"))
+	require.NoError(t, tr.PatchNow(ctx))
+	assert.Equal(t, []scopetest.Write{specPatch, specPatch}, cc.Log())
+	got := onServer()
+	assert.Equal(t, "foo://i-1", got.Spec.ProviderID)
+	assert.NotContains(t, got.Annotations, scope.PendingAnnotationPrefix+"vm")
 }

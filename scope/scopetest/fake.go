@@ -14,8 +14,9 @@ import (
 )
 
 // FakeObject is the state a fake scope keeps for one infra object of type T: the object itself, the
-// ownership key, the resource IDs and every checkpoint. Set the exported fields before the test; read the
-// checkpoints after it. It is not safe for concurrent use.
+// ownership key, the resource IDs, the pending notes (in the object's annotations, as the real scopes keep
+// them) and every checkpoint. Set the exported fields before the test; read the checkpoints after it. It is
+// not safe for concurrent use.
 type FakeObject[T client.Object] struct {
 	// Object is the infra object the service reads and writes.
 	Object T
@@ -83,6 +84,34 @@ func (f *FakeObject[T]) DeleteResourceID(key string) error {
 	return nil
 }
 
+// Pending returns the note recorded for key in the annotation scope.PendingAnnotationPrefix + key.
+func (f *FakeObject[T]) Pending(key string) (string, bool) {
+	note, ok := f.Object.GetAnnotations()[scope.PendingAnnotationPrefix+key]
+	return note, ok && note != ""
+}
+
+// SetPending records note for key in the object's annotations, with the real scopes' validation.
+func (f *FakeObject[T]) SetPending(key, note string) error {
+	if err := scope.ValidatePendingNote(key, note); err != nil {
+		return err
+	}
+	a := f.Object.GetAnnotations()
+	if a == nil {
+		a = map[string]string{}
+	}
+	a[scope.PendingAnnotationPrefix+key] = note
+	f.Object.SetAnnotations(a)
+	return nil
+}
+
+// ClearPending removes the note of key from the object's annotations.
+func (f *FakeObject[T]) ClearPending(key string) error {
+	a := f.Object.GetAnnotations()
+	delete(a, scope.PendingAnnotationPrefix+key)
+	f.Object.SetAnnotations(a)
+	return nil
+}
+
 // PatchNow records a checkpoint of the whole object.
 func (f *FakeObject[T]) PatchNow(context.Context) error { return f.checkpoint(false) }
 
@@ -115,6 +144,16 @@ func (f *FakeObject[T]) PersistedResourceID(key string) (string, bool) {
 		return id, found
 	}
 	return "", false
+}
+
+// PersistedPending returns the note key had at the last checkpoint (PatchNow or PatchSpecNow: notes are
+// metadata): what a crash right now would leave on the API server.
+func (f *FakeObject[T]) PersistedPending(key string) (string, bool) {
+	if len(f.checkpoints) == 0 {
+		return "", false
+	}
+	note, ok := f.checkpoints[len(f.checkpoints)-1].Object.GetAnnotations()[scope.PendingAnnotationPrefix+key]
+	return note, ok && note != ""
 }
 
 func (f *FakeObject[T]) checkpoint(specOnly bool) error {
@@ -242,4 +281,7 @@ var (
 	_ scope.ClusterScoper[client.Object]     = (*FakeClusterScope[client.Object])(nil)
 	_ scope.MachineScoper[client.Object]     = (*FakeMachineScope[client.Object])(nil)
 	_ scope.SpecPatcher                      = (*FakeMachineScope[client.Object])(nil)
+	_ scope.PendingTracker                   = (*FakeClusterScope[client.Object])(nil)
+	_ scope.PendingTracker                   = (*FakeMachineScope[client.Object])(nil)
+	_ scope.PendingTracker                   = (*FakeMachinePoolScope[client.Object])(nil)
 )

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/internal/testtypes"
@@ -182,4 +183,51 @@ func TestFakeMachinePoolScope(t *testing.T) {
 	err = typeless.SetInstances([]string{"foo://a"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "ProviderIDListAccessor")
+}
+
+func TestFakeScopesKeepNotesInAnnotations(t *testing.T) {
+	u := &unstructured.Unstructured{}
+	u.SetAnnotations(map[string]string{"example.com/keep": "me"})
+	tests := []struct {
+		name  string
+		fake  *scopetest.FakeObject[client.Object]
+		other map[string]string // annotations besides the note
+	}{
+		{"typed", &scopetest.FakeObject[client.Object]{Object: &testtypes.FooMachine{}}, map[string]string{}},
+		{"unstructured", &scopetest.FakeObject[client.Object]{Object: u}, map[string]string{"example.com/keep": "me"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := t.Context()
+			f := tt.fake
+			require.ErrorIs(t, f.SetPending("vm", ""), scope.ErrInvalidInput, "the real scopes' validation")
+			require.NoError(t, f.SetPending("vm", "op-1"))
+			note, ok := f.Pending("vm")
+			assert.True(t, ok)
+			assert.Equal(t, "op-1", note)
+			assert.Equal(t, "op-1", f.Object.GetAnnotations()[scope.PendingAnnotationPrefix+"vm"], "kept where the real scopes keep it")
+			_, persisted := f.PersistedPending("vm")
+			assert.False(t, persisted, "no checkpoint yet")
+
+			require.NoError(t, f.PatchSpecNow(ctx))
+			note, persisted = f.PersistedPending("vm")
+			assert.True(t, persisted, "notes are metadata: a spec checkpoint carries them")
+			assert.Equal(t, "op-1", note)
+
+			require.NoError(t, f.ClearPending("vm"))
+			require.NoError(t, f.ClearPending("absent"))
+			_, ok = f.Pending("vm")
+			assert.False(t, ok)
+			f.PatchErr = errors.New("killed")
+			require.Error(t, f.PatchNow(ctx))
+			_, persisted = f.PersistedPending("vm")
+			assert.True(t, persisted, "a failed checkpoint persists nothing")
+
+			f.PatchErr = nil
+			require.NoError(t, f.PatchNow(ctx))
+			_, persisted = f.PersistedPending("vm")
+			assert.False(t, persisted)
+			assert.Equal(t, tt.other, f.Object.GetAnnotations(), "only the note is removed")
+		})
+	}
 }
