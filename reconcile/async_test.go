@@ -10,8 +10,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -174,8 +172,7 @@ func TestNoWorkerIsHeldWhileAnOperationRuns(t *testing.T) {
 	})
 
 	for _, name := range []string{"m1-data", "m2-data"} {
-		require.NoError(t, env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Data: map[string][]byte{"value": []byte(bootstrapSecret)}}))
+		createBootstrapSecret(t, ns, name)
 	}
 	first := addFooMachine(t, ns, "m1", "m1-data")
 	var op1 string

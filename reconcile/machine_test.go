@@ -42,6 +42,13 @@ func newFooMachine(t *testing.T, ns string, infraReady bool, dataSecret string) 
 	return addFooMachine(t, ns, "m1", dataSecret)
 }
 
+// createBootstrapSecret creates the bootstrap data Secret name, holding bootstrapSecret.
+func createBootstrapSecret(t *testing.T, ns, name string) {
+	t.Helper()
+	require.NoError(t, env.Client.Create(t.Context(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Data: map[string][]byte{"value": []byte(bootstrapSecret)}}))
+}
+
 // addFooMachine creates a Machine name of Cluster c1 (with a bootstrap data secret name or not) and its FooMachine.
 func addFooMachine(t *testing.T, ns, name, dataSecret string) *testtypes.FooMachine {
 	t.Helper()
@@ -152,8 +159,7 @@ func TestMachineReconcileProvisionsWithinWriteBudget(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ns := env.Namespace(t, "rec")
 			ctx := t.Context()
-			require.NoError(t, env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1-data"},
-				Data: map[string][]byte{"value": []byte(bootstrapSecret)}}))
+			createBootstrapSecret(t, ns, "m1-data")
 			obj := newFooMachine(t, ns, true, "m1-data")
 			f := newMachineFixture(t)
 			f.cloud.Declared, f.inProviderID = tt.declared, tt.inProviderID
@@ -248,8 +254,7 @@ func TestBootstrapDataNeverLeaks(t *testing.T) {
 func TestMachineReconcileResync(t *testing.T) {
 	ns := env.Namespace(t, "rec")
 	ctx := t.Context()
-	require.NoError(t, env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1-data"},
-		Data: map[string][]byte{"value": []byte(bootstrapSecret)}}))
+	createBootstrapSecret(t, ns, "m1-data")
 	obj := newFooMachine(t, ns, true, "m1-data")
 
 	res, err := newMachineFixture(t).r.Reconcile(ctx, req(obj))
