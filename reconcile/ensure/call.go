@@ -86,3 +86,11 @@ type retriedError struct{ err error }
 func (e *retriedError) Error() string { return e.err.Error() }
 
 func (e *retriedError) Unwrap() error { return e.err }
+
+// refused reports whether a Create's error says the cloud made nothing: a terminal error, or a throttled one that
+// did not come out of a Call inside the Create (a Create that created and was then throttled reading may have made
+// the resource).
+func refused(err error) bool {
+	var retried *retriedError
+	return step.IsTerminal(err) || (step.IsThrottled(err) && !errors.As(err, &retried))
+}

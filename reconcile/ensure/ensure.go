@@ -41,7 +41,11 @@ type Resource[S, O any] interface {
 	FindByTags(ctx context.Context, tags map[string]string) (obs O, found bool, err error)
 	// Create creates the resource with tags and returns it. token is an idempotency token: a cloud that
 	// supports one must return the resource it created before for the same token instead of creating a
-	// second one; Exists passes the same token on every attempt for the same owner and key.
+	// second one; Exists passes the same token on every attempt for the same owner and key. A create the cloud
+	// runs as an operation returns Accepted(handle) (the Resource is then an OperationPoller). Return
+	// step.Throttled or step.Terminal only when the cloud made nothing: Exists retries a throttled Create and
+	// forgets its note; make every further call of a composite Create through Call, whose throttling is not taken
+	// for a refused create.
 	Create(ctx context.Context, spec S, token string, tags map[string]string) (O, error)
 	// Delete deletes the resource with cloud ID id; deleting a resource that does not exist is not an error.
 	Delete(ctx context.Context, id string) error
@@ -395,7 +399,7 @@ func (c *run[S, O]) create(ctx context.Context, ownershipKey string, retry bool)
 	switch {
 	case errors.As(err, &accepted):
 		return out, c.accepted(ctx, accepted.Operation)
-	case err != nil && (step.IsTerminal(err) || step.IsThrottled(err)):
+	case err != nil && refused(err):
 		// The cloud refused the create (invalid, over quota, throttled): nothing was made, nothing to wait for.
 		if cerr := c.n.clear(); cerr != nil {
 			return out, cerr

@@ -142,19 +142,21 @@ func (n inflight) String() string {
 	return s
 }
 
-// parseNote decodes a note; a note it cannot read is a create started at now, so that it is waited for once and
-// then replaced, never trusted.
-func parseNote(note string, now time.Time) inflight {
+// parseNote decodes a note; ok is false for a note it cannot read (or one from the future), which get replaces by
+// a create started now: it is waited for once, over the search lag, never trusted and never waited for forever.
+func parseNote(note string, now time.Time) (n inflight, ok bool) {
 	kind, rest, _ := strings.Cut(note, " ")
 	ts, op, _ := strings.Cut(rest, " ")
 	since, err := time.Parse(time.RFC3339Nano, ts)
 	switch {
 	case err != nil || since.After(now):
-		return inflight{since: now}
+		return inflight{since: now}, false
 	case kind == noteOperation && validOperation(op) == nil:
-		return inflight{since: since, op: op}
+		return inflight{since: since, op: op}, true
+	case kind == noteCreate && op == "":
+		return inflight{since: since}, true
 	}
-	return inflight{since: since}
+	return inflight{since: now}, false
 }
 
 // validOperation checks an operation handle before it is checkpointed.
@@ -197,7 +199,14 @@ func (n notes) get() (inflight, bool) {
 	if !ok {
 		return inflight{}, false
 	}
-	return parseNote(note, n.now()), true
+	in, readable := parseNote(note, n.now())
+	if !readable {
+		// Rewritten as read, so that the lag counts from the first read: the next PatchNow or Close persists it.
+		if err := n.set(in); err != nil {
+			return in, true
+		}
+	}
+	return in, true
 }
 
 // set records note (persisted by the caller's PatchNow).

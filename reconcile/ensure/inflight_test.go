@@ -13,6 +13,7 @@ import (
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/reconcile/ensure"
+	"github.com/capkit/capkit/reconcile/internal/fakecloud"
 	"github.com/capkit/capkit/reconcile/step"
 	"github.com/capkit/capkit/scope/scopetest"
 )
@@ -355,4 +356,46 @@ func TestRefusedCreateIsNotWaitedFor(t *testing.T) {
 			assert.Empty(t, tr.PersistedNotes())
 		})
 	}
+}
+
+// TestThrottledCreateIsRetriedAfterItsHint: a Create the cloud throttled made nothing (ensure retries such a call in
+// place), so on a cloud that declares nothing the next Exists creates after the throttling hint, without waiting out
+// the search lag as for a create whose outcome is unknown.
+func TestThrottledCreateIsRetriedAfterItsHint(t *testing.T) {
+	c, tr := fakecloud.New(), scopetest.NewTracker("owner1")
+	c.Declared = ensure.Guarantees{}
+	c.FailNext["Create"] = step.Throttled(errors.New("429"), 5*time.Second)
+	spec := ensure.Given(fakecloud.Spec{CIDR: "10.0.0.0/16"})
+	_, err := ensure.Exists(t.Context(), tr, "vpc", c, spec)
+	require.True(t, step.IsThrottled(err), "%v", err)
+	res, err := ensure.Exists(t.Context(), tr, "vpc", c, spec)
+	require.NoError(t, err)
+	assert.Equal(t, ensure.ActionCreated, res.Action, "%+v", res.Result)
+}
+
+// TestUnreadableNoteIsWaitedForOnce: a note Exists cannot read is waited for once, over the search lag, then
+// replaced by the create it notes (inflight.go's parseNote); it does not keep Exists or Deleted waiting forever.
+func TestUnreadableNoteIsWaitedForOnce(t *testing.T) {
+	c, tr := fakecloud.New(), scopetest.NewTracker("owner1")
+	c.Declared = ensure.Guarantees{}
+	require.NoError(t, tr.SetPending("vpc", "garbage"))
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := ensure.WithClock(func() time.Time { return now })
+	spec := ensure.Given(fakecloud.Spec{CIDR: "10.0.0.0/16"})
+	res, err := ensure.Exists(t.Context(), tr, "vpc", c, spec, clock)
+	require.NoError(t, err)
+	require.False(t, res.Result.Done, "waited for once")
+	now = now.Add(ensure.DefaultSearchLag + time.Second)
+	res, err = ensure.Exists(t.Context(), tr, "vpc", c, spec, clock)
+	require.NoError(t, err)
+	assert.Equal(t, ensure.ActionCreated, res.Action, "created once the lag has passed: %+v", res.Result)
+
+	require.NoError(t, tr.SetPending("vpc", "garbage"))
+	del, err := ensure.Deleted(t.Context(), tr, "vpc", c, clock)
+	require.NoError(t, err)
+	require.False(t, del.Done)
+	now = now.Add(ensure.DefaultSearchLag + time.Second)
+	del, err = ensure.Deleted(t.Context(), tr, "vpc", c, clock)
+	require.NoError(t, err)
+	assert.True(t, del.Done, "deleted once the lag has passed: %+v", del)
 }
