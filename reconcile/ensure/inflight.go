@@ -126,20 +126,26 @@ type OperationPoller[O any] interface {
 const (
 	noteCreate    = "create"
 	noteOperation = "operation"
+	noteRecovered = "recovered-operation"
 )
 
-// inflight is a decoded note: a create started at since, through the operation op when op is set.
+// inflight is a decoded note: a create started at since, through the operation op when op is set; recovered
+// is an operation an idempotent cloud answered for an earlier create whose outcome was unknown.
 type inflight struct {
-	since time.Time
-	op    string
+	since     time.Time
+	op        string
+	recovered bool
 }
 
 func (n inflight) String() string {
-	s := noteCreate + " " + n.since.UTC().Format(time.RFC3339Nano)
-	if n.op != "" {
-		s = noteOperation + " " + n.since.UTC().Format(time.RFC3339Nano) + " " + n.op
+	ts := n.since.UTC().Format(time.RFC3339Nano)
+	switch {
+	case n.op != "" && n.recovered:
+		return noteRecovered + " " + ts + " " + n.op
+	case n.op != "":
+		return noteOperation + " " + ts + " " + n.op
 	}
-	return s
+	return noteCreate + " " + ts
 }
 
 // parseNote decodes a note; ok is false for a note it cannot read (or one from the future), which get replaces by
@@ -151,8 +157,8 @@ func parseNote(note string, now time.Time) (n inflight, ok bool) {
 	switch {
 	case err != nil || since.After(now):
 		return inflight{since: now}, false
-	case kind == noteOperation && validOperation(op) == nil:
-		return inflight{since: since, op: op}, true
+	case (kind == noteOperation || kind == noteRecovered) && validOperation(op) == nil:
+		return inflight{since: since, op: op, recovered: kind == noteRecovered}, true
 	case kind == noteCreate && op == "":
 		return inflight{since: since}, true
 	}
