@@ -94,25 +94,30 @@ func countingNew[S, O any](r *ResourceUnderTest[S, O]) *int {
 }
 
 func TestRunScenariosRunsOnlyWhatTheFixtureCanAndLogsTheRest(t *testing.T) {
-	// No LagSearch, no MakePending, and networks is not a ensure.Updater.
+	// No LagSearch, no MakePending, networks is not a ensure.Updater, memcloud creates synchronously, and
+	// networks declares idempotent creates.
 	r := networkUnderTest(networks{}, false, ReportTerminal)
 	made := countingNew(&r)
 	f := runFake(t, func(t tester) { runScenarios(t, r) })
 
 	assert.False(t, f.failed, "errors: %q", f.errs)
-	assert.Equal(t, allNames(searchLag, updates, pending), f.ran(), "a scenario the fixture cannot run must get no subtest")
+	assert.Equal(t, allNames(lagging, updates, pending, asynchronous, tokenless), f.ran(), "a scenario the fixture cannot run must get no subtest")
 	assert.Equal(t, len(f.subtests)+1, *made, "one fixture to learn the hooks, one per scenario run")
 	require.Len(t, f.logs, 1, "the scenarios not run are reported once")
 	log := f.logs[0]
-	assert.Contains(t, log, "7 of the 17 ensure scenarios were not run")
-	for _, name := range searchLag {
+	assert.Contains(t, log, "12 of the 23 ensure scenarios were not run")
+	for _, name := range lagging {
 		assert.Contains(t, log, "not run: "+name+" (needs CloudFixture.LagSearch)")
 	}
 	for _, name := range updates {
 		assert.Contains(t, log, "not run: "+name+" (needs CloudFixture.Resource to implement ensure.Updater)")
 	}
 	assert.Contains(t, log, "not run: WaitsWhilePending (needs CloudFixture.MakePending)")
-	assert.Equal(t, 7, strings.Count(log, "not run: "))
+	for _, name := range asynchronous {
+		assert.Contains(t, log, "not run: "+name+" (needs an asynchronous create: CloudFixture.AsyncCreate)")
+	}
+	assert.Contains(t, log, "not run: NoSecondCreateWhileSearchLags (needs a Resource whose ensure.Guarantees declare neither idempotent creates nor an immediate search)")
+	assert.Equal(t, 12, strings.Count(log, "not run: "))
 }
 
 func TestRunScenariosRequireAllFailsNamingWhatIsMissing(t *testing.T) {
@@ -121,15 +126,20 @@ func TestRunScenariosRequireAllFailsNamingWhatIsMissing(t *testing.T) {
 	f := runFake(t, func(t tester) { runScenarios(t, r) })
 
 	assert.True(t, f.failed)
-	assert.Empty(t, f.logs)
 	require.Len(t, f.errs, 1, "the scenarios not run are reported once")
 	msg := f.errs[0]
-	assert.Contains(t, msg, "cannot run 5 of the 17 ensure scenarios, and ResourceUnderTest.RequireAll is set")
+	assert.Contains(t, msg, "cannot run 5 of the 23 ensure scenarios, and ResourceUnderTest.RequireAll is set")
 	assert.Contains(t, msg, "not run: WaitsWhilePending (needs CloudFixture.MakePending)")
 	assert.Contains(t, msg, "(needs CloudFixture.Resource to implement ensure.Updater)")
 	assert.NotContains(t, msg, "LagSearch")
+	assert.NotContains(t, msg, "asynchronous", "a scenario about another kind of cloud never fails RequireAll")
+	// Those are only logged.
+	require.Len(t, f.logs, 1)
+	assert.Contains(t, f.logs[0], "5 of the 23 ensure scenarios were not run")
+	assert.Contains(t, f.logs[0], "not run: AsyncCreateHoldsNoWorker (needs an asynchronous create: CloudFixture.AsyncCreate)")
+	assert.NotContains(t, f.logs[0], "MakePending")
 	// The scenarios the fixture can run still run, and pass.
-	assert.Equal(t, allNames(updates, pending), f.ran())
+	assert.Equal(t, allNames(updates, pending, asynchronous, tokenless), f.ran())
 	for _, sub := range f.subtests {
 		assert.False(t, sub.failed, "%s: %q", sub.name, sub.errs)
 	}
@@ -148,8 +158,9 @@ func TestRunScenariosRequireAllPassesWhenEveryScenarioRuns(t *testing.T) {
 	f := runFake(t, func(t tester) { runScenarios(t, r) })
 
 	assert.False(t, f.failed, "errors: %q", f.errs)
-	assert.Empty(t, f.logs)
-	assert.Equal(t, allNames(), f.ran())
+	assert.Equal(t, allNames(asynchronous, idempotency), f.ran(), "every scenario that applies to the items cloud")
+	require.Len(t, f.logs, 1, "the scenarios about other clouds are logged")
+	assert.Contains(t, f.logs[0], "5 of the 23 ensure scenarios were not run")
 }
 
 func TestRunScenariosFailsWhenAFixtureLosesAHook(t *testing.T) {
@@ -168,7 +179,7 @@ func TestRunScenariosFailsWhenAFixtureLosesAHook(t *testing.T) {
 	assert.True(t, f.failed)
 	for _, sub := range f.subtests {
 		name := strings.TrimPrefix(sub.name, f.name+"/")
-		if !slices.Contains(searchLag, name) {
+		if !slices.Contains(lagging, name) {
 			assert.False(t, sub.failed, "%s: %q", name, sub.errs)
 			continue
 		}

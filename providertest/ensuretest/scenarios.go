@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/reconcile"
@@ -40,7 +42,8 @@ func (o OutOfBandDelete) String() string {
 type CloudFixture[S, O any] struct {
 	// Resource is the provider's Resource under test. Required.
 	Resource ensure.Resource[S, O]
-	// Count returns how many resources of the kind under test exist in the fixture's cloud. Required.
+	// Count returns how many resources of the kind under test exist in the fixture's cloud, those that an
+	// operation is still creating included. Required.
 	Count func() int
 	// DeleteOutOfBand deletes the resource id without going through Resource. Required.
 	DeleteOutOfBand func(id string) error
@@ -49,7 +52,9 @@ type CloudFixture[S, O any] struct {
 	FailNextCreateAfterChange func() error
 	// LagSearch makes the resources created from now on invisible to the next search by tags (an
 	// eventually consistent tag index). Optional: with it, the crash and lost-response scenarios also run
-	// with a lagging search, where only the idempotency token prevents a duplicate.
+	// with a lagging search, where only the idempotency token, or on a cloud without one the wait of
+	// ensure.Exists (ensure.Guarantees), prevents a duplicate. A fixture whose search always lags may set a
+	// function that does nothing.
 	LagSearch func() error
 	// Drift changes the resource id behind the Resource's back, so that it differs from ValidSpec in a
 	// field that can be updated in place. Required when Resource implements ensure.Updater: the update
@@ -59,6 +64,22 @@ type CloudFixture[S, O any] struct {
 	// ensure.PendingReporter reports. Optional: with it, the pending scenario runs, and the Resource must
 	// implement ensure.PendingReporter.
 	MakePending func(id string) error
+	// Advance moves the clock of the fixture's cloud (its search lag, its operations) forward by d. Optional:
+	// with it the scenarios run on a fake clock that ensure reads too (ensure.WithClock) and that moves only
+	// by Advance, by what each step asks to wait. Without it a Resource that declares guarantees
+	// (ensure.Declarer) is reconciled in real time, again at most 10 ms after each step, so the search lag
+	// it declares and its operations must be short; one that declares none (the zero ensure.Guarantees, as a
+	// Resource written before they existed) runs ensure on a fake clock and its cloud in real time, which
+	// suits a cloud whose search does not lag in time, as the scenarios assumed before.
+	Advance func(d time.Duration)
+	// AsyncCreate says that the Resource's Create returns ensure.Accepted: the cloud runs creates as
+	// operations, which the Resource reads as an ensure.OperationPoller. With it the asynchronous scenarios
+	// run.
+	AsyncCreate bool
+	// FailNextOperation makes the cloud's next create operation fail: it ends without making the resource,
+	// and PollOperation then returns an error wrapping ensure.ErrOperationFailed. Optional, with AsyncCreate:
+	// with it, the failed-operation scenario runs.
+	FailNextOperation func() error
 }
 
 // ResourceUnderTest describes a provider's ensure.Resource for RunScenarios.
@@ -85,7 +106,7 @@ type ResourceUnderTest[S, O any] struct {
 const scenarioOwnershipKey = "ensuretest-owner"
 
 // errCrash is the error of a checkpoint that never happened.
-var errCrash = errors.New("ensuretest: the controller died before the resource ID was persisted")
+var errCrash = errors.New("ensuretest: the controller died before the outcome of the create call was persisted")
 
 // errLostResponse is the error of a create whose response was lost.
 var errLostResponse = errors.New("ensuretest: the create response was lost after the resource was created")
@@ -93,11 +114,30 @@ var errLostResponse = errors.New("ensuretest: the create response was lost after
 // ensureScenario is one standard scenario: it returns nil when the resource behaves.
 type ensureScenario[S, O any] struct {
 	name string
-	// needs reports whether a fixture can run the scenario; nil for a scenario every fixture runs.
+	// applies reports whether the scenario is about the fixture's cloud (its asynchronous creates, the
+	// guarantees its Resource declares); nil for a scenario of every cloud. A scenario that does not apply
+	// is reported as not run, and never fails RequireAll.
+	applies func(CloudFixture[S, O]) bool
+	// appliesTo names what applies checks, for the report of a scenario that is not run.
+	appliesTo string
+	// needs reports whether a fixture has what the scenario needs (a hook, an optional interface of the
+	// Resource); nil for a scenario every fixture runs.
 	needs func(CloudFixture[S, O]) bool
 	// requires names what needs checks, for the report of a scenario that is not run.
 	requires string
-	run      func(ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error
+	run      func(ctx context.Context, h *harness[S, O]) error
+}
+
+// gap returns what fixture f lacks to run sc, empty when it can run it; hook is true when f lacks a hook or
+// an interface (needs), false when sc does not apply to f's cloud.
+func (sc ensureScenario[S, O]) gap(f CloudFixture[S, O]) (what string, hook bool) {
+	switch {
+	case sc.applies != nil && !sc.applies(f):
+		return sc.appliesTo, false
+	case sc.needs != nil && !sc.needs(f):
+		return sc.requires, true
+	}
+	return "", false
 }
 
 // tester is what RunScenarios needs of its test: a testing.TB that runs subtests. The package's tests give
@@ -116,29 +156,38 @@ func (t subtests) Run(name string, f func(t testing.TB)) bool {
 }
 
 // RunScenarios runs, as subtests of t, the standard scenarios every cloud resource managed with
-// ensure.Exists must pass, each on a fresh fixture from r.New:
+// ensure.Exists must pass, each on a fresh fixture from r.New. Each scenario reconciles as a controller does:
+// it calls Exists or Deleted again while the step is not done, after the step's RequeueAfter (on the
+// fixture's clock, CloudFixture.Advance), and after the cloud's hint while the cloud throttles
+// (step.Throttled), and fails when a step is still not done after 100 reconciles (a resource that is recorded
+// and that its ensure.PendingReporter reports pending counts as done). A crash is the failure of the first
+// patch after the create call, which would have persisted its outcome (the resource's ID, or the operation of
+// an asynchronous create).
 //
 //   - CreatesWhenAbsent: Validate accepts ValidSpec; Ensure creates one resource with the ownership tags and
-//     persists its ID.
+//     persists its ID; FindByTags lists it within the search lag that the Resource declares
+//     (ensure.Guarantees: at once with ImmediateSearch).
 //   - FindsTrackedResource: a second Ensure finds the tracked ID, creates nothing and writes nothing.
-//   - AdoptsAfterStatusLoss: after clusterctl move (status lost, ownership key kept) Ensure adopts the
-//     resource by its tags.
-//   - NoDuplicateAfterCrashBeforeRecord: the controller dies between the create and the write of the ID;
-//     the next Ensure finds the same resource.
+//   - AdoptsAfterStatusLoss: once the search lists the resource, clusterctl move (status lost, ownership key
+//     and notes kept) and Ensure adopts the resource by its tags.
+//   - NoDuplicateAfterCrashBeforeRecord: the controller dies after the create call, before its outcome is
+//     persisted; after the restart Ensure finds the same resource.
 //   - NoDuplicateAfterLostCreateResponse: the create succeeds but returns an error; the error is not
 //     terminal, so it is retried, and the retry finds the same resource.
 //   - HandlesOutOfBandDeletion: the tracked resource is deleted behind the provider's back; Ensure recreates
 //     it or reports a terminal error, as r.OutOfBandDelete says, and never returns the stale ID.
 //   - DeleteIsIdempotent: EnsureDeleted removes the resource and forgets its ID; deleting again, deleting an
 //     ID already gone (NotFound) and deleting before any ownership key are all successes.
-//   - DeleteRemovesUntrackedResource: a resource whose ID was never persisted is deleted by its tags.
+//   - DeleteRemovesUntrackedResource: a resource whose ID was never persisted (the controller died after the
+//     create call) is deleted by its tags.
 //   - RejectsInvalidParameters: Ensure(InvalidSpec) fails with a terminal InvalidParameters error before
 //     any cloud call.
-//   - LazySpecComputedOnlyWhenNeeded: a reconcile.Lazy spec is computed once to create, and not at all when
-//     the resource is found (once, for the comparison, when the Resource is a ensure.Updater).
+//   - LazySpecComputedOnlyWhenNeeded: a reconcile.Lazy spec is computed at most once per Ensure that creates,
+//     and not at all when the resource is found (once, for the comparison, when the Resource is a
+//     ensure.Updater).
 //
-// With CloudFixture.LagSearch, the tag search misses the new resource, so only the idempotency token
-// prevents a duplicate:
+// With CloudFixture.LagSearch, the tag search misses the new resource, so only the idempotency token, or on a
+// cloud without one the wait of Exists, prevents a duplicate:
 //
 //   - NoDuplicateAfterCrashBeforeRecordWithSearchLag and NoDuplicateAfterLostCreateResponseWithSearchLag.
 //
@@ -156,10 +205,34 @@ func (t subtests) Run(name string, f func(t testing.TB)) bool {
 //   - WaitsWhilePending: Ensure of a resource in a transitional state writes nothing and returns a result
 //     that is not done, with a reason and a requeue.
 //
+// With CloudFixture.AsyncCreate (the Resource's Create returns ensure.Accepted):
+//
+//   - AsyncCreateHoldsNoWorker: the first Ensure returns at once, not done, with a requeue and the operation
+//     noted on the tracker (scope.PendingTracker) and persisted, without waiting for the operation; the
+//     following reconciles record the resource.
+//   - NoDuplicateAfterCrashBeforeRecordOfOperation: the controller dies after the operation ended, before
+//     the resource's ID is persisted; after the restart Ensure records the same resource.
+//   - NoLeakWhenDeletedDuringAsyncCreate: the object is deleted while the create runs, and the controller
+//     is down meanwhile, once after the operation was noted and once right after the create call, before
+//     it was; EnsureDeleted until done leaves no resource.
+//   - CreatesAgainAfterFailedOperation (with CloudFixture.FailNextOperation): a create operation that fails
+//     is created again; one resource is left.
+//
+// For the guarantees the Resource declares (ensure.Declarer):
+//
+//   - NoSecondCreateWhileSearchLags, for a cloud whose creates are not idempotent (declared or undeclared)
+//     and whose search is not immediate: after a crash following the create call, Exists waits until the
+//     search lists the resource and adopts it, and never calls Create again.
+//   - AdoptsThroughIdempotencyAfterCrash, for a cloud with idempotent creates (by token or by name): the
+//     recovery after a crash following the create call is reported as ensure.ActionAdopted, whether the
+//     search or the token found the resource.
+//
 // RunScenarios calls r.New once more, with t, to learn which of these the fixture can run. A scenario it
 // cannot run gets no subtest, so it reports neither PASS nor SKIP: RunScenarios logs once which scenarios
-// were not run and what each needs, or, with r.RequireAll, fails t naming them. Every fixture from r.New
-// must have the same optional hooks; a subtest whose fixture lacks one that the first fixture had fails.
+// were not run and what each needs, or, with r.RequireAll, fails t naming those that need a hook or an
+// interface (a scenario about another kind of cloud, such as the asynchronous ones for a cloud that creates
+// synchronously, is only logged). Every fixture from r.New must have the same optional hooks; a subtest
+// whose fixture lacks one that the first fixture had fails.
 func RunScenarios[S, O any](t *testing.T, r ResourceUnderTest[S, O]) {
 	t.Helper()
 	runScenarios(subtests{t}, r)
@@ -176,14 +249,16 @@ func runScenarios[S, O any](t tester, r ResourceUnderTest[S, O]) {
 		t.Fatal(err)
 	}
 	all := ensureScenarios[S, O]()
-	run, notRun := plan(all, first)
-	if len(notRun) > 0 {
-		report := notRunReport(notRun)
-		if r.RequireAll {
-			t.Errorf("cannot run %d of the %d ensure scenarios, and ResourceUnderTest.RequireAll is set:\n%s", len(notRun), len(all), report)
-		} else {
-			t.Logf("%d of the %d ensure scenarios were not run (set ResourceUnderTest.RequireAll to fail instead):\n%s", len(notRun), len(all), report)
-		}
+	run, hooks, others := plan(all, first)
+	switch {
+	case r.RequireAll && len(hooks) > 0:
+		t.Errorf("cannot run %d of the %d ensure scenarios, and ResourceUnderTest.RequireAll is set:\n%s", len(hooks), len(all), notRunReport(hooks, first))
+	case !r.RequireAll:
+		others = slices.Concat(hooks, others)
+	}
+	if len(others) > 0 {
+		t.Logf("%d of the %d ensure scenarios were not run (with ResourceUnderTest.RequireAll, those that need a hook fail instead):\n%s",
+			len(others), len(all), notRunReport(others, first))
 	}
 	for _, sc := range run {
 		t.Run(sc.name, func(t testing.TB) {
@@ -191,33 +266,38 @@ func runScenarios[S, O any](t tester, r ResourceUnderTest[S, O]) {
 			if err := validateFixture(f); err != nil {
 				t.Fatal(err)
 			}
-			if sc.needs != nil && !sc.needs(f) {
-				t.Fatalf("cannot run the scenario: it needs %s, which the first fixture from ResourceUnderTest.New had and this one has not", sc.requires)
+			if what, _ := sc.gap(f); what != "" {
+				t.Fatalf("cannot run the scenario: it needs %s, which the first fixture from ResourceUnderTest.New had and this one has not", what)
 			}
-			if err := sc.run(t.Context(), r, f); err != nil {
+			if err := sc.run(t.Context(), newHarness(r, f)); err != nil {
 				t.Error(err)
 			}
 		})
 	}
 }
 
-// plan splits scenarios into those fixture f can run and those it cannot.
-func plan[S, O any](scenarios []ensureScenario[S, O], f CloudFixture[S, O]) (run, notRun []ensureScenario[S, O]) {
+// plan splits scenarios into those fixture f can run, those it cannot for a missing hook or interface, and
+// those that do not apply to its cloud.
+func plan[S, O any](scenarios []ensureScenario[S, O], f CloudFixture[S, O]) (run, hooks, others []ensureScenario[S, O]) {
 	for _, sc := range scenarios {
-		if sc.needs != nil && !sc.needs(f) {
-			notRun = append(notRun, sc)
-			continue
+		switch what, hook := sc.gap(f); {
+		case what == "":
+			run = append(run, sc)
+		case hook:
+			hooks = append(hooks, sc)
+		default:
+			others = append(others, sc)
 		}
-		run = append(run, sc)
 	}
-	return run, notRun
+	return run, hooks, others
 }
 
 // notRunReport lists the scenarios not run, one line each with what it needs.
-func notRunReport[S, O any](notRun []ensureScenario[S, O]) string {
+func notRunReport[S, O any](notRun []ensureScenario[S, O], f CloudFixture[S, O]) string {
 	lines := make([]string, 0, len(notRun))
 	for _, sc := range notRun {
-		lines = append(lines, fmt.Sprintf("\tnot run: %s (needs %s)", sc.name, sc.requires))
+		what, _ := sc.gap(f)
+		lines = append(lines, fmt.Sprintf("\tnot run: %s (needs %s)", sc.name, what))
 	}
 	return strings.Join(lines, "\n")
 }
@@ -238,24 +318,44 @@ func ensureScenarios[S, O any]() []ensureScenario[S, O] {
 	lag := func(f CloudFixture[S, O]) bool { return f.LagSearch != nil }
 	updater := func(f CloudFixture[S, O]) bool { _, ok := f.Resource.(ensure.Updater[S, O]); return ok }
 	pending := func(f CloudFixture[S, O]) bool { return f.MakePending != nil }
+	async := func(f CloudFixture[S, O]) bool { return f.AsyncCreate }
+	failOp := func(f CloudFixture[S, O]) bool { return f.FailNextOperation != nil }
+	tokenless := func(f CloudFixture[S, O]) bool {
+		g := guarantees(f.Resource)
+		return !idempotent(g) && !g.ImmediateSearch
+	}
+	idem := func(f CloudFixture[S, O]) bool { return idempotent(guarantees(f.Resource)) }
+	const (
+		needsLag     = "CloudFixture.LagSearch"
+		needsUpdater = "CloudFixture.Resource to implement ensure.Updater"
+		needsAsync   = "an asynchronous create: CloudFixture.AsyncCreate"
+	)
 	return []ensureScenario[S, O]{
 		{name: "CreatesWhenAbsent", run: createsWhenAbsent[S, O]},
 		{name: "FindsTrackedResource", run: findsTracked[S, O]},
 		{name: "AdoptsAfterStatusLoss", run: adoptsAfterStatusLoss[S, O]},
 		{name: "NoDuplicateAfterCrashBeforeRecord", run: crashBeforeRecord[S, O](false)},
-		{name: "NoDuplicateAfterCrashBeforeRecordWithSearchLag", needs: lag, requires: "CloudFixture.LagSearch", run: crashBeforeRecord[S, O](true)},
+		{name: "NoDuplicateAfterCrashBeforeRecordWithSearchLag", needs: lag, requires: needsLag, run: crashBeforeRecord[S, O](true)},
 		{name: "NoDuplicateAfterLostCreateResponse", run: lostCreateResponse[S, O](false)},
-		{name: "NoDuplicateAfterLostCreateResponseWithSearchLag", needs: lag, requires: "CloudFixture.LagSearch", run: lostCreateResponse[S, O](true)},
+		{name: "NoDuplicateAfterLostCreateResponseWithSearchLag", needs: lag, requires: needsLag, run: lostCreateResponse[S, O](true)},
 		{name: "HandlesOutOfBandDeletion", run: outOfBandDeletion[S, O]},
 		{name: "DeleteIsIdempotent", run: deleteIdempotent[S, O]},
 		{name: "DeleteRemovesUntrackedResource", run: deleteUntracked[S, O]},
 		{name: "RejectsInvalidParameters", run: rejectsInvalid[S, O]},
 		{name: "LazySpecComputedOnlyWhenNeeded", run: lazySpec[S, O]},
-		{name: "NoUpdateWhenUpToDate", needs: updater, requires: "CloudFixture.Resource to implement ensure.Updater", run: noUpdateWhenUpToDate[S, O]},
-		{name: "UpdatesDriftOnce", needs: updater, requires: "CloudFixture.Resource to implement ensure.Updater", run: updatesDriftOnce[S, O]},
-		{name: "UpdateFailureIsRetried", needs: updater, requires: "CloudFixture.Resource to implement ensure.Updater", run: updateFailureIsRetried[S, O]},
-		{name: "OutOfBandChangeDuringUpdate", needs: updater, requires: "CloudFixture.Resource to implement ensure.Updater", run: changeDuringUpdate[S, O]},
+		{name: "NoUpdateWhenUpToDate", needs: updater, requires: needsUpdater, run: noUpdateWhenUpToDate[S, O]},
+		{name: "UpdatesDriftOnce", needs: updater, requires: needsUpdater, run: updatesDriftOnce[S, O]},
+		{name: "UpdateFailureIsRetried", needs: updater, requires: needsUpdater, run: updateFailureIsRetried[S, O]},
+		{name: "OutOfBandChangeDuringUpdate", needs: updater, requires: needsUpdater, run: changeDuringUpdate[S, O]},
 		{name: "WaitsWhilePending", needs: pending, requires: "CloudFixture.MakePending", run: waitsWhilePending[S, O]},
+		{name: "AsyncCreateHoldsNoWorker", applies: async, appliesTo: needsAsync, run: asyncHoldsNoWorker[S, O]},
+		{name: "NoDuplicateAfterCrashBeforeRecordOfOperation", applies: async, appliesTo: needsAsync, run: crashAfterOperationEnded[S, O]},
+		{name: "NoLeakWhenDeletedDuringAsyncCreate", applies: async, appliesTo: needsAsync, run: deletedDuringCreate[S, O]},
+		{name: "CreatesAgainAfterFailedOperation", applies: async, appliesTo: needsAsync, needs: failOp, requires: "CloudFixture.FailNextOperation", run: failedOperation[S, O]},
+		{name: "NoSecondCreateWhileSearchLags", applies: tokenless, run: noSecondCreateWhileSearchLags[S, O],
+			appliesTo: "a Resource whose ensure.Guarantees declare neither idempotent creates nor an immediate search"},
+		{name: "AdoptsThroughIdempotencyAfterCrash", applies: idem, run: adoptsThroughIdempotency[S, O],
+			appliesTo: "a Resource whose ensure.Guarantees declare idempotent creates (IdempotentByToken, IdempotentByName)"},
 	}
 }
 
@@ -266,21 +366,30 @@ func key[S, O any](r ResourceUnderTest[S, O]) string {
 	return r.Key
 }
 
-func ensureOnce[S, O any](ctx context.Context, tr *scopetest.Tracker, r ResourceUnderTest[S, O], res ensure.Resource[S, O]) (ensure.Result[O], error) {
-	return ensure.Exists(ctx, tr, key(r), res, ensure.Given(r.ValidSpec), r.Options...)
-}
-
-// created runs Ensure on a fresh tracker and checks that it created one resource.
-func created[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) (*scopetest.Tracker, string, error) {
+// created reconciles Ensure on a fresh tracker until done and checks that it created one resource.
+func (h *harness[S, O]) created(ctx context.Context) (*scopetest.Tracker, string, error) {
 	tr := scopetest.NewTracker(scenarioOwnershipKey)
-	out, err := ensureOnce(ctx, tr, r, f.Resource)
+	c, err := h.ensureUntilDone(ctx, tr, h.f.Resource)
 	if err != nil {
 		return nil, "", fmt.Errorf("cannot ensure a new resource: %w", err)
 	}
-	if out.Action != ensure.ActionCreated || out.ID == "" {
-		return nil, "", fmt.Errorf("ensure of a new resource returned %+v, want action %q and an ID", out, ensure.ActionCreated)
+	if c.recorded != ensure.ActionCreated || c.out.ID == "" {
+		return nil, "", fmt.Errorf("ensure of a new resource recorded ID %q with action %q, want an ID and action %q", c.out.ID, c.recorded, ensure.ActionCreated)
 	}
-	return tr, out.ID, nil
+	return tr, c.out.ID, nil
+}
+
+// crash reconciles Ensure on res, wrapped by crashAfterCreate or crashAfterOperation, until the controller
+// dies.
+func (h *harness[S, O]) crash(ctx context.Context, tr *scopetest.Tracker, res ensure.Resource[S, O]) error {
+	_, err := h.ensureUntilDone(ctx, tr, res)
+	switch {
+	case errors.Is(err, errCrash):
+		return nil
+	case err == nil:
+		return errors.New("ensure succeeded although the patch after its create failed: want an error")
+	}
+	return fmt.Errorf("ensure failed before the create call: %w", err)
 }
 
 func wantCount[S, O any](f CloudFixture[S, O], want int, when string) error {
@@ -297,210 +406,219 @@ func wantPersisted(tr *scopetest.Tracker, k, id string) error {
 	return nil
 }
 
-func createsWhenAbsent[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
-	if err := f.Resource.Validate(r.ValidSpec); err != nil {
+func createsWhenAbsent[S, O any](ctx context.Context, h *harness[S, O]) error {
+	if err := h.f.Resource.Validate(h.r.ValidSpec); err != nil {
 		return fmt.Errorf("Validate rejected ValidSpec: %w", err)
 	}
-	tr, id, err := created(ctx, r, f)
+	since := h.clock.Now()
+	tr, id, err := h.created(ctx)
 	if err != nil {
 		return err
 	}
-	obs, ok, err := f.Resource.FindByTags(ctx, ensure.OwnershipTags(scenarioOwnershipKey, key(r)))
-	return errors.Join(
-		wantCount(f, 1, "after Ensure"),
-		wantPersisted(tr, key(r), id),
-		func() error {
-			if err != nil || !ok || f.Resource.ID(obs) != id {
-				return fmt.Errorf("FindByTags with the ownership tags returned (found %v, %w), want %q: Create must put the tags on the resource", ok, err, id)
-			}
-			return nil
-		}(),
-	)
+	return errors.Join(wantCount(h.f, 1, "after Ensure"), wantPersisted(tr, h.key(), id), h.listed(ctx, id, since))
 }
 
-func findsTracked[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
-	tr, id, err := created(ctx, r, f)
+func findsTracked[S, O any](ctx context.Context, h *harness[S, O]) error {
+	tr, id, err := h.created(ctx)
 	if err != nil {
 		return err
 	}
 	writes := tr.Writes()
-	out, err := ensureOnce(ctx, tr, r, f.Resource)
+	out, err := h.exists(ctx, tr, h.f.Resource, ensure.Given(h.r.ValidSpec))
 	if err != nil {
 		return fmt.Errorf("second Ensure failed: %w", err)
 	}
 	var errs []error
-	if out.ID != id || out.Action != ensure.ActionFound || f.Resource.ID(out.Observed) != id {
+	if out.ID != id || out.Action != ensure.ActionFound || h.f.Resource.ID(out.Observed) != id {
 		errs = append(errs, fmt.Errorf("second Ensure returned ID %q, action %q, observed ID %q, want ID %q and action %q: Get must return the tracked resource",
-			out.ID, out.Action, f.Resource.ID(out.Observed), id, ensure.ActionFound))
+			out.ID, out.Action, h.f.Resource.ID(out.Observed), id, ensure.ActionFound))
 	}
 	if tr.Writes() != writes {
 		errs = append(errs, fmt.Errorf("second Ensure wrote the object %d more times, want none", tr.Writes()-writes))
 	}
-	return errors.Join(append(errs, wantCount(f, 1, "after the second Ensure"))...)
+	return errors.Join(append(errs, wantCount(h.f, 1, "after the second Ensure"))...)
 }
 
-func adoptsAfterStatusLoss[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
-	tr, id, err := created(ctx, r, f)
+func adoptsAfterStatusLoss[S, O any](ctx context.Context, h *harness[S, O]) error {
+	since := h.clock.Now()
+	tr, id, err := h.created(ctx)
 	if err != nil {
 		return err
 	}
+	if err := h.listed(ctx, id, since); err != nil {
+		return fmt.Errorf("before the move: %w", err)
+	}
 	moved := tr.Moved()
-	out, err := ensureOnce(ctx, moved, r, f.Resource)
+	c, err := h.ensureUntilDone(ctx, moved, h.f.Resource)
 	if err != nil {
 		return fmt.Errorf("cannot ensure after the status was lost: %w", err)
 	}
 	var errs []error
-	if out.ID != id || out.Action != ensure.ActionAdopted {
-		errs = append(errs, fmt.Errorf("ensure after the status was lost returned ID %q and action %q, want ID %q and action %q: FindByTags must find the resource by its ownership tags", out.ID, out.Action, id, ensure.ActionAdopted))
+	if c.out.ID != id || c.recorded != ensure.ActionAdopted {
+		errs = append(errs, fmt.Errorf("ensure after the status was lost recorded ID %q with action %q, want ID %q and action %q: FindByTags must find the resource by its ownership tags",
+			c.out.ID, c.recorded, id, ensure.ActionAdopted))
 	}
-	return errors.Join(append(errs, wantCount(f, 1, "after the adoption"), wantPersisted(moved, key(r), id))...)
+	return errors.Join(append(errs, wantCount(h.f, 1, "after the adoption"), wantPersisted(moved, h.key(), id))...)
 }
 
-func crashBeforeRecord[S, O any](lag bool) func(context.Context, ResourceUnderTest[S, O], CloudFixture[S, O]) error {
-	return func(ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
-		if lag {
-			if err := f.LagSearch(); err != nil {
-				return fmt.Errorf("cannot lag the search: %w", err)
-			}
+// lagSearch calls the fixture's LagSearch.
+func (h *harness[S, O]) lagSearch() error {
+	if err := h.f.LagSearch(); err != nil {
+		return fmt.Errorf("cannot lag the search: %w", err)
+	}
+	return nil
+}
+
+// crashAndRestart lags the search when lag is set and the fixture can, lets the controller die after the create
+// call, and returns the tracker of the restarted controller.
+func (h *harness[S, O]) crashAndRestart(ctx context.Context, lag bool) (*scopetest.Tracker, error) {
+	if lag && h.f.LagSearch != nil {
+		if err := h.lagSearch(); err != nil {
+			return nil, err
 		}
-		tr := scopetest.NewTracker(scenarioOwnershipKey)
-		tr.FailNextPatch(errCrash)
-		if _, err := ensureOnce(ctx, tr, r, f.Resource); err == nil {
-			return errors.New("ensure succeeded although its checkpoint failed: want an error")
-		}
-		if err := wantCount(f, 1, "after the first attempt"); err != nil {
+	}
+	tr := scopetest.NewTracker(scenarioOwnershipKey)
+	if err := h.crash(ctx, tr, crashAfterCreate(h.f.Resource, tr)); err != nil {
+		return nil, err
+	}
+	return tr.Restart(), wantCount(h.f, 1, "after the create call")
+}
+
+// recovered reconciles Ensure on res and the restarted controller's tracker until done, and checks that one
+// resource is left, recorded and persisted, and what checks say of the reconciles.
+func (h *harness[S, O]) recovered(ctx context.Context, restarted *scopetest.Tracker, res ensure.Resource[S, O], checks ...func(converged[O]) error) error {
+	c, err := h.ensureUntilDone(ctx, restarted, res)
+	if err != nil {
+		return fmt.Errorf("cannot ensure after the restart: %w", err)
+	}
+	errs := []error{wantCount(h.f, 1, "after the restart (a duplicate was created)"), wantPersisted(restarted, h.key(), c.out.ID)}
+	for _, check := range checks {
+		errs = append(errs, check(c))
+	}
+	return errors.Join(errs...)
+}
+
+func crashBeforeRecord[S, O any](lag bool) func(context.Context, *harness[S, O]) error {
+	return func(ctx context.Context, h *harness[S, O]) error {
+		restarted, err := h.crashAndRestart(ctx, lag)
+		if err != nil {
 			return err
 		}
-		restarted := tr.Restart()
-		out, err := ensureOnce(ctx, restarted, r, f.Resource)
-		if err != nil {
-			return fmt.Errorf("cannot ensure after the restart: %w", err)
-		}
-		return errors.Join(wantCount(f, 1, "after the restart (a duplicate was created)"), wantPersisted(restarted, key(r), out.ID))
+		return h.recovered(ctx, restarted, h.f.Resource)
 	}
 }
 
-func lostCreateResponse[S, O any](lag bool) func(context.Context, ResourceUnderTest[S, O], CloudFixture[S, O]) error {
-	return func(ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
+func lostCreateResponse[S, O any](lag bool) func(context.Context, *harness[S, O]) error {
+	return func(ctx context.Context, h *harness[S, O]) error {
 		if lag {
-			if err := f.LagSearch(); err != nil {
-				return fmt.Errorf("cannot lag the search: %w", err)
+			if err := h.lagSearch(); err != nil {
+				return err
 			}
 		}
-		res := f.Resource
-		if f.FailNextCreateAfterChange != nil {
-			if err := f.FailNextCreateAfterChange(); err != nil {
+		res := h.f.Resource
+		if h.f.FailNextCreateAfterChange != nil {
+			if err := h.f.FailNextCreateAfterChange(); err != nil {
 				return fmt.Errorf("cannot inject the fault: %w", err)
 			}
 		} else {
 			res = wrap(res, ensure.Resource[S, O](&lostResponse[S, O]{Resource: res, armed: true}), nil)
 		}
 		tr := scopetest.NewTracker(scenarioOwnershipKey)
-		_, err := ensureOnce(ctx, tr, r, res)
+		_, err := h.ensureUntilDone(ctx, tr, res)
 		switch c := classOf(err); {
 		case err == nil:
 			return errors.New("ensure succeeded although the create response was lost: want an error that is retried")
+		case errors.Is(err, errNotDone):
+			return err
 		case !retried(c):
 			return fmt.Errorf("ensure after a lost create response returned %w, of class %s, want an error that is retried (Transient or Throttled)", err, c)
 		}
-		if err := wantCount(f, 1, "after the lost response"); err != nil {
+		if err := wantCount(h.f, 1, "after the lost response"); err != nil {
 			return err
 		}
-		out, err := ensureOnce(ctx, tr, r, res)
+		c, err := h.ensureUntilDone(ctx, tr, res)
 		if err != nil {
 			return fmt.Errorf("retry of Ensure failed: %w", err)
 		}
-		return errors.Join(wantCount(f, 1, "after the retry (a duplicate was created)"), wantPersisted(tr, key(r), out.ID))
+		return errors.Join(wantCount(h.f, 1, "after the retry (a duplicate was created)"), wantPersisted(tr, h.key(), c.out.ID))
 	}
 }
 
-func outOfBandDeletion[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
-	tr, id, err := created(ctx, r, f)
+func outOfBandDeletion[S, O any](ctx context.Context, h *harness[S, O]) error {
+	tr, id, err := h.created(ctx)
 	if err != nil {
 		return err
 	}
-	if err := f.DeleteOutOfBand(id); err != nil {
+	if err := h.f.DeleteOutOfBand(id); err != nil {
 		return fmt.Errorf("cannot delete %q out of band: %w", id, err)
 	}
-	if _, exists, err := f.Resource.Get(ctx, id); err != nil || exists {
+	var exists bool
+	err = h.unthrottled(func() (err error) {
+		_, exists, err = h.f.Resource.Get(ctx, id)
+		return err
+	})
+	if err != nil || exists {
 		return fmt.Errorf("Get of the deleted resource %q returned (found %v, %w), want (false, nil): a resource that is gone is not an error", id, exists, err)
 	}
-	out, err := ensureOnce(ctx, tr, r, f.Resource)
-	if r.OutOfBandDelete == ReportTerminal {
+	c, err := h.ensureUntilDone(ctx, tr, h.f.Resource)
+	if h.r.OutOfBandDelete == ReportTerminal {
 		if classOf(err) != reconcile.ClassTerminal {
-			return fmt.Errorf("ensure after an out-of-band deletion returned (ID %q, action %q, %s), want a terminal error", out.ID, out.Action, errText(err))
+			return fmt.Errorf("ensure after an out-of-band deletion returned (ID %q, action %q, %s), want a terminal error", c.out.ID, c.out.Action, errText(err))
 		}
-		return wantCount(f, 0, "after the terminal error")
+		return wantCount(h.f, 0, "after the terminal error")
 	}
 	if err != nil {
 		return fmt.Errorf("cannot ensure after an out-of-band deletion: %w (set OutOfBandDelete: ReportTerminal if the cloud cannot reuse the token)", err)
 	}
 	var errs []error
-	if out.ID == id || out.Action != ensure.ActionCreated {
-		errs = append(errs, fmt.Errorf("ensure after an out-of-band deletion returned ID %q and action %q, want a new ID and action %q", out.ID, out.Action, ensure.ActionCreated))
+	if c.out.ID == id || c.recorded != ensure.ActionCreated {
+		errs = append(errs, fmt.Errorf("ensure after an out-of-band deletion recorded ID %q with action %q, want a new ID and action %q", c.out.ID, c.recorded, ensure.ActionCreated))
 	}
-	return errors.Join(append(errs, wantCount(f, 1, "after the recreation"), wantPersisted(tr, key(r), out.ID))...)
+	return errors.Join(append(errs, wantCount(h.f, 1, "after the recreation"), wantPersisted(tr, h.key(), c.out.ID))...)
 }
 
-// deleted runs EnsureDeleted until done, a few times at most (cloud deletes may be asynchronous).
-func deleted[S, O any](ctx context.Context, tr *scopetest.Tracker, r ResourceUnderTest[S, O], res ensure.Resource[S, O]) error {
-	const attempts = 10
-	for range attempts {
-		res, err := ensure.Deleted(ctx, tr, key(r), res, r.Options...)
-		if err != nil {
-			return fmt.Errorf("EnsureDeleted failed: %w", err)
-		}
-		if res.Done {
-			return nil
-		}
-		if res.RequeueAfter <= 0 || res.Reason == "" {
-			return fmt.Errorf("EnsureDeleted returned a result that is not done without a reason and a requeue: %+v", res)
-		}
-	}
-	return fmt.Errorf("EnsureDeleted not done after %d attempts", attempts)
-}
-
-func deleteIdempotent[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
-	tr, id, err := created(ctx, r, f)
+func deleteIdempotent[S, O any](ctx context.Context, h *harness[S, O]) error {
+	tr, id, err := h.created(ctx)
 	if err != nil {
 		return err
 	}
-	if err := deleted(ctx, tr, r, f.Resource); err != nil {
+	if err := h.deletedUntilDone(ctx, tr, h.f.Resource); err != nil {
 		return err
 	}
 	var errs []error
-	if got, ok := tr.ResourceID(key(r)); ok {
+	if got, ok := tr.ResourceID(h.key()); ok {
 		errs = append(errs, fmt.Errorf("the tracker still holds %q after the delete, want it forgotten", got))
 	}
-	errs = append(errs, wantCount(f, 0, "after EnsureDeleted"))
-	if err := deleted(ctx, tr, r, f.Resource); err != nil {
+	errs = append(errs, wantCount(h.f, 0, "after EnsureDeleted"))
+	if err := h.deletedUntilDone(ctx, tr, h.f.Resource); err != nil {
 		errs = append(errs, fmt.Errorf("second delete: %w", err))
 	}
-	if err := f.Resource.Delete(ctx, id); err != nil {
+	if err := h.unthrottled(func() error { return h.f.Resource.Delete(ctx, id) }); err != nil {
 		errs = append(errs, fmt.Errorf("Delete of %q, already gone, returned %w: NotFound must be a success", id, err))
 	}
-	if err := deleted(ctx, scopetest.NewTracker(""), r, f.Resource); err != nil {
+	if err := h.deletedUntilDone(ctx, scopetest.NewTracker(""), h.f.Resource); err != nil {
 		errs = append(errs, fmt.Errorf("delete before any ownership key: %w", err))
 	}
 	return errors.Join(errs...)
 }
 
-func deleteUntracked[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
+func deleteUntracked[S, O any](ctx context.Context, h *harness[S, O]) error {
 	tr := scopetest.NewTracker(scenarioOwnershipKey)
-	tr.FailNextPatch(errCrash)
-	_, _ = ensureOnce(ctx, tr, r, f.Resource)
-	if err := wantCount(f, 1, "after a create whose ID was not persisted"); err != nil {
+	if err := h.crash(ctx, tr, crashAfterCreate(h.f.Resource, tr)); err != nil {
 		return err
 	}
-	if err := deleted(ctx, tr.Restart(), r, f.Resource); err != nil {
+	if err := wantCount(h.f, 1, "after a create whose ID was not persisted"); err != nil {
 		return err
 	}
-	return wantCount(f, 0, "after EnsureDeleted of a resource never recorded (leaked)")
+	if err := h.deletedUntilDone(ctx, tr.Restart(), h.f.Resource); err != nil {
+		return err
+	}
+	return wantCount(h.f, 0, "after EnsureDeleted of a resource never recorded (leaked)")
 }
 
-func rejectsInvalid[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
-	res, cc := counted(f.Resource, nil)
-	_, err := ensure.Exists(ctx, scopetest.NewTracker(scenarioOwnershipKey), key(r), res, ensure.Given(r.InvalidSpec), r.Options...)
+func rejectsInvalid[S, O any](ctx context.Context, h *harness[S, O]) error {
+	res, cc := counted(h.f.Resource, nil)
+	_, err := ensure.Exists(ctx, scopetest.NewTracker(scenarioOwnershipKey), h.key(), res, ensure.Given(h.r.InvalidSpec), h.opts...)
 	var errs []error
 	if c := reconcile.Classify(reconcile.OpReconcile, step.Result{}, err); c.Class != reconcile.ClassTerminal || c.Reason != conditions.ReasonInvalidParameters {
 		errs = append(errs, fmt.Errorf("Ensure(InvalidSpec) returned %s, want a terminal %s error: Validate must reject it", errText(err), conditions.ReasonInvalidParameters))
@@ -508,7 +626,7 @@ func rejectsInvalid[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f 
 	if len(cc.calls) > 0 {
 		errs = append(errs, fmt.Errorf("Ensure(InvalidSpec) called the cloud: %q, want no call", cc.calls))
 	}
-	return errors.Join(append(errs, wantCount(f, 0, "after Ensure(InvalidSpec)"))...)
+	return errors.Join(append(errs, wantCount(h.f, 0, "after Ensure(InvalidSpec)"))...)
 }
 
 // errText describes an error that may be nil, for a message that is not about the error itself.

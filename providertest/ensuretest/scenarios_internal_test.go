@@ -59,6 +59,12 @@ func (n *networks) classify(err error) error {
 
 func (n *networks) ID(net *cloud.Network) string { return net.ID }
 
+// Guarantees declares what memcloud does: a network created with a token it has seen is the first one, and
+// its search lists a network at once (but when a fixture lags it, LagSearch).
+func (n *networks) Guarantees() ensure.Guarantees {
+	return ensure.Guarantees{Idempotency: ensure.IdempotentByToken, ImmediateSearch: true}
+}
+
 func (n *networks) Get(ctx context.Context, id string) (*cloud.Network, bool, error) {
 	net, err := n.c.GetNetwork(ctx, id)
 	if errors.Is(err, cloud.ErrNotFound) && !n.bugGetNotFoundError {
@@ -153,12 +159,12 @@ func TestEnsureScenariosPassForACorrectResource(t *testing.T) {
 // scenarioErrors runs, on a fresh fixture each, the scenarios that r's fixture can run, and returns the
 // error of each by name, and the names of those not run.
 func scenarioErrors[S, O any](t *testing.T, r ResourceUnderTest[S, O]) (map[string]error, []string) {
-	run, notRun := plan(ensureScenarios[S, O](), r.New(t))
+	run, hooks, others := plan(ensureScenarios[S, O](), r.New(t))
 	out := map[string]error{}
 	for _, sc := range run {
-		out[sc.name] = sc.run(context.Background(), r, r.New(t))
+		out[sc.name] = sc.run(t.Context(), newHarness(r, r.New(t)))
 	}
-	return out, names(notRun)
+	return out, names(slices.Concat(hooks, others))
 }
 
 func names[S, O any](scenarios []ensureScenario[S, O]) []string {
@@ -194,9 +200,17 @@ func assertOutcomes[S, O any](t *testing.T, r ResourceUnderTest[S, O], wantNotRu
 // The scenarios that a fixture without LagSearch, a Resource that is not a ensure.Updater, and a fixture
 // without MakePending cannot run.
 var (
-	searchLag = []string{"NoDuplicateAfterCrashBeforeRecordWithSearchLag", "NoDuplicateAfterLostCreateResponseWithSearchLag"}
-	updates   = []string{"NoUpdateWhenUpToDate", "UpdatesDriftOnce", "UpdateFailureIsRetried", "OutOfBandChangeDuringUpdate"}
-	pending   = []string{"WaitsWhilePending"}
+	lagging = []string{"NoDuplicateAfterCrashBeforeRecordWithSearchLag", "NoDuplicateAfterLostCreateResponseWithSearchLag"}
+	updates = []string{"NoUpdateWhenUpToDate", "UpdatesDriftOnce", "UpdateFailureIsRetried", "OutOfBandChangeDuringUpdate"}
+	pending = []string{"WaitsWhilePending"}
+)
+
+// The scenarios that apply only to an asynchronous cloud, to one without idempotent creates or an immediate
+// search, and to one with idempotent creates.
+var (
+	asynchronous = []string{"AsyncCreateHoldsNoWorker", "NoDuplicateAfterCrashBeforeRecordOfOperation", "NoLeakWhenDeletedDuringAsyncCreate", "CreatesAgainAfterFailedOperation"}
+	tokenless    = []string{"NoSecondCreateWhileSearchLags"}
+	idempotency  = []string{"AdoptsThroughIdempotencyAfterCrash"}
 )
 
 func TestEnsureScenariosCatchBugs(t *testing.T) {
@@ -220,6 +234,8 @@ func TestEnsureScenariosCatchBugs(t *testing.T) {
 				"CreatesWhenAbsent":              "Create must put the tags on the resource",
 				"AdoptsAfterStatusLoss":          "FindByTags must find the resource",
 				"DeleteRemovesUntrackedResource": "want 0",
+				// after the crash no search finds it, and the token answers with a resource reported as created
+				"AdoptsThroughIdempotencyAfterCrash": "want action \"Adopted\"",
 			},
 		},
 		{
@@ -228,6 +244,8 @@ func TestEnsureScenariosCatchBugs(t *testing.T) {
 				"CreatesWhenAbsent":              "Create must put the tags on the resource",
 				"AdoptsAfterStatusLoss":          "FindByTags must find the resource",
 				"DeleteRemovesUntrackedResource": "want 0",
+				// after the crash no search finds it, and the token answers with a resource reported as created
+				"AdoptsThroughIdempotencyAfterCrash": "want action \"Adopted\"",
 			},
 		},
 		{
@@ -265,7 +283,7 @@ func TestEnsureScenariosCatchBugs(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assertOutcomes(t, networkUnderTest(tc.res, true, tc.policy), slices.Concat(updates, pending), tc.failing)
+			assertOutcomes(t, networkUnderTest(tc.res, true, tc.policy), slices.Concat(updates, pending, asynchronous, tokenless), tc.failing)
 		})
 	}
 }
@@ -274,7 +292,7 @@ func TestEnsureScenarioLostResponseWithoutHook(t *testing.T) {
 	// Without FailNextCreateAfterChange the scenario wraps Create: the resource is created, the error returned.
 	r := networkUnderTest(networks{}, false, ReportTerminal)
 	f := r.New(t)
-	require.NoError(t, lostCreateResponse[cloud.NetworkSpec, *cloud.Network](false)(t.Context(), r, f))
+	require.NoError(t, lostCreateResponse[cloud.NetworkSpec, *cloud.Network](false)(t.Context(), newHarness(r, f)))
 	assert.Equal(t, 1, f.Count())
 }
 

@@ -13,31 +13,31 @@ import (
 // errUpdateFailed is the error of an update the scenarios make fail.
 var errUpdateFailed = errors.New("ensuretest: the update failed")
 
-// ensureCounted runs Ensure of ValidSpec through a call counter on res.
-func ensureCounted[S, O any](ctx context.Context, tr *scopetest.Tracker, r ResourceUnderTest[S, O], res ensure.Resource[S, O], failUpdate error) (ensure.Result[O], *callCounter[S, O], error) {
+// ensureCounted runs one reconcile's Ensure of ValidSpec through a call counter on res.
+func (h *harness[S, O]) ensureCounted(ctx context.Context, tr *scopetest.Tracker, res ensure.Resource[S, O], failUpdate error) (ensure.Result[O], *callCounter[S, O], error) {
 	wrapped, cc := counted(res, failUpdate)
-	out, err := ensure.Exists(ctx, tr, key(r), wrapped, ensure.Given(r.ValidSpec), r.Options...)
+	out, err := h.exists(ctx, tr, wrapped, ensure.Given(h.r.ValidSpec))
 	return out, cc, err
 }
 
 // drifted creates the resource and drifts it behind the Resource's back.
-func drifted[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) (*scopetest.Tracker, string, error) {
-	if f.Drift == nil {
+func drifted[S, O any](ctx context.Context, h *harness[S, O]) (*scopetest.Tracker, string, error) {
+	if h.f.Drift == nil {
 		return nil, "", errors.New("cannot run the update scenarios: the Resource is a ensure.Updater, so CloudFixture.Drift must not be nil")
 	}
-	tr, id, err := created(ctx, r, f)
+	tr, id, err := h.created(ctx)
 	if err != nil {
 		return nil, "", err
 	}
-	if err := f.Drift(id); err != nil {
+	if err := h.f.Drift(id); err != nil {
 		return nil, "", fmt.Errorf("cannot drift %q: %w", id, err)
 	}
 	return tr, id, nil
 }
 
 // wantUpToDate checks that Ensure now finds the resource up to date: no write, Done.
-func wantUpToDate[S, O any](ctx context.Context, tr *scopetest.Tracker, r ResourceUnderTest[S, O], f CloudFixture[S, O], when string) error {
-	out, cc, err := ensureCounted(ctx, tr, r, f.Resource, nil)
+func wantUpToDate[S, O any](ctx context.Context, h *harness[S, O], tr *scopetest.Tracker, when string) error {
+	out, cc, err := h.ensureCounted(ctx, tr, h.f.Resource, nil)
 	switch {
 	case err != nil:
 		return fmt.Errorf("%s: Ensure failed: %w", when, err)
@@ -49,12 +49,12 @@ func wantUpToDate[S, O any](ctx context.Context, tr *scopetest.Tracker, r Resour
 	return nil
 }
 
-func noUpdateWhenUpToDate[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
-	tr, _, err := created(ctx, r, f)
+func noUpdateWhenUpToDate[S, O any](ctx context.Context, h *harness[S, O]) error {
+	tr, _, err := h.created(ctx)
 	if err != nil {
 		return err
 	}
-	return errors.Join(wantUpToDate(ctx, tr, r, f, "right after the create"), wantUpToDate(ctx, tr, r, f, "again"))
+	return errors.Join(wantUpToDate(ctx, h, tr, "right after the create"), wantUpToDate(ctx, h, tr, "again"))
 }
 
 // wantUpdated checks one Ensure of a drifted resource: exactly one Update, nothing created, a result that
@@ -74,101 +74,106 @@ func wantUpdated[S, O any](out ensure.Result[O], cc *callCounter[S, O], id strin
 	return errors.Join(errs...)
 }
 
-func updatesDriftOnce[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
-	tr, id, err := drifted(ctx, r, f)
+func updatesDriftOnce[S, O any](ctx context.Context, h *harness[S, O]) error {
+	tr, id, err := drifted(ctx, h)
 	if err != nil {
 		return err
 	}
-	out, cc, err := ensureCounted(ctx, tr, r, f.Resource, nil)
+	out, cc, err := h.ensureCounted(ctx, tr, h.f.Resource, nil)
 	if err != nil {
 		return fmt.Errorf("cannot ensure a drifted resource: %w", err)
 	}
-	return errors.Join(wantUpdated(out, cc, id), wantCount(f, 1, "after the update (the resource was re-created)"),
-		wantUpToDate(ctx, tr, r, f, "after the update"))
+	return errors.Join(wantUpdated(out, cc, id), wantCount(h.f, 1, "after the update (the resource was re-created)"),
+		wantUpToDate(ctx, h, tr, "after the update"))
 }
 
-func updateFailureIsRetried[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
-	tr, id, err := drifted(ctx, r, f)
+func updateFailureIsRetried[S, O any](ctx context.Context, h *harness[S, O]) error {
+	tr, id, err := drifted(ctx, h)
 	if err != nil {
 		return err
 	}
-	_, _, err = ensureCounted(ctx, tr, r, f.Resource, errUpdateFailed)
+	_, _, err = h.ensureCounted(ctx, tr, h.f.Resource, errUpdateFailed)
 	switch c := classOf(err); {
 	case err == nil:
 		return errors.New("ensure succeeded although its update failed: want an error that is retried")
 	case !retried(c):
 		return fmt.Errorf("ensure after a failed update returned %w, of class %s, want an error that is retried (Transient or Throttled)", err, c)
 	}
-	out, cc, err := ensureCounted(ctx, tr, r, f.Resource, nil)
+	out, cc, err := h.ensureCounted(ctx, tr, h.f.Resource, nil)
 	if err != nil {
 		return fmt.Errorf("retry of Ensure failed: %w", err)
 	}
-	return errors.Join(wantUpdated(out, cc, id), wantCount(f, 1, "after the retried update"))
+	return errors.Join(wantUpdated(out, cc, id), wantCount(h.f, 1, "after the retried update"))
 }
 
 // changeDuringUpdate: something changes the resource again while Ensure updates it; the next Ensure sees the
 // new drift and updates again, and never re-creates.
-func changeDuringUpdate[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
-	tr, id, err := drifted(ctx, r, f)
+func changeDuringUpdate[S, O any](ctx context.Context, h *harness[S, O]) error {
+	tr, id, err := drifted(ctx, h)
 	if err != nil {
 		return err
 	}
-	u := f.Resource.(ensure.Updater[S, O])
-	racing := wrap(f.Resource, f.Resource, func(ctx context.Context, id string, spec S, obs O) (O, error) {
+	u := h.f.Resource.(ensure.Updater[S, O])
+	racing := wrap(h.f.Resource, h.f.Resource, func(ctx context.Context, id string, spec S, obs O) (O, error) {
 		out, err := u.Update(ctx, id, spec, obs)
 		if err == nil {
-			err = f.Drift(id) // the out-of-band change lands right after the update
+			err = h.f.Drift(id) // the out-of-band change lands right after the update
 		}
 		return out, err
 	})
-	if _, _, err := ensureCounted(ctx, tr, r, racing, nil); err != nil {
+	if _, _, err := h.ensureCounted(ctx, tr, racing, nil); err != nil {
 		return fmt.Errorf("cannot ensure a drifted resource: %w", err)
 	}
-	out, cc, err := ensureCounted(ctx, tr, r, f.Resource, nil)
+	out, cc, err := h.ensureCounted(ctx, tr, h.f.Resource, nil)
 	if err != nil {
 		return fmt.Errorf("cannot ensure after the racing change: %w", err)
 	}
-	return errors.Join(wantUpdated(out, cc, id), wantCount(f, 1, "after the racing change"),
-		wantUpToDate(ctx, tr, r, f, "after the second update"))
+	return errors.Join(wantUpdated(out, cc, id), wantCount(h.f, 1, "after the racing change"),
+		wantUpToDate(ctx, h, tr, "after the second update"))
 }
 
-func lazySpec[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
-	computed := 0
-	spec := ensure.Lazy(func(context.Context) (S, error) { computed++; return r.ValidSpec, nil })
+func lazySpec[S, O any](ctx context.Context, h *harness[S, O]) error {
+	computed := map[int]int{} // by reconcile
+	spec := ensure.Lazy(func(context.Context) (S, error) { computed[h.reconciles]++; return h.r.ValidSpec, nil })
 	tr := scopetest.NewTracker(scenarioOwnershipKey)
-	if _, err := ensure.Exists(ctx, tr, key(r), f.Resource, spec, r.Options...); err != nil {
+	if _, err := h.ensureSpecUntilDone(ctx, tr, h.f.Resource, spec); err != nil {
 		return fmt.Errorf("cannot ensure with a lazy spec: %w", err)
 	}
 	var errs []error
-	if computed != 1 {
-		errs = append(errs, fmt.Errorf("a create computed the lazy spec %d times, want 1", computed))
+	if len(computed) == 0 {
+		errs = append(errs, errors.New("a create never computed the lazy spec, want it computed to create"))
 	}
-	computed = 0
-	if _, err := ensure.Exists(ctx, tr, key(r), f.Resource, spec, r.Options...); err != nil {
+	for reconcile, n := range computed {
+		if n > 1 {
+			errs = append(errs, fmt.Errorf("reconcile %d computed the lazy spec %d times, want at most 1", reconcile, n))
+		}
+	}
+	clear(computed)
+	if _, err := h.exists(ctx, tr, h.f.Resource, spec); err != nil {
 		return fmt.Errorf("cannot ensure the found resource with a lazy spec: %w", err)
 	}
 	want := 0
-	if _, ok := f.Resource.(ensure.Updater[S, O]); ok {
+	if _, ok := h.f.Resource.(ensure.Updater[S, O]); ok {
 		want = 1 // Diff compares the found resource with it
 	}
-	if computed != want {
-		errs = append(errs, fmt.Errorf("ensure of a found resource computed the lazy spec %d times, want %d", computed, want))
+	if n := computed[h.reconciles]; n != want {
+		errs = append(errs, fmt.Errorf("ensure of a found resource computed the lazy spec %d times, want %d", n, want))
 	}
-	return errors.Join(append(errs, wantCount(f, 1, "after two Ensures with a lazy spec"))...)
+	return errors.Join(append(errs, wantCount(h.f, 1, "after Ensures with a lazy spec"))...)
 }
 
-func waitsWhilePending[S, O any](ctx context.Context, r ResourceUnderTest[S, O], f CloudFixture[S, O]) error {
-	if _, ok := f.Resource.(ensure.PendingReporter[O]); !ok {
+func waitsWhilePending[S, O any](ctx context.Context, h *harness[S, O]) error {
+	if _, ok := h.f.Resource.(ensure.PendingReporter[O]); !ok {
 		return errors.New("cannot run the pending scenario: CloudFixture.MakePending is set, so the Resource must implement ensure.PendingReporter")
 	}
-	tr, id, err := created(ctx, r, f)
+	tr, id, err := h.created(ctx)
 	if err != nil {
 		return err
 	}
-	if err := f.MakePending(id); err != nil {
+	if err := h.f.MakePending(id); err != nil {
 		return fmt.Errorf("cannot make %q pending: %w", id, err)
 	}
-	out, cc, err := ensureCounted(ctx, tr, r, f.Resource, nil)
+	out, cc, err := h.ensureCounted(ctx, tr, h.f.Resource, nil)
 	if err != nil {
 		return fmt.Errorf("cannot ensure a pending resource: %w", err)
 	}
@@ -180,5 +185,5 @@ func waitsWhilePending[S, O any](ctx context.Context, r ResourceUnderTest[S, O],
 		errs = append(errs, fmt.Errorf("ensure of a pending resource returned ID %q and %+v, want ID %q and a result that is not done, with a reason and a requeue: Pending must report the state",
 			out.ID, out.Result, id))
 	}
-	return errors.Join(append(errs, wantCount(f, 1, "while pending"))...)
+	return errors.Join(append(errs, wantCount(h.f, 1, "while pending"))...)
 }
