@@ -19,13 +19,13 @@ var (
 	// CloudCalls counts cloud calls by resource kind, operation and outcome.
 	CloudCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "capkit_cloud_calls_total",
-		Help: "Cloud calls made by capkit's Ensure and EnsureDeleted, by resource kind, operation and outcome.",
+		Help: "Cloud calls made through capkit's ensure (Exists, Deleted, Call), by resource kind, operation and outcome.",
 	}, []string{"resource", "operation", "outcome"})
 
 	// CloudCallDuration is the latency of cloud calls by resource kind and operation.
 	CloudCallDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "capkit_cloud_call_duration_seconds",
-		Help:    "Latency of the cloud calls made by capkit's Ensure and EnsureDeleted.",
+		Help:    "Latency of the cloud calls made through capkit's ensure (Exists, Deleted, Call).",
 		Buckets: prometheus.ExponentialBuckets(0.001, 4, 8), // 1ms to 16s
 	}, []string{"resource", "operation"})
 

@@ -3,6 +3,7 @@ package reconcile_test
 import (
 	"context"
 	"fmt"
+	"maps"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,23 +28,40 @@ import (
 type vmSpec struct{ Image string }
 
 // vm is a VM as the toy cloud reports it.
-type vm struct{ ID string }
+type vm struct {
+	ID   string
+	Tags map[string]string
+}
 
-// toyVMs is a cloud API of VMs (ID → VM), as ensure.ResourceFuncs over a map.
+// toyVMs is a cloud API of VMs (ID → VM), as ensure.ResourceFuncs over a map. Its creates ignore the idempotency
+// token, and its tag search lists a VM as soon as the create returns: the Resource declares both, so that
+// ensure.Exists writes no note before a create (ensure.Guarantees).
 func toyVMs(vms map[string]*vm) ensure.Resource[vmSpec, *vm] {
 	return ensure.NewResource(ensure.ResourceFuncs[vmSpec, *vm]{
 		GetFunc: func(_ context.Context, id string) (*vm, bool, error) {
 			v, ok := vms[id]
 			return v, ok, nil
 		},
-		FindByTagsFunc: func(context.Context, map[string]string) (*vm, bool, error) { return nil, false, nil },
-		CreateFunc: func(context.Context, vmSpec, string, map[string]string) (*vm, error) {
-			v := &vm{ID: fmt.Sprintf("vm-%d", len(vms)+1)}
+		FindByTagsFunc: func(_ context.Context, tags map[string]string) (*vm, bool, error) {
+		next:
+			for _, v := range vms {
+				for k, want := range tags {
+					if v.Tags[k] != want {
+						continue next
+					}
+				}
+				return v, true, nil
+			}
+			return nil, false, nil
+		},
+		CreateFunc: func(_ context.Context, _ vmSpec, _ string, tags map[string]string) (*vm, error) {
+			v := &vm{ID: fmt.Sprintf("vm-%d", len(vms)+1), Tags: maps.Clone(tags)}
 			vms[v.ID] = v
 			return v, nil
 		},
 		DeleteFunc: func(_ context.Context, id string) error { delete(vms, id); return nil },
 		IDFunc:     func(v *vm) string { return v.ID },
+		Guarantees: ensure.Guarantees{Idempotency: ensure.NotIdempotent, ImmediateSearch: true},
 	})
 }
 
@@ -51,7 +69,9 @@ func toyVMs(vms map[string]*vm) ensure.Resource[vmSpec, *vm] {
 // MemMachine (capkit's example provider). Reconcile adds the finalizer, waits for the Cluster's
 // infrastructure and the bootstrap data, runs the steps and writes their conditions. The VM's spec is Lazy:
 // the bootstrap data Secret is read only when the VM must be created, so the second reconcile of the
-// provisioned machine makes no API request at all, and one cloud read.
+// provisioned machine makes no API request at all, and one cloud read. The first makes 4 writes (finalizer and
+// ownership key, the VM's ID, spec, status) because toyVMs declares its immediate search; a Resource that declares
+// nothing makes one more, the note of the create (ensure.Guarantees).
 func ExampleNewMachineReconcilerFor() {
 	ctx := context.Background()
 	cloud := toyVMs(map[string]*vm{})

@@ -36,21 +36,34 @@ const bootstrapSecret = "#cloud-config\nSUPER-SECRET-JOIN-TOKEN\n"
 // secret name or not) and its FooMachine.
 func newFooMachine(t *testing.T, ns string, infraReady bool, dataSecret string) *testtypes.FooMachine {
 	t.Helper()
-	ctx := t.Context()
 	createCluster(t, ns, "c1", func(u *unstructured.Unstructured) {
 		_ = unstructured.SetNestedField(u.Object, infraReady, "status", "initialization", "infrastructureProvisioned")
 	})
+	return addFooMachine(t, ns, "m1", dataSecret)
+}
+
+// createBootstrapSecret creates the bootstrap data Secret name, holding bootstrapSecret.
+func createBootstrapSecret(t *testing.T, ns, name string) {
+	t.Helper()
+	require.NoError(t, env.Client.Create(t.Context(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Data: map[string][]byte{"value": []byte(bootstrapSecret)}}))
+}
+
+// addFooMachine creates a Machine name of Cluster c1 (with a bootstrap data secret name or not) and its FooMachine.
+func addFooMachine(t *testing.T, ns, name, dataSecret string) *testtypes.FooMachine {
+	t.Helper()
+	ctx := t.Context()
 	machine := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Machine",
-		"metadata": map[string]any{"namespace": ns, "name": "m1", "labels": map[string]any{contract.ClusterNameLabel: "c1"}},
+		"metadata": map[string]any{"namespace": ns, "name": name, "labels": map[string]any{contract.ClusterNameLabel: "c1"}},
 		"spec": map[string]any{"clusterName": "c1", "bootstrap": map[string]any{"dataSecretName": dataSecret},
-			"infrastructureRef": map[string]any{"apiGroup": testtypes.GroupVersion.Group, "kind": "FooMachine", "name": "m1"}},
+			"infrastructureRef": map[string]any{"apiGroup": testtypes.GroupVersion.Group, "kind": "FooMachine", "name": name}},
 	}}
 	if dataSecret == "" {
 		unstructured.RemoveNestedField(machine.Object, "spec", "bootstrap", "dataSecretName")
 	}
 	require.NoError(t, env.Client.Create(ctx, machine))
-	obj := &testtypes.FooMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1",
+	obj := &testtypes.FooMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name,
 		Labels:          map[string]string{contract.ClusterNameLabel: "c1"},
 		OwnerReferences: []metav1.OwnerReference{ownerRef(machine)}}}
 	require.NoError(t, env.Client.Create(ctx, obj))
@@ -63,6 +76,18 @@ type machineFixture struct {
 	rec   *fakecloud.Recorder
 	r     *reconcile.MachineReconciler[*testtypes.FooMachine]
 	calls int
+	// inProviderID makes the service keep the VM's ID in spec.providerID (scope.ProviderIDTracker) instead of
+	// status.resources.
+	inProviderID bool
+}
+
+// tracker is where the service keeps the VM's ID.
+func (f *machineFixture) tracker(s machineScope) (scope.ResourceTracker, error) {
+	if !f.inProviderID {
+		return s, nil
+	}
+	return scope.ProviderIDTracker(s, s.InfraMachine(), "vm", func(id string) string { return "foo://" + id },
+		func(pid string) (string, error) { return strings.TrimPrefix(pid, "foo://"), nil })
 }
 
 func newMachineFixture(t *testing.T, opts ...reconcile.Option) *machineFixture {
@@ -71,8 +96,12 @@ func newMachineFixture(t *testing.T, opts ...reconcile.Option) *machineFixture {
 		ReconcileFunc: func(ctx context.Context, s machineScope) (step.Result, error) {
 			f.calls++
 			m := s.InfraMachine()
+			tr, err := f.tracker(s)
+			if err != nil {
+				return step.Result{}, err
+			}
 			if m.IsProvisioned() {
-				_, err := ensure.Exists(ctx, s, "vm", f.cloud, ensure.Given(fakecloud.Spec{CIDR: "x"}))
+				_, err := ensure.Exists(ctx, tr, "vm", f.cloud, ensure.Given(fakecloud.Spec{CIDR: "x"}))
 				return step.Result{Done: err == nil}, err
 			}
 			data, _, err := s.BootstrapData(ctx)
@@ -82,7 +111,7 @@ func newMachineFixture(t *testing.T, opts ...reconcile.Option) *machineFixture {
 			if len(data) == 0 {
 				return step.Result{}, fmt.Errorf("no data")
 			}
-			res, err := ensure.Exists(ctx, s, "vm", f.cloud, ensure.Given(fakecloud.Spec{CIDR: "x"}))
+			res, err := ensure.Exists(ctx, tr, "vm", f.cloud, ensure.Given(fakecloud.Spec{CIDR: "x"}))
 			if err != nil {
 				return step.Result{}, err
 			}
@@ -100,28 +129,66 @@ func newMachineFixture(t *testing.T, opts ...reconcile.Option) *machineFixture {
 	return f
 }
 
+// TestMachineReconcileProvisionsWithinWriteBudget: the API writes of provisioning a machine, by where its VM's ID
+// is kept and what its cloud declares; a no-op reconcile writes nothing either way.
+//
+// With the ID in status.resources, a cloud that declares its immediate search costs 4 writes: finalizer and
+// ownership key; the checkpoint of the ID (status); spec.providerID; the final status. One that declares nothing
+// (ensure's careful default) costs 3 more: the note of the create is persisted before the cloud is called (a
+// metadata patch, and a status patch for what the reconcile changed in status so far, Paused=False), and the
+// checkpoint of the ID clears the note (a metadata patch besides its status patch).
+//
+// With the ID in spec.providerID (scope.ProviderIDTracker) the checkpoint is the spec patch and the final status
+// the only other write: 3 writes, and exactly one more, the note, when the cloud declares nothing; the checkpoint's
+// spec patch clears the note with it.
 func TestMachineReconcileProvisionsWithinWriteBudget(t *testing.T) {
-	ns := env.Namespace(t, "rec")
-	ctx := t.Context()
-	require.NoError(t, env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1-data"},
-		Data: map[string][]byte{"value": []byte(bootstrapSecret)}}))
-	obj := newFooMachine(t, ns, true, "m1-data")
-	f := newMachineFixture(t)
+	immediate := fakecloud.New().Declared
+	tests := []struct {
+		name         string
+		declared     ensure.Guarantees
+		inProviderID bool
+		wantWrites   int
+		wantNoted    bool // the create was noted on the object before the cloud was called
+	}{
+		{name: "tokens and an immediate search, ID in status", declared: immediate, wantWrites: 4},
+		{name: "nothing declared, ID in status", wantWrites: 4 + 3, wantNoted: true},
+		{name: "tokens and an immediate search, ID in spec.providerID", declared: immediate, inProviderID: true, wantWrites: 3},
+		{name: "nothing declared, ID in spec.providerID", inProviderID: true, wantWrites: 3 + 1, wantNoted: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ns := env.Namespace(t, "rec")
+			ctx := t.Context()
+			createBootstrapSecret(t, ns, "m1-data")
+			obj := newFooMachine(t, ns, true, "m1-data")
+			f := newMachineFixture(t)
+			f.cloud.Declared, f.inProviderID = tt.declared, tt.inProviderID
+			noted := false
+			f.cloud.BeforeCall = func(method string) error {
+				if method == "Create" {
+					_, noted = get(t, &testtypes.FooMachine{ObjectMeta: obj.ObjectMeta}).Annotations[scope.PendingAnnotationPrefix+"vm"]
+				}
+				return nil
+			}
 
-	_, err := f.r.Reconcile(ctx, req(obj))
-	require.NoError(t, err)
-	assert.Equal(t, 4, f.cc.Writes(), "finalizer+key, checkpoint, spec providerID, final status: %v", f.cc.Log())
-	got := get(t, &testtypes.FooMachine{ObjectMeta: obj.ObjectMeta})
-	assert.Equal(t, "foo://net-1", got.Spec.ProviderID)
-	require.NotNil(t, got.Status.Initialization)
-	assert.True(t, *got.Status.Initialization.Provisioned)
-	assert.True(t, conditions.IsTrue(got, conditions.Ready))
+			_, err := f.r.Reconcile(ctx, req(obj))
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantWrites, f.cc.Writes(), "%v", f.cc.Log())
+			assert.Equal(t, tt.wantNoted, noted, "the create was noted before it was called")
+			got := get(t, &testtypes.FooMachine{ObjectMeta: obj.ObjectMeta})
+			assert.NotContains(t, got.Annotations, scope.PendingAnnotationPrefix+"vm", "the checkpoint of the ID clears the note")
+			assert.Equal(t, "foo://net-1", got.Spec.ProviderID)
+			require.NotNil(t, got.Status.Initialization)
+			assert.True(t, *got.Status.Initialization.Provisioned)
+			assert.True(t, conditions.IsTrue(got, conditions.Ready))
 
-	f.cc.Reset()
-	_, err = f.r.Reconcile(ctx, req(obj))
-	require.NoError(t, err)
-	assert.Zero(t, f.cc.Writes(), "a no-op reconcile of a provisioned machine writes nothing: %v", f.cc.Log())
-	assert.Equal(t, 1, f.cloud.Count())
+			f.cc.Reset()
+			_, err = f.r.Reconcile(ctx, req(obj))
+			require.NoError(t, err)
+			assert.Zero(t, f.cc.Writes(), "a no-op reconcile of a provisioned machine writes nothing: %v", f.cc.Log())
+			assert.Equal(t, 1, f.cloud.Count())
+		})
+	}
 }
 
 func TestMachineReconcileWaits(t *testing.T) {
@@ -187,8 +254,7 @@ func TestBootstrapDataNeverLeaks(t *testing.T) {
 func TestMachineReconcileResync(t *testing.T) {
 	ns := env.Namespace(t, "rec")
 	ctx := t.Context()
-	require.NoError(t, env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1-data"},
-		Data: map[string][]byte{"value": []byte(bootstrapSecret)}}))
+	createBootstrapSecret(t, ns, "m1-data")
 	obj := newFooMachine(t, ns, true, "m1-data")
 
 	res, err := newMachineFixture(t).r.Reconcile(ctx, req(obj))

@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -81,8 +80,7 @@ func newPool(t *testing.T, ns string, replicas int64, dataSecret string) (*testt
 		"infrastructureRef": map[string]any{"apiGroup": testtypes.GroupVersion.Group, "kind": "FooMachinePool", "name": "pool"}}
 	if dataSecret != "" {
 		tmpl["bootstrap"] = map[string]any{"dataSecretName": dataSecret}
-		require.NoError(t, env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: dataSecret},
-			Data: map[string][]byte{"value": []byte(bootstrapSecret)}}))
+		createBootstrapSecret(t, ns, dataSecret)
 	}
 	mp := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "MachinePool",

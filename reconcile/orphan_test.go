@@ -6,9 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -112,8 +110,7 @@ func TestOwnersDeletedBeforeTheirInfraMachineLeakNothing(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ns := env.Namespace(t, "rec")
 			ctx := t.Context()
-			require.NoError(t, env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1-data"},
-				Data: map[string][]byte{"value": []byte(bootstrapSecret)}}))
+			createBootstrapSecret(t, ns, "m1-data")
 			obj := newFooMachine(t, ns, true, "m1-data")
 			r, cloud, seen := newDeletingMachineFixture(t)
 			_, err := r.Reconcile(ctx, req(obj))

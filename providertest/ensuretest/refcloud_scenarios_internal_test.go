@@ -2,7 +2,6 @@ package ensuretest
 
 import (
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,35 +10,10 @@ import (
 	"github.com/capkit/capkit/reconcile/ensure"
 )
 
-// ensureGaps are the scenarios that fail on a reference cloud because of reconcile/ensure, not of the cloud,
-// with a part of their message. On an asynchronous cloud with tokens whose search lags, the resource that the
-// token returns after a crash (the operation of the first create) is reported as created, not adopted. When
-// ensure reports it as adopted, TestScenariosPassOnEveryReferenceCloud fails: remove the entry.
-var ensureGaps = map[string]string{"AdoptsThroughIdempotencyAfterCrash": `with action "Created", want action "Adopted"`}
-
-// hasEnsureGaps reports whether cfg is a cloud on which the ensureGaps fail.
-func hasEnsureGaps(cfg refConfig) bool { return cfg.async && cfg.lag && cfg.tokens }
-
 func TestScenariosPassOnEveryReferenceCloud(t *testing.T) {
 	for _, cfg := range refConfigs() {
 		t.Run(cfg.String(), func(t *testing.T) {
-			if !hasEnsureGaps(cfg) {
-				RunScenarios(t, refUnderTest(cfg))
-				return
-			}
-			f := runFake(t, func(t tester) { runScenarios(t, refUnderTest(cfg)) })
-			require.NotEmpty(t, f.subtests)
-			for _, sub := range f.subtests {
-				name := strings.TrimPrefix(sub.name, f.name+"/")
-				want, gap := ensureGaps[name]
-				if !gap {
-					assert.False(t, sub.failed, "%s: %q", name, sub.errs)
-					continue
-				}
-				if assert.True(t, sub.failed, "%s passes: ensure's gap is closed, remove it from ensureGaps", name) && assert.Len(t, sub.errs, 1) {
-					assert.Contains(t, sub.errs[0], want, name)
-				}
-			}
+			RunScenarios(t, refUnderTest(cfg))
 		})
 	}
 }

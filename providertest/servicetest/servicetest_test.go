@@ -40,6 +40,16 @@ func instanceID(pid string) (string, error) {
 	return id, nil
 }
 
+// declared is a mocked Resource of a cloud with idempotency tokens whose search lists a resource as soon as its
+// create returns, as the cases here expect (the next Ensure adopts what a failed checkpoint left): it declares so,
+// and ensure notes no create before calling it.
+type declared[S, O any] struct{ *mocks.MockResource[S, O] }
+
+// Guarantees declares the tokens and the immediate search.
+func (declared[S, O]) Guarantees() ensure.Guarantees {
+	return ensure.Guarantees{Idempotency: ensure.IdempotentByToken, ImmediateSearch: true}
+}
+
 // vmService is a provider's machine service: one VM per machine, its ID in spec.providerID.
 // Its VMs are observed as their IDs (string): all this service reads of them.
 type vmService struct {
@@ -112,7 +122,7 @@ func TestRunMachineCases(t *testing.T) {
 	newService := func(t *testing.T) (reconcile.Service[scope.MachineScoper[*testtypes.FooMachine]], *mocks.MockResource[vmSpec, string]) {
 		vms := mocks.NewMockResource[vmSpec, string](gomock.NewController(t))
 		vms.EXPECT().ID(gomock.Any()).DoAndReturn(func(id string) string { return id }).AnyTimes()
-		return &vmService{vms: vms}, vms
+		return &vmService{vms: declared[vmSpec, string]{vms}}, vms
 	}
 	type fake = *scopetest.FakeMachineScope[*testtypes.FooMachine]
 	type vms = *mocks.MockResource[vmSpec, string]
@@ -229,7 +239,7 @@ func TestProviderIDFromAnEnsuredID(t *testing.T) {
 		vms := mocks.NewMockResource[vmSpec, string](gomock.NewController(t))
 		vms.EXPECT().ID(gomock.Any()).DoAndReturn(func(id string) string { return id }).AnyTimes()
 		vms.EXPECT().Validate(gomock.Any()).Return(nil).AnyTimes()
-		return svc(vms), vms
+		return svc(declared[vmSpec, string]{vms}), vms
 	}
 	type fake = *scopetest.FakeMachineScope[*testtypes.FooMachine]
 	type vms = *mocks.MockResource[vmSpec, string]
@@ -297,7 +307,7 @@ func TestRunClusterCases(t *testing.T) {
 		nets := mocks.NewMockResource[string, string](gomock.NewController(t))
 		nets.EXPECT().Validate(gomock.Any()).Return(nil).AnyTimes()
 		nets.EXPECT().ID(gomock.Any()).DoAndReturn(func(id string) string { return id }).AnyTimes()
-		return networkService{nets: nets}, nets
+		return networkService{nets: declared[string, string]{nets}}, nets
 	}
 	type fake = *scopetest.FakeClusterScope[*testtypes.FooCluster]
 	type nets = *mocks.MockResource[string, string]

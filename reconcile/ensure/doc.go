@@ -5,8 +5,12 @@
 // one that exists. Exists(ctx, scope, key, resource, spec) reads the tracked ID (one Get) and, when it is
 // gone, adopts a resource tagged with the owner's ownership key and the resource key, else creates it with
 // those tags and an idempotency token derived from both, then records the ID and persists it at once. A
-// crash between create and record never makes a second resource: the next Exists adopts it by its tags or
-// gets it back from the cloud by its token. Exists returns the observation, so a service never reads the
+// crash between create and record never makes a second resource, and a delete then never leaks one, as far as
+// what the Resource declares of its cloud (Guarantees) is true: the next Exists adopts it by its tags, gets it back
+// from the cloud by its token or name, or waits until the search would list it, and Deleted looks for it as long.
+// The table of docs/services-and-ensure.md says what holds and what it costs under each declaration; a Resource
+// that declares nothing gets the careful behaviour. A Create may return Accepted(op): the operation is checkpointed
+// and polled on later reconciles (OperationPoller), and no worker waits for it. Exists returns the observation, so a service never reads the
 // resource twice in one reconcile, and a step.Result: Done, or not done while the resource is pending
 // (PendingReporter), after an in-place update of drift (Updater, conditions.ReasonDriftCorrected), or when the
 // drift cannot be updated in place (conditions.ReasonNeedsReplacement, reported and never repaired). The spec is
@@ -18,8 +22,20 @@
 // poll interval (step.Env.PollInterval: the reconciler's reconcile.WithPollInterval), or a resource's own
 // (WithPollInterval).
 //
+// Clouds differ in what they promise, and a Resource says what its cloud does (Declarer, or
+// ResourceFuncs.Guarantees): whether a repeated create returns the first resource (IdempotentByToken,
+// IdempotentByName) and whether a new resource is listed by the tag search at once (ImmediateSearch) or up to
+// SearchLag later. Exists and Deleted use exactly what is declared; a Resource that declares nothing is treated
+// with care: before a create, Exists notes it on the infra object (scope.PendingTracker) and persists the note, no
+// second create is made on a cloud without idempotent creates while the search may still miss the first
+// (DefaultSearchLag), and Deleted does not conclude "gone" before that either. A create the cloud runs as an
+// operation returns Accepted(op) from Create: the handle is checkpointed in the note, the worker is released, and
+// later reconciles poll it (OperationPoller) until it ends.
+//
 // Every cloud call waits for the reconcile's rate limiter (step.Env.Wait), is counted in capkit's metrics, and a
-// call the cloud throttles with a short hint (step.Throttled) is retried in place a few times.
+// call the cloud throttles with a short hint (step.Throttled) is retried in place a few times. A Resource's function
+// that makes more than one cloud call (a Create that creates, then reads) makes the others through Call, which does
+// the same.
 //
 // NewResource builds a Resource from functions (ResourceFuncs), a PendingReporter or Updater only when
 // given their functions; GoneIfNotFound, FindOldest and IgnoreErrors turn a cloud SDK's get, list and delete

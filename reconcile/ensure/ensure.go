@@ -41,7 +41,11 @@ type Resource[S, O any] interface {
 	FindByTags(ctx context.Context, tags map[string]string) (obs O, found bool, err error)
 	// Create creates the resource with tags and returns it. token is an idempotency token: a cloud that
 	// supports one must return the resource it created before for the same token instead of creating a
-	// second one; Exists passes the same token on every attempt for the same owner and key.
+	// second one; Exists passes the same token on every attempt for the same owner and key. A create the cloud
+	// runs as an operation returns Accepted(handle) (the Resource is then an OperationPoller). Return
+	// step.Throttled or step.Terminal only when the cloud made nothing: Exists retries a throttled Create and
+	// forgets its note; make every further call of a composite Create through Call, whose throttling is not taken
+	// for a refused create.
 	Create(ctx context.Context, spec S, token string, tags map[string]string) (O, error)
 	// Delete deletes the resource with cloud ID id; deleting a resource that does not exist is not an error.
 	Delete(ctx context.Context, id string) error
@@ -201,6 +205,8 @@ type run[S, O any] struct {
 	opts     options
 	// adoptedBy says how an adopted resource was found, for the event.
 	adoptedBy string
+	// retry is set when an earlier create's outcome is unknown.
+	retry bool
 }
 
 // desired returns the spec, computing and validating a lazy one on first use.
@@ -376,6 +382,7 @@ func (c *run[S, O]) waitForSearch(note inflight, left time.Duration) error {
 // create's outcome is unknown: a resource an idempotent cloud returns for it is reported as adopted.
 func (c *run[S, O]) create(ctx context.Context, ownershipKey string, retry bool) (Result[O], error) {
 	var out Result[O]
+	c.retry = retry
 	spec, err := c.desired(ctx)
 	if err != nil {
 		return out, err
@@ -395,8 +402,8 @@ func (c *run[S, O]) create(ctx context.Context, ownershipKey string, retry bool)
 	switch {
 	case errors.As(err, &accepted):
 		return out, c.accepted(ctx, accepted.Operation)
-	case err != nil && step.IsTerminal(err):
-		// The cloud refused the create: nothing was made, nothing to wait for.
+	case err != nil && refused(err):
+		// The cloud refused the create (invalid, over quota, throttled): nothing was made, nothing to wait for.
 		if cerr := c.n.clear(); cerr != nil {
 			return out, cerr
 		}
@@ -404,7 +411,7 @@ func (c *run[S, O]) create(ctx context.Context, ownershipKey string, retry bool)
 	case err != nil:
 		return out, fmt.Errorf("cannot create resource %q: %w", c.key, err)
 	}
-	if retry && c.g.idempotent() {
+	if c.retry && c.g.idempotent() {
 		c.adoptedBy = "through its idempotency (an earlier create's outcome was unknown)"
 		return c.observed(obs, ActionAdopted)
 	}
@@ -419,7 +426,7 @@ func (c *run[S, O]) accepted(ctx context.Context, op string) error {
 	if c.n.pt == nil {
 		return fmt.Errorf("cannot track operation %q of resource %q: the tracker keeps no notes (it is not a scope.PendingTracker)", op, c.key)
 	}
-	note := inflight{since: c.opts.now(), op: op}
+	note := inflight{since: c.opts.now(), op: op, recovered: c.retry && c.g.idempotent()}
 	if prev, ok := c.n.get(); ok && prev.op == "" {
 		note.since = prev.since // the search lag counts from the create call
 	}
@@ -450,6 +457,11 @@ func (c *run[S, O]) pollCreate(ctx context.Context, note inflight) (Result[O], b
 		return Result[O]{}, true, fmt.Errorf("cannot read operation %q of resource %q: %w", note.op, c.key, err)
 	case !done:
 		return Result[O]{}, true, &waitError{c.operationWait(note.op)}
+	}
+	if note.recovered {
+		c.adoptedBy = "through its idempotency (an earlier create's outcome was unknown)"
+		out, err := c.observed(obs, ActionAdopted)
+		return out, true, err
 	}
 	out, err := c.observed(obs, ActionCreated)
 	return out, true, err
@@ -492,6 +504,14 @@ func (c *run[S, O]) settle(ctx context.Context, out Result[O]) (Result[O], error
 		return out, nil
 	}
 	obs, err := c.r.update(ctx, u, out.ID, spec, out.Observed)
+	var accepted *AcceptedError
+	if errors.As(err, &accepted) {
+		// The cloud runs the update as an operation: wait for it as for a pending resource.
+		out.Action, out.Drift = ActionUpdated, fields
+		out.Result = step.Result{Reason: conditions.ReasonResourcePending, RequeueAfter: c.opts.poll,
+			Message: fmt.Sprintf("resource %q (id %q) is being updated in %s (operation %q)", c.key, out.ID, strings.Join(fields, ", "), accepted.Operation)}
+		return out, nil
+	}
 	if err != nil {
 		return out, fmt.Errorf("cannot update resource %q (id %q) in %s: %w", c.key, out.ID, strings.Join(fields, ", "), err)
 	}
@@ -675,7 +695,8 @@ func deleteIfExists[S, O any](ctx context.Context, r *metered[S, O], key, id str
 	if !found {
 		return step.Result{}, true, nil
 	}
-	if err := r.Delete(ctx, id); err != nil {
+	var accepted *AcceptedError
+	if err := r.Delete(ctx, id); err != nil && !errors.As(err, &accepted) { // an accepted delete is waited for below
 		return step.Result{}, false, fmt.Errorf("cannot delete resource %q (id %q): %w", key, id, err)
 	}
 	r.action(ctx, actionDeleted)

@@ -187,6 +187,11 @@ func (noTags) FindByTags(context.Context, map[string]string) (*fakecloud.Net, bo
 	return nil, false, nil
 }
 
+// Guarantees declares the tokens only: the search never lists what a create made.
+func (noTags) Guarantees() ensure.Guarantees {
+	return ensure.Guarantees{Idempotency: ensure.IdempotentByToken}
+}
+
 func TestEnsureDeleted(t *testing.T) {
 	ctx := t.Context()
 	c, tr := fakecloud.New(), fakecloud.NewTracker()

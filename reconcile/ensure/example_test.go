@@ -55,6 +55,12 @@ func (c toyCloud) Create(_ context.Context, _ vmSpec, _ string, tags map[string]
 
 func (c toyCloud) Delete(_ context.Context, id string) error { delete(c, id); return nil }
 
+// Guarantees declares what the toy cloud promises (ensure.Declarer): its search lists a VM as soon as Create
+// returns, and it has no idempotency tokens. Undeclared, Exists would note each create on the object first.
+func (c toyCloud) Guarantees() ensure.Guarantees {
+	return ensure.Guarantees{Idempotency: ensure.NotIdempotent, ImmediateSearch: true}
+}
+
 // hasTags reports whether tags has every tag of want.
 func hasTags(tags, want map[string]string) bool {
 	for k, v := range want {

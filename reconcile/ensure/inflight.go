@@ -126,35 +126,43 @@ type OperationPoller[O any] interface {
 const (
 	noteCreate    = "create"
 	noteOperation = "operation"
+	noteRecovered = "recovered-operation"
 )
 
-// inflight is a decoded note: a create started at since, through the operation op when op is set.
+// inflight is a decoded note: a create started at since, through the operation op when op is set; recovered
+// is an operation an idempotent cloud answered for an earlier create whose outcome was unknown.
 type inflight struct {
-	since time.Time
-	op    string
+	since     time.Time
+	op        string
+	recovered bool
 }
 
 func (n inflight) String() string {
-	s := noteCreate + " " + n.since.UTC().Format(time.RFC3339Nano)
-	if n.op != "" {
-		s = noteOperation + " " + n.since.UTC().Format(time.RFC3339Nano) + " " + n.op
+	ts := n.since.UTC().Format(time.RFC3339Nano)
+	switch {
+	case n.op != "" && n.recovered:
+		return noteRecovered + " " + ts + " " + n.op
+	case n.op != "":
+		return noteOperation + " " + ts + " " + n.op
 	}
-	return s
+	return noteCreate + " " + ts
 }
 
-// parseNote decodes a note; a note it cannot read is a create started at now, so that it is waited for once and
-// then replaced, never trusted.
-func parseNote(note string, now time.Time) inflight {
+// parseNote decodes a note; ok is false for a note it cannot read (or one from the future), which get replaces by
+// a create started now: it is waited for once, over the search lag, never trusted and never waited for forever.
+func parseNote(note string, now time.Time) (n inflight, ok bool) {
 	kind, rest, _ := strings.Cut(note, " ")
 	ts, op, _ := strings.Cut(rest, " ")
 	since, err := time.Parse(time.RFC3339Nano, ts)
 	switch {
 	case err != nil || since.After(now):
-		return inflight{since: now}
-	case kind == noteOperation && validOperation(op) == nil:
-		return inflight{since: since, op: op}
+		return inflight{since: now}, false
+	case (kind == noteOperation || kind == noteRecovered) && validOperation(op) == nil:
+		return inflight{since: since, op: op, recovered: kind == noteRecovered}, true
+	case kind == noteCreate && op == "":
+		return inflight{since: since}, true
 	}
-	return inflight{since: since}
+	return inflight{since: now}, false
 }
 
 // validOperation checks an operation handle before it is checkpointed.
@@ -197,7 +205,14 @@ func (n notes) get() (inflight, bool) {
 	if !ok {
 		return inflight{}, false
 	}
-	return parseNote(note, n.now()), true
+	in, readable := parseNote(note, n.now())
+	if !readable {
+		// Rewritten as read, so that the lag counts from the first read: the next PatchNow or Close persists it.
+		if err := n.set(in); err != nil {
+			return in, true
+		}
+	}
+	return in, true
 }
 
 // set records note (persisted by the caller's PatchNow).

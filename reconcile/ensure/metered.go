@@ -2,11 +2,8 @@ package ensure
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strings"
-	"time"
 
 	"github.com/capkit/capkit/metrics"
 	"github.com/capkit/capkit/reconcile/step"
@@ -44,51 +41,10 @@ func meter[S, O any](r Resource[S, O], key string) *metered[S, O] {
 	return &metered[S, O]{Resource: r, kind: kind}
 }
 
-// Inline retries of a throttled call: a call the cloud throttled with a hint of at most maxInlineThrottleWait
-// is retried in place after the hint, up to maxInlineThrottleRetries times, before the reconcile gives up and
-// is requeued. A throttled call did nothing in the cloud, so retrying it is always safe; and a reconcile that
-// needs more calls than the cloud's burst could otherwise never finish.
-const (
-	maxInlineThrottleWait    = time.Second
-	maxInlineThrottleRetries = 3
-)
-
-// call waits for the rate limiter, runs fn and records it; notFound tells a successful call that found
-// nothing. A call throttled with a short hint is retried in place (maxInlineThrottleRetries).
+// call runs fn as one cloud call of m's kind (see the package function call); notFound tells a successful call
+// that found nothing.
 func (m *metered[S, O]) call(ctx context.Context, op string, fn func() (notFound bool, err error)) error {
-	for attempt := 0; ; attempt++ {
-		env := step.EnvFrom(ctx)
-		waited, err := env.Wait(ctx)
-		if waited > 0 || env.RateLimited() {
-			metrics.ObserveWait(waited)
-		}
-		if err != nil {
-			return err
-		}
-		start := time.Now()
-		notFound, err := fn()
-		outcome := metrics.OutcomeOK
-		var throttledErr *step.ThrottledError
-		throttled := errors.As(err, &throttledErr)
-		switch {
-		case throttled:
-			outcome = metrics.OutcomeThrottled
-		case err != nil:
-			outcome = metrics.OutcomeError
-		case notFound:
-			outcome = metrics.OutcomeNotFound
-		}
-		metrics.ObserveCall(m.kind, op, outcome, time.Since(start))
-		if !throttled || throttledErr.RetryAfter <= 0 || throttledErr.RetryAfter > maxInlineThrottleWait || attempt >= maxInlineThrottleRetries {
-			return err
-		}
-		hint := throttledErr.RetryAfter
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(hint + rand.N(hint/2+1)):
-		}
-	}
+	return call(ctx, m.kind, op, fn)
 }
 
 func (m *metered[S, O]) Get(ctx context.Context, id string) (obs O, found bool, err error) {

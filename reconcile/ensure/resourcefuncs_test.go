@@ -71,6 +71,8 @@ func vms(sdk *toySDK, pending bool) ensure.Resource[string, *sdkVM] {
 		},
 		DeleteFunc: ensure.IgnoreErrors(sdk.Delete, isNoSuchVM),
 		IDFunc:     func(v *sdkVM) string { return v.ID },
+		// The SDK lists a VM as soon as it is created, and ignores the token.
+		Guarantees: ensure.Guarantees{Idempotency: ensure.NotIdempotent, ImmediateSearch: true},
 	}
 	if pending {
 		f.PendingFunc = func(v *sdkVM) (string, string, bool) { return "Booting", "vm is booting", v.State == "booting" }

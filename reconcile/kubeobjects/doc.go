@@ -11,7 +11,9 @@
 //   - Ensure's tags become labels where they are valid label values (the ownership key and the resource key
 //     always are) and annotations otherwise; FindByTags selects by the labels and checks the annotations.
 //   - Create is idempotent by name: an object of that name that carries the same ownership tags is returned
-//     as created; one that does not is a terminal error (the name belongs to someone else).
+//     as created; one that does not is a terminal error (the name belongs to someone else). The Resource
+//     declares it (ensure.IdempotentByName), and an immediate search: its client reads from the API server, whose
+//     lists are consistent, so ensure.Exists writes no note before a create (ensure.Guarantees).
 //   - Delete is graceful (background propagation), and an object being deleted (deletionTimestamp set) is
 //     pending, so EnsureDeleted waits until it is gone.
 //   - With Mutate, the Resource is a ensure.Updater: Mutate applies the spec to a copy of the object,

@@ -45,8 +45,9 @@ type Kind[S any, O client.Object] struct {
 	// when empty (the ownership key is unique, so that finds only the owner's objects, at the cost of a
 	// cluster-wide list).
 	Namespace string
-	// Build returns the object to create for spec, with its namespace and name set; labels and annotations
-	// it sets are kept, the ownership tags are added. Required.
+	// Build returns the object to create for spec, with its namespace and name set (the same name for the
+	// same resource on every attempt: a create is idempotent by name); labels and annotations it sets are kept,
+	// the ownership tags are added. Required.
 	Build func(spec S) (O, error)
 	// Validate checks spec before anything is sent; nil accepts every spec.
 	Validate func(spec S) error
@@ -77,6 +78,7 @@ var (
 	_ ensure.Resource[string, client.Object] = (*objects[string, client.Object])(nil)
 	_ ensure.PendingReporter[client.Object]  = (*objects[string, client.Object])(nil)
 	_ ensure.Updater[string, client.Object]  = updatable[string, client.Object]{}
+	_ ensure.Declarer                        = (*objects[string, client.Object])(nil)
 )
 
 // New returns the Resource of kind on c: a ensure.Updater too when kind.Mutate is set. c must read from the
@@ -258,6 +260,18 @@ func (o *objects[S, O]) Delete(ctx context.Context, id string) error {
 		return fmt.Errorf("cannot delete %s: %w", key, err)
 	}
 	return nil
+}
+
+// Guarantees declares what the API server guarantees, so that ensure.Exists writes no note before a create:
+//   - a name is unique in its namespace, and Create returns the object of that name that carries the same
+//     ownership tags instead of making a second one (ensure.IdempotentByName; Kind.Build names the object, the
+//     same name on every attempt, never through metadata.generateName);
+//   - a list read from the API server lists an object as soon as the create that made it returns
+//     (ImmediateSearch): New requires a client that reads from the API server. Through an informer cache the list
+//     would lag behind by the watch's delay, with no bound while the watch reconnects; such a client is not
+//     supported, for this reason and for the one New gives.
+func (o *objects[S, O]) Guarantees() ensure.Guarantees {
+	return ensure.Guarantees{Idempotency: ensure.IdempotentByName, ImmediateSearch: true}
 }
 
 // Pending reports an object being deleted, and what Kind.Pending reports.

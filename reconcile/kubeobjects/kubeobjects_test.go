@@ -159,6 +159,32 @@ func TestCreateIsIdempotentByNameAndRefusesAnotherOwnersObject(t *testing.T) {
 	assert.ErrorContains(t, err, "belongs to another owner")
 }
 
+// TestDeclaresWhatTheAPIServerGuarantees: the Resource declares creates idempotent by name (shown above) and an
+// immediate search, which holds for a client that reads from the API server: the list right after a create
+// lists the object.
+func TestDeclaresWhatTheAPIServerGuarantees(t *testing.T) {
+	ctx := t.Context()
+	updatable, ns := newConfigMaps(t)
+	kind := configMaps(ns)
+	kind.Mutate = nil
+	plain, err := kubeobjects.New(env.Client, kind)
+	require.NoError(t, err)
+	want := ensure.Guarantees{Idempotency: ensure.IdempotentByName, ImmediateSearch: true}
+	for name, r := range map[string]ensure.Resource[configSpec, *corev1.ConfigMap]{"updatable": updatable, "plain": plain} {
+		d, ok := r.(ensure.Declarer)
+		require.True(t, ok, name)
+		assert.Equal(t, want, d.Guarantees(), name)
+	}
+
+	mine := ensure.OwnershipTags("k1", "listed")
+	created, err := plain.Create(ctx, configSpec{Name: "listed", Value: "x"}, "token", mine)
+	require.NoError(t, err)
+	found, ok, err := plain.FindByTags(ctx, mine)
+	require.NoError(t, err)
+	require.True(t, ok, "listed as soon as the create returned")
+	assert.Equal(t, created.UID, found.UID)
+}
+
 func TestAnotherIncarnationIsAnotherResource(t *testing.T) {
 	ctx := t.Context()
 	r, _ := newConfigMaps(t)

@@ -46,6 +46,11 @@ func (n inNamespace[S, O]) Pending(obs O) (string, string, bool) {
 	return n.r.(ensure.PendingReporter[O]).Pending(obs)
 }
 
+// Guarantees passes on the Resource's: every Resource of package kubeobjects declares them (ensure.Declarer).
+func (n inNamespace[S, O]) Guarantees() ensure.Guarantees {
+	return n.r.(ensure.Declarer).Guarantees()
+}
+
 // inNamespaceUpdater is inNamespace of a ensure.Updater.
 type inNamespaceUpdater[S any, O client.Object] struct{ inNamespace[S, O] }
 
@@ -68,6 +73,7 @@ func withNamespace[S any, O client.Object](r ensure.Resource[S, O], set func(S) 
 
 var (
 	_ ensure.PendingReporter[*corev1.Pod]                   = inNamespace[services.PodSpec, *corev1.Pod]{}
+	_ ensure.Declarer                                       = inNamespace[services.PodSpec, *corev1.Pod]{}
 	_ ensure.Updater[services.ServiceSpec, *corev1.Service] = inNamespaceUpdater[services.ServiceSpec, *corev1.Service]{}
 )
 

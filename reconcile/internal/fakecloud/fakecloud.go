@@ -6,11 +6,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"k8s.io/apimachinery/pkg/runtime"
 	"maps"
 	"strings"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/capkit/capkit/reconcile/ensure"
 	"github.com/capkit/capkit/scope"
 )
 
@@ -40,12 +42,20 @@ type Cloud struct {
 	CreateState string
 	// BeforeCall runs before every cloud call, e.g. to check the finalizer is persisted.
 	BeforeCall func(method string) error
+	// Declared is what the cloud declares to ensure (ensure.Declarer). New declares what it does: idempotency
+	// tokens and a search that lists a network as soon as Create returns. The zero value declares nothing, as a
+	// Resource written before ensure.Guarantees: ensure's careful default.
+	Declared ensure.Guarantees
 }
 
-// New returns an empty cloud.
+// New returns an empty cloud, declaring its idempotency tokens and its immediate search.
 func New() *Cloud {
-	return &Cloud{Nets: map[string]*Net{}, tokens: map[string]string{}, FailNext: map[string]error{}}
+	return &Cloud{Nets: map[string]*Net{}, tokens: map[string]string{}, FailNext: map[string]error{},
+		Declared: ensure.Guarantees{Idempotency: ensure.IdempotentByToken, ImmediateSearch: true}}
 }
+
+// Guarantees returns Declared.
+func (c *Cloud) Guarantees() ensure.Guarantees { return c.Declared }
 
 // Put adds a network behind the Resource's back.
 func (c *Cloud) Put(id string, tags map[string]string) *Net {
@@ -243,7 +253,10 @@ func (t *Tracker) PatchNow(context.Context) error {
 	return nil
 }
 
-var _ scope.ResourceTracker = (*Tracker)(nil)
+var (
+	_ scope.ResourceTracker = (*Tracker)(nil)
+	_ ensure.Declarer       = (*Cloud)(nil)
+)
 
 // Recorder is a step.EventRecorder that keeps events in memory.
 type Recorder struct {

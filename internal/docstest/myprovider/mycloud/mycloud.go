@@ -51,7 +51,7 @@ func (c *Client) DescribeVM(_ context.Context, id string) (*VM, error) {
 	return clone(vm), nil
 }
 
-// ListVMs returns the VMs that carry every tag of tags.
+// ListVMs returns the VMs that carry every tag of tags; a VM is listed as soon as RunVM returns.
 func (c *Client) ListVMs(_ context.Context, tags map[string]string) ([]VM, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

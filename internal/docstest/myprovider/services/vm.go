@@ -46,8 +46,11 @@ func VMs(cloud *mycloud.Client) ensure.Resource[VMSpec, *mycloud.VM] {
 		CreateFunc: func(ctx context.Context, s VMSpec, token string, tags map[string]string) (*mycloud.VM, error) {
 			return cloud.RunVM(ctx, s.Image, s.UserData, token, tags) // token: the cloud's idempotency token
 		},
+		// What mycloud promises: ensure relies on exactly this; declaring nothing gets the careful default.
+		Guarantees: ensure.Guarantees{Idempotency: ensure.IdempotentByToken, ImmediateSearch: true},
 		// Optional: PendingFunc (states to wait out), DiffFunc and UpdateFunc (in-place updates),
-		// ClassifyFunc (quota errors made step.Terminal, 429s step.Throttled).
+		// ClassifyFunc (quota errors made step.Terminal, 429s step.Throttled), PollOperationFunc (a
+		// CreateFunc that returns ensure.Accepted(operationID)).
 	})
 }
 

@@ -35,6 +35,13 @@ func classify(err error) error {
 }
 
 // LoadBalancers returns the load balancers of c as a ensure.Resource for Ensure.
+//
+// Like Instances, it declares nothing of what the cloud guarantees about creates and searches, so Ensure takes the
+// careful default: before each create it notes the create on the infra object (one more API write per create), and
+// while the search may not list what a create made yet (up to a minute) it neither creates again nor concludes that
+// a deleted resource is gone. When your cloud's SDK replaces cloud.Memory and you use a capkit release after v0.2.0,
+// declare what the cloud does promise in ResourceFuncs.Guarantees (an idempotency token or unique names, a search
+// that lists a resource as soon as its create returns, or its longest lag): Ensure then relies on exactly that.
 func LoadBalancers(c cloud.LoadBalancers) ensure.Resource[cloud.LoadBalancerSpec, *cloud.LoadBalancer] {
 	return ensure.NewResource(ensure.ResourceFuncs[cloud.LoadBalancerSpec, *cloud.LoadBalancer]{
 		ResourceKind:   "LoadBalancer",
@@ -48,7 +55,8 @@ func LoadBalancers(c cloud.LoadBalancers) ensure.Resource[cloud.LoadBalancerSpec
 	})
 }
 
-// Instances returns the instances of c as a ensure.Resource for Ensure; a pending instance is waited for.
+// Instances returns the instances of c as a ensure.Resource for Ensure; a pending instance is waited for. It
+// declares nothing of the cloud's guarantees (see LoadBalancers).
 func Instances(c cloud.Instances) ensure.Resource[cloud.InstanceSpec, *cloud.Instance] {
 	return ensure.NewResource(ensure.ResourceFuncs[cloud.InstanceSpec, *cloud.Instance]{
 		ResourceKind:   "Instance",
