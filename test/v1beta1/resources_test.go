@@ -59,9 +59,10 @@ func (r *cloudResource[S, R]) Delete(ctx context.Context, id string) error {
 	return nil
 }
 
-// Guarantees declares what memcloud promises with every option: a create answers a token it has seen with the
-// resource it made for it. Whether its search lags depends on the cloud's options, so it is not declared, and
-// ensure notes each create before calling the cloud.
+// Guarantees declares what memcloud promises unless it was created with cloud.WithoutTokens, which the clouds of
+// this package are not: a create answers a token it has seen with the resource it made for it. Whether its search
+// lags depends on the cloud's options, so it is not declared, and ensure notes each create before calling the
+// cloud.
 func (r *cloudResource[S, R]) Guarantees() ensure.Guarantees {
 	return ensure.Guarantees{Idempotency: ensure.IdempotentByToken}
 }

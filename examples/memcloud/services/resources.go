@@ -56,7 +56,7 @@ func kind[S, R any](c *cloud.Cloud, name string, get func(context.Context, strin
 		DeleteFunc:        ensure.IgnoreErrors(del, notFound, func(err error) bool { return errors.Is(err, cloud.ErrDependencyViolation) }),
 		IDFunc:            id,
 		ClassifyFunc:      classify,
-		PollOperationFunc: pollOperation(c, get),
+		PollOperationFunc: pollOperation(c, name, get),
 		Guarantees:        guarantees(c.Behavior()),
 	}
 }
@@ -93,11 +93,12 @@ func created[R any](res *R, err error) (*R, error) {
 	return res, err
 }
 
-// pollOperation returns the ensure.OperationPoller function of a kind of c read with get: the resource the
-// create operation op made once it is done; ensure.ErrOperationFailed when it failed, when c does not know
-// it (nothing of it can appear), or when its resource is gone since (ensure.Exists then creates again: with
-// the same token memcloud refuses, as for any resource deleted out of band).
-func pollOperation[R any](c *cloud.Cloud, get func(context.Context, string) (*R, error)) func(context.Context, string) (*R, bool, error) {
+// pollOperation returns the ensure.OperationPoller function of the kind name of c, read with get: the resource
+// the create operation op made once it is done (read through ensure.Call, a second cloud call); an error
+// wrapping ensure.ErrOperationFailed when the operation failed, when c does not know it (nothing of it can
+// appear), or when its resource is gone since (ensure.Exists then creates again: with the same token memcloud
+// refuses, as for any resource deleted out of band).
+func pollOperation[R any](c *cloud.Cloud, name string, get func(context.Context, string) (*R, error)) func(context.Context, string) (*R, bool, error) {
 	return func(ctx context.Context, op string) (*R, bool, error) {
 		o, err := c.GetOperation(ctx, op)
 		switch {
@@ -110,10 +111,12 @@ func pollOperation[R any](c *cloud.Cloud, get func(context.Context, string) (*R,
 		case o.Failed():
 			return nil, false, fmt.Errorf("%w: operation %q: %s", ensure.ErrOperationFailed, op, o.Error)
 		}
-		if err := wait(ctx); err != nil {
-			return nil, false, err
-		}
-		res, err := get(ctx, o.ResourceID)
+		var res *R
+		err = ensure.Call(ctx, name, "get", func(ctx context.Context) error {
+			r, err := get(ctx, o.ResourceID)
+			res = r
+			return classify(err)
+		})
 		if errors.Is(err, cloud.ErrNotFound) {
 			return nil, false, fmt.Errorf("%w: operation %q created %q, which is gone: %w", ensure.ErrOperationFailed, op, o.ResourceID, err)
 		}
