@@ -48,7 +48,7 @@ type tokenKey struct {
 
 // tokenEntry remembers what an idempotency token created.
 type tokenEntry struct {
-	id          string // "" while (or when) its operation creates nothing
+	id          string // "" when its operation fails and creates nothing
 	op          string // the operation of an asynchronous create; "" for a synchronous one
 	fingerprint string
 	deleted     bool
