@@ -188,52 +188,34 @@ func hardCases[S, O any](t *testing.T, k hardKind[S, O]) {
 // delete while the create runs.
 func TestNoDuplicateNorLeakOnAHardCloud(t *testing.T) {
 	t.Run("Network", func(t *testing.T) {
-		hardCases(t, hardKind[cloud.NetworkSpec, *cloud.Network]{kind: cloud.KindNetwork,
-			res:  func(r services.Resources) ensure.Resource[cloud.NetworkSpec, *cloud.Network] { return r.Networks },
-			spec: func(parents) cloud.NetworkSpec { return cloud.NetworkSpec{Name: "c1-network", CIDR: "10.1.0.0/16"} }})
+		hardCases(t, hardKind[cloud.NetworkSpec, *cloud.Network]{kind: cloud.KindNetwork, spec: parents.networkSpec,
+			res: func(r services.Resources) ensure.Resource[cloud.NetworkSpec, *cloud.Network] { return r.Networks }})
 	})
 	t.Run("Subnet", func(t *testing.T) {
-		hardCases(t, hardKind[cloud.SubnetSpec, *cloud.Subnet]{kind: cloud.KindSubnet,
-			res: func(r services.Resources) ensure.Resource[cloud.SubnetSpec, *cloud.Subnet] { return r.Subnets },
-			spec: func(p parents) cloud.SubnetSpec {
-				return cloud.SubnetSpec{Name: "c1-worker", NetworkID: p.network, CIDR: "10.0.2.0/24"}
-			}})
+		hardCases(t, hardKind[cloud.SubnetSpec, *cloud.Subnet]{kind: cloud.KindSubnet, spec: parents.subnetSpec,
+			res: func(r services.Resources) ensure.Resource[cloud.SubnetSpec, *cloud.Subnet] { return r.Subnets }})
 	})
 	t.Run("SecurityGroup", func(t *testing.T) {
-		hardCases(t, hardKind[cloud.SecurityGroupSpec, *cloud.SecurityGroup]{kind: cloud.KindSecurityGroup,
+		hardCases(t, hardKind[cloud.SecurityGroupSpec, *cloud.SecurityGroup]{kind: cloud.KindSecurityGroup, spec: parents.securityGroupSpec,
 			res: func(r services.Resources) ensure.Resource[cloud.SecurityGroupSpec, *cloud.SecurityGroup] {
 				return r.SecurityGroups
-			},
-			spec: func(p parents) cloud.SecurityGroupSpec {
-				return cloud.SecurityGroupSpec{Name: "c1-sg", NetworkID: p.network}
 			}})
 	})
 	t.Run("LoadBalancer", func(t *testing.T) {
-		hardCases(t, hardKind[cloud.LoadBalancerSpec, *cloud.LoadBalancer]{kind: cloud.KindLoadBalancer,
+		hardCases(t, hardKind[cloud.LoadBalancerSpec, *cloud.LoadBalancer]{kind: cloud.KindLoadBalancer, spec: parents.loadBalancerSpec,
 			res: func(r services.Resources) ensure.Resource[cloud.LoadBalancerSpec, *cloud.LoadBalancer] {
 				return r.LoadBalancers
-			},
-			spec: func(p parents) cloud.LoadBalancerSpec {
-				return cloud.LoadBalancerSpec{Name: "c1-lb", NetworkID: p.network}
 			}})
 	})
 	t.Run("InstanceGroup", func(t *testing.T) {
-		hardCases(t, hardKind[cloud.InstanceGroupSpec, *cloud.InstanceGroup]{kind: cloud.KindInstanceGroup,
+		hardCases(t, hardKind[cloud.InstanceGroupSpec, *cloud.InstanceGroup]{kind: cloud.KindInstanceGroup, spec: parents.instanceGroupSpec,
 			res: func(r services.Resources) ensure.Resource[cloud.InstanceGroupSpec, *cloud.InstanceGroup] {
 				return r.InstanceGroups
-			},
-			spec: func(p parents) cloud.InstanceGroupSpec {
-				return cloud.InstanceGroupSpec{Name: "pool", SubnetID: p.subnet, Image: "img", Flavor: "small",
-					SecurityGroupIDs: []string{p.securityGroup}, UserData: []byte(userData), Size: 2}
 			}})
 	})
 	t.Run("Instance", func(t *testing.T) {
-		hardCases(t, hardKind[cloud.InstanceSpec, *cloud.Instance]{kind: cloud.KindInstance,
-			res: func(r services.Resources) ensure.Resource[cloud.InstanceSpec, *cloud.Instance] { return r.Instances },
-			spec: func(p parents) cloud.InstanceSpec {
-				return cloud.InstanceSpec{Name: "m-0", SubnetID: p.subnet, Image: "img", Flavor: "small",
-					SecurityGroupIDs: []string{p.securityGroup}, UserData: []byte(userData)}
-			}})
+		hardCases(t, hardKind[cloud.InstanceSpec, *cloud.Instance]{kind: cloud.KindInstance, spec: parents.instanceSpec,
+			res: func(r services.Resources) ensure.Resource[cloud.InstanceSpec, *cloud.Instance] { return r.Instances }})
 	})
 }
 

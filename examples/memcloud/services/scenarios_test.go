@@ -18,6 +18,34 @@ import (
 // scenario: the same seed gives the same IDs in every fixture, so a ValidSpec can name them.
 type parents struct{ network, subnet, securityGroup string }
 
+// The valid specs of each kind in the parents p.
+func (p parents) networkSpec() cloud.NetworkSpec {
+	return cloud.NetworkSpec{Name: "c1-network", CIDR: "10.1.0.0/16"}
+}
+
+func (p parents) subnetSpec() cloud.SubnetSpec {
+	return cloud.SubnetSpec{Name: "c1-worker", NetworkID: p.network, CIDR: "10.0.2.0/24"}
+}
+
+func (p parents) securityGroupSpec() cloud.SecurityGroupSpec {
+	return cloud.SecurityGroupSpec{Name: "c1-sg", NetworkID: p.network, Ingress: []cloud.Rule{{Protocol: "tcp", Port: 6443, Source: "0.0.0.0/0"}}}
+}
+
+func (p parents) loadBalancerSpec() cloud.LoadBalancerSpec {
+	return cloud.LoadBalancerSpec{Name: "c1-lb", NetworkID: p.network, Port: 6443}
+}
+
+func (p parents) instanceSpec() cloud.InstanceSpec {
+	return cloud.InstanceSpec{Name: "m-0", SubnetID: p.subnet, Image: "img", Flavor: "small",
+		SecurityGroupIDs: []string{p.securityGroup}, UserData: []byte(userData)}
+}
+
+func (p parents) instanceGroupSpec() cloud.InstanceGroupSpec {
+	i := p.instanceSpec()
+	return cloud.InstanceGroupSpec{Name: "pool", SubnetID: i.SubnetID, Image: i.Image, Flavor: i.Flavor,
+		SecurityGroupIDs: i.SecurityGroupIDs, UserData: i.UserData, Size: 2}
+}
+
 func newParents(t testing.TB, c *cloud.Cloud) parents {
 	t.Helper()
 	n := memcloudtest.NewNetwork(t, c, "parent")
@@ -93,7 +121,7 @@ func runEnsureScenarios(t *testing.T, env scenarioEnv) {
 	t.Run("Network", func(t *testing.T) {
 		ensuretest.RunScenarios(t, ensuretest.ResourceUnderTest[cloud.NetworkSpec, *cloud.Network]{
 			Key: services.KeyNetwork, Options: opts, OutOfBandDelete: outOfBand,
-			ValidSpec:   cloud.NetworkSpec{Name: "c1-network", CIDR: "10.1.0.0/16"},
+			ValidSpec:   p.networkSpec(),
 			InvalidSpec: cloud.NetworkSpec{Name: "c1-network", CIDR: "10.1.0.1/16"},
 			New: func(t testing.TB) ensuretest.CloudFixture[cloud.NetworkSpec, *cloud.Network] {
 				c, _, clock := scenarioCloud(t, env)
@@ -104,7 +132,7 @@ func runEnsureScenarios(t *testing.T, env scenarioEnv) {
 	t.Run("Subnet", func(t *testing.T) {
 		ensuretest.RunScenarios(t, ensuretest.ResourceUnderTest[cloud.SubnetSpec, *cloud.Subnet]{
 			Key: services.SubnetKey("worker"), Options: opts, OutOfBandDelete: outOfBand,
-			ValidSpec:   cloud.SubnetSpec{Name: "c1-worker", NetworkID: p.network, CIDR: "10.0.2.0/24"},
+			ValidSpec:   p.subnetSpec(),
 			InvalidSpec: cloud.SubnetSpec{Name: "c1-worker", CIDR: "10.0.2.0/24"},
 			New: func(t testing.TB) ensuretest.CloudFixture[cloud.SubnetSpec, *cloud.Subnet] {
 				c, _, clock := scenarioCloud(t, env)
@@ -115,8 +143,7 @@ func runEnsureScenarios(t *testing.T, env scenarioEnv) {
 	t.Run("SecurityGroup", func(t *testing.T) {
 		ensuretest.RunScenarios(t, ensuretest.ResourceUnderTest[cloud.SecurityGroupSpec, *cloud.SecurityGroup]{
 			Key: services.KeySecurityGroup, Options: opts, OutOfBandDelete: outOfBand,
-			ValidSpec: cloud.SecurityGroupSpec{Name: "c1-sg", NetworkID: p.network,
-				Ingress: []cloud.Rule{{Protocol: "tcp", Port: 6443, Source: "0.0.0.0/0"}}},
+			ValidSpec:   p.securityGroupSpec(),
 			InvalidSpec: cloud.SecurityGroupSpec{NetworkID: p.network},
 			New: func(t testing.TB) ensuretest.CloudFixture[cloud.SecurityGroupSpec, *cloud.SecurityGroup] {
 				c, _, clock := scenarioCloud(t, env)
@@ -132,7 +159,7 @@ func runEnsureScenarios(t *testing.T, env scenarioEnv) {
 	t.Run("LoadBalancer", func(t *testing.T) {
 		ensuretest.RunScenarios(t, ensuretest.ResourceUnderTest[cloud.LoadBalancerSpec, *cloud.LoadBalancer]{
 			Key: services.KeyLoadBalancer, Options: opts, OutOfBandDelete: outOfBand,
-			ValidSpec:   cloud.LoadBalancerSpec{Name: "c1-lb", NetworkID: p.network, Port: 6443},
+			ValidSpec:   p.loadBalancerSpec(),
 			InvalidSpec: cloud.LoadBalancerSpec{Name: "c1-lb", NetworkID: p.network, Port: 70000},
 			New: func(t testing.TB) ensuretest.CloudFixture[cloud.LoadBalancerSpec, *cloud.LoadBalancer] {
 				c, _, clock := scenarioCloud(t, env)
@@ -143,8 +170,7 @@ func runEnsureScenarios(t *testing.T, env scenarioEnv) {
 	t.Run("Instance", func(t *testing.T) {
 		ensuretest.RunScenarios(t, ensuretest.ResourceUnderTest[cloud.InstanceSpec, *cloud.Instance]{
 			Key: services.KeyInstance, Options: opts, OutOfBandDelete: outOfBand,
-			ValidSpec: cloud.InstanceSpec{Name: "m-0", SubnetID: p.subnet, Image: "img", Flavor: "small",
-				SecurityGroupIDs: []string{p.securityGroup}, UserData: []byte(userData)},
+			ValidSpec:   p.instanceSpec(),
 			InvalidSpec: cloud.InstanceSpec{Name: "m-0", SubnetID: p.subnet, Image: "img", Flavor: "small"},
 			New: func(t testing.TB) ensuretest.CloudFixture[cloud.InstanceSpec, *cloud.Instance] {
 				c, _, clock := scenarioCloud(t, env)
