@@ -40,9 +40,8 @@ func NewNetwork(t testing.TB, c *cloud.Cloud, name string) Network {
 
 // Created returns a function that returns the resource a create call of c returned, and fails the test when
 // the call failed. When c accepted the create as an operation (cloud.WithAsyncCreates), it ends the operation
-// at once (cloud.CompleteOperation) and reads the resource with get:
-//
-//	net := memcloudtest.Created(t, c, c.GetNetwork)(c.CreateNetwork(ctx, spec))
+// at once (cloud.CompleteOperation) and reads the resource with get. NewNetwork above shows the use: the create
+// call's two results are passed straight to the returned function.
 func Created[R any](t testing.TB, c *cloud.Cloud, get func(context.Context, string) (*R, error)) func(*R, error) *R {
 	return func(res *R, err error) *R {
 		t.Helper()
