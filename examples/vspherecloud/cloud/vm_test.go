@@ -138,7 +138,9 @@ func TestReadsOfAVM(t *testing.T) {
 			}
 			return s.Client.VM(ctx, ref)
 		}},
-		{"by name in its folder", func() (*cloud.VM, error) { return s.Client.VMByName(ctx, vspheretest.Datacenter, vspheretest.Folder, "m-0") }},
+		{"by name in its folder", func() (*cloud.VM, error) {
+			return s.Client.VMByName(ctx, vspheretest.Datacenter, vspheretest.Folder, "m-0")
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

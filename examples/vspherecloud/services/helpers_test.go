@@ -43,7 +43,10 @@ type machine struct {
 	tr  *scopetest.Tracker
 }
 
-func newMachine(t *testing.T, sim *vspheretest.Simulator, res ensure.Resource[cloud.CloneSpec, *cloud.VM]) *machine {
+// newMachine returns the VM step of a new machine, on a new simulator whose clones take cloneTime.
+func newMachine(t *testing.T) *machine {
+	sim := vspheretest.New(t, vspheretest.WithCloneTime(cloneTime))
+	res := services.NewVMs(sim.Client, services.WithMaxCloneTime(maxCloneTime))
 	return &machine{t: t, sim: sim, res: res, tr: scopetest.NewTracker("owner-1")}
 }
 
@@ -81,13 +84,14 @@ func (m *machine) untilReady(ctx context.Context) (ensure.Result[*cloud.VM], ens
 	return ensure.Result[*cloud.VM]{}, ""
 }
 
-// untilDeleted reconciles the delete until the step is done.
+// untilDeleted reconciles the delete until the step is done, and persists the tracker then.
 func (m *machine) untilDeleted(ctx context.Context) {
 	m.t.Helper()
 	for range 100 {
 		res, err := ensure.Deleted(ctx, m.tr, services.KeyVM, m.res, m.opts()...)
 		require.NoError(m.t, err)
 		if res.Done {
+			require.NoError(m.t, m.tr.PatchNow(ctx)) // the scope's Close persists what Deleted forgot
 			return
 		}
 		require.Positive(m.t, res.RequeueAfter, "a step that is not done asks to be called again: %+v", res)

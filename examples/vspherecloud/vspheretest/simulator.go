@@ -3,6 +3,7 @@ package vspheretest
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"net/url"
 	"testing"
 	"time"
@@ -150,7 +151,8 @@ func (s *Simulator) list(t testing.TB) []*object.VirtualMachine {
 	dc, err := f.Datacenter(context.Background(), Datacenter)
 	require.NoError(t, err)
 	vms, err := f.SetDatacenter(dc).VirtualMachineList(context.Background(), Folder+"/*")
-	if _, ok := err.(*find.NotFoundError); ok {
+	var none *find.NotFoundError
+	if errors.As(err, &none) {
 		return nil
 	}
 	require.NoError(t, err)
