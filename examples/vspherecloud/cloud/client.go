@@ -1,0 +1,80 @@
+package cloud
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/vmware/govmomi/session"
+	"github.com/vmware/govmomi/vim25"
+	"github.com/vmware/govmomi/vim25/soap"
+)
+
+// Config says how to reach a vCenter.
+type Config struct {
+	// URL is the vCenter's SDK endpoint, e.g. "https://vcenter.example.com/sdk"; a bare host gets https and /sdk.
+	URL string
+	// Username and Password log in; they are never in an error or a log.
+	Username, Password string
+	// Insecure skips the verification of the server's certificate; Thumbprint pins it instead (the SHA-1
+	// thumbprint, "AA:BB:..."), for a vCenter whose certificate no trusted CA signed.
+	Insecure   bool
+	Thumbprint string
+}
+
+// Client is a logged-in session with one vCenter. It is safe for concurrent use.
+type Client struct {
+	vim *vim25.Client
+}
+
+// Connect logs in to the vCenter of cfg: two SOAP calls (RetrieveServiceContent, Login).
+func Connect(ctx context.Context, cfg Config) (*Client, error) {
+	u, err := endpoint(cfg.URL)
+	if err != nil {
+		return nil, err
+	}
+	sc := soap.NewClient(u, cfg.Insecure)
+	if cfg.Thumbprint != "" {
+		sc.SetThumbprint(u.Host, cfg.Thumbprint)
+	}
+	vim, err := vim25.NewClient(ctx, sc)
+	if err != nil {
+		return nil, fmt.Errorf("cannot connect to vCenter %s: %w", u.Host, err)
+	}
+	if err := session.NewManager(vim).Login(ctx, url.UserPassword(cfg.Username, cfg.Password)); err != nil {
+		return nil, fmt.Errorf("cannot log in to vCenter %s as %q: %w", u.Host, cfg.Username, err)
+	}
+	return &Client{vim: vim}, nil
+}
+
+// endpoint returns the SDK URL of raw, without credentials.
+func endpoint(raw string) (*url.URL, error) {
+	if raw == "" {
+		return nil, errors.New("cannot connect to vCenter: the URL is empty")
+	}
+	if !strings.Contains(raw, "://") {
+		raw = "https://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("cannot connect to vCenter: %q is not a URL", raw)
+	}
+	if u.Path == "" || u.Path == "/" {
+		u.Path = vim25.Path
+	}
+	u.User = nil
+	return u, nil
+}
+
+// Close logs out.
+func (c *Client) Close(ctx context.Context) error {
+	if err := session.NewManager(c.vim).Logout(ctx); err != nil {
+		return fmt.Errorf("cannot log out of vCenter: %w", err)
+	}
+	return nil
+}
+
+// Vim25 returns the SOAP client, e.g. to wrap its RoundTripper.
+func (c *Client) Vim25() *vim25.Client { return c.vim }

@@ -1,0 +1,143 @@
+package cloud
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+// The extraConfig keys of cloud-init's VMware datasource: the bootstrap data and the instance's metadata, base64.
+const (
+	KeyUserData         = "guestinfo.userdata"
+	KeyUserDataEncoding = "guestinfo.userdata.encoding"
+	KeyMetaData         = "guestinfo.metadata"
+	KeyMetaDataEncoding = "guestinfo.metadata.encoding"
+)
+
+// TagPrefix starts the extraConfig key of every tag the client puts on a VM (TagKey). Keys without the
+// "guestinfo." prefix are not visible to the guest: the guest can neither read nor change whose VM it is.
+const TagPrefix = "capkit.tag."
+
+// TagKey returns the extraConfig key that holds tag k: TagPrefix, then k with every byte other than a lower-case
+// letter, a digit, '.' or '-' written as '_' and two hex digits ("capkit.io/resource" is
+// "capkit.tag.capkit.io_2fresource"), so that the key is a valid VMX key and two tags never share one.
+func TagKey(k string) string {
+	var b strings.Builder
+	b.WriteString(TagPrefix)
+	for i := 0; i < len(k); i++ {
+		switch c := k[i]; {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '.', c == '-':
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "_%02x", c)
+		}
+	}
+	return b.String()
+}
+
+// CloneSpec is a VM to clone from a template.
+type CloneSpec struct {
+	// Name is the VM's name, unique in its folder.
+	Name string
+	// Inventory is where the VM is placed and what it is cloned from.
+	Inventory
+	// CPUs and MemoryMiB size the VM; zero keeps the template's.
+	CPUs      int32
+	MemoryMiB int64
+	// DiskGiB grows the template's first disk; zero keeps its size, a smaller size is an error.
+	DiskGiB int32
+	// UserData is the bootstrap data (cloud-init's user data), MetaData cloud-init's metadata. Both are secret:
+	// never in an error, a log or String.
+	UserData, MetaData []byte
+	// UUID is the BIOS UUID to give the VM; empty lets vCenter choose one.
+	UUID string
+	// Tags are put on the VM as extraConfig (TagKey), with the clone: a VM never exists without them.
+	Tags map[string]string
+}
+
+// String describes s without its user data and metadata.
+func (s CloneSpec) String() string {
+	return fmt.Sprintf("VM %q from template %q in folder %q (%d CPUs, %d MiB, disk %d GiB, user data of %d bytes)",
+		s.Name, s.Template, s.Folder, s.CPUs, s.MemoryMiB, s.DiskGiB, len(s.UserData))
+}
+
+// Clone starts the clone of spec, powered on as part of the clone (CloneSpec.PowerOn), and returns the MoRef value
+// of its vCenter task: read it with Task. It resolves the inventory (ErrInventoryNotFound when an object is missing)
+// and reads the template's devices first. A name taken in the folder fails the task, or the call, with the
+// DuplicateName fault (see DuplicateName).
+func (c *Client) Clone(ctx context.Context, spec CloneSpec) (string, error) {
+	p, err := c.resolve(ctx, spec.Inventory)
+	if err != nil {
+		return "", err
+	}
+	devices, err := p.template.Device(ctx)
+	if err != nil {
+		return "", fmt.Errorf("cannot read the devices of template %q: %w", spec.Template, err)
+	}
+	changes, err := deviceChanges(ctx, devices, spec.DiskGiB, p.net)
+	if err != nil {
+		return "", fmt.Errorf("cannot clone VM %q: %w", spec.Name, err)
+	}
+	pool, ds, folder := p.pool.Reference(), p.ds.Reference(), p.folder.Reference()
+	cs := types.VirtualMachineCloneSpec{
+		Location: types.VirtualMachineRelocateSpec{Pool: &pool, Datastore: &ds, Folder: &folder},
+		PowerOn:  true,
+		Config: &types.VirtualMachineConfigSpec{
+			NumCPUs: spec.CPUs, MemoryMB: spec.MemoryMiB, Uuid: spec.UUID,
+			ExtraConfig: extraConfig(spec), DeviceChange: changes,
+		},
+	}
+	task, err := p.template.Clone(ctx, p.folder, spec.Name, cs)
+	if err != nil {
+		return "", fmt.Errorf("cannot clone VM %q from template %q: %w", spec.Name, spec.Template, err)
+	}
+	return task.Reference().Value, nil
+}
+
+// extraConfig is the bootstrap data, the metadata and the tags of spec.
+func extraConfig(spec CloneSpec) []types.BaseOptionValue {
+	b64 := base64.StdEncoding.EncodeToString
+	opts := []types.BaseOptionValue{
+		&types.OptionValue{Key: KeyUserData, Value: b64(spec.UserData)},
+		&types.OptionValue{Key: KeyUserDataEncoding, Value: "base64"},
+		&types.OptionValue{Key: KeyMetaData, Value: b64(spec.MetaData)},
+		&types.OptionValue{Key: KeyMetaDataEncoding, Value: "base64"},
+	}
+	for _, k := range slices.Sorted(maps.Keys(spec.Tags)) {
+		opts = append(opts, &types.OptionValue{Key: TagKey(k), Value: spec.Tags[k]})
+	}
+	return opts
+}
+
+// deviceChanges grows the template's first disk to diskGiB and connects its first network card to net.
+func deviceChanges(ctx context.Context, devices object.VirtualDeviceList, diskGiB int32, net object.NetworkReference) ([]types.BaseVirtualDeviceConfigSpec, error) {
+	var changes []types.BaseVirtualDeviceConfigSpec
+	if disks := devices.SelectByType((*types.VirtualDisk)(nil)); diskGiB > 0 && len(disks) > 0 {
+		disk := disks[0].(*types.VirtualDisk)
+		want := int64(diskGiB) * 1024 * 1024
+		switch {
+		case want < disk.CapacityInKB:
+			return nil, fmt.Errorf("%w: the disk of %d GiB is smaller than the template's (%d KiB)", ErrInvalidSpec, diskGiB, disk.CapacityInKB)
+		case want > disk.CapacityInKB:
+			disk.CapacityInKB, disk.CapacityInBytes = want, want*1024
+			changes = append(changes, &types.VirtualDeviceConfigSpec{Operation: types.VirtualDeviceConfigSpecOperationEdit, Device: disk})
+		}
+	}
+	backing, err := net.EthernetCardBackingInfo(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read network %q: %w", net.GetInventoryPath(), err)
+	}
+	nics := devices.SelectByType((*types.VirtualEthernetCard)(nil))
+	if len(nics) == 0 {
+		return nil, fmt.Errorf("%w: the template has no network card", ErrInvalidSpec)
+	}
+	nic := nics[0].(types.BaseVirtualEthernetCard).GetVirtualEthernetCard()
+	nic.Backing = backing
+	return append(changes, &types.VirtualDeviceConfigSpec{Operation: types.VirtualDeviceConfigSpecOperationEdit, Device: nics[0]}), nil
+}

@@ -1,0 +1,26 @@
+// Package services holds vspherecloud's services. For now it is the VM of a machine as an ensure.Resource
+// (NewVMs, VMFuncs); the machine service that uses it, with its API types, comes later (issue 42).
+//
+// The resource's spec is a cloud.CloneSpec, its observation a *cloud.VM, its ID the VM's BIOS UUID, whose
+// providerID is "vsphere://<BIOS UUID>" (ProviderID), as CAPV writes it, so that a machine service can checkpoint
+// the ID in spec.providerID with scope.ProviderIDTracker. Create clones the template, powered on, with the ownership
+// tags and the idempotency token (TagToken) as extraConfig and a fresh BIOS UUID, and returns
+// ensure.Accepted("<task>/<token>"): the clone is an operation of ensure.Exists, which checkpoints it and polls it on
+// later reconciles (no worker waits for it). The VM's name, unique in its folder, is the idempotency: a clone whose
+// name is taken fails with DuplicateName, and the VM holding the name is the create's when it carries its token (a
+// create repeated after a crash), or else the create fails, terminal, with ReasonVMNameTaken. Delete powers the VM
+// off, and destroys it at a later call once it is off; ensure.Deleted waits meanwhile. A running VM without an
+// address is pending (ReasonWaitingForIPAddress).
+//
+// Guarantees: ensure.IdempotentByName, and a search lag of the longest clone (WithMaxCloneTime, 30 minutes by
+// default). The lag is what the simulator shows (vspheretest, cloud's TestACloneRunsAsATask): a VM does not exist,
+// so no search lists it, until its clone task has ended; the search is immediate after that. It matters only after a
+// crash between the clone call and the checkpoint of its task, when a delete waits up to that long for the VM to
+// appear.
+//
+// vCenter calls at the simulator (TestAPICallsPerVM; clones of 2 minutes polled every 30 seconds): the reconcile that
+// starts a clone makes 23 (a search by tags 3, the inventory, the template's devices and the port group 19, the
+// clone 1); the VM is ready after 30 (a task read per poll, the read of the clone's VM, and one reconcile of the
+// ready VM); a reconcile of a ready VM makes 2 (FindByUuid and one read); a delete makes 19 over two reconciles
+// (power off, then destroy; each reads the VM before and after, and searches by tags).
+package services

@@ -1,0 +1,245 @@
+package vspheretest
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/vmware/govmomi/find"
+	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/session"
+	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25"
+	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/soap"
+	"github.com/vmware/govmomi/vim25/types"
+
+	"github.com/capkit/capkit/examples/vspherecloud/cloud"
+)
+
+// The inventory of every Simulator: vcsim's VPX model (one datacenter, one cluster of three hosts, a distributed
+// port group) with a folder for the VMs under test and one of the model's VMs made a template.
+const (
+	Datacenter   = "DC0"
+	Folder       = "/DC0/vm/capkit"
+	ResourcePool = "DC0_C0/Resources"
+	Datastore    = "LocalDS_0"
+	Network      = "DC0_DVPG0"
+	Template     = "/DC0/vm/DC0_H0_VM0"
+	// Username logs in to the simulator, with a password only Config knows.
+	Username = "capkit@vsphere.local"
+)
+
+const password = "vcsim-pa55word"
+
+// Simulator is a vCenter simulator (govmomi's vcsim) for one test, and a client of it whose SOAP calls are
+// counted. Its template clones as vCenter does, which vcsim v0.52.0 does not quite (see template), and its clones
+// can take time on the simulator's own clock (WithCloneTime, Advance), so that a test holds a clone in flight
+// for as long as it needs without sleeping.
+type Simulator struct {
+	// Client is the client under test, logged in as Config says.
+	Client *cloud.Client
+	// Config reaches the simulator: https, its certificate not verified (Insecure).
+	Config cloud.Config
+	// Thumbprint is the SHA-1 thumbprint of the simulator's certificate, to pin instead (cloud.Config.Thumbprint).
+	Thumbprint string
+	// Inventory is the simulator's inventory (the constants of this package).
+	Inventory cloud.Inventory
+	// Calls counts the SOAP calls of Client since it logged in.
+	Calls *Calls
+
+	admin  *vim25.Client // the fixture's own session: its calls are not counted
+	clones *clones
+}
+
+// Option configures a Simulator.
+type Option func(*clones)
+
+// WithCloneTime makes every clone take d on the simulator's clock: its task runs, and its VM does not exist,
+// until Advance has moved the clock by d since the clone started.
+func WithCloneTime(d time.Duration) Option { return func(c *clones) { c.cloneTime = d } }
+
+// New starts a simulator for t, stopped when t ends.
+func New(t testing.TB, opts ...Option) *Simulator {
+	t.Helper()
+	ctx := context.Background()
+	model := simulator.VPX()
+	require.NoError(t, model.Create())
+	t.Cleanup(model.Remove)
+	model.Service.TLS = new(tls.Config)
+	model.Service.Listen = &url.URL{User: url.UserPassword(Username, password)}
+	server := model.Service.NewServer()
+	t.Cleanup(server.Close)
+
+	pass, _ := server.URL.User.Password()
+	s := &Simulator{
+		Config:     cloud.Config{URL: server.URL.Host, Username: server.URL.User.Username(), Password: pass, Insecure: true},
+		Thumbprint: server.CertificateInfo().ThumbprintSHA1,
+		Inventory: cloud.Inventory{Datacenter: Datacenter, Folder: Folder, ResourcePool: ResourcePool,
+			Datastore: Datastore, Network: Network, Template: Template},
+		clones: &clones{now: time.Date(2030, time.January, 1, 0, 0, 0, 0, time.UTC)},
+	}
+	for _, o := range opts {
+		o(s.clones)
+	}
+	admin, err := vim25.NewClient(ctx, soap.NewClient(server.URL, true))
+	require.NoError(t, err)
+	require.NoError(t, session.NewManager(admin).Login(ctx, server.URL.User))
+	s.admin = admin
+	s.prepare(t, model)
+
+	s.Client, err = cloud.Connect(ctx, s.Config)
+	require.NoError(t, err)
+	s.Calls = Count(s.Client.Vim25())
+	return s
+}
+
+// prepare creates the folder under test and makes the template: powered off, marked as a template, and cloning
+// as vCenter does.
+func (s *Simulator) prepare(t testing.TB, model *simulator.Model) {
+	t.Helper()
+	ctx := context.Background()
+	f := find.NewFinder(s.admin, false)
+	dc, err := f.Datacenter(ctx, Datacenter)
+	require.NoError(t, err)
+	folders, err := dc.Folders(ctx)
+	require.NoError(t, err)
+	_, err = folders.VmFolder.CreateFolder(ctx, "capkit")
+	require.NoError(t, err)
+	vm, err := f.SetDatacenter(dc).VirtualMachine(ctx, Template)
+	require.NoError(t, err)
+	task, err := vm.PowerOff(ctx)
+	require.NoError(t, err)
+	require.NoError(t, task.Wait(ctx))
+	require.NoError(t, vm.MarkAsTemplate(ctx))
+	sim := model.Map().Get(vm.Reference()).(*simulator.VirtualMachine)
+	model.Map().Put(&template{VirtualMachine: sim, clones: s.clones})
+}
+
+// Advance moves the simulator's clock by d, lets the clones whose time has come run, and waits until they have
+// ended, so that the next call sees their outcome.
+func (s *Simulator) Advance(d time.Duration) { s.clones.advance(d) }
+
+// FailNextClone makes the next clone fail (a SystemError fault) when it runs, having created nothing.
+func (s *Simulator) FailNextClone() { s.clones.failNext() }
+
+// Clones returns how many clones have started, held ones included.
+func (s *Simulator) Clones() int { return s.clones.count() }
+
+// VMs returns how many VMs the folder under test holds, with those that clones in flight will create (a clone
+// whose name is taken will fail, and is not counted).
+func (s *Simulator) VMs(t testing.TB) int {
+	t.Helper()
+	names := map[string]bool{}
+	for _, vm := range s.list(t) {
+		names[vm.Name()] = true
+	}
+	for _, name := range s.clones.held() {
+		names[name] = true
+	}
+	return len(names)
+}
+
+// list returns the VMs of the folder under test.
+func (s *Simulator) list(t testing.TB) []*object.VirtualMachine {
+	t.Helper()
+	f := find.NewFinder(s.admin, false)
+	dc, err := f.Datacenter(context.Background(), Datacenter)
+	require.NoError(t, err)
+	vms, err := f.SetDatacenter(dc).VirtualMachineList(context.Background(), Folder+"/*")
+	var none *find.NotFoundError
+	if errors.As(err, &none) {
+		return nil
+	}
+	require.NoError(t, err)
+	return vms
+}
+
+// vm returns the VM with BIOS UUID uuid, through the fixture's own session.
+func (s *Simulator) vm(uuid string) (*object.VirtualMachine, error) {
+	ref, err := object.NewSearchIndex(s.admin).FindByUuid(context.Background(), nil, uuid, true, nil)
+	if err != nil || ref == nil {
+		return nil, &find.NotFoundError{}
+	}
+	return ref.(*object.VirtualMachine), nil
+}
+
+// SetGuestIP stands in for guest tools: the VM with BIOS UUID uuid reports ip ("" for none) as the address of
+// its first network card (vcsim's "SET.guest.ipAddress" extraConfig key).
+func (s *Simulator) SetGuestIP(uuid, ip string) error {
+	return s.reconfigure(uuid, types.VirtualMachineConfigSpec{
+		ExtraConfig: []types.BaseOptionValue{&types.OptionValue{Key: "SET.guest.ipAddress", Value: ip}}})
+}
+
+// reconfigure reconfigures the VM with BIOS UUID uuid out of band.
+func (s *Simulator) reconfigure(uuid string, spec types.VirtualMachineConfigSpec) error {
+	vm, err := s.vm(uuid)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	task, err := vm.Reconfigure(ctx, spec)
+	if err != nil {
+		return err
+	}
+	return task.Wait(ctx)
+}
+
+// WaitTask waits until the vCenter task ref has ended.
+func (s *Simulator) WaitTask(ref string) error {
+	_, err := object.NewTask(s.admin, types.ManagedObjectReference{Type: "Task", Value: ref}).WaitForResult(context.Background())
+	return err
+}
+
+// PowerOff powers off the VM with BIOS UUID uuid out of band.
+func (s *Simulator) PowerOff(uuid string) error {
+	vm, err := s.vm(uuid)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	task, err := vm.PowerOff(ctx)
+	if err != nil {
+		return err
+	}
+	return task.Wait(ctx)
+}
+
+// Delete powers off and destroys the VM with BIOS UUID uuid out of band, as a person in the vSphere client does.
+func (s *Simulator) Delete(uuid string) error {
+	vm, err := s.vm(uuid)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	if state, err := vm.PowerState(ctx); err == nil && state == types.VirtualMachinePowerStatePoweredOn {
+		if err := s.PowerOff(uuid); err != nil {
+			return err
+		}
+	}
+	task, err := vm.Destroy(ctx)
+	if err != nil {
+		return err
+	}
+	return task.Wait(ctx)
+}
+
+// Inspect reads the VM with BIOS UUID uuid through the fixture's own session: its configuration (extraConfig
+// included) and runtime.
+func (s *Simulator) Inspect(uuid string) (mo.VirtualMachine, error) {
+	var out mo.VirtualMachine
+	vm, err := s.vm(uuid)
+	if err != nil {
+		return out, err
+	}
+	err = vm.Properties(context.Background(), vm.Reference(), []string{"config", "runtime", "resourcePool", "datastore", "parent"}, &out)
+	return out, err
+}
+
+// Now returns the time on the simulator's clock, which moves only by Advance: give it to ensure
+// (ensure.WithClock), so that a search lag passes as the clones run.
+func (s *Simulator) Now() time.Time { return s.clones.clock() }
