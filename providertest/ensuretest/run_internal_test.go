@@ -110,7 +110,7 @@ func TestRunScenariosRunsOnlyWhatTheFixtureCanAndLogsTheRest(t *testing.T) {
 		assert.Contains(t, log, "not run: "+name+" (needs CloudFixture.LagSearch)")
 	}
 	for _, name := range updates {
-		assert.Contains(t, log, "not run: "+name+" (needs CloudFixture.Resource to implement ensure.Updater)")
+		assert.Contains(t, log, "not run: "+name+" (needs a Resource that implements ensure.Updater)")
 	}
 	assert.Contains(t, log, "not run: WaitsWhilePending (needs CloudFixture.MakePending)")
 	for _, name := range asynchronous {
@@ -128,14 +128,15 @@ func TestRunScenariosRequireAllFailsNamingWhatIsMissing(t *testing.T) {
 	assert.True(t, f.failed)
 	require.Len(t, f.errs, 1, "the scenarios not run are reported once")
 	msg := f.errs[0]
-	assert.Contains(t, msg, "cannot run 5 of the 23 ensure scenarios, and ResourceUnderTest.RequireAll is set")
+	assert.Contains(t, msg, "cannot run 1 of the 23 ensure scenarios, and ResourceUnderTest.RequireAll is set")
 	assert.Contains(t, msg, "not run: WaitsWhilePending (needs CloudFixture.MakePending)")
-	assert.Contains(t, msg, "(needs CloudFixture.Resource to implement ensure.Updater)")
+	assert.NotContains(t, msg, "ensure.Updater", "a Resource that updates nothing in place has no update scenario to fail")
 	assert.NotContains(t, msg, "LagSearch")
 	assert.NotContains(t, msg, "asynchronous", "a scenario about another kind of cloud never fails RequireAll")
 	// Those are only logged.
 	require.Len(t, f.logs, 1)
-	assert.Contains(t, f.logs[0], "5 of the 23 ensure scenarios were not run")
+	assert.Contains(t, f.logs[0], "9 of the 23 ensure scenarios were not run")
+	assert.Contains(t, f.logs[0], "not run: UpdatesDriftOnce (needs a Resource that implements ensure.Updater)")
 	assert.Contains(t, f.logs[0], "not run: AsyncCreateHoldsNoWorker (needs an asynchronous create: CloudFixture.AsyncCreate)")
 	assert.NotContains(t, f.logs[0], "MakePending")
 	// The scenarios the fixture can run still run, and pass.

@@ -96,9 +96,9 @@ type ResourceUnderTest[S, O any] struct {
 	OutOfBandDelete OutOfBandDelete
 	// Options are passed to every Ensure (e.g. ensure.WithTags).
 	Options []ensure.Option
-	// RequireAll makes RunScenarios fail when the fixture cannot run every scenario (a CloudFixture hook
-	// such as LagSearch or MakePending is nil, or the Resource is not a ensure.Updater), naming what is
-	// missing. Without it, RunScenarios runs the scenarios the fixture can run and logs the others.
+	// RequireAll makes RunScenarios fail when the fixture cannot run every scenario that applies to its
+	// Resource (a CloudFixture hook such as LagSearch or MakePending is nil), naming what is missing; the
+	// update scenarios apply only to an ensure.Updater, the asynchronous ones only to a fixture with AsyncCreate. Without it, RunScenarios runs the scenarios the fixture can run and logs the others.
 	RequireAll bool
 }
 
@@ -326,9 +326,10 @@ func ensureScenarios[S, O any]() []ensureScenario[S, O] {
 	}
 	idem := func(f CloudFixture[S, O]) bool { return idempotent(guarantees(f.Resource)) }
 	const (
-		needsLag     = "CloudFixture.LagSearch"
-		needsUpdater = "CloudFixture.Resource to implement ensure.Updater"
-		needsAsync   = "an asynchronous create: CloudFixture.AsyncCreate"
+		needsLag = "CloudFixture.LagSearch"
+		// A Resource that updates nothing in place has no update to test: the scenarios do not apply to it.
+		appliesUpdater = "a Resource that implements ensure.Updater"
+		needsAsync     = "an asynchronous create: CloudFixture.AsyncCreate"
 	)
 	return []ensureScenario[S, O]{
 		{name: "CreatesWhenAbsent", run: createsWhenAbsent[S, O]},
@@ -343,10 +344,10 @@ func ensureScenarios[S, O any]() []ensureScenario[S, O] {
 		{name: "DeleteRemovesUntrackedResource", run: deleteUntracked[S, O]},
 		{name: "RejectsInvalidParameters", run: rejectsInvalid[S, O]},
 		{name: "LazySpecComputedOnlyWhenNeeded", run: lazySpec[S, O]},
-		{name: "NoUpdateWhenUpToDate", needs: updater, requires: needsUpdater, run: noUpdateWhenUpToDate[S, O]},
-		{name: "UpdatesDriftOnce", needs: updater, requires: needsUpdater, run: updatesDriftOnce[S, O]},
-		{name: "UpdateFailureIsRetried", needs: updater, requires: needsUpdater, run: updateFailureIsRetried[S, O]},
-		{name: "OutOfBandChangeDuringUpdate", needs: updater, requires: needsUpdater, run: changeDuringUpdate[S, O]},
+		{name: "NoUpdateWhenUpToDate", applies: updater, appliesTo: appliesUpdater, run: noUpdateWhenUpToDate[S, O]},
+		{name: "UpdatesDriftOnce", applies: updater, appliesTo: appliesUpdater, run: updatesDriftOnce[S, O]},
+		{name: "UpdateFailureIsRetried", applies: updater, appliesTo: appliesUpdater, run: updateFailureIsRetried[S, O]},
+		{name: "OutOfBandChangeDuringUpdate", applies: updater, appliesTo: appliesUpdater, run: changeDuringUpdate[S, O]},
 		{name: "WaitsWhilePending", needs: pending, requires: "CloudFixture.MakePending", run: waitsWhilePending[S, O]},
 		{name: "AsyncCreateHoldsNoWorker", applies: async, appliesTo: needsAsync, run: asyncHoldsNoWorker[S, O]},
 		{name: "NoDuplicateAfterCrashBeforeRecordOfOperation", applies: async, appliesTo: needsAsync, run: crashAfterOperationEnded[S, O]},
