@@ -22,4 +22,18 @@
 // identities, control plane endpoint, failure domains; VSphereMachine and its template), the controllers and
 // webhooks, the machine service (power state, addresses, providerID through scope.ProviderIDTracker), envtest and
 // e2e tests with the Cluster API managers, clusterctl move, and the measurements side by side with CAPV.
+//
+// The RBAC markers of the controller manager, from which controller-gen writes config/rbac/role.yaml (ClusterRole
+// manager-role): vspherecloud's kinds with their status and finalizers; the Cluster API Clusters and Machines the
+// controllers read; Secrets, for the bootstrap data and the vCenter credentials; Events.
+//
+// +kubebuilder:rbac:groups=infrastructure.vspherecloud.capkit.io,resources=vsphereclusters;vspheremachines,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=infrastructure.vspherecloud.capkit.io,resources=vsphereclusters/status;vspheremachines/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=infrastructure.vspherecloud.capkit.io,resources=vsphereclusters/finalizers;vspheremachines/finalizers,verbs=update
+// +kubebuilder:rbac:groups=infrastructure.vspherecloud.capkit.io,resources=vspheremachinetemplates,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;machines,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 package vspherecloud
