@@ -72,9 +72,12 @@ func (cfg config) reconcileOptions(finalizer string) []reconcile.Option {
 	}, cfg.reconcileOpts...)
 }
 
-// sessions returns the sessions over the configured Secret reader, or c.
-func (cfg config) sessions(c client.Reader) *services.Sessions {
-	if cfg.secrets != nil {
+// sessions returns given, or else new sessions over the configured Secret reader, or else c.
+func (cfg config) sessions(given *services.Sessions, c client.Reader) *services.Sessions {
+	switch {
+	case given != nil:
+		return given
+	case cfg.secrets != nil:
 		return services.NewSessions(cfg.secrets)
 	}
 	return services.NewSessions(c)
@@ -105,10 +108,7 @@ func NewClusterReconciler(c client.Client, sessions *services.Sessions, opts ...
 		return nil, errors.New("cannot create the VSphereCluster reconciler: client is nil")
 	}
 	cfg := newConfig(opts)
-	if sessions == nil {
-		sessions = cfg.sessions(c)
-	}
-	steps, err := ClusterSteps(sessions)
+	steps, err := ClusterSteps(cfg.sessions(sessions, c))
 	if err != nil {
 		return nil, err
 	}
@@ -122,10 +122,7 @@ func NewMachineReconciler(c client.Client, sessions *services.Sessions, opts ...
 		return nil, errors.New("cannot create the VSphereMachine reconciler: client is nil")
 	}
 	cfg := newConfig(opts)
-	if sessions == nil {
-		sessions = cfg.sessions(c)
-	}
-	steps, err := MachineSteps(c, sessions, cfg.machineOpts...)
+	steps, err := MachineSteps(c, cfg.sessions(sessions, c), cfg.machineOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +138,7 @@ func SetupWithManager(mgr ctrl.Manager, opts ...Option) error {
 	}
 	all := append([]Option{WithClient(mgr.GetClient()), WithSecretReader(mgr.GetAPIReader())}, opts...)
 	cfg := newConfig(all)
-	sessions := cfg.sessions(cfg.client)
+	sessions := cfg.sessions(nil, cfg.client)
 	cr, err := NewClusterReconciler(cfg.client, sessions, all...)
 	if err != nil {
 		return err

@@ -20,8 +20,8 @@ import (
 // tags of ensure.Exists.
 const TagCluster = "vspherecloud.capkit.io/cluster"
 
-// ReasonVMPoweredOff: the VM exists and is not powered on (someone powered it off); vspherecloud does not power it
-// on again.
+// ReasonVMPoweredOff is the reason of a VM that exists and is not powered on (someone powered it off); vspherecloud
+// does not power it on again.
 const ReasonVMPoweredOff = "VMPoweredOff"
 
 // Machine is the step of a VSphereMachine: its VM, cloned through ensure.Exists with the Machine's bootstrap data
