@@ -114,10 +114,11 @@ lint: $(GOLANGCI_LINT) ## Run go vet and golangci-lint.
 .PHONY: generate
 generate: $(CONTROLLER_GEN) $(MOCKGEN) ## Regenerate deepcopy, contract accessors, CRDs, webhooks, RBAC, mocks and clusterctl components.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./contract/... paths=./identity/... paths=./examples/memcloud/api/... \
-	  paths=./examples/podcloud/api/... paths=./internal/docstest/myprovider/api/...
+	  paths=./examples/podcloud/api/... paths=./examples/vspherecloud/api/... paths=./internal/docstest/myprovider/api/...
 	$(CONTROLLER_GEN) object:headerFile=internal/scaffold/template/hack/boilerplate.go.txt paths=./internal/scaffold/template/api/...
-	go run ./cmd/capkit generate accessors ./examples/memcloud/api/v1beta2 ./examples/podcloud/api/v1beta2 ./internal/testtypes \
-	  ./internal/docstest/myprovider/api/v1beta2 ./internal/scaffold/template/api/v1beta2 ./contract/conversion/internal/testapi/dual
+	go run ./cmd/capkit generate accessors ./examples/memcloud/api/v1beta2 ./examples/podcloud/api/v1beta2 ./examples/vspherecloud/api/v1beta2 \
+	  ./internal/testtypes ./internal/docstest/myprovider/api/v1beta2 ./internal/scaffold/template/api/v1beta2 \
+	  ./contract/conversion/internal/testapi/dual
 	$(CONTROLLER_GEN) crd webhook rbac:roleName=manager-role paths=./examples/memcloud \
 	  paths=./examples/memcloud/api/... paths=./examples/memcloud/webhooks/... \
 	  output:crd:artifacts:config=examples/memcloud/config/crd/bases \
@@ -135,6 +136,9 @@ generate: $(CONTROLLER_GEN) $(MOCKGEN) ## Regenerate deepcopy, contract accessor
 	  output:crd:artifacts:config=examples/podcloud/config/crd/bases \
 	  output:webhook:artifacts:config=examples/podcloud/config/webhook \
 	  output:rbac:artifacts:config=examples/podcloud/config/rbac
+	$(CONTROLLER_GEN) crd rbac:roleName=manager-role paths=./examples/vspherecloud paths=./examples/vspherecloud/api/... \
+	  output:crd:artifacts:config=examples/vspherecloud/config/crd/bases \
+	  output:rbac:artifacts:config=examples/vspherecloud/config/rbac
 	MOCKGEN=$(MOCKGEN) go generate ./mocks/...
 	go run ./examples/memcloud/hack/components
 	go run ./examples/memcloud/hack/components -config examples/memcloud/config/releases/v0.1.0

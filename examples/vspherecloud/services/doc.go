@@ -1,5 +1,12 @@
-// Package services holds vspherecloud's services. For now it is the VM of a machine as an ensure.Resource
-// (NewVMs, VMFuncs); the machine service that uses it, with its API types, comes later (issue 42).
+// Package services holds vspherecloud's services: VCenter, the step of a VSphereCluster, and Machine, the step of
+// a VSphereMachine, over the VM of a machine as an ensure.Resource (NewVMs, VMFuncs), both logged in through
+// Sessions (one session per vCenter and credentials, from the VSphereCluster's credentials Secret).
+//
+// VCenter logs in and marks the cluster provisioned once its given control plane endpoint is set. Machine clones the
+// VM through ensure.Exists with the Machine's bootstrap data (cloud-init only) as guestinfo, records its BIOS UUID in
+// spec.providerID through scope.ProviderIDTracker, reports the addresses guest tools give it, and marks the machine
+// provisioned once it runs with an address; its delete is ensure.Deleted. Neither keeps operation bookkeeping of its
+// own: the clone's task, the wait for an address and the power-off before the destroy are ensure's.
 //
 // The resource's spec is a cloud.CloneSpec, its observation a *cloud.VM, its ID the VM's BIOS UUID, whose
 // providerID is "vsphere://<BIOS UUID>" (ProviderID), as CAPV writes it, so that a machine service can checkpoint

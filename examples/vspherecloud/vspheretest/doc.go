@@ -8,5 +8,7 @@
 // exists, only once Advance has moved the clock that far, and Advance returns once the clones due have ended, so that
 // a test holds a clone in flight for as long as it needs, without sleeping, and the next call sees its outcome. Now
 // is that clock, for ensure.WithClock. FailNextClone fails the next clone; VMs counts the VMs of the folder, those
-// that held clones will create included. SetGuestIP stands in for guest tools; Delete and PowerOff act out of band.
+// that held clones will create included. SetGuestIP stands in for guest tools, and PlayGuestTools too for tests
+// whose controllers run on their own (an address for every running VM without one); Delete and PowerOff act out of
+// band.
 package vspheretest

@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"net/url"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -52,8 +54,9 @@ type Simulator struct {
 	// Calls counts the SOAP calls of Client since it logged in.
 	Calls *Calls
 
-	admin  *vim25.Client // the fixture's own session: its calls are not counted
-	clones *clones
+	admin    *vim25.Client // the fixture's own session: its calls are not counted
+	clones   *clones
+	guestIPs atomic.Int32 // the addresses PlayGuestTools gave
 }
 
 // Option configures a Simulator.
@@ -147,16 +150,49 @@ func (s *Simulator) VMs(t testing.TB) int {
 // list returns the VMs of the folder under test.
 func (s *Simulator) list(t testing.TB) []*object.VirtualMachine {
 	t.Helper()
+	vms, err := s.folderVMs()
+	require.NoError(t, err)
+	return vms
+}
+
+// folderVMs returns the VMs of the folder under test.
+func (s *Simulator) folderVMs() ([]*object.VirtualMachine, error) {
 	f := find.NewFinder(s.admin, false)
 	dc, err := f.Datacenter(context.Background(), Datacenter)
-	require.NoError(t, err)
+	if err != nil {
+		return nil, err
+	}
 	vms, err := f.SetDatacenter(dc).VirtualMachineList(context.Background(), Folder+"/*")
 	var none *find.NotFoundError
 	if errors.As(err, &none) {
-		return nil
+		return nil, nil
 	}
-	require.NoError(t, err)
-	return vms
+	return vms, err
+}
+
+// PlayGuestTools stands in for guest tools on every VM of the folder under test, for tests whose controllers run on
+// their own: a powered-on VM that reports no address gets one (10.0.0.<n>, a new n for each), as SetGuestIP gives
+// it. It returns how many VMs it gave an address.
+func (s *Simulator) PlayGuestTools() (int, error) {
+	vms, err := s.folderVMs()
+	if err != nil {
+		return 0, err
+	}
+	given := 0
+	for _, vm := range vms {
+		var o mo.VirtualMachine
+		if err := vm.Properties(context.Background(), vm.Reference(), []string{"config.uuid", "runtime.powerState", "guest.ipAddress"}, &o); err != nil {
+			return given, err
+		}
+		if o.Config == nil || o.Runtime.PowerState != types.VirtualMachinePowerStatePoweredOn || (o.Guest != nil && o.Guest.IpAddress != "") {
+			continue
+		}
+		if err := s.SetGuestIP(o.Config.Uuid, fmt.Sprintf("10.0.0.%d", 10+s.guestIPs.Add(1))); err != nil {
+			return given, err
+		}
+		given++
+	}
+	return given, nil
 }
 
 // vm returns the VM with BIOS UUID uuid, through the fixture's own session.

@@ -1,0 +1,123 @@
+package v1beta2
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/capkit/capkit/contract"
+)
+
+// VSphereClusterFinalizer is the finalizer vspherecloud's cluster controller puts on a VSphereCluster.
+const VSphereClusterFinalizer = GroupName + "/vspherecluster"
+
+// Keys of the credentials Secret (spec.credentialsSecretRef).
+const (
+	// CredentialsUsername is the key of the user name that logs in to the vCenter.
+	CredentialsUsername = "username"
+	// CredentialsPassword is the key of its password.
+	CredentialsPassword = "password"
+)
+
+// VSphereClusterSpec is the desired state of a VSphereCluster.
+type VSphereClusterSpec struct {
+	// server is the vCenter: a host name, host:port, or an https URL of its SDK endpoint.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	Server string `json:"server"`
+
+	// thumbprint is the SHA-1 thumbprint of the vCenter's certificate ("AA:BB:..."), pinned instead of verifying
+	// the certificate against trusted CAs, for a vCenter whose certificate no trusted CA signed.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^([0-9A-Fa-f]{2}:){19}[0-9A-Fa-f]{2}$`
+	Thumbprint string `json:"thumbprint,omitempty"`
+
+	// datacenter is the datacenter the cluster's VMs live in, by name or inventory path.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	Datacenter string `json:"datacenter"`
+
+	// credentialsSecretRef names the Secret, in the VSphereCluster's namespace, whose "username" and "password" log
+	// in to the vCenter.
+	// +required
+	CredentialsSecretRef SecretReference `json:"credentialsSecretRef"`
+
+	// controlPlaneEndpoint is the address of the cluster's API server, which vspherecloud does not make: give it.
+	// +optional
+	ControlPlaneEndpoint contract.APIEndpoint `json:"controlPlaneEndpoint,omitempty,omitzero"`
+}
+
+// SecretReference names a Secret in the namespace of the object that holds the reference.
+type SecretReference struct {
+	// name is the Secret's name.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+}
+
+// VSphereClusterStatus is the observed state of a VSphereCluster.
+// +kubebuilder:validation:MinProperties=1
+type VSphereClusterStatus struct {
+	// initialization holds status.initialization.provisioned, which the controller sets to true once it has
+	// logged in to the vCenter and spec.controlPlaneEndpoint is set.
+	// +optional
+	Initialization contract.InfraClusterInitialization `json:"initialization,omitempty,omitzero"`
+
+	// conditions are the observations of the VSphereCluster's state: Ready, VCenterReady and Paused.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=32
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// failureDomains are the failure domains machines may be placed in; none yet.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=32
+	FailureDomains []contract.FailureDomain `json:"failureDomains,omitempty"`
+}
+
+// VSphereCluster is the infrastructure of a Cluster API cluster on a vCenter: where its VMs live and how to log in.
+// It is the InfraCluster of contract v1beta2.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:storageversion
+// +kubebuilder:resource:path=vsphereclusters,scope=Namespaced,categories=cluster-api
+// +kubebuilder:metadata:labels="cluster.x-k8s.io/v1beta2=v1beta2"
+// +kubebuilder:printcolumn:name="Cluster",type="string",JSONPath=".metadata.labels['cluster\\.x-k8s\\.io/cluster-name']",description="Cluster this VSphereCluster belongs to"
+// +kubebuilder:printcolumn:name="Provisioned",type="boolean",JSONPath=".status.initialization.provisioned",description="Whether the infrastructure is provisioned"
+// +kubebuilder:printcolumn:name="Ready",type="string",JSONPath=`.status.conditions[?(@.type=="Ready")].status`,description="Ready condition"
+// +kubebuilder:printcolumn:name="Server",type="string",JSONPath=".spec.server",description="vCenter"
+// +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp",description="Time since creation"
+type VSphereCluster struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object metadata.
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is the desired state of the VSphereCluster.
+	// +required
+	Spec VSphereClusterSpec `json:"spec"`
+
+	// status is the observed state of the VSphereCluster.
+	// +optional
+	Status VSphereClusterStatus `json:"status,omitempty,omitzero"`
+}
+
+// VSphereClusterList is a list of VSphereClusters.
+//
+// +kubebuilder:object:root=true
+type VSphereClusterList struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard list metadata.
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	// items are the VSphereClusters.
+	Items []VSphereCluster `json:"items"`
+}

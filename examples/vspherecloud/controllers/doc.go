@@ -1,0 +1,13 @@
+// Package controllers wires vspherecloud's services (package services) into capkit's generic reconcilers: the
+// VSphereCluster reconciler runs the step VCenter, the VSphereMachine reconciler the step VM. The reconcilers come from
+// package reconcile, which does everything that is not vspherecloud's business: owner waits, pause, finalizers
+// persisted before any vCenter call, bootstrap gates, one condition per step and Ready, patches that send only what
+// changed. Both share one services.Sessions, so that a cluster and its machines use one vCenter session.
+//
+// In a manager, SetupWithManager registers both, reading credentials and bootstrap Secrets through the manager's API
+// reader (never from a cache); NewClusterReconciler and NewMachineReconciler return them without a manager.
+//
+// To come (issue 42): admission webhooks, capkit's identities for the credentials (instead of a Secret in the
+// cluster's namespace), failure domains from compute clusters, machine pools, a control plane endpoint from a virtual
+// IP, and a manager binary (cmd) with its clusterctl components.
+package controllers

@@ -1,0 +1,111 @@
+package services_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/capkit/capkit/conditions"
+	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/examples/vspherecloud/api/v1beta2"
+	"github.com/capkit/capkit/examples/vspherecloud/services"
+	"github.com/capkit/capkit/examples/vspherecloud/vspheretest"
+	"github.com/capkit/capkit/reconcile/step"
+	"github.com/capkit/capkit/scope/scopetest"
+)
+
+// vsphereCluster returns a VSphereCluster of sim whose credentials are the Secret "vcenter".
+func vsphereCluster(sim *vspheretest.Simulator) *v1beta2.VSphereCluster {
+	return &v1beta2.VSphereCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1"},
+		Spec: v1beta2.VSphereClusterSpec{Server: sim.Config.URL, Thumbprint: sim.Thumbprint, Datacenter: vspheretest.Datacenter,
+			CredentialsSecretRef: v1beta2.SecretReference{Name: "vcenter"}, ControlPlaneEndpoint: contract.APIEndpoint{Host: "10.0.0.2", Port: 6443}}}
+}
+
+// secrets returns a reader holding the Secret "vcenter" with data.
+func secrets(data map[string]string) client.Reader {
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "vcenter"}, Data: map[string][]byte{}}
+	for k, v := range data {
+		s.Data[k] = []byte(v)
+	}
+	return fake.NewClientBuilder().WithObjects(s).Build()
+}
+
+func TestSessions(t *testing.T) {
+	sim := vspheretest.New(t)
+	good := map[string]string{v1beta2.CredentialsUsername: sim.Config.Username, v1beta2.CredentialsPassword: sim.Config.Password}
+	tests := []struct {
+		name    string
+		secrets client.Reader
+		edit    func(*v1beta2.VSphereCluster)
+		wantErr string
+	}{
+		{name: "the Secret's credentials", secrets: secrets(good)},
+		{name: "no Secret", secrets: fake.NewClientBuilder().Build(), wantErr: `cannot read the credentials Secret "vcenter"`},
+		{name: "no password", secrets: secrets(map[string]string{v1beta2.CredentialsUsername: sim.Config.Username}), wantErr: `must hold "username" and "password"`},
+		{name: "a wrong password", secrets: secrets(map[string]string{v1beta2.CredentialsUsername: sim.Config.Username, v1beta2.CredentialsPassword: "n0t-the-pa55word"}),
+			wantErr: "cannot log in"},
+		{name: "a certificate of another thumbprint", secrets: secrets(good), wantErr: "cannot connect",
+			edit: func(vc *v1beta2.VSphereCluster) {
+				vc.Spec.Thumbprint = "AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01"
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vc := vsphereCluster(sim)
+			if tt.edit != nil {
+				tt.edit(vc)
+			}
+			s := services.NewSessions(tt.secrets)
+			c, err := s.Client(t.Context(), vc)
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				assert.NotContains(t, err.Error(), "pa55word", "no password in an error")
+				return
+			}
+			require.NoError(t, err)
+			again, err := s.Client(t.Context(), vc)
+			require.NoError(t, err)
+			assert.Same(t, c, again, "one session per vCenter and credentials")
+		})
+	}
+}
+
+func TestVCenter(t *testing.T) {
+	sim := vspheretest.New(t)
+	sessions := services.NewSessions(secrets(map[string]string{v1beta2.CredentialsUsername: sim.Config.Username, v1beta2.CredentialsPassword: sim.Config.Password}))
+	v, err := services.NewVCenter(sessions)
+	require.NoError(t, err)
+	tests := []struct {
+		name       string
+		edit       func(*v1beta2.VSphereCluster)
+		wantReason string
+	}{
+		{name: "logged in, with the endpoint given", edit: func(*v1beta2.VSphereCluster) {}},
+		{name: "no endpoint", edit: func(vc *v1beta2.VSphereCluster) { vc.Spec.ControlPlaneEndpoint = contract.APIEndpoint{} }, wantReason: conditions.ReasonInvalidParameters},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vc := vsphereCluster(sim)
+			tt.edit(vc)
+			s := &scopetest.FakeClusterScope[*v1beta2.VSphereCluster]{FakeObject: scopetest.FakeObject[*v1beta2.VSphereCluster]{Object: vc, Version: contract.V1Beta2}}
+			res, err := v.Reconcile(t.Context(), s)
+			if tt.wantReason != "" {
+				require.Error(t, err)
+				assert.Equal(t, tt.wantReason, step.TerminalReason(err))
+				assert.False(t, vc.IsProvisioned())
+				return
+			}
+			require.NoError(t, err)
+			assert.True(t, res.Done)
+			assert.True(t, vc.IsProvisioned())
+			res, err = v.Delete(t.Context(), s)
+			require.NoError(t, err)
+			assert.True(t, res.Done, "nothing to delete")
+		})
+	}
+}
