@@ -88,6 +88,10 @@ bench-fleet-10k: envtest ## The fleet benchmark at 1,000 and 10,000 machines aga
 envtest: ## Build (first time) or reuse kube-apiserver and etcd for envtest.
 	@hack/envtest-binaries.sh >/dev/null
 
+.PHONY: capv-manager
+capv-manager: ## Build (first time) or reuse the CAPV v1.14.0 manager, for the vSphere side by side (issue 42; not in make test).
+	@hack/capv-manager.sh
+
 .PHONY: kwok
 kwok: ## Build (first time) or reuse kube-scheduler and KWOK's kwok, for tests that run Pods on fake nodes.
 	@hack/kwok-binaries.sh >/dev/null

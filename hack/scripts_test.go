@@ -21,6 +21,7 @@ import (
 const stubGo = `#!/usr/bin/env bash
 set -euo pipefail
 if [[ "${1:-}" == "env" ]]; then echo "$STUB_MODCACHE"; exit 0; fi
+if [[ "${1:-} ${2:-} ${3:-}" == "mod download -json" ]]; then printf '{\n\t"Path": "%s",\n\t"Dir": "%s"\n}\n' "${4%@*}" "$STUB_MODCACHE/$4"; exit 0; fi
 if [[ "${1:-}" == "build" || "${1:-}" == "install" ]]; then
   out="" pkg=""
   while [[ $# -gt 0 ]]; do
@@ -57,6 +58,11 @@ func runConcurrently(t *testing.T, script string) (outs []string, builds []strin
 		require.NoError(t, os.WriteFile(filepath.Join(stages, f), []byte("kind: Stage\n"), 0o644))
 	}
 
+	// CAPV's module, as `go mod download -json` leaves it in the module cache.
+	capv := filepath.Join(tmp, "modcache", "sigs.k8s.io", "cluster-api-provider-vsphere@v1.14.0")
+	require.NoError(t, os.MkdirAll(capv, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(capv, "go.mod"), []byte("module sigs.k8s.io/cluster-api-provider-vsphere\n"), 0o444))
+
 	outs = make([]string, 2)
 	errs := make([]error, 2)
 	stderrs := make([]bytes.Buffer, 2)
@@ -92,8 +98,9 @@ func TestBuildScriptsShareTheCacheSafely(t *testing.T) {
 		{script: "envtest-binaries.sh", wantBuilds: 2, wantFiles: []string{"etcd", "kube-apiserver"}},
 		{script: "kwok-binaries.sh", wantBuilds: 2, wantFiles: []string{"kube-scheduler", "kwok", "stages.yaml"}},
 		{script: "capi-managers.sh", wantBuilds: 2, wantFiles: []string{"cluster-api-manager", "kubeadm-bootstrap-manager"}},
-		// kubebuilder.sh prints the binary's path, not its folder.
+		// kubebuilder.sh and capv-manager.sh print the binary's path, not its folder.
 		{script: "kubebuilder.sh", wantBuilds: 1, wantFiles: []string{"kubebuilder"}},
+		{script: "capv-manager.sh", wantBuilds: 1, wantFiles: []string{"manager"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.script, func(t *testing.T) {
