@@ -343,6 +343,7 @@ func (c *run[S, O]) record(ctx context.Context) func(Result[O], error) (Result[O
 func (c *run[S, O]) inflightOrAdoptOrCreate(ctx context.Context, ownershipKey string) (Result[O], error) {
 	var out Result[O]
 	note, noted := c.n.get()
+	note = pollable(c.r.Resource, note)
 	if noted && note.op != "" {
 		out, done, err := c.pollCreate(ctx, note)
 		if err != nil || done {
@@ -578,6 +579,7 @@ func Deleted[S, O any](ctx context.Context, t scope.ResourceTracker, key string,
 		deleted[tracked] = true
 	}
 	note, noted := n.get()
+	note = pollable(r, note)
 	if noted && note.op != "" {
 		w, ended, err := deleteOperation(ctx, m, key, note.op, deleted, o.poll)
 		if err != nil {

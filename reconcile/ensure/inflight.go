@@ -151,6 +151,9 @@ func (n inflight) String() string {
 // parseNote decodes a note; ok is false for a note it cannot read (or one from the future), which get replaces by
 // a create started now: it is waited for once, over the search lag, never trusted and never waited for forever.
 func parseNote(note string, now time.Time) (n inflight, ok bool) {
+	if len(note) > scope.MaxPendingNote { // bounded before it is parsed: an annotation anyone with edit rights can set
+		return inflight{since: now}, false
+	}
 	kind, rest, _ := strings.Cut(note, " ")
 	ts, op, _ := strings.Cut(rest, " ")
 	since, err := time.Parse(time.RFC3339Nano, ts)
@@ -268,3 +271,14 @@ func waitFor(poll, remaining time.Duration) time.Duration {
 type waitError struct{ result step.Result }
 
 func (e *waitError) Error() string { return e.result.Message }
+
+// pollable drops the operation of a note when r cannot read operations (a note left by another version of the
+// Resource): the create is then waited for over the search lag like one whose outcome is unknown, never an error
+// that would hold the object, or its finalizer, for ever.
+func pollable[S, O any](r Resource[S, O], note inflight) inflight {
+	p, ok := r.(OperationPoller[O])
+	if f, isFuncs := p.(interface{ polls() bool }); !ok || (isFuncs && !f.polls()) {
+		note.op, note.recovered = "", false
+	}
+	return note
+}

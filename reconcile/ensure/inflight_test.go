@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,9 +13,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/capkit/capkit/conditions"
+	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/reconcile/ensure"
 	"github.com/capkit/capkit/reconcile/internal/fakecloud"
 	"github.com/capkit/capkit/reconcile/step"
+	"github.com/capkit/capkit/scope"
 	"github.com/capkit/capkit/scope/scopetest"
 )
 
@@ -303,7 +306,8 @@ func TestOperationHandleIsBounded(t *testing.T) {
 			_, err := ensure.Exists(t.Context(), tr, "vm", r, ensure.Given("small"))
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), `cannot track the create of resource "vm"`)
-			assert.Empty(t, tr.Notes())
+			_, noted := tr.Pending("vm")
+			assert.False(t, noted, "the note is cleared once the delete is done")
 		})
 	}
 }
@@ -398,4 +402,35 @@ func TestUnreadableNoteIsWaitedForOnce(t *testing.T) {
 	del, err = ensure.Deleted(t.Context(), tr, "vpc", c, clock)
 	require.NoError(t, err)
 	assert.True(t, del.Done, "deleted once the lag has passed: %+v", del)
+}
+
+// TestNoteOfAnOperationWithoutPollerIsWaitedFor: a note naming an operation, met by a Resource that cannot read
+// operations (the note of another version of the provider, or an edited annotation), is waited for over the search
+// lag like an unknown create; Deleted then ends instead of failing for ever and holding the finalizer. A note longer
+// than scope.MaxPendingNote is not parsed: it is rewritten as read and waited for once.
+func TestNoteOfAnOperationWithoutPollerIsWaitedFor(t *testing.T) {
+	for name, note := range map[string]string{
+		"operation, no poller": "operation 2026-11-29T07:59:00Z op-7",
+		"oversized":            "create 2026-11-29T07:59:00Z " + strings.Repeat("x", 300),
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := newSlowCloud(0, 0, true)
+			tr := &scopetest.FakeMachineScope[*v1beta2.MemMachine]{FakeObject: scopetest.FakeObject[*v1beta2.MemMachine]{
+				Object: &v1beta2.MemMachine{}, OwnershipKeyValue: "owner-1"}}
+			tr.Object.SetAnnotations(map[string]string{scope.PendingAnnotationPrefix + "vm": note})
+			r := ensure.NewResource(ensure.ResourceFuncs[string, *slowVM]{ // no PollOperationFunc
+				GetFunc: c.get, FindByTagsFunc: c.find, DeleteFunc: c.delete, CreateFunc: c.create,
+				IDFunc:     func(vm *slowVM) string { return vm.id },
+				Guarantees: ensure.Guarantees{Idempotency: ensure.IdempotentByToken, SearchLag: time.Minute},
+			})
+			opts := []ensure.Option{ensure.WithClock(c.clock), ensure.WithPollInterval(30 * time.Second)}
+			rounds := untilDone(t, c, 10, func() (bool, time.Duration, error) {
+				res, err := ensure.Deleted(t.Context(), tr, "vm", r, opts...)
+				return res.Done, res.RequeueAfter, err
+			})
+			assert.LessOrEqual(t, rounds, 4, "waited for at most the search lag")
+			_, noted := tr.Pending("vm")
+			assert.False(t, noted, "the note is cleared once the delete is done")
+		})
+	}
 }

@@ -136,6 +136,9 @@ func (r funcsResource[S, O]) ID(obs O) string {
 
 func (r funcsResource[S, O]) Guarantees() Guarantees { return r.f.Guarantees }
 
+// polls reports whether PollOperation can read an operation (PollOperationFunc is set).
+func (r funcsResource[S, O]) polls() bool { return r.f.PollOperationFunc != nil }
+
 func (r funcsResource[S, O]) PollOperation(ctx context.Context, op string) (obs O, done bool, err error) {
 	if r.f.PollOperationFunc == nil {
 		return obs, false, missingFunc("PollOperationFunc")
