@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/session"
 	"github.com/vmware/govmomi/simulator"
+	_ "github.com/vmware/govmomi/vapi/simulator" // vCenter's REST endpoints, for WithVAPI
 	"github.com/vmware/govmomi/vim25"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
@@ -38,10 +40,10 @@ const (
 
 const password = "vcsim-pa55word"
 
-// Simulator is a vCenter simulator (govmomi's vcsim) for one test, and a client of it whose SOAP calls are
-// counted. Its template clones as vCenter does, which vcsim v0.52.0 does not quite (see template), and its clones
-// can take time on the simulator's own clock (WithCloneTime, Advance), so that a test holds a clone in flight
-// for as long as it needs without sleeping.
+// Simulator is a vCenter simulator (govmomi's vcsim) and a client of it whose SOAP calls are counted. Its template
+// clones as vCenter does, which vcsim v0.52.0 does not quite (see template), and its clones can take time on the
+// simulator's own clock (WithCloneTime, Advance), so that a test holds a clone in flight for as long as it needs
+// without sleeping.
 type Simulator struct {
 	// Client is the client under test, logged in as Config says.
 	Client *cloud.Client
@@ -54,73 +56,166 @@ type Simulator struct {
 	// Calls counts the SOAP calls of Client since it logged in.
 	Calls *Calls
 
+	model    *simulator.Model
+	server   *simulator.Server
 	admin    *vim25.Client // the fixture's own session: its calls are not counted
 	clones   *clones
 	guestIPs atomic.Int32 // the addresses PlayGuestTools gave
+	mu       sync.Mutex
+	proxies  []*Endpoint
 }
 
 // Option configures a Simulator.
-type Option func(*clones)
+type Option func(*settings)
+
+type settings struct {
+	cloneTime time.Duration
+	vapi      bool
+}
 
 // WithCloneTime makes every clone take d on the simulator's clock: its task runs, and its VM does not exist,
 // until Advance has moved the clock by d since the clone started.
-func WithCloneTime(d time.Duration) Option { return func(c *clones) { c.cloneTime = d } }
+func WithCloneTime(d time.Duration) Option { return func(s *settings) { s.cloneTime = d } }
+
+// WithVAPI serves vCenter's REST API (govmomi's vapi/simulator: sessions, tags, content libraries) beside SOAP, as
+// a provider that logs in to it needs: CAPV opens a REST session for its tags manager with every vCenter session.
+func WithVAPI() Option { return func(s *settings) { s.vapi = true } }
+
+// closeWait bounds Close: how long the server may take to end once every client connection was closed.
+const closeWait = 10 * time.Second
 
 // New starts a simulator for t, stopped when t ends.
 func New(t testing.TB, opts ...Option) *Simulator {
 	t.Helper()
+	s, err := Start(opts...)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return s
+}
+
+// Start starts a simulator; Close stops it.
+func Start(opts ...Option) (_ *Simulator, err error) {
+	var set settings
+	for _, o := range opts {
+		o(&set)
+	}
 	ctx := context.Background()
 	model := simulator.VPX()
-	require.NoError(t, model.Create())
-	t.Cleanup(model.Remove)
+	if err := model.Create(); err != nil {
+		return nil, fmt.Errorf("cannot create the simulator's inventory: %w", err)
+	}
 	model.Service.TLS = new(tls.Config)
 	model.Service.Listen = &url.URL{User: url.UserPassword(Username, password)}
+	model.Service.RegisterEndpoints = set.vapi
 	server := model.Service.NewServer()
-	t.Cleanup(server.Close)
-
 	pass, _ := server.URL.User.Password()
 	s := &Simulator{
 		Config:     cloud.Config{URL: server.URL.Host, Username: server.URL.User.Username(), Password: pass, Insecure: true},
 		Thumbprint: server.CertificateInfo().ThumbprintSHA1,
 		Inventory: cloud.Inventory{Datacenter: Datacenter, Folder: Folder, ResourcePool: ResourcePool,
 			Datastore: Datastore, Network: Network, Template: Template},
-		clones: &clones{now: time.Date(2030, time.January, 1, 0, 0, 0, 0, time.UTC)},
+		model:  model,
+		server: server,
+		clones: &clones{now: time.Date(2030, time.January, 1, 0, 0, 0, 0, time.UTC), cloneTime: set.cloneTime},
 	}
-	for _, o := range opts {
-		o(s.clones)
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, s.Close())
+		}
+	}()
+	if s.admin, err = vim25.NewClient(ctx, soap.NewClient(server.URL, true)); err != nil {
+		return s, fmt.Errorf("cannot connect to the simulator: %w", err)
 	}
-	admin, err := vim25.NewClient(ctx, soap.NewClient(server.URL, true))
-	require.NoError(t, err)
-	require.NoError(t, session.NewManager(admin).Login(ctx, server.URL.User))
-	s.admin = admin
-	s.prepare(t, model)
-
-	s.Client, err = cloud.Connect(ctx, s.Config)
-	require.NoError(t, err)
+	if err := session.NewManager(s.admin).Login(ctx, server.URL.User); err != nil {
+		return s, fmt.Errorf("cannot log in to the simulator: %w", err)
+	}
+	if err := s.prepare(); err != nil {
+		return s, err
+	}
+	if s.Client, err = cloud.Connect(ctx, s.Config); err != nil {
+		return s, err
+	}
 	s.Calls = Count(s.Client.Vim25())
-	return s
+	return s, nil
+}
+
+// Close stops the simulator and the endpoints it gave. It closes every client connection first, so that a client
+// holding one (a manager that was stopped, say) cannot keep it running, and it waits at most closeWait.
+func (s *Simulator) Close() error {
+	s.clones.releaseAll()
+	s.mu.Lock()
+	proxies := s.proxies
+	s.mu.Unlock()
+	errs := make([]error, 0, len(proxies)+1)
+	for _, p := range proxies {
+		errs = append(errs, closeServer("an endpoint of the simulator", p.server))
+	}
+	if s.server != nil {
+		errs = append(errs, closeServer("the simulator", s.server))
+	}
+	s.model.Remove()
+	return errors.Join(errs...)
+}
+
+// closer is an HTTP test server.
+type closer interface {
+	CloseClientConnections()
+	Close()
+}
+
+// closeServer closes srv's client connections, then srv, waiting at most closeWait.
+func closeServer(what string, srv closer) error {
+	srv.CloseClientConnections()
+	done := make(chan struct{})
+	go func() {
+		srv.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-time.After(closeWait):
+		return fmt.Errorf("cannot stop %s: it still serves a connection after %s", what, closeWait)
+	}
 }
 
 // prepare creates the folder under test and makes the template: powered off, marked as a template, and cloning
 // as vCenter does.
-func (s *Simulator) prepare(t testing.TB, model *simulator.Model) {
-	t.Helper()
+func (s *Simulator) prepare() error {
 	ctx := context.Background()
 	f := find.NewFinder(s.admin, false)
 	dc, err := f.Datacenter(ctx, Datacenter)
-	require.NoError(t, err)
+	if err != nil {
+		return fmt.Errorf("cannot find the simulator's datacenter: %w", err)
+	}
 	folders, err := dc.Folders(ctx)
-	require.NoError(t, err)
-	_, err = folders.VmFolder.CreateFolder(ctx, "capkit")
-	require.NoError(t, err)
+	if err != nil {
+		return fmt.Errorf("cannot read the simulator's folders: %w", err)
+	}
+	if _, err := folders.VmFolder.CreateFolder(ctx, "capkit"); err != nil {
+		return fmt.Errorf("cannot create folder %s: %w", Folder, err)
+	}
 	vm, err := f.SetDatacenter(dc).VirtualMachine(ctx, Template)
-	require.NoError(t, err)
+	if err != nil {
+		return fmt.Errorf("cannot find template %s: %w", Template, err)
+	}
 	task, err := vm.PowerOff(ctx)
-	require.NoError(t, err)
-	require.NoError(t, task.Wait(ctx))
-	require.NoError(t, vm.MarkAsTemplate(ctx))
-	sim := model.Map().Get(vm.Reference()).(*simulator.VirtualMachine)
-	model.Map().Put(&template{VirtualMachine: sim, clones: s.clones})
+	if err == nil {
+		err = task.Wait(ctx)
+	}
+	if err == nil {
+		err = vm.MarkAsTemplate(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("cannot make %s a template: %w", Template, err)
+	}
+	sim := s.model.Map().Get(vm.Reference()).(*simulator.VirtualMachine)
+	s.model.Map().Put(&template{VirtualMachine: sim, clones: s.clones})
+	return nil
 }
 
 // Advance moves the simulator's clock by d, lets the clones whose time has come run, and waits until they have

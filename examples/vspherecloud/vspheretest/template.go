@@ -181,3 +181,15 @@ func (c *clones) clock() time.Time {
 	defer c.mu.Unlock()
 	return c.now
 }
+
+// releaseAll fails every clone still held, so that no task waits for a clock that no longer moves.
+func (c *clones) releaseAll() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, cl := range c.all {
+		if !closed(cl.release) {
+			cl.fail = true
+			close(cl.release)
+		}
+	}
+}
