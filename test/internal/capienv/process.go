@@ -133,3 +133,16 @@ func exitStatus(err error) string {
 	}
 	return strings.TrimSpace(err.Error())
 }
+
+// Kill ends the process with SIGKILL, as a node that fails or an OOM kill does: nothing of it runs after the
+// signal, no deferred write and no graceful shutdown. Kill is safe to call after Stop.
+func (p *Process) Kill() error {
+	p.mu.Lock()
+	p.stopping = true
+	p.mu.Unlock()
+	if err := p.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("cannot kill %q: %w", p.name, err)
+	}
+	<-p.done
+	return nil
+}

@@ -57,3 +57,26 @@ func TestStartProcessMissingBinary(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `"none"`)
 }
+
+// Kill ends even a process that ignores SIGTERM, at once and without its shutdown: the "ready" trap never runs.
+func TestProcessKill(t *testing.T) {
+	p := startShell(t, "trap 'echo graceful; exit 0' TERM; echo ready; while :; do sleep 0.05; done")
+	require.Eventually(t, func() bool { return p.Tail(1) == "ready" }, 5*time.Second, 10*time.Millisecond)
+	start := time.Now()
+	require.NoError(t, p.Kill())
+	assert.Less(t, time.Since(start), time.Second)
+	assert.Equal(t, "ready", p.Tail(1), "no graceful shutdown after SIGKILL")
+	assert.NoError(t, p.CheckRunning(), "a killed process is not reported as exited on its own")
+}
+
+// Usage reads a busy process's CPU time and its peak memory, which only grows.
+func TestProcessUsage(t *testing.T) {
+	p := startShell(t, `i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; echo busy; sleep 30`)
+	require.Eventually(t, func() bool { return p.Tail(1) == "busy" }, 30*time.Second, 10*time.Millisecond)
+	u, err := p.Usage()
+	require.NoError(t, err)
+	assert.Greater(t, u.CPU, 50*time.Millisecond, "300,000 shell loop iterations take CPU")
+	assert.Less(t, u.CPU, 30*time.Second)
+	assert.Greater(t, u.PeakRSS, int64(200<<10), "a shell holds more than 200 KiB")
+	assert.Less(t, u.PeakRSS, int64(1<<30))
+}
