@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/tls"
 	"io"
+	"log"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -41,10 +42,12 @@ func (s *Simulator) Endpoint() *Endpoint {
 	proxy.Transport = &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}} //nolint:gosec // the simulator's own certificate, on loopback
 	proxy.FlushInterval = -1
 	reqs := &Requests{n: map[string]int{}}
+	proxy.ErrorLog = log.New(serverLog{reqs}, "", 0)
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		reqs.add(r)
 		proxy.ServeHTTP(w, r)
 	}))
+	srv.Config.ErrorLog = proxy.ErrorLog
 	srv.StartTLS()
 	e := &Endpoint{URL: srv.Listener.Addr().String(), Thumbprint: soap.ThumbprintSHA1(srv.Certificate()), Requests: reqs, server: srv}
 	s.mu.Lock()
@@ -66,6 +69,34 @@ var soapMethod = regexp.MustCompile(`<(?:[A-Za-z0-9_]+:)?Body[^>]*>\s*<(?:[A-Za-
 // restID is a path segment that names one object.
 var restID = regexp.MustCompile(`/(id:[^/?]+|urn:[^/?]+|[0-9a-f]{8}-[0-9a-f-]{27,})`)
 
+// HandshakeRefused counts the TLS handshakes a client ended because it did not trust the certificate: govmomi's
+// client with a pinned thumbprint (cloud.Config.Thumbprint, CAPV's spec.thumbprint) first verifies the certificate
+// against its roots, then connects again without and compares the thumbprint, so each of its new connections costs
+// one refused handshake.
+const HandshakeRefused = "TLS handshake refused"
+
+// serverLog counts the refused handshakes the endpoint's server logs, drops the errors of requests whose client
+// went away (a manager that was stopped), and writes the rest to the standard logger.
+type serverLog struct{ reqs *Requests }
+
+func (l serverLog) Write(p []byte) (int, error) {
+	line := string(p)
+	switch {
+	case strings.Contains(line, "TLS handshake error") && strings.Contains(line, "bad certificate"):
+		l.reqs.inc(HandshakeRefused)
+	case strings.Contains(line, "context canceled"):
+	default:
+		log.Print(line)
+	}
+	return len(p), nil
+}
+
+func (c *Requests) inc(kind string) {
+	c.mu.Lock()
+	c.n[kind]++
+	c.mu.Unlock()
+}
+
 func (c *Requests) add(r *http.Request) {
 	kind := "REST " + r.Method + " " + restID.ReplaceAllString(r.URL.Path, "/{id}")
 	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/sdk") {
@@ -81,18 +112,18 @@ func (c *Requests) add(r *http.Request) {
 			io.Closer
 		}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
 	}
-	c.mu.Lock()
-	c.n[kind]++
-	c.mu.Unlock()
+	c.inc(kind)
 }
 
-// Total returns how many requests went through.
+// Total returns how many requests went through (refused handshakes are no request).
 func (c *Requests) Total() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	total := 0
-	for _, n := range c.n {
-		total += n
+	for kind, n := range c.n {
+		if kind != HandshakeRefused {
+			total += n
+		}
 	}
 	return total
 }

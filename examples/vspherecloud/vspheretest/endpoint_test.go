@@ -64,19 +64,64 @@ func TestCloseEndsHeldConnections(t *testing.T) {
 	ref, err := c.Clone(t.Context(), cloud.CloneSpec{Name: "held", Inventory: sim.Inventory})
 	require.NoError(t, err)
 	waited := make(chan error, 1) // a long poll (WaitForUpdatesEx) holds its connection while the clone is held
-	go func() { waited <- object.NewTask(c.Vim25(), types.ManagedObjectReference{Type: "Task", Value: ref}).Wait(context.Background()) }()
+	go func() {
+		waited <- object.NewTask(c.Vim25(), types.ManagedObjectReference{Type: "Task", Value: ref}).Wait(context.Background())
+	}()
 	time.Sleep(100 * time.Millisecond) // let the long poll reach the simulator; Close must end it either way
 
 	start := time.Now()
-	require.NoError(t, sim.Close())
-	assert.Less(t, time.Since(start), 10*time.Second)
-	assert.Error(t, <-waited, "the held clone ends with the simulator")
+	sim.Close()
+	assert.Less(t, time.Since(start), 25*time.Second, "Close is bounded")
+	select {
+	case err := <-waited:
+		assert.Error(t, err, "the held clone, or the connection waiting for it, ends with the simulator")
+	case <-time.After(5 * time.Second):
+		t.Fatal("a client still waits on the closed simulator")
+	}
 }
 
 func sumOf(m map[string]int) int {
 	n := 0
-	for _, v := range m {
-		n += v
+	for kind, v := range m {
+		if kind != vspheretest.HandshakeRefused {
+			n += v
+		}
 	}
 	return n
+}
+
+// OnClone sees a clone before its caller has the task, and SetCloneTime holds the clones that start after it.
+func TestOnCloneAndSetCloneTime(t *testing.T) {
+	sim := vspheretest.New(t)
+	var seen []string
+	sim.OnClone(func(name string) { seen = append(seen, name) })
+	sp := cloud.CloneSpec{Name: "quick", Inventory: sim.Inventory}
+	ref, err := sim.Client.Clone(t.Context(), sp)
+	require.NoError(t, err)
+	require.NoError(t, sim.WaitTask(ref))
+	assert.Equal(t, 1, sim.VMs(t))
+
+	sim.SetCloneTime(time.Minute)
+	sp.Name = "held"
+	ref, err = sim.Client.Clone(t.Context(), sp)
+	require.NoError(t, err)
+	task, err := sim.Client.Task(t.Context(), ref)
+	require.NoError(t, err)
+	assert.False(t, task.Done, "held for a minute of the simulator's clock")
+	sim.Advance(time.Minute)
+	task, err = sim.Client.Task(t.Context(), ref)
+	require.NoError(t, err)
+	assert.True(t, task.Done)
+	assert.Equal(t, []string{"quick", "held"}, seen)
+}
+
+// A client pinning the endpoint's thumbprint first refuses its certificate, once per new connection; the endpoint
+// counts that apart from the requests.
+func TestEndpointCountsRefusedHandshakes(t *testing.T) {
+	sim := vspheretest.New(t)
+	e := sim.Endpoint()
+	_, err := cloud.Connect(t.Context(), cloud.Config{URL: e.URL, Username: sim.Config.Username, Password: sim.Config.Password, Thumbprint: e.Thumbprint})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return e.Requests.ByKind()[vspheretest.HandshakeRefused] > 0 }, 5*time.Second, 10*time.Millisecond)
+	assert.Equal(t, 2, e.Requests.Total(), "RetrieveServiceContent and Login; the refused handshake is no request")
 }

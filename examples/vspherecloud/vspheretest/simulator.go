@@ -89,11 +89,7 @@ func New(t testing.TB, opts ...Option) *Simulator {
 	t.Helper()
 	s, err := Start(opts...)
 	require.NoError(t, err)
-	t.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			t.Error(err)
-		}
-	})
+	t.Cleanup(s.Close)
 	return s
 }
 
@@ -124,7 +120,7 @@ func Start(opts ...Option) (_ *Simulator, err error) {
 	}
 	defer func() {
 		if err != nil {
-			err = errors.Join(err, s.Close())
+			s.Close()
 		}
 	}()
 	if s.admin, err = vim25.NewClient(ctx, soap.NewClient(server.URL, true)); err != nil {
@@ -143,22 +139,22 @@ func Start(opts ...Option) (_ *Simulator, err error) {
 	return s, nil
 }
 
-// Close stops the simulator and the endpoints it gave. It closes every client connection first, so that a client
-// holding one (a manager that was stopped, say) cannot keep it running, and it waits at most closeWait.
-func (s *Simulator) Close() error {
+// Close stops the simulator and the endpoints it gave. It fails the clones still held and closes every client
+// connection first, so that no client holding one (a manager that was stopped, say) keeps it running. A handler of
+// vcsim's that still runs closeWait later is left behind: vcsim's WaitForUpdatesEx ends only on a change, its
+// timeout or CancelWaitForUpdates, never when its client goes away.
+func (s *Simulator) Close() {
 	s.clones.releaseAll()
 	s.mu.Lock()
 	proxies := s.proxies
 	s.mu.Unlock()
-	errs := make([]error, 0, len(proxies)+1)
 	for _, p := range proxies {
-		errs = append(errs, closeServer("an endpoint of the simulator", p.server))
+		closeServer(p.server)
 	}
 	if s.server != nil {
-		errs = append(errs, closeServer("the simulator", s.server))
+		closeServer(s.server)
 	}
 	s.model.Remove()
-	return errors.Join(errs...)
 }
 
 // closer is an HTTP test server.
@@ -167,8 +163,8 @@ type closer interface {
 	Close()
 }
 
-// closeServer closes srv's client connections, then srv, waiting at most closeWait.
-func closeServer(what string, srv closer) error {
+// closeServer closes srv's client connections, then srv, waiting at most closeWait for its handlers to end.
+func closeServer(srv closer) {
 	srv.CloseClientConnections()
 	done := make(chan struct{})
 	go func() {
@@ -177,9 +173,7 @@ func closeServer(what string, srv closer) error {
 	}()
 	select {
 	case <-done:
-		return nil
 	case <-time.After(closeWait):
-		return fmt.Errorf("cannot stop %s: it still serves a connection after %s", what, closeWait)
 	}
 }
 
@@ -221,6 +215,22 @@ func (s *Simulator) prepare() error {
 // Advance moves the simulator's clock by d, lets the clones whose time has come run, and waits until they have
 // ended, so that the next call sees their outcome.
 func (s *Simulator) Advance(d time.Duration) { s.clones.advance(d) }
+
+// SetCloneTime makes the clones that start from now on take d on the simulator's clock, as WithCloneTime does.
+func (s *Simulator) SetCloneTime(d time.Duration) {
+	s.clones.mu.Lock()
+	defer s.clones.mu.Unlock()
+	s.clones.cloneTime = d
+}
+
+// OnClone calls f (nil: nothing) with the VM's name when a clone is asked for, before the task is created and
+// before the caller has its answer: the moment to stop a manager to crash it between its clone call and its
+// record of the task.
+func (s *Simulator) OnClone(f func(name string)) {
+	s.clones.mu.Lock()
+	defer s.clones.mu.Unlock()
+	s.clones.onClone = f
+}
 
 // FailNextClone makes the next clone fail (a SystemError fault) when it runs, having created nothing.
 func (s *Simulator) FailNextClone() { s.clones.failNext() }

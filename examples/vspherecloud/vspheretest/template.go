@@ -25,7 +25,10 @@ type template struct {
 
 // CloneVMTask starts a clone that runs when its time has come.
 func (t *template) CloneVMTask(ctx *simulator.Context, req *types.CloneVM_Task) soap.HasFault {
-	c := t.clones.add(req.Name)
+	c, hook := t.clones.add(req.Name)
+	if hook != nil {
+		hook(req.Name)
+	}
 	entity := types.ManagedObjectReference{Type: "VirtualMachine", Value: fmt.Sprintf("clone-%d", c.n)}
 	task := simulator.CreateTask(entity, "cloneVm", func(*simulator.Task) (types.AnyType, types.BaseMethodFault) {
 		<-c.release
@@ -89,6 +92,7 @@ type clones struct {
 	cloneTime time.Duration
 	fail      bool
 	all       []*clone
+	onClone   func(name string)
 }
 
 // clone is one clone: it runs once release is closed, at due.
@@ -101,8 +105,8 @@ type clone struct {
 	task    *simulator.Task
 }
 
-// add records a clone of name that starts now.
-func (c *clones) add(name string) *clone {
+// add records a clone of name that starts now, and returns it with the hook to call.
+func (c *clones) add(name string) (*clone, func(string)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cl := &clone{n: len(c.all), name: name, due: c.now.Add(c.cloneTime), fail: c.fail, release: make(chan struct{})}
@@ -111,7 +115,7 @@ func (c *clones) add(name string) *clone {
 		close(cl.release)
 	}
 	c.all = append(c.all, cl)
-	return cl
+	return cl, c.onClone
 }
 
 // advance moves the clock by d and runs the clones due, one after the other in the order they started, each to its

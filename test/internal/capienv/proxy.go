@@ -3,6 +3,7 @@ package capienv
 import (
 	"encoding/pem"
 	"fmt"
+	"log"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -40,15 +41,28 @@ func StartProxy(cfg *rest.Config) (*Proxy, error) {
 	rp := httputil.NewSingleHostReverseProxy(target)
 	rp.Transport = transport
 	rp.FlushInterval = -1 // watches stream
+	rp.ErrorLog = log.New(dropCanceled{}, "", 0)
 	reqs := &APIRequests{n: map[string]int{}}
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		reqs.add(r)
 		r.Header.Del("Authorization")
 		rp.ServeHTTP(w, r)
 	}))
+	srv.Config.ErrorLog = rp.ErrorLog
 	srv.StartTLS()
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
 	return &Proxy{Config: &rest.Config{Host: srv.URL, TLSClientConfig: rest.TLSClientConfig{CAData: ca}}, Requests: reqs, server: srv}, nil
+}
+
+// dropCanceled writes the proxy's errors to the standard logger but those of requests whose client went away (a
+// manager that was stopped).
+type dropCanceled struct{}
+
+func (dropCanceled) Write(p []byte) (int, error) {
+	if !strings.Contains(string(p), "context canceled") {
+		log.Print(string(p))
+	}
+	return len(p), nil
 }
 
 // Close stops the proxy, ending the watches that go through it.

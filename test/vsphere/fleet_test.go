@@ -1,0 +1,296 @@
+package vsphere_test
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/capkit/capkit/test/internal/capienv"
+)
+
+const kubernetesVersion = "v1.35.0"
+
+// createCluster creates cluster ns/name of r's provider with one control plane Machine, ns/name-cp: the kubeconfig
+// Secret (envtest doubles as the workload cluster), the infrastructure cluster, the Cluster, the KubeadmConfig,
+// the infrastructure machine and the Machine.
+func (r *running) createCluster(ctx context.Context, ns, name string) error {
+	kubeconfig, err := capienv.KubeconfigSecret(ns, name, env.Config)
+	if err != nil {
+		return err
+	}
+	ref := func(kind, name string) clusterv1.ContractVersionedObjectReference {
+		return clusterv1.ContractVersionedObjectReference{APIGroup: r.group, Kind: kind, Name: name}
+	}
+	cluster := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: clusterv1.ClusterSpec{InfrastructureRef: ref("VSphereCluster", name)}}
+	m := name + "-cp"
+	machine := &clusterv1.Machine{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: m,
+			Labels: map[string]string{clusterv1.ClusterNameLabel: name, clusterv1.MachineControlPlaneLabel: ""}},
+		Spec: clusterv1.MachineSpec{ClusterName: name, Version: kubernetesVersion,
+			Bootstrap: clusterv1.Bootstrap{ConfigRef: clusterv1.ContractVersionedObjectReference{
+				APIGroup: bootstrapv1.GroupVersion.Group, Kind: "KubeadmConfig", Name: m}},
+			InfrastructureRef: ref("VSphereMachine", m)},
+	}
+	config := &bootstrapv1.KubeadmConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: m},
+		Spec: bootstrapv1.KubeadmConfigSpec{InitConfiguration: bootstrapv1.InitConfiguration{
+			NodeRegistration: bootstrapv1.NodeRegistrationOptions{Name: "{{ ds.meta_data.local_hostname }}"}}}}
+	return capienv.CreateAll(ctx, env.Client, kubeconfig, r.infraCluster(ns, name, r.vc), cluster, config, r.infraMachine(ns, m), machine)
+}
+
+// namespace creates a namespace for a run of r, with what r's clusters need in it.
+func (r *running) namespace(ctx context.Context, prefix string) string {
+	r.tb.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
+	if err := env.Client.Create(ctx, ns); err != nil {
+		r.tb.Fatal(err)
+	}
+	if err := r.prepare(ctx, r.w, ns.Name); err != nil {
+		r.tb.Fatal(err)
+	}
+	return ns.Name
+}
+
+// provisioned returns how many Machines of ns have their infrastructure provisioned and a providerID.
+func provisioned(ctx context.Context, ns string) (int, error) {
+	var machines clusterv1.MachineList
+	if err := env.Client.List(ctx, &machines, client.InNamespace(ns)); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, m := range machines.Items {
+		if m.Spec.ProviderID != "" && ptr.Deref(m.Status.Initialization.InfrastructureProvisioned, false) {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// waitFor polls cond every 250ms until it holds or timeout passes.
+func waitFor(ctx context.Context, timeout time.Duration, what string, cond func() (bool, error)) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		ok, err := cond()
+		if err != nil {
+			return fmt.Errorf("cannot wait until %s: %w", what, err)
+		}
+		if ok {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not %s after %s", what, timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// waitProvisioned waits until n Machines of ns are provisioned.
+func waitProvisioned(ctx context.Context, ns string, n int, timeout time.Duration) error {
+	return waitFor(ctx, timeout, fmt.Sprintf("%d Machines of %s provisioned", n, ns), func() (bool, error) {
+		got, err := provisioned(ctx, ns)
+		return got >= n, err
+	})
+}
+
+// deleteClusters deletes every Cluster of ns and waits until they are gone.
+func deleteClusters(ctx context.Context, ns string, timeout time.Duration) error {
+	if err := env.Client.DeleteAllOf(ctx, &clusterv1.Cluster{}, client.InNamespace(ns)); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	return waitFor(ctx, timeout, "every Cluster of "+ns+" deleted", func() (bool, error) {
+		var clusters clusterv1.ClusterList
+		err := env.Client.List(ctx, &clusters, client.InNamespace(ns))
+		return len(clusters.Items) == 0, err
+	})
+}
+
+// fleetTimeout bounds provisioning or deleting n machines: it only stops a run that does not converge.
+func fleetTimeout(n int) time.Duration { return 2*time.Minute + time.Duration(n)*3*time.Second }
+
+// fleet is what a provider did for a fleet of N single-machine clusters.
+type fleet struct {
+	provider              string
+	n                     int
+	provision, delete     time.Duration
+	vcProvision, vcIdle   int // vCenter requests
+	vcDelete              int
+	k8sProvision, k8sIdle int // Kubernetes API requests, watches opened not included
+	k8sDelete             int
+	writes                int // Kubernetes API writes, provision and delete
+	idle                  time.Duration
+	vcKinds               map[string]int // vCenter requests while provisioning, by kind
+	vms, clones, left     int
+	usage                 capienv.Usage
+}
+
+// runFleet provisions n clusters of one control plane Machine each with r, runs then (nil: nothing) on the
+// namespace, leaves them for idle, deletes them, and reports what it took.
+func runFleet(ctx context.Context, r *running, n int, idle time.Duration, then func(ctx context.Context, ns string) error) (fleet, error) {
+	ns := r.namespace(ctx, fmt.Sprintf("%s-fleet-%d", r.name, n))
+	f := fleet{provider: r.name, n: n, idle: idle}
+	clones0 := r.w.sim.Clones()
+	cpu0 := r.used().CPU
+	r.vc.Requests.Reset()
+	r.k8s.Requests.Reset()
+	start := time.Now()
+	for i := range n {
+		if err := r.createCluster(ctx, ns, fmt.Sprintf("%s-%d", r.name, i)); err != nil {
+			return f, err
+		}
+	}
+	if err := waitProvisioned(ctx, ns, n, fleetTimeout(n)); err != nil {
+		return f, err
+	}
+	f.provision = time.Since(start)
+	f.vcProvision, f.k8sProvision, f.writes = r.vc.Requests.Total(), apiCalls(r), r.k8s.Requests.Writes()
+	f.vcKinds = r.vc.Requests.ByKind()
+	f.vms, f.clones = r.w.sim.VMs(r.tb), r.w.sim.Clones()-clones0
+	if then != nil {
+		if err := then(ctx, ns); err != nil {
+			return f, err
+		}
+	}
+
+	r.vc.Requests.Reset()
+	r.k8s.Requests.Reset()
+	time.Sleep(idle)
+	f.vcIdle, f.k8sIdle = r.vc.Requests.Total(), apiCalls(r)
+
+	r.vc.Requests.Reset()
+	r.k8s.Requests.Reset()
+	start = time.Now()
+	if err := deleteClusters(ctx, ns, fleetTimeout(n)); err != nil {
+		return f, err
+	}
+	f.delete = time.Since(start)
+	f.vcDelete, f.k8sDelete = r.vc.Requests.Total(), apiCalls(r)
+	f.writes += r.k8s.Requests.Writes()
+	f.left = r.w.sim.VMs(r.tb)
+	if err := deleteNodes(ctx); err != nil {
+		return f, err
+	}
+	f.usage = r.used()
+	f.usage.CPU -= cpu0
+	return f, nil
+}
+
+// apiCalls returns r's Kubernetes API requests since the last reset, watches opened not included.
+func apiCalls(r *running) int { return r.k8s.Requests.Total() - r.k8s.Requests.ByVerb()["watch"] }
+
+// crash is what a crash test left.
+type crash struct {
+	provider       string
+	machines       int
+	vms, clones    int // VMs once every clone ended, and clones started
+	left           int // VMs left once every Cluster was deleted
+	provisionedAll bool
+}
+
+// holdFor is how long each clone takes on the simulator's clock during a crash test: longer than the test, so
+// that a clone ends only when the test lets it.
+const holdFor = time.Hour
+
+// crashDuringClone kills r's manager the moment its first clone call reaches vCenter (before the manager has
+// its answer, so before it can record the task), starts it again, lets the clones end, and counts the VMs, then
+// deletes the clusters and counts what is left.
+func crashDuringClone(ctx context.Context, r *running, machines int, settle time.Duration) (crash, error) {
+	c := crash{provider: r.name, machines: machines}
+	ns := r.namespace(ctx, r.name+"-crash")
+	clones0 := r.w.sim.Clones()
+	r.w.sim.SetCloneTime(holdFor)
+	killed := make(chan error, 1)
+	var once atomic.Bool
+	proc := r.proc
+	r.w.sim.OnClone(func(string) {
+		if once.CompareAndSwap(false, true) {
+			killed <- proc.Kill()
+		}
+	})
+	defer r.w.sim.OnClone(nil)
+	for i := range machines {
+		if err := r.createCluster(ctx, ns, fmt.Sprintf("%s-crash-%d", r.name, i)); err != nil {
+			return c, err
+		}
+	}
+	select {
+	case err := <-killed:
+		if err != nil {
+			return c, err
+		}
+	case <-time.After(fleetTimeout(machines)):
+		return c, fmt.Errorf("%s started no clone", r.name)
+	}
+	// The killed manager's usage is lost with it: crash runs are not measured for CPU and memory.
+	r.startManager()
+	// The new manager meets the clones in flight (vCenter runs them; their VMs do not exist yet).
+	time.Sleep(settle)
+	r.w.sim.SetCloneTime(0)
+	r.w.sim.Advance(holdFor)
+	err := waitProvisioned(ctx, ns, machines, fleetTimeout(machines))
+	c.provisionedAll = err == nil
+	c.vms, c.clones = r.w.sim.VMs(r.tb), r.w.sim.Clones()-clones0
+	if err := deleteClusters(ctx, ns, fleetTimeout(machines)); err != nil {
+		return c, err
+	}
+	c.left = r.w.sim.VMs(r.tb)
+	return c, nil
+}
+
+// deleteDuringClone deletes the clusters while their clones run, lets the clones end, and counts what is left.
+func deleteDuringClone(ctx context.Context, r *running, machines int, settle time.Duration) (crash, error) {
+	c := crash{provider: r.name, machines: machines}
+	ns := r.namespace(ctx, r.name+"-early-delete")
+	clones0 := r.w.sim.Clones()
+	r.w.sim.SetCloneTime(holdFor)
+	for i := range machines {
+		if err := r.createCluster(ctx, ns, fmt.Sprintf("%s-early-%d", r.name, i)); err != nil {
+			return c, err
+		}
+	}
+	if err := waitFor(ctx, fleetTimeout(machines), "every clone started", func() (bool, error) {
+		return r.w.sim.Clones()-clones0 >= machines, nil
+	}); err != nil {
+		return c, err
+	}
+	if err := env.Client.DeleteAllOf(ctx, &clusterv1.Cluster{}, client.InNamespace(ns)); err != nil {
+		return c, err
+	}
+	time.Sleep(settle) // the provider meets the delete while the clones run
+	r.w.sim.SetCloneTime(0)
+	r.w.sim.Advance(holdFor)
+	if err := deleteClusters(ctx, ns, fleetTimeout(machines)); err != nil {
+		return c, err
+	}
+	// A VM whose clone ended after its machine was forgotten appears only now; give any late clone its time.
+	r.w.sim.Advance(holdFor)
+	c.vms, c.clones = r.w.sim.VMs(r.tb), r.w.sim.Clones()-clones0
+	c.left = c.vms
+	return c, nil
+}
+
+// deleteNodes deletes the Nodes the harness created (Cluster API keeps the last control plane Node of a cluster).
+func deleteNodes(ctx context.Context) error {
+	var nodes corev1.NodeList
+	if err := env.Client.List(ctx, &nodes); err != nil {
+		return err
+	}
+	names := make([]string, 0, len(nodes.Items))
+	for _, n := range nodes.Items {
+		names = append(names, n.Name)
+	}
+	return capienv.DeleteNodes(ctx, env.Client, names...)
+}
