@@ -70,6 +70,16 @@ cover: envtest ## Print test coverage per package.
 	@KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" go test -count=1 -coverprofile=cover.out ./... >/dev/null; \
 	go tool cover -func=cover.out | tail -1
 
+.PHONY: demo-vsphere
+demo-vsphere: envtest ## The third demo: vspherecloud on govmomi's vCenter simulator with the real Cluster API managers: a fleet provisioned and deleted, a crash at the clone call, a delete during the clones; 0 duplicates, 0 leaked VMs.
+	@KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" CAPKIT_CAPI_BIN="$$(hack/capi-managers.sh)" \
+	  exec bash -c 'cd test && exec go test -count=1 -v -run "^TestVSphereCloudWithRealClusterAPI$$" ./vsphere/'
+
+.PHONY: bench-vsphere
+bench-vsphere: envtest capv-manager ## vspherecloud beside CAPV v1.14.0 on one simulator and the same Cluster API managers: fleets of 10 and 100, crash tests (not part of make test; figures in docs/benchmarks.md).
+	@KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" CAPKIT_CAPI_BIN="$$(hack/capi-managers.sh)" \
+	  exec bash -c 'cd test && exec go test -count=1 -run="^$$" -bench=BenchmarkVSphereSideBySide -benchtime=1x -timeout 90m ./vsphere/'
+
 .PHONY: bench
 bench: envtest ## Run the benchmarks once (figures in README.md).
 	@KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" go test -run='^$$' -bench=. -benchmem ./...

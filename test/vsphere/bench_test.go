@@ -142,9 +142,8 @@ func crashTable(crashes, early []crash) string {
 		}
 		sb.WriteString("\n")
 	}
-	row("killed at its first clone call: machines provisioned after restart", crashes, func(c crash) string {
-		return fmt.Sprintf("%s of %d", map[bool]string{true: "all", false: "not all"}[c.provisionedAll], c.machines)
-	})
+	row(fmt.Sprintf("killed at its first clone call: machines provisioned within %s of the clones' end", crashProvisionWait), crashes,
+		func(c crash) string { return fmt.Sprintf("%d of %d", c.provisioned, c.machines) })
 	row("killed at its first clone call: duplicate VMs", crashes, func(c crash) string { return strconv.Itoa(c.vms - c.machines) })
 	row("killed at its first clone call: clones started", crashes, func(c crash) string { return strconv.Itoa(c.clones) })
 	row("killed at its first clone call: VMs left after delete", crashes, func(c crash) string { return strconv.Itoa(c.left) })

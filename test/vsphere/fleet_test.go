@@ -193,12 +193,16 @@ func apiCalls(r *running) int { return r.k8s.Requests.Total() - r.k8s.Requests.B
 
 // crash is what a crash test left.
 type crash struct {
-	provider       string
-	machines       int
-	vms, clones    int // VMs once every clone ended, and clones started
-	left           int // VMs left once every Cluster was deleted
-	provisionedAll bool
+	provider    string
+	machines    int
+	vms, clones int // VMs once every clone ended, and clones started
+	left        int // VMs left once every Cluster was deleted
+	provisioned int // Machines provisioned within crashProvisionWait of the clones' end
 }
+
+// crashProvisionWait bounds how long a crash test waits for the Machines to provision once the clones have ended:
+// five of either provider's 10 s polls and then some, far less than a provider's resync period (10 min).
+const crashProvisionWait = 2 * time.Minute
 
 // holdFor is how long each clone takes on the simulator's clock during a crash test: longer than the test, so
 // that a clone ends only when the test lets it.
@@ -240,8 +244,12 @@ func crashDuringClone(ctx context.Context, r *running, machines int, settle time
 	time.Sleep(settle)
 	r.w.sim.SetCloneTime(0)
 	r.w.sim.Advance(holdFor)
-	err := waitProvisioned(ctx, ns, machines, fleetTimeout(machines))
-	c.provisionedAll = err == nil
+	_ = waitProvisioned(ctx, ns, machines, crashProvisionWait) // not all provisioned is a result, not an error
+	n, err := provisioned(ctx, ns)
+	if err != nil {
+		return c, err
+	}
+	c.provisioned = n
 	c.vms, c.clones = r.w.sim.VMs(r.tb), r.w.sim.Clones()-clones0
 	if err := deleteClusters(ctx, ns, fleetTimeout(machines)); err != nil {
 		return c, err

@@ -78,9 +78,9 @@ func (cfg config) sessions(given *services.Sessions, c client.Reader) *services.
 	case given != nil:
 		return given
 	case cfg.secrets != nil:
-		return services.NewSessions(cfg.secrets)
+		return services.NewSessions(c, cfg.secrets)
 	}
-	return services.NewSessions(c)
+	return services.NewSessions(c, c)
 }
 
 // ClusterSteps returns the steps of a VSphereCluster: VCenter.

@@ -35,6 +35,9 @@ func secrets(data map[string]string) client.Reader {
 	return fake.NewClientBuilder().WithObjects(s).Build()
 }
 
+// sessionsOf returns sessions that read Secrets and their metadata through r.
+func sessionsOf(r client.Reader) *services.Sessions { return services.NewSessions(r, r) }
+
 func TestSessions(t *testing.T) {
 	sim := vspheretest.New(t)
 	good := map[string]string{v1beta2.CredentialsUsername: sim.Config.Username, v1beta2.CredentialsPassword: sim.Config.Password}
@@ -45,8 +48,8 @@ func TestSessions(t *testing.T) {
 		wantErr string
 	}{
 		{name: "the Secret's credentials", secrets: secrets(good)},
-		{name: "no Secret", secrets: fake.NewClientBuilder().Build(), wantErr: `cannot read the credentials Secret "vcenter"`},
-		{name: "no password", secrets: secrets(map[string]string{v1beta2.CredentialsUsername: sim.Config.Username}), wantErr: `must hold "username" and "password"`},
+		{name: "no Secret", secrets: fake.NewClientBuilder().Build(), wantErr: "credentials Secret ns/vcenter does not exist"},
+		{name: "no password", secrets: secrets(map[string]string{v1beta2.CredentialsUsername: sim.Config.Username}), wantErr: "credentials Secret ns/vcenter lacks keys password"},
 		{name: "a wrong password", secrets: secrets(map[string]string{v1beta2.CredentialsUsername: sim.Config.Username, v1beta2.CredentialsPassword: "n0t-the-pa55word"}),
 			wantErr: "cannot log in"},
 		{name: "a certificate of another thumbprint", secrets: secrets(good), wantErr: "cannot connect",
@@ -60,7 +63,7 @@ func TestSessions(t *testing.T) {
 			if tt.edit != nil {
 				tt.edit(vc)
 			}
-			s := services.NewSessions(tt.secrets)
+			s := services.NewSessions(tt.secrets, tt.secrets)
 			c, err := s.Client(t.Context(), vc)
 			if tt.wantErr != "" {
 				require.ErrorContains(t, err, tt.wantErr)
@@ -77,7 +80,7 @@ func TestSessions(t *testing.T) {
 
 func TestVCenter(t *testing.T) {
 	sim := vspheretest.New(t)
-	sessions := services.NewSessions(secrets(map[string]string{v1beta2.CredentialsUsername: sim.Config.Username, v1beta2.CredentialsPassword: sim.Config.Password}))
+	sessions := sessionsOf(secrets(map[string]string{v1beta2.CredentialsUsername: sim.Config.Username, v1beta2.CredentialsPassword: sim.Config.Password}))
 	v, err := services.NewVCenter(sessions)
 	require.NoError(t, err)
 	tests := []struct {

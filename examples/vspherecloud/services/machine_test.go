@@ -40,7 +40,7 @@ func TestMachine(t *testing.T) {
 			scheme := runtime.NewScheme()
 			require.NoError(t, v1beta2.AddToScheme(scheme))
 			clusters := fake.NewClientBuilder().WithScheme(scheme).WithObjects(vc).Build()
-			sessions := services.NewSessions(secrets(map[string]string{v1beta2.CredentialsUsername: sim.Config.Username, v1beta2.CredentialsPassword: sim.Config.Password}))
+			sessions := sessionsOf(secrets(map[string]string{v1beta2.CredentialsUsername: sim.Config.Username, v1beta2.CredentialsPassword: sim.Config.Password}))
 			m, err := services.NewMachine(clusters, sessions)
 			require.NoError(t, err)
 			vsm := &v1beta2.VSphereMachine{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m-0"},
