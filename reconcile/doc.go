@@ -111,8 +111,9 @@
 //
 // SetupWithManager watches the infra kind, core Clusters and Machines (unstructured, no Cluster API import)
 // with the owner mappers ClusterToInfraCluster, MachineToInfraMachine and ClusterToInfraMachines, and the
-// predicates ResourceNotExternallyManaged, ResourceHasFilterLabel and ClusterChanged (Cluster API's status
-// updates of a Cluster, conditions and counters, do not reconcile every machine of it). The machine and
+// predicates ResourceNotExternallyManaged, ResourceHasFilterLabel, ClusterChanged (Cluster API's status
+// updates of a Cluster, conditions and counters, do not reconcile every machine of it) and MachineChanged (nor do
+// those of a Machine reconcile its InfraMachine). The machine and
 // machine pool reconcilers index their kind by cluster name in the manager's cache (IndexClusterName), so
 // that mapping a Cluster to its machines reads an index, not every machine of the namespace, and starts no
 // second informer. The machine reconciler's scopes read

@@ -132,15 +132,15 @@ func (r *ClusterReconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 // scope options say otherwise (scope.WithSecretReader). Without WithEventRecorder, events go to the manager's
 // recorder named after the controller (the lower-case kind).
 func (r *MachineReconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
-	return r.setupOwned(mgr, r, r.newObject(), "Machine", MachineToInfraMachine(r.kind.GroupKind()))
+	return r.setupOwned(mgr, r, r.newObject(), "Machine", MachineToInfraMachine(r.kind.GroupKind()), MachineChanged())
 }
 
 // setupOwned registers rec, the reconciler of infra objects like forObj owned by core objects of ownerKind
 // (a Machine, a MachinePool): it indexes forObj's kind by cluster name (IndexClusterName), and watches forObj's
-// kind, the owners mapped by ownerMapper, the Clusters mapped to their infra objects (ClusterChanged), and with identities the identities and their Secrets. Bootstrap data Secrets are
+// kind, the owners mapped by ownerMapper (filtered by ownerPredicates: MachineChanged for Machines), the Clusters mapped to their infra objects (ClusterChanged), and with identities the identities and their Secrets. Bootstrap data Secrets are
 // read through mgr.GetAPIReader(), and only when an instance must be created: a cached read would start an
 // informer on every Secret of the cluster. A provider's own scope.WithSecretReader comes later and wins.
-func (r *base) setupOwned(mgr ctrl.Manager, rec crreconcile.Reconciler, forObj client.Object, ownerKind string, ownerMapper handler.MapFunc) error {
+func (r *base) setupOwned(mgr ctrl.Manager, rec crreconcile.Reconciler, forObj client.Object, ownerKind string, ownerMapper handler.MapFunc, ownerPredicates ...predicate.Predicate) error {
 	if err := IndexClusterName(context.Background(), mgr.GetFieldIndexer(), forObj); err != nil {
 		return err
 	}
@@ -151,7 +151,7 @@ func (r *base) setupOwned(mgr ctrl.Manager, rec crreconcile.Reconciler, forObj c
 		WithOptions(r.controllerOptions(mgr)).
 		For(forObj, builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter))).
 		Watches(r.core(ownerKind), handler.EnqueueRequestsFromMapFunc(ownerMapper),
-			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter))).
+			builder.WithPredicates(append([]predicate.Predicate{ResourceHasFilterLabel(r.watchFilter)}, ownerPredicates...)...)).
 		Watches(r.core("Cluster"), handler.EnqueueRequestsFromMapFunc(ClusterToInfraMachines(mgr.GetClient(), r.kind)),
 			builder.WithPredicates(ResourceHasFilterLabel(r.watchFilter), ClusterChanged()))
 	b, err := r.watchIdentities(b, mgr, machineRequests(mgr.GetClient(), r.kind))

@@ -136,3 +136,53 @@ func TestClusterChanged(t *testing.T) {
 	assert.True(t, p.Delete(event.DeleteEvent{Object: cluster(nil)}), "delete")
 	assert.True(t, p.Update(event.UpdateEvent{ObjectOld: &testtypes.FooCluster{}, ObjectNew: &testtypes.FooCluster{}}), "typed objects pass")
 }
+
+func TestMachineChanged(t *testing.T) {
+	machine := func(edit func(u *unstructured.Unstructured)) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Machine",
+			"metadata": map[string]any{"name": "m", "namespace": "ns", "generation": int64(1), "labels": map[string]any{"a": "b"}},
+			"spec":     map[string]any{"clusterName": "c"},
+			"status":   map[string]any{"phase": "Provisioning"},
+		}}
+		if edit != nil {
+			edit(u)
+		}
+		return u
+	}
+	set := func(value any, path ...string) func(*unstructured.Unstructured) {
+		return func(u *unstructured.Unstructured) { _ = unstructured.SetNestedField(u.Object, value, path...) }
+	}
+	now := metav1.Now()
+	tests := []struct {
+		name string
+		new  *unstructured.Unstructured
+		pass bool
+	}{
+		{"nothing changed (a resync)", machine(nil), false},
+		{"phase changed", machine(set("Provisioned", "status", "phase")), false},
+		{"addresses copied from the InfraMachine", machine(set([]any{map[string]any{"type": "InternalIP", "address": "10.0.0.1"}}, "status", "addresses")), false},
+		{"nodeRef set", machine(set(map[string]any{"name": "n"}, "status", "nodeRef")), false},
+		{"resource version only", machine(func(u *unstructured.Unstructured) { u.SetResourceVersion("9") }), false},
+		{"bootstrap data given (spec, so the generation)", machine(func(u *unstructured.Unstructured) {
+			_ = unstructured.SetNestedField(u.Object, "m-bootstrap", "spec", "bootstrap", "dataSecretName")
+			u.SetGeneration(2)
+		}), true},
+		{"label changed", machine(func(u *unstructured.Unstructured) { u.SetLabels(map[string]string{"a": "c"}) }), true},
+		{"paused annotation added", machine(func(u *unstructured.Unstructured) {
+			u.SetAnnotations(map[string]string{contract.PausedAnnotation: ""})
+		}), true},
+		{"owner added", machine(func(u *unstructured.Unstructured) {
+			u.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "cluster.x-k8s.io/v1beta2", Kind: "MachineSet", Name: "ms", UID: "u"}})
+		}), true},
+		{"deletion started", machine(func(u *unstructured.Unstructured) { u.SetDeletionTimestamp(&now) }), true},
+	}
+	p := reconcile.MachineChanged()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.pass, p.Update(event.UpdateEvent{ObjectOld: machine(nil), ObjectNew: tt.new}))
+		})
+	}
+	assert.True(t, p.Create(event.CreateEvent{Object: machine(nil)}), "create")
+	assert.True(t, p.Delete(event.DeleteEvent{Object: machine(nil)}), "delete")
+}

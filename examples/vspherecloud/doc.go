@@ -15,19 +15,24 @@
 //     idempotency, its BIOS UUID its ID: providerID "vsphere://<BIOS UUID>", as CAPV writes it), the machine service
 //     over it (bootstrap data as guestinfo, providerID through scope.ProviderIDTracker, addresses from guest info),
 //     and the cluster's (log in with the credentials Secret, provisioned once the endpoint is given).
+//     The credentials Secret is read once per version (identity.SecretCache).
 //   - controllers: the VSphereCluster and VSphereMachine reconcilers, capkit's generic ones with these steps.
+//   - cmd/manager: the controller manager (capkit's reconcile/manager).
 //   - vspheretest: vcsim for one test, cloning as vCenter does, with clones held on the simulator's own clock, its
-//     SOAP calls counted, and guest tools played.
+//     SOAP calls counted at the client or, through an Endpoint, at the server, vCenter's REST API on request, and
+//     guest tools played.
 //
 // Tested against the simulator: ensuretest's scenarios (18 of 23: the VM updates nothing in place, and the scenario
 // of clouds without idempotent creates does not apply), a manager stopped during a clone (one VM after recovery)
 // and a machine deleted while its clone runs (no VM left), with no operation bookkeeping in the provider, and the
 // vCenter calls of a VM's life (services' doc); on envtest, the controllers provision a cluster of one machine and
-// delete it with no VM left, and delete a VSphereMachine while its clone is held (no VM left once it ends).
+// delete it with no VM left, and delete a VSphereMachine while its clone is held (no VM left once it ends). In the
+// test module (test/vsphere), the manager runs as a process with the real Cluster API managers: clusters provision to
+// Running and delete, a manager killed the moment its clone call reaches vCenter makes no second VM, clusters
+// deleted during their clones leave none; make bench-vsphere measures it beside CAPV v1.14.0 (docs/benchmarks.md).
 //
-// Still to come (issue 42): webhooks, credentials through capkit's identities, failure domains, machine pools, a
-// control plane endpoint from a virtual IP, a manager binary and clusterctl components, e2e tests with the Cluster
-// API managers, clusterctl move, and the measurements side by side with CAPV.
+// Still to come (issue 42): webhooks, cluster-scoped identities, failure domains, machine pools, a control plane
+// endpoint from a virtual IP, clusterctl components and clusterctl move.
 //
 // The RBAC markers of the controller manager, from which controller-gen writes config/rbac/role.yaml (ClusterRole
 // manager-role): vspherecloud's kinds with their status and finalizers; the Cluster API Clusters and Machines the

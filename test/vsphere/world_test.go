@@ -143,15 +143,6 @@ func (r *running) startManager() {
 	}
 }
 
-// kill crashes the manager (SIGKILL), keeping what it used.
-func (r *running) kill() {
-	r.tb.Helper()
-	r.keepUsage()
-	if err := r.proc.Kill(); err != nil {
-		r.tb.Fatal(err)
-	}
-}
-
 // stop stops the manager, keeping what it used.
 func (r *running) stop() {
 	r.tb.Helper()
