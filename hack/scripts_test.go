@@ -62,6 +62,8 @@ func runConcurrently(t *testing.T, script string) (outs []string, builds []strin
 	capv := filepath.Join(tmp, "modcache", "sigs.k8s.io", "cluster-api-provider-vsphere@v1.14.0")
 	require.NoError(t, os.MkdirAll(capv, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(capv, "go.mod"), []byte("module sigs.k8s.io/cluster-api-provider-vsphere\n"), 0o444))
+	require.NoError(t, os.MkdirAll(filepath.Join(capv, "config", "default", "crd", "bases"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(capv, "config", "default", "crd", "bases", "vspheremachines.yaml"), []byte("kind: CustomResourceDefinition\n"), 0o444))
 
 	outs = make([]string, 2)
 	errs := make([]error, 2)
@@ -100,7 +102,7 @@ func TestBuildScriptsShareTheCacheSafely(t *testing.T) {
 		{script: "capi-managers.sh", wantBuilds: 2, wantFiles: []string{"cluster-api-manager", "kubeadm-bootstrap-manager"}},
 		// kubebuilder.sh and capv-manager.sh print the binary's path, not its folder.
 		{script: "kubebuilder.sh", wantBuilds: 1, wantFiles: []string{"kubebuilder"}},
-		{script: "capv-manager.sh", wantBuilds: 1, wantFiles: []string{"manager"}},
+		{script: "capv-manager.sh", wantBuilds: 1, wantFiles: []string{"crd", "manager"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.script, func(t *testing.T) {
