@@ -30,7 +30,8 @@
 // second create is made on a cloud without idempotent creates while the search may still miss the first
 // (DefaultSearchLag), and Deleted does not conclude "gone" before that either. A create the cloud runs as an
 // operation returns Accepted(op) from Create: the handle is checkpointed in the note, the worker is released, and
-// later reconciles poll it (OperationPoller) until it ends.
+// later reconciles poll it (OperationPoller) until it ends: 1 s after it started, then after waits that double
+// with its age, up to the poll interval.
 //
 // Every cloud call waits for the reconcile's rate limiter (step.Env.Wait), is counted in capkit's metrics, and a
 // call the cloud throttles with a short hint (step.Throttled) is retried in place a few times. A Resource's function

@@ -437,13 +437,25 @@ func (c *run[S, O]) accepted(ctx context.Context, op string) error {
 	if err := c.t.PatchNow(ctx); err != nil {
 		return fmt.Errorf("cannot persist operation %q of resource %q: %w", op, c.key, err)
 	}
-	return &waitError{c.operationWait(op)}
+	return &waitError{c.operationWait(op, note.since)}
 }
 
-// operationWait is the step result while the create operation op runs.
-func (c *run[S, O]) operationWait(op string) step.Result {
+// minOperationPoll is the shortest wait before an operation is read again (operationPoll).
+const minOperationPoll = time.Second
+
+// operationPoll is how long to wait before reading again an operation that has run for age: as long as it has run,
+// at least minOperationPoll and at most poll. An operation that ends at once is seen a second later, not a poll
+// interval later; one that runs for minutes is read at the poll interval, after a few reads whose waits double (1 s,
+// 1 s, 2 s, 4 s, 8 s with a poll interval of 10 s): the cloud's own waiters poll so.
+func operationPoll(poll, age time.Duration) time.Duration {
+	return min(poll, max(minOperationPoll, age))
+}
+
+// operationWait is the step result while the create operation op, started at since, runs.
+func (c *run[S, O]) operationWait(op string, since time.Time) step.Result {
 	return step.Result{Reason: conditions.ReasonResourcePending,
-		Message: fmt.Sprintf("resource %q is being created (operation %q)", c.key, op), RequeueAfter: c.opts.poll}
+		Message:      fmt.Sprintf("resource %q is being created (operation %q)", c.key, op),
+		RequeueAfter: operationPoll(c.opts.poll, c.opts.now().Sub(since))}
 }
 
 // pollCreate reads the create operation of note. done is true when the step has its outcome: the resource the
@@ -457,7 +469,7 @@ func (c *run[S, O]) pollCreate(ctx context.Context, note inflight) (Result[O], b
 	case err != nil:
 		return Result[O]{}, true, fmt.Errorf("cannot read operation %q of resource %q: %w", note.op, c.key, err)
 	case !done:
-		return Result[O]{}, true, &waitError{c.operationWait(note.op)}
+		return Result[O]{}, true, &waitError{c.operationWait(note.op, note.since)}
 	}
 	if note.recovered {
 		c.adoptedBy = "through its idempotency (an earlier create's outcome was unknown)"

@@ -250,14 +250,19 @@ func TestAsyncCreateHoldsNoWorker(t *testing.T) {
 	assert.False(t, out.Result.Done)
 	assert.Equal(t, conditions.ReasonResourcePending, out.Result.Reason)
 	assert.Contains(t, out.Result.Message, `operation "op-1"`)
-	assert.Equal(t, 10*time.Second, out.Result.RequeueAfter)
+	assert.Equal(t, time.Second, out.Result.RequeueAfter, "an operation that ends at once is seen a second later")
 	assert.Empty(t, out.ID)
 	assert.Regexp(t, `^operation \S+ op-1$`, tr.PersistedNotes()["vm"], "the operation is checkpointed before Exists returns")
 
-	c.now = c.now.Add(30 * time.Second)
-	out, err = ensure.Exists(t.Context(), tr, "vm", r, ensure.Given("small"), opts...)
-	require.NoError(t, err)
-	assert.False(t, out.Result.Done, "the operation still runs")
+	// The waits double with the operation's age, up to the poll interval.
+	for _, step := range []struct{ advance, want time.Duration }{{time.Second, time.Second}, {time.Second, 2 * time.Second},
+		{2 * time.Second, 4 * time.Second}, {4 * time.Second, 8 * time.Second}, {8 * time.Second, 10 * time.Second}, {14 * time.Second, 10 * time.Second}} {
+		c.now = c.now.Add(step.advance)
+		out, err = ensure.Exists(t.Context(), tr, "vm", r, ensure.Given("small"), opts...)
+		require.NoError(t, err)
+		assert.False(t, out.Result.Done, "the operation still runs")
+		assert.Equal(t, step.want, out.Result.RequeueAfter, "after %s more", step.advance)
+	}
 
 	c.now = c.now.Add(31 * time.Second)
 	out, err = ensure.Exists(t.Context(), tr, "vm", r, ensure.Given("small"), opts...)

@@ -3,6 +3,7 @@ package services_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -66,7 +67,7 @@ func TestMachineCases(t *testing.T) {
 			Name:    "the first reconcile starts the clone, notes it and its task, and holds no worker",
 			Scope:   machineScope(scope.BootstrapFormatCloudConfig),
 			Options: []reconcile.Option{reconcile.WithPollInterval(poll)},
-			Want:    servicetest.Outcome{Result: step.Result{Reason: conditions.ReasonResourcePending, RequeueAfter: poll}, MessageContains: "is being created (operation"},
+			Want:    servicetest.Outcome{Result: step.Result{Reason: conditions.ReasonResourcePending, RequeueAfter: time.Second}, MessageContains: "is being created (operation"},
 			Check: func(t *testing.T, s machineFake, d machineDeps) {
 				assert.Equal(t, 1, d.sim.Clones())
 				assert.Empty(t, s.Object.Spec.ProviderID, "no VM yet: its clone is held")

@@ -25,9 +25,9 @@
 // crash between the clone call and the checkpoint of its task, when a delete waits up to that long for the VM to
 // appear.
 //
-// vCenter calls at the simulator (TestAPICallsPerVM; clones of 2 minutes polled every 30 seconds): the reconcile that
-// starts a clone makes 23 (a search by tags 3, the inventory, the template's devices and the port group 19, the
-// clone 1); the VM is ready after 30 (a task read per poll, the read of the clone's VM, and one reconcile of the
-// ready VM); a reconcile of a ready VM makes 2 (FindByUuid and one read); a delete makes 19 over two reconciles
+// vCenter calls at the simulator (TestAPICallsPerVM; clones of 2 minutes, a poll interval of 30 seconds): the
+// reconcile that starts a clone makes 23 (a search by tags 3, the inventory, the template's devices and the port group
+// 19, the clone 1); the VM is ready after 35 (a task read per poll: 9, ensure's waits doubling from 1 s to the poll
+// interval; the read of the clone's VM, and one reconcile of the ready VM); a reconcile of a ready VM makes 2 (FindByUuid and one read); a delete makes 19 over two reconciles
 // (power off, then destroy; each reads the VM before and after, and searches by tags).
 package services
