@@ -3,6 +3,7 @@ package vsphere_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -132,7 +133,8 @@ type fleet struct {
 	k8sDelete             int
 	writes                int // Kubernetes API writes, provision and delete
 	idle                  time.Duration
-	vcKinds               map[string]int // vCenter requests while provisioning, by kind
+	vcKinds               map[string]int  // vCenter requests while provisioning, by kind
+	latency               []time.Duration // per Machine, from bootstrap data ready to infrastructure ready, sorted
 	vms, clones, left     int
 	usage                 capienv.Usage
 }
@@ -152,12 +154,16 @@ func runFleet(ctx context.Context, r *running, n int, idle time.Duration, then f
 			return f, err
 		}
 	}
-	if err := waitProvisioned(ctx, ns, n, fleetTimeout(n)); err != nil {
+	err := waitProvisioned(ctx, ns, n, fleetTimeout(n))
+	if err != nil {
 		return f, err
 	}
 	f.provision = time.Since(start)
 	f.vcProvision, f.k8sProvision, f.writes = r.vc.Requests.Total(), apiCalls(r), r.k8s.Requests.Writes()
 	f.vcKinds = r.vc.Requests.ByKind()
+	if f.latency, err = providerLatency(ctx, ns); err != nil {
+		return f, err
+	}
 	f.vms, f.clones = r.w.sim.VMs(r.tb), r.w.sim.Clones()-clones0
 	if then != nil {
 		if err := then(ctx, ns); err != nil {
@@ -301,4 +307,32 @@ func deleteNodes(ctx context.Context) error {
 		names = append(names, n.Name)
 	}
 	return capienv.DeleteNodes(ctx, env.Client, names...)
+}
+
+// providerLatency returns, for each Machine of ns, the time from its BootstrapConfigReady condition turning true to
+// its InfrastructureReady condition turning true, sorted: the infrastructure provider's part of provisioning once it
+// has what it needs, apart from what Cluster API and the bootstrap provider take (conditions' times are in seconds).
+func providerLatency(ctx context.Context, ns string) ([]time.Duration, error) {
+	var machines clusterv1.MachineList
+	if err := env.Client.List(ctx, &machines, client.InNamespace(ns)); err != nil {
+		return nil, err
+	}
+	out := make([]time.Duration, 0, len(machines.Items))
+	for _, m := range machines.Items {
+		var bootstrap, infra time.Time
+		for _, c := range m.Status.Conditions {
+			switch {
+			case c.Type == clusterv1.MachineBootstrapConfigReadyCondition && c.Status == metav1.ConditionTrue:
+				bootstrap = c.LastTransitionTime.Time
+			case c.Type == clusterv1.MachineInfrastructureReadyCondition && c.Status == metav1.ConditionTrue:
+				infra = c.LastTransitionTime.Time
+			}
+		}
+		if bootstrap.IsZero() || infra.IsZero() {
+			return nil, fmt.Errorf("machine %s/%s is provisioned without both conditions true", ns, m.Name)
+		}
+		out = append(out, max(0, infra.Sub(bootstrap)))
+	}
+	slices.Sort(out)
+	return out, nil
 }
