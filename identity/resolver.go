@@ -237,26 +237,38 @@ func (r *Resolver[I]) SecretVersion(ctx context.Context, id I) (string, error) {
 // the context's logger. The values are registered with the Redactor of ctx (redact.FromContext).
 func (r *Resolver[I]) Credentials(ctx context.Context, id I) (Credentials, string, error) {
 	name := id.GetSecretName()
-	secret := &corev1.Secret{}
-	if err := r.secrets.Get(redact.QuietContext(ctx), client.ObjectKey{Namespace: r.namespace, Name: name}, secret); err != nil {
-		if apierrors.IsNotFound(err) {
-			return Credentials{}, "", refuse(conditions.ReasonCredentialsSecretNotFound, "credentials Secret %s/%s of %s %q does not exist", r.namespace, name, r.kind, id.GetName())
-		}
+	creds, version, missing, err := readCredentials(ctx, r.secrets, client.ObjectKey{Namespace: r.namespace, Name: name}, r.required)
+	switch {
+	case apierrors.IsNotFound(err):
+		return Credentials{}, "", refuse(conditions.ReasonCredentialsSecretNotFound, "credentials Secret %s/%s of %s %q does not exist", r.namespace, name, r.kind, id.GetName())
+	case err != nil:
 		return Credentials{}, "", fmt.Errorf("cannot get credentials Secret %s/%s: %w", r.namespace, name, err)
+	case len(missing) > 0:
+		return Credentials{}, "", refuse(conditions.ReasonCredentialsSecretInvalid, "credentials Secret %s/%s of %s %q lacks keys %s (or they are empty)",
+			r.namespace, name, r.kind, id.GetName(), strings.Join(missing, ", "))
+	}
+	creds.register(redact.FromContext(ctx))
+	return creds, version, nil
+}
+
+// readCredentials reads Secret key through reader with a context whose logger discards everything
+// (redact.QuietContext: client-go logs response bodies through it) and returns its data, its version (UID and
+// resourceVersion), and the keys of required it lacks or holds empty. The values are not registered anywhere.
+func readCredentials(ctx context.Context, reader client.Reader, key client.ObjectKey, required []string) (Credentials, string, []string, error) {
+	secret := &corev1.Secret{}
+	if err := reader.Get(redact.QuietContext(ctx), key, secret); err != nil {
+		return Credentials{}, "", nil, err
 	}
 	var missing []string
-	for _, k := range r.required {
+	for _, k := range required {
 		if len(secret.Data[k]) == 0 {
 			missing = append(missing, k)
 		}
 	}
 	if len(missing) > 0 {
-		return Credentials{}, "", refuse(conditions.ReasonCredentialsSecretInvalid, "credentials Secret %s/%s of %s %q lacks keys %s (or they are empty)",
-			r.namespace, name, r.kind, id.GetName(), strings.Join(missing, ", "))
+		return Credentials{}, "", missing, nil
 	}
-	creds := NewCredentials(secret.Data)
-	creds.register(redact.FromContext(ctx))
-	return creds, string(secret.UID) + "/" + secret.ResourceVersion, nil
+	return NewCredentials(secret.Data), string(secret.UID) + "/" + secret.ResourceVersion, nil, nil
 }
 
 // SecretNameOf returns the name of the credentials Secret of the identity named name, "" when it does not

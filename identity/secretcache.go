@@ -53,30 +53,21 @@ func (c *SecretCache) Credentials(ctx context.Context, key types.NamespacedName)
 	if err := c.meta.Get(ctx, key, meta); err != nil {
 		return Credentials{}, "", secretError(key, err)
 	}
-	version := string(meta.UID) + "/" + meta.ResourceVersion
 	c.mu.Lock()
 	hit, ok := c.read[key]
 	c.mu.Unlock()
-	if ok && hit.version == version {
+	if ok && hit.version == string(meta.UID)+"/"+meta.ResourceVersion {
 		hit.creds.register(redact.FromContext(ctx))
-		return hit.creds, version, nil
+		return hit.creds, hit.version, nil
 	}
-	secret := &corev1.Secret{}
-	if err := c.secrets.Get(redact.QuietContext(ctx), key, secret); err != nil {
+	creds, version, missing, err := readCredentials(ctx, c.secrets, key, c.required)
+	if err != nil {
 		return Credentials{}, "", secretError(key, err)
-	}
-	var missing []string
-	for _, k := range c.required {
-		if len(secret.Data[k]) == 0 {
-			missing = append(missing, k)
-		}
 	}
 	if len(missing) > 0 {
 		return Credentials{}, "", refuse(conditions.ReasonCredentialsSecretInvalid, "credentials Secret %s lacks keys %s (or they are empty)", key, strings.Join(missing, ", "))
 	}
-	creds := NewCredentials(secret.Data)
 	creds.register(redact.FromContext(ctx))
-	version = string(secret.UID) + "/" + secret.ResourceVersion
 	c.mu.Lock()
 	c.read[key] = cachedSecret{version: version, creds: creds}
 	c.mu.Unlock()

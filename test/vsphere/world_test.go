@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -122,7 +120,10 @@ func (r *running) startManager() {
 	if _, err := capienv.WriteServingCertificate(certDir); err != nil {
 		r.tb.Fatal(err)
 	}
-	ports := freePorts(r.tb, 3)
+	ports, err := capienv.FreePorts(3)
+	if err != nil {
+		r.tb.Fatal(err)
+	}
 	health := "127.0.0.1:" + strconv.Itoa(ports[0])
 	var args []string
 	if r.capiFlags {
@@ -138,7 +139,9 @@ func (r *running) startManager() {
 		r.tb.Fatal(err)
 	}
 	r.proc = proc
-	if err := waitReady(proc, "http://"+health+"/readyz", time.Minute); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := capienv.WaitReady(ctx, proc, health); err != nil {
 		r.tb.Fatalf("%s: %v\n%s", r.name, err, proc.Tail(40))
 	}
 }
@@ -177,40 +180,6 @@ func (r *running) used() capienv.Usage {
 	for _, u := range all {
 		out.CPU += u.CPU
 		out.PeakRSS = max(out.PeakRSS, u.PeakRSS)
-	}
-	return out
-}
-
-// waitReady polls url until it answers 200, the process ends, or timeout passes.
-func waitReady(proc *capienv.Process, url string, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		if err := proc.CheckRunning(); err != nil {
-			return err
-		}
-		res, err := http.Get(url) //nolint:gosec,noctx // the manager's own health address, on loopback
-		if err == nil {
-			_ = res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return fmt.Errorf("not ready at %s after %s", url, timeout)
-}
-
-// freePorts returns n distinct TCP ports free on 127.0.0.1 a moment ago.
-func freePorts(tb testing.TB, n int) []int {
-	tb.Helper()
-	out := make([]int, 0, n)
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			tb.Fatal(err)
-		}
-		defer func() { _ = l.Close() }()
-		out = append(out, l.Addr().(*net.TCPAddr).Port)
 	}
 	return out
 }

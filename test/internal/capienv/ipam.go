@@ -1,10 +1,10 @@
 package capienv
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -99,32 +99,20 @@ func StartIPAMProvider(t testing.TB, cfg *rest.Config, name string) *Process {
 			t.Logf("in-cluster IPAM provider %s, last 40 lines of %s:\n%s", name, p.LogPath(), p.Tail(40))
 		}
 	})
-	deadline := time.Now().Add(time.Minute)
-	for {
-		resp, err := http.Get("http://" + health + "/readyz") //nolint:noctx // a local probe with a deadline loop
-		if err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return p
-			}
-		}
-		if err := p.CheckRunning(); err != nil {
-			t.Fatalf("in-cluster IPAM provider %s exited: %v\n%s", name, err, p.Tail(40))
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("in-cluster IPAM provider %s not ready at %s after a minute:\n%s", name, health, p.Tail(40))
-		}
-		time.Sleep(100 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := WaitReady(ctx, p, health); err != nil {
+		t.Fatalf("in-cluster IPAM provider %s: %v\n%s", name, err, p.Tail(40))
 	}
+	return p
 }
 
 // freeAddr returns a free loopback address to listen on.
 func freeAddr(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ports, err := FreePorts(1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return net.JoinHostPort("127.0.0.1", strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0]))
 }

@@ -124,7 +124,7 @@ func Start(ctx context.Context, cfg *rest.Config, c client.Client, components []
 	if err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(3 * len(components))
+	ports, err := FreePorts(3 * len(components))
 	if err != nil {
 		return nil, err
 	}
@@ -175,13 +175,22 @@ func Start(ctx context.Context, cfg *rest.Config, c client.Client, components []
 // WaitReady polls the manager's /readyz endpoint until it answers 200 OK. It fails at once when the
 // manager exits, and when ctx ends.
 func (m *Manager) WaitReady(ctx context.Context) error {
-	url := "http://" + m.HealthAddr + "/readyz"
+	if err := WaitReady(ctx, m.Process, m.HealthAddr); err != nil {
+		return fmt.Errorf("cannot start Cluster API manager: %w", err)
+	}
+	return nil
+}
+
+// WaitReady polls the /readyz endpoint at healthAddr of process p until it answers 200 OK. It fails at once when
+// p exits, and when ctx ends, naming p's log.
+func WaitReady(ctx context.Context, p *Process, healthAddr string) error {
+	url := "http://" + healthAddr + "/readyz"
 	hc := &http.Client{Timeout: 2 * time.Second}
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if err := m.CheckRunning(); err != nil {
-			return fmt.Errorf("cannot start Cluster API manager (log %q): %w", m.LogPath(), err)
+		if err := p.CheckRunning(); err != nil {
+			return fmt.Errorf("%q (log %q): %w", p.Name(), p.LogPath(), err)
 		}
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {
@@ -195,8 +204,8 @@ func (m *Manager) WaitReady(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("cannot start Cluster API manager %q: not ready at %q (log %q): %w", m.Name(), url, m.LogPath(), ctx.Err())
-		case <-m.Done():
+			return fmt.Errorf("%q not ready at %q (log %q): %w", p.Name(), url, p.LogPath(), ctx.Err())
+		case <-p.Done():
 		case <-tick.C:
 		}
 	}
@@ -248,8 +257,8 @@ func (ms *Managers) Stop(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// freePorts returns n distinct TCP ports that were free on 127.0.0.1 a moment ago.
-func freePorts(n int) ([]int, error) {
+// FreePorts returns n distinct TCP ports that were free on 127.0.0.1 a moment ago.
+func FreePorts(n int) ([]int, error) {
 	ports := make([]int, 0, n)
 	for range n {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
