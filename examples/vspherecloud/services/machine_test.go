@@ -57,6 +57,9 @@ func TestMachine(t *testing.T) {
 				if res, err = m.Reconcile(ctx, s); err != nil || res.Done {
 					break
 				}
+				// The requeue, as a controller waits it: the simulator's clock moves on and the clone it released
+				// has ended (Advance waits for it), so the loop does not race the clone's task.
+				sim.Advance(res.RequeueAfter)
 				_, err := sim.PlayGuestTools()
 				require.NoError(t, err)
 			}
