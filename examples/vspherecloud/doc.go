@@ -5,8 +5,8 @@
 //
 // Its packages:
 //
-//   - api/v1beta2: VSphereCluster (server, datacenter, a credentials Secret, the control plane endpoint given),
-//     VSphereMachine and VSphereMachineTemplate (template, folder, resource pool, datastore, network, CPUs, memory,
+//   - api/v1beta2: VSphereCluster (server, datacenter, a credentials Secret, the control plane endpoint given,
+//     failure domains from compute clusters), VSphereMachine and VSphereMachineTemplate (template, folder, resource pool, datastore, network, CPUs, memory,
 //     disk), with their CRDs and RBAC in config (make generate).
 //   - cloud: a small client over govmomi for what a Cluster API provider needs of a vCenter: connect, find the
 //     observed inventory (never create or delete it), clone a VM from a template with cloud-init's guestinfo keys and
@@ -14,7 +14,9 @@
 //   - services: the VM as an ensure.Resource (the clone is an operation of ensure.Exists, the VM's name its
 //     idempotency, its BIOS UUID its ID: providerID "vsphere://<BIOS UUID>", as CAPV writes it), the machine service
 //     over it (bootstrap data as guestinfo, providerID through scope.ProviderIDTracker, addresses from guest info),
-//     and the cluster's (log in with the credentials Secret, provisioned once the endpoint is given).
+//     and the cluster's (log in with the credentials Secret, report the failure domains whose compute clusters it
+//     finds, provisioned once the endpoint is given). A Machine with spec.failureDomain runs in the root resource pool
+//     of its domain's compute cluster.
 //     The credentials Secret is read once per version (identity.SecretCache).
 //   - controllers: the VSphereCluster and VSphereMachine reconcilers, capkit's generic ones with these steps.
 //   - cmd/manager: the controller manager (capkit's reconcile/manager).
@@ -29,10 +31,11 @@
 // delete it with no VM left, and delete a VSphereMachine while its clone is held (no VM left once it ends). In the
 // test module (test/vsphere), the manager runs as a process with the real Cluster API managers: clusters provision to
 // Running and delete, a manager killed the moment its clone call reaches vCenter makes no second VM, clusters
-// deleted during their clones leave none; make bench-vsphere measures it beside CAPV v1.14.0 (docs/benchmarks.md).
+// deleted during their clones leave none, and a Machine placed in a failure domain runs in its compute cluster, the
+// domains reported on the Cluster by Cluster API; make bench-vsphere measures it beside CAPV v1.14.0 (docs/benchmarks.md).
 //
-// Still to come (issue 42): webhooks, cluster-scoped identities, failure domains, machine pools, a control plane
-// endpoint from a virtual IP, clusterctl components and clusterctl move.
+// Still to come (issue 42): webhooks, cluster-scoped identities, machine pools, a control plane endpoint from a
+// virtual IP, clusterctl components and clusterctl move.
 //
 // The RBAC markers of the controller manager, from which controller-gen writes config/rbac/role.yaml (ClusterRole
 // manager-role): vspherecloud's kinds with their status and finalizers; the Cluster API Clusters and Machines the

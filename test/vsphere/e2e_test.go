@@ -7,11 +7,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	"github.com/capkit/capkit/examples/vspherecloud/services"
+	"github.com/capkit/capkit/examples/vspherecloud/vspheretest"
 	"github.com/capkit/capkit/test/internal/capienv"
 )
 
@@ -38,6 +40,13 @@ func TestVSphereCloudWithRealClusterAPI(t *testing.T) {
 			"deleted in %s; %d VMs cloned once each, %d left", f.provision.Round(time.Millisecond), f.delete.Round(time.Millisecond), f.vms, f.left)
 		t.Logf("vspherecloud's requests: vCenter %d to provision, %d to delete; API server %d to provision (%d writes in all), %d to delete",
 			f.vcProvision, f.vcDelete, f.k8sProvision, f.writes, f.k8sDelete)
+	})
+	t.Run("failure domains", func(t *testing.T) {
+		placed, err := failureDomains(ctx, r)
+		require.NoError(t, err)
+		assert.Equal(t, []string{"fd-a", "fd-b"}, placed.cluster, "Cluster API copied the VSphereCluster's failure domains to the Cluster")
+		assert.Equal(t, vspheretest.OtherComputeCluster, placed.computeCluster, "the VM runs in the compute cluster of its Machine's failure domain")
+		t.Logf("failure domains %v reported on the Cluster; the Machine of fd-b runs in compute cluster %s", placed.cluster, placed.computeCluster)
 	})
 	t.Run("crash during clone", func(t *testing.T) {
 		c, err := crashDuringClone(ctx, r, 2, settle)
@@ -84,4 +93,54 @@ func joinNodes(ctx context.Context, ns string) error {
 		}
 	}
 	return nil
+}
+
+// placed is where failureDomains found things: the failure domains on the Cluster, and the compute cluster of the
+// VM.
+type placed struct {
+	cluster        []string
+	computeCluster string
+}
+
+// failureDomains provisions a cluster whose VSphereCluster has a failure domain in each of the simulator's compute
+// clusters and whose Machine is placed in the second, then deletes it.
+func failureDomains(ctx context.Context, r *running) (placed, error) {
+	var p placed
+	ns := r.namespace(ctx, "fd")
+	err := r.createCluster(ctx, ns, "fd", func(vc *unstructured.Unstructured, m *clusterv1.Machine) {
+		vc.Object["spec"].(map[string]any)["failureDomains"] = []any{
+			map[string]any{"name": "fd-a", "computeCluster": vspheretest.ComputeCluster},
+			map[string]any{"name": "fd-b", "computeCluster": vspheretest.OtherComputeCluster},
+		}
+		m.Spec.FailureDomain = "fd-b"
+	})
+	if err == nil {
+		err = waitProvisioned(ctx, ns, 1, fleetTimeout(1))
+	}
+	if err != nil {
+		return p, err
+	}
+	if err := waitFor(ctx, time.Minute, "the Cluster's failure domains", func() (bool, error) {
+		cluster := &clusterv1.Cluster{}
+		err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "fd"}, cluster)
+		p.cluster = nil
+		for _, fd := range cluster.Status.FailureDomains {
+			p.cluster = append(p.cluster, fd.Name)
+		}
+		return len(p.cluster) == 2, err
+	}); err != nil {
+		return p, err
+	}
+	m := &clusterv1.Machine{}
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "fd-cp"}, m); err != nil {
+		return p, err
+	}
+	uuid, err := services.IDFromProviderID(m.Spec.ProviderID)
+	if err != nil {
+		return p, err
+	}
+	if p.computeCluster, err = r.w.sim.ComputeClusterOf(uuid); err != nil {
+		return p, err
+	}
+	return p, deleteClusters(ctx, ns, fleetTimeout(1))
 }

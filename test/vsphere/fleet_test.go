@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -23,8 +24,8 @@ const kubernetesVersion = "v1.35.0"
 
 // createCluster creates cluster ns/name of r's provider with one control plane Machine, ns/name-cp: the kubeconfig
 // Secret (envtest doubles as the workload cluster), the infrastructure cluster, the Cluster, the KubeadmConfig,
-// the infrastructure machine and the Machine.
-func (r *running) createCluster(ctx context.Context, ns, name string) error {
+// the infrastructure machine and the Machine, each edited by edits before it is created.
+func (r *running) createCluster(ctx context.Context, ns, name string, edits ...func(infraCluster *unstructured.Unstructured, m *clusterv1.Machine)) error {
 	kubeconfig, err := capienv.KubeconfigSecret(ns, name, env.Config)
 	if err != nil {
 		return err
@@ -46,7 +47,11 @@ func (r *running) createCluster(ctx context.Context, ns, name string) error {
 	config := &bootstrapv1.KubeadmConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: m},
 		Spec: bootstrapv1.KubeadmConfigSpec{InitConfiguration: bootstrapv1.InitConfiguration{
 			NodeRegistration: bootstrapv1.NodeRegistrationOptions{Name: "{{ ds.meta_data.local_hostname }}"}}}}
-	return capienv.CreateAll(ctx, env.Client, kubeconfig, r.infraCluster(ns, name, r.vc), cluster, config, r.infraMachine(ns, m), machine)
+	infraCluster := r.infraCluster(ns, name, r.vc)
+	for _, edit := range edits {
+		edit(infraCluster, machine)
+	}
+	return capienv.CreateAll(ctx, env.Client, kubeconfig, infraCluster, cluster, config, r.infraMachine(ns, m), machine)
 }
 
 // namespace creates a namespace for a run of r, with what r's clusters need in it.

@@ -1,7 +1,9 @@
 package cloud
 
 import (
+	"cmp"
 	"context"
+	"strings"
 
 	"github.com/vmware/govmomi/find"
 	"github.com/vmware/govmomi/object"
@@ -59,4 +61,50 @@ func (c *Client) resolve(ctx context.Context, inv Inventory) (placement, error) 
 		return p, inventoryNotFound("template", inv.Template, err)
 	}
 	return p, nil
+}
+
+// Zone is the inventory of a failure domain: a compute cluster, whose root resource pool its VMs run in, and the
+// datastore and network its VMs use instead of their own, when set.
+type Zone struct {
+	// ComputeCluster is the compute cluster (ClusterComputeResource), by name or inventory path.
+	ComputeCluster string
+	// Datastore and Network, when set, replace those of the VM's own Inventory.
+	Datastore, Network string
+}
+
+// ResourcePool returns the inventory path of the compute cluster's root resource pool, relative when the compute
+// cluster's is ("DC0_C0/Resources").
+func (z Zone) ResourcePool() string { return strings.TrimRight(z.ComputeCluster, "/") + "/Resources" }
+
+// In returns inv placed in z: the compute cluster's root resource pool, and z's datastore and network when set.
+func (z Zone) In(inv Inventory) Inventory {
+	inv.ResourcePool = z.ResourcePool()
+	inv.Datastore = cmp.Or(z.Datastore, inv.Datastore)
+	inv.Network = cmp.Or(z.Network, inv.Network)
+	return inv
+}
+
+// FindZone finds the compute cluster of z in datacenter, and its datastore and network when set; an object that
+// does not exist is ErrInventoryNotFound. It observes them only.
+func (c *Client) FindZone(ctx context.Context, datacenter string, z Zone) error {
+	f := find.NewFinder(c.vim, false)
+	dc, err := f.Datacenter(ctx, datacenter)
+	if err != nil {
+		return inventoryNotFound("datacenter", datacenter, err)
+	}
+	f.SetDatacenter(dc)
+	if _, err := f.ClusterComputeResource(ctx, z.ComputeCluster); err != nil {
+		return inventoryNotFound("compute cluster", z.ComputeCluster, err)
+	}
+	if z.Datastore != "" {
+		if _, err := f.Datastore(ctx, z.Datastore); err != nil {
+			return inventoryNotFound("datastore", z.Datastore, err)
+		}
+	}
+	if z.Network != "" {
+		if _, err := f.Network(ctx, z.Network); err != nil {
+			return inventoryNotFound("network", z.Network, err)
+		}
+	}
+	return nil
 }

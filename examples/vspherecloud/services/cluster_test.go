@@ -83,13 +83,34 @@ func TestVCenter(t *testing.T) {
 	sessions := sessionsOf(secrets(map[string]string{v1beta2.CredentialsUsername: sim.Config.Username, v1beta2.CredentialsPassword: sim.Config.Password}))
 	v, err := services.NewVCenter(sessions)
 	require.NoError(t, err)
+	ctrlPlane := func(b bool) *bool { return &b }
 	tests := []struct {
 		name       string
 		edit       func(*v1beta2.VSphereCluster)
+		wantFDs    []contract.FailureDomain
 		wantReason string
+		wantErr    string
 	}{
 		{name: "logged in, with the endpoint given", edit: func(*v1beta2.VSphereCluster) {}},
-		{name: "no endpoint", edit: func(vc *v1beta2.VSphereCluster) { vc.Spec.ControlPlaneEndpoint = contract.APIEndpoint{} }, wantReason: conditions.ReasonInvalidParameters},
+		{name: "no endpoint", edit: func(vc *v1beta2.VSphereCluster) { vc.Spec.ControlPlaneEndpoint = contract.APIEndpoint{} },
+			wantReason: conditions.ReasonInvalidParameters, wantErr: "spec.controlPlaneEndpoint must be set"},
+		{name: "failure domains of both compute clusters", edit: func(vc *v1beta2.VSphereCluster) {
+			vc.Spec.FailureDomains = []v1beta2.VSphereFailureDomain{
+				{Name: "fd-a", ComputeCluster: vspheretest.ComputeCluster},
+				{Name: "fd-b", ComputeCluster: "/DC0/host/" + vspheretest.OtherComputeCluster, Datastore: vspheretest.Datastore,
+					Network: vspheretest.Network, ControlPlane: ctrlPlane(false)},
+			}
+		}, wantFDs: []contract.FailureDomain{
+			{Name: "fd-a", ControlPlane: ctrlPlane(true), Attributes: map[string]string{services.AttributeComputeCluster: vspheretest.ComputeCluster}},
+			{Name: "fd-b", ControlPlane: ctrlPlane(false), Attributes: map[string]string{services.AttributeComputeCluster: "/DC0/host/" + vspheretest.OtherComputeCluster,
+				services.AttributeDatastore: vspheretest.Datastore, services.AttributeNetwork: vspheretest.Network}},
+		}},
+		{name: "a compute cluster the vCenter lacks", edit: func(vc *v1beta2.VSphereCluster) {
+			vc.Spec.FailureDomains = []v1beta2.VSphereFailureDomain{{Name: "fd-a", ComputeCluster: vspheretest.ComputeCluster}, {Name: "fd-z", ComputeCluster: "DC0_C9"}}
+		}, wantReason: services.ReasonInventoryNotFound, wantErr: `cannot place spec.failureDomains[1] "fd-z": cannot find compute cluster "DC0_C9"`},
+		{name: "a datastore the vCenter lacks", edit: func(vc *v1beta2.VSphereCluster) {
+			vc.Spec.FailureDomains = []v1beta2.VSphereFailureDomain{{Name: "fd-a", ComputeCluster: vspheretest.ComputeCluster, Datastore: "nfs-9"}}
+		}, wantReason: services.ReasonInventoryNotFound, wantErr: `cannot place spec.failureDomains[0] "fd-a": cannot find datastore "nfs-9"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -97,15 +118,17 @@ func TestVCenter(t *testing.T) {
 			tt.edit(vc)
 			s := &scopetest.FakeClusterScope[*v1beta2.VSphereCluster]{FakeObject: scopetest.FakeObject[*v1beta2.VSphereCluster]{Object: vc, Version: contract.V1Beta2}}
 			res, err := v.Reconcile(t.Context(), s)
-			if tt.wantReason != "" {
-				require.Error(t, err)
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
 				assert.Equal(t, tt.wantReason, step.TerminalReason(err))
 				assert.False(t, vc.IsProvisioned())
+				assert.Nil(t, vc.Status.FailureDomains)
 				return
 			}
 			require.NoError(t, err)
 			assert.True(t, res.Done)
 			assert.True(t, vc.IsProvisioned())
+			assert.Equal(t, tt.wantFDs, vc.Status.FailureDomains)
 			res, err = v.Delete(t.Context(), s)
 			require.NoError(t, err)
 			assert.True(t, res.Done, "nothing to delete")

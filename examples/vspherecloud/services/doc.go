@@ -2,8 +2,12 @@
 // a VSphereMachine, over the VM of a machine as an ensure.Resource (NewVMs, VMFuncs), both logged in through
 // Sessions (one session per vCenter and credentials, from the VSphereCluster's credentials Secret).
 //
-// VCenter logs in and marks the cluster provisioned once its given control plane endpoint is set. Machine clones the
-// VM through ensure.Exists with the Machine's bootstrap data (cloud-init only) as guestinfo, records its BIOS UUID in
+// VCenter logs in, finds the compute cluster (and datastore and network, when given) of each of spec.failureDomains
+// and reports them in status.failureDomains, whence Cluster API copies them to the Cluster, and marks the cluster
+// provisioned once its given control plane endpoint is set; inventory it does not find is terminal
+// (ReasonInventoryNotFound) and names the failure domain. Machine places the VM of a Machine with spec.failureDomain
+// in the root resource pool of the domain's compute cluster ("<computeCluster>/Resources"), with the domain's datastore
+// and network when it gives them. Machine clones the VM through ensure.Exists with the Machine's bootstrap data (cloud-init only) as guestinfo, records its BIOS UUID in
 // spec.providerID through scope.ProviderIDTracker, reports the addresses guest tools give it, and marks the machine
 // provisioned once it runs with an address; its delete is ensure.Deleted. Neither keeps operation bookkeeping of its
 // own: the clone's task, the wait for an address and the power-off before the destroy are ensure's.

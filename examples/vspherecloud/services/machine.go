@@ -64,10 +64,10 @@ func NewMachine(clusters client.Reader, sessions *Sessions, opts ...MachineOptio
 // vm is what a reconcile of a machine's VM needs: the resource on the cluster's vCenter, the tracker and the
 // ensure options.
 type vm struct {
-	res        ensure.Resource[cloud.CloneSpec, *cloud.VM]
-	tracker    scope.ResourceTracker
-	datacenter string
-	opts       []ensure.Option
+	res     ensure.Resource[cloud.CloneSpec, *cloud.VM]
+	tracker scope.ResourceTracker
+	cluster *v1beta2.VSphereCluster
+	opts    []ensure.Option
 }
 
 // vm returns the VM of the machine of s.
@@ -85,8 +85,28 @@ func (m *Machine) vm(ctx context.Context, s scope.MachineScoper[*v1beta2.VSphere
 		return vm{}, err
 	}
 	tags := ensure.WithTags(map[string]string{TagCluster: s.InfraMachine().Namespace + "/" + s.Cluster().Name})
-	return vm{res: NewVMs(c, m.vmOpts...), tracker: tracker, datacenter: vc.Spec.Datacenter,
+	return vm{res: NewVMs(c, m.vmOpts...), tracker: tracker, cluster: vc,
 		opts: []ensure.Option{tags, ensure.CreateOnce()}}, nil
+}
+
+// placement returns where the VM of a machine with spec in failure domain fd ("" for none) of vc is placed: the
+// spec's inventory, in the domain's compute cluster. A domain vc does not have is an error that names it, retried:
+// an edit of vc may add it. A spec without resourcePool and a Machine without domain is terminal.
+func placement(vc *v1beta2.VSphereCluster, fd string, spec v1beta2.VSphereMachineSpec) (cloud.Inventory, error) {
+	inv := cloud.Inventory{Datacenter: vc.Spec.Datacenter, Folder: spec.Folder, ResourcePool: spec.ResourcePool,
+		Datastore: spec.Datastore, Network: spec.Network, Template: spec.Template}
+	if fd == "" {
+		if inv.ResourcePool == "" {
+			return inv, step.Terminal(conditions.ReasonInvalidParameters,
+				errors.New("spec.resourcePool must be set: the Machine has no spec.failureDomain to place the VM in"))
+		}
+		return inv, nil
+	}
+	domain, ok := vc.Spec.FailureDomain(fd)
+	if !ok {
+		return inv, fmt.Errorf("cannot place the VM: the Machine's failure domain %q is not in spec.failureDomains of VSphereCluster %q", fd, vc.Name)
+	}
+	return Zone(domain).In(inv), nil
 }
 
 // Reconcile ensures the VM exists and reports it.
@@ -106,10 +126,13 @@ func (m *Machine) Reconcile(ctx context.Context, s scope.MachineScoper[*v1beta2.
 			return cloud.CloneSpec{}, step.Terminal(conditions.ReasonInvalidParameters,
 				fmt.Errorf("bootstrap data of format %q: vspherecloud passes cloud-init only", format))
 		}
+		inv, err := placement(v.cluster, s.Machine().FailureDomain, vsm.Spec)
+		if err != nil {
+			return cloud.CloneSpec{}, err
+		}
 		spec := vsm.Spec
-		return cloud.CloneSpec{Name: vsm.Name, Inventory: cloud.Inventory{Datacenter: v.datacenter, Folder: spec.Folder,
-			ResourcePool: spec.ResourcePool, Datastore: spec.Datastore, Network: spec.Network, Template: spec.Template},
-			CPUs: spec.NumCPUs, MemoryMiB: spec.MemoryMiB, DiskGiB: spec.DiskGiB, UserData: data}, nil
+		return cloud.CloneSpec{Name: vsm.Name, Inventory: inv, CPUs: spec.NumCPUs, MemoryMiB: spec.MemoryMiB,
+			DiskGiB: spec.DiskGiB, UserData: data}, nil
 	})
 	out, err := ensure.Exists(ctx, v.tracker, KeyVM, v.res, desired, v.opts...)
 	if err != nil || out.ID == "" {

@@ -1,6 +1,7 @@
 package vspheretest
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/vmware/govmomi/find"
 	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/property"
 	"github.com/vmware/govmomi/session"
 	"github.com/vmware/govmomi/simulator"
 	_ "github.com/vmware/govmomi/vapi/simulator" // vCenter's REST endpoints, for WithVAPI
@@ -25,15 +27,19 @@ import (
 	"github.com/capkit/capkit/examples/vspherecloud/cloud"
 )
 
-// The inventory of every Simulator: vcsim's VPX model (one datacenter, one cluster of three hosts, a distributed
-// port group) with a folder for the VMs under test and one of the model's VMs made a template.
+// The inventory of every Simulator: vcsim's VPX model with two compute clusters of three hosts each (one datacenter,
+// a distributed port group) with a folder for the VMs under test and one of the model's VMs made a template.
 const (
 	Datacenter   = "DC0"
 	Folder       = "/DC0/vm/capkit"
 	ResourcePool = "DC0_C0/Resources"
-	Datastore    = "LocalDS_0"
-	Network      = "DC0_DVPG0"
-	Template     = "/DC0/vm/DC0_H0_VM0"
+	// ComputeCluster is the compute cluster of ResourcePool, OtherComputeCluster the second one, for failure
+	// domains.
+	ComputeCluster      = "DC0_C0"
+	OtherComputeCluster = "DC0_C1"
+	Datastore           = "LocalDS_0"
+	Network             = "DC0_DVPG0"
+	Template            = "/DC0/vm/DC0_H0_VM0"
 	// Username logs in to the simulator, with a password only Config knows.
 	Username = "capkit@vsphere.local"
 )
@@ -101,6 +107,7 @@ func Start(opts ...Option) (_ *Simulator, err error) {
 	}
 	ctx := context.Background()
 	model := simulator.VPX()
+	model.Cluster = 2
 	if err := model.Create(); err != nil {
 		return nil, fmt.Errorf("cannot create the simulator's inventory: %w", err)
 	}
@@ -379,6 +386,24 @@ func (s *Simulator) Inspect(uuid string) (mo.VirtualMachine, error) {
 	}
 	err = vm.Properties(context.Background(), vm.Reference(), []string{"config", "runtime", "resourcePool", "datastore", "parent"}, &out)
 	return out, err
+}
+
+// ComputeClusterOf returns the name of the compute cluster whose resource pool the VM with BIOS UUID uuid runs in.
+func (s *Simulator) ComputeClusterOf(uuid string) (string, error) {
+	vm, err := s.Inspect(uuid)
+	if err != nil || vm.ResourcePool == nil {
+		return "", cmp.Or(err, fmt.Errorf("VM %s has no resource pool", uuid))
+	}
+	ctx := context.Background()
+	var pool mo.ResourcePool
+	if err := property.DefaultCollector(s.admin).RetrieveOne(ctx, *vm.ResourcePool, []string{"owner"}, &pool); err != nil {
+		return "", fmt.Errorf("cannot read the resource pool of VM %s: %w", uuid, err)
+	}
+	var owner mo.ManagedEntity
+	if err := property.DefaultCollector(s.admin).RetrieveOne(ctx, pool.Owner, []string{"name"}, &owner); err != nil {
+		return "", fmt.Errorf("cannot read the owner of the resource pool of VM %s: %w", uuid, err)
+	}
+	return owner.Name, nil
 }
 
 // Now returns the time on the simulator's clock, which moves only by Advance: give it to ensure

@@ -45,6 +45,61 @@ type VSphereClusterSpec struct {
 	// controlPlaneEndpoint is the address of the cluster's API server, which vspherecloud does not make: give it.
 	// +optional
 	ControlPlaneEndpoint contract.APIEndpoint `json:"controlPlaneEndpoint,omitempty,omitzero"`
+
+	// failureDomains are the compute clusters of the datacenter that machines may be placed in, each a failure
+	// domain of Cluster API: a Machine whose spec.failureDomain names one runs in the root resource pool of its
+	// compute cluster. The controller reports the domains in status.failureDomains once it has found their
+	// compute clusters, datastores and networks in the vCenter; it never creates them.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=32
+	FailureDomains []VSphereFailureDomain `json:"failureDomains,omitempty"`
+}
+
+// VSphereFailureDomain is a compute cluster of the datacenter as a failure domain, with the datastore and network
+// its machines use instead of their own, where they differ.
+type VSphereFailureDomain struct {
+	// name is the failure domain's name, which Machines' spec.failureDomain gives.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	Name string `json:"name"`
+
+	// computeCluster is the compute cluster (ClusterComputeResource), by name or inventory path, whose root
+	// resource pool ("<computeCluster>/Resources") the domain's VMs run in, instead of the VSphereMachine's
+	// spec.resourcePool.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	ComputeCluster string `json:"computeCluster"`
+
+	// datastore, when set, holds the files of the domain's VMs instead of the VSphereMachine's spec.datastore,
+	// e.g. a datastore only the compute cluster's hosts reach.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	Datastore string `json:"datastore,omitempty"`
+
+	// network, when set, is the port group of the domain's VMs instead of the VSphereMachine's spec.network.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	Network string `json:"network,omitempty"`
+
+	// controlPlane says whether control plane machines may be placed in the domain; unset means they may.
+	// +optional
+	ControlPlane *bool `json:"controlPlane,omitempty"`
+}
+
+// FailureDomain returns the failure domain named name, and whether spec has one.
+func (s *VSphereClusterSpec) FailureDomain(name string) (VSphereFailureDomain, bool) {
+	for _, fd := range s.FailureDomains {
+		if fd.Name == name {
+			return fd, true
+		}
+	}
+	return VSphereFailureDomain{}, false
 }
 
 // SecretReference names a Secret in the namespace of the object that holds the reference.
@@ -71,7 +126,8 @@ type VSphereClusterStatus struct {
 	// +kubebuilder:validation:MaxItems=32
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
-	// failureDomains are the failure domains machines may be placed in; none yet.
+	// failureDomains are spec.failureDomains whose inventory the controller found, with the attributes
+	// computeCluster, and datastore and network when set.
 	// +optional
 	// +listType=map
 	// +listMapKey=name

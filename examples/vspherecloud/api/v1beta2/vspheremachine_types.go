@@ -33,19 +33,23 @@ type VSphereMachineSpec struct {
 	// +kubebuilder:validation:MaxLength=512
 	Folder string `json:"folder"`
 
-	// resourcePool is the resource pool the VM runs in, by name or inventory path.
-	// +required
+	// resourcePool is the resource pool the VM runs in, by name or inventory path. A Machine placed in a failure
+	// domain (its spec.failureDomain) runs in the root resource pool of the domain's compute cluster instead; a
+	// Machine without one needs resourcePool.
+	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
-	ResourcePool string `json:"resourcePool"`
+	ResourcePool string `json:"resourcePool,omitempty"`
 
-	// datastore is the datastore of the VM's files and disk, by name or inventory path.
+	// datastore is the datastore of the VM's files and disk, by name or inventory path, unless the Machine's
+	// failure domain names another.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
 	Datastore string `json:"datastore"`
 
-	// network is the network (port group) of the VM's first network card, by name or inventory path.
+	// network is the network (port group) of the VM's first network card, by name or inventory path, unless the
+	// Machine's failure domain names another.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
