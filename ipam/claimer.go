@@ -20,6 +20,19 @@ import (
 	"github.com/capkit/capkit/reconcile/step"
 )
 
+// AddressClaimer claims an object's IP addresses from Cluster API IPAM pools and releases them, with the step
+// results of capkit's reconcilers: the narrow interface a provider's service depends on, so that its tests can
+// give it a double. *Claimer implements it.
+type AddressClaimer interface {
+	// Claim creates owner's missing IPAddressClaims for cluster, one per request, and returns the addresses in
+	// request order with a Result that is Done once every claim is bound.
+	Claim(ctx context.Context, owner client.Object, cluster string, reqs []Request) ([]Address, step.Result, error)
+	// Unclaim deletes owner's claims and returns a Result that is Done once none is left.
+	Unclaim(ctx context.Context, owner client.Object, reqs []Request) (step.Result, error)
+}
+
+var _ AddressClaimer = (*Claimer)(nil)
+
 // Claimer claims, waits for and releases the IP addresses of machines. It keeps no state: everything is in the
 // claims, so a restart or a clusterctl move loses nothing.
 type Claimer struct {

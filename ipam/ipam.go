@@ -76,15 +76,29 @@ var (
 	ErrConflict = errors.New("conflict")
 )
 
-// PoolRef names a pool in the machine's namespace (IPAddressClaim spec.poolRef of ipam.cluster.x-k8s.io/v1beta2),
-// e.g. {APIGroup: "ipam.cluster.x-k8s.io", Kind: "InClusterIPPool", Name: "nodes"} for the in-cluster provider.
+// PoolRef names an IPAM pool, such as the in-cluster provider's InClusterIPPool, in the namespace of the object that
+// names it: the spec.poolRef of the IPAddressClaims (ipam.cluster.x-k8s.io/v1beta2) made for that object. Its schema
+// is that of Cluster API's IPPoolReference, so that a provider's CRD can embed it.
 type PoolRef struct {
-	// APIGroup is the pool's API group (a DNS subdomain), not its group/version.
-	APIGroup string
-	// Kind is the pool's kind.
-	Kind string
-	// Name is the pool's name in the machine's namespace.
-	Name string
+	// apiGroup is the API group of the pool's kind, a DNS subdomain such as "ipam.cluster.x-k8s.io", not its
+	// group/version.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	APIGroup string `json:"apiGroup"`
+	// kind is the pool's kind, such as "InClusterIPPool".
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$`
+	Kind string `json:"kind"`
+	// name is the pool's name in the namespace of the object that names it, a DNS subdomain.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	Name string `json:"name"`
 }
 
 // String returns the pool as Kind.APIGroup/Name.

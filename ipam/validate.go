@@ -5,6 +5,7 @@ import (
 	"regexp"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // kindRE is the pattern of IPPoolReference.kind in Cluster API's CRD (at most 63 characters).
@@ -55,4 +56,30 @@ func checkCluster(cluster string) error {
 		return fmt.Errorf("cannot use cluster name %q: not a DNS subdomain of at most %d characters: %w", cluster, maxLabelValueLength, ErrInvalid)
 	}
 	return nil
+}
+
+// Validate checks p, found at path of an object, as its CRD schema does, for a webhook: an API group and a name
+// that are DNS subdomains, a kind that starts with a letter and holds at most 63 alphanumerics or '-'. Each error
+// names the field and the value.
+func (p PoolRef) Validate(path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	subdomain := func(child, value, what string) {
+		switch {
+		case value == "":
+			errs = append(errs, field.Required(path.Child(child), what))
+		case len(validation.IsDNS1123Subdomain(value)) > 0:
+			errs = append(errs, field.Invalid(path.Child(child), value, "must be a DNS subdomain: at most 253 lowercase alphanumerics, '-' and '.', "+
+				"starting and ending with an alphanumeric"))
+		}
+	}
+	subdomain("apiGroup", p.APIGroup, "the API group of the pool")
+	switch {
+	case p.Kind == "":
+		errs = append(errs, field.Required(path.Child("kind"), "the kind of the pool"))
+	case len(p.Kind) > validation.DNS1123LabelMaxLength || !kindRE.MatchString(p.Kind):
+		errs = append(errs, field.Invalid(path.Child("kind"), p.Kind,
+			"must be at most 63 alphanumerics or '-', start with a letter and end with an alphanumeric"))
+	}
+	subdomain("name", p.Name, "the name of the pool")
+	return errs
 }

@@ -4,26 +4,16 @@ import (
 	"context"
 	"errors"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	"github.com/capkit/capkit/conditions"
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/ipam"
 	"github.com/capkit/capkit/reconcile/step"
 )
 
-// AddressClaimer claims a machine's IP addresses from Cluster API IPAM pools and releases them, with the step
-// results of capkit's reconcilers: capkit's *ipam.Claimer implements it (controllers.NewMachineReconciler builds
-// one on the manager's client).
-type AddressClaimer interface {
-	// Claim creates owner's missing IPAddressClaims for cluster, one per request, and returns the addresses in
-	// request order with a Result that is Done once every claim is bound.
-	Claim(ctx context.Context, owner client.Object, cluster string, reqs []ipam.Request) ([]ipam.Address, step.Result, error)
-	// Unclaim deletes owner's claims and returns a Result that is Done once none is left.
-	Unclaim(ctx context.Context, owner client.Object, reqs []ipam.Request) (step.Result, error)
-}
-
-var _ AddressClaimer = (*ipam.Claimer)(nil)
+// AddressClaimer claims a machine's IP addresses from Cluster API IPAM pools and releases them: capkit's
+// ipam.AddressClaimer, which *ipam.Claimer implements (controllers.NewMachineReconciler builds one on the
+// manager's client).
+type AddressClaimer = ipam.AddressClaimer
 
 // InstanceOption configures NewInstance.
 type InstanceOption func(*Instance)
@@ -40,7 +30,7 @@ func AddressRequests(pools []v1beta2.IPPoolRef) []ipam.Request {
 	}
 	reqs := make([]ipam.Request, 0, len(pools))
 	for _, p := range pools {
-		reqs = append(reqs, ipam.Request{Device: v1beta2.MachineDevice, Pool: ipam.PoolRef{APIGroup: p.APIGroup, Kind: p.Kind, Name: p.Name}})
+		reqs = append(reqs, ipam.Request{Device: v1beta2.MachineDevice, Pool: p})
 	}
 	return reqs
 }

@@ -3,7 +3,6 @@ package webhooks
 import (
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -62,8 +61,7 @@ func ValidateMemMachineSpec(spec *v1beta2.MemMachineSpec, path *field.Path) fiel
 }
 
 // validatePools checks the IPAM pools found at path as the CRD schema does: at most
-// v1beta2.MaxAddressesFromPools, none listed twice, each with an API group and a name that are DNS subdomains
-// and a kind that starts with a letter and holds only alphanumerics and '-'.
+// v1beta2.MaxAddressesFromPools, none listed twice, each valid (ipam.PoolRef.Validate).
 func validatePools(pools []v1beta2.IPPoolRef, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(pools) > v1beta2.MaxAddressesFromPools {
@@ -74,32 +72,9 @@ func validatePools(pools []v1beta2.IPPoolRef, path *field.Path) field.ErrorList 
 		if slices.Index(pools, p) != i {
 			errs = append(errs, field.Duplicate(pp, p))
 		}
-		errs = append(errs, dnsSubdomain(pp.Child("apiGroup"), p.APIGroup, "the API group of the pool")...)
-		switch {
-		case p.Kind == "":
-			errs = append(errs, field.Required(pp.Child("kind"), "the kind of the pool"))
-		case len(p.Kind) > validation.DNS1035LabelMaxLength || !kindPattern.MatchString(p.Kind):
-			errs = append(errs, field.Invalid(pp.Child("kind"), p.Kind,
-				"must be at most 63 alphanumerics or '-', start with a letter and end with an alphanumeric"))
-		}
-		errs = append(errs, dnsSubdomain(pp.Child("name"), p.Name, "the name of the pool")...)
+		errs = append(errs, p.Validate(pp)...)
 	}
 	return errs
-}
-
-// kindPattern is the pattern of a pool's kind, as in Cluster API's IPPoolReference.
-var kindPattern = regexp.MustCompile(`^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$`)
-
-// dnsSubdomain checks that value, found at path, is a DNS subdomain; what names what the field holds.
-func dnsSubdomain(path *field.Path, value, what string) field.ErrorList {
-	switch {
-	case value == "":
-		return field.ErrorList{field.Required(path, what)}
-	case len(validation.IsDNS1123Subdomain(value)) > 0:
-		return field.ErrorList{field.Invalid(path, value, "must be a DNS subdomain: at most 253 lowercase alphanumerics, '-' and '.', "+
-			"starting and ending with an alphanumeric")}
-	}
-	return nil
 }
 
 // validateTags checks the user tags found at path, as the CRD schema does (at most v1beta2.MaxTags, keys

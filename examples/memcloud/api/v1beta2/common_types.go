@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/capkit/capkit/ipam"
 )
 
 // Defaults of memcloud's API; the CRD schemas and the defaulting webhooks apply them.
@@ -162,30 +164,9 @@ type IngressRule struct {
 
 // IPPoolRef names an IPAM pool, such as the in-cluster provider's InClusterIPPool, in the machine's
 // namespace (or a cluster-scoped one, such as GlobalInClusterIPPool): the poolRef of the Cluster API
-// IPAddressClaims a MemMachine makes.
-type IPPoolRef struct {
-	// apiGroup is the API group of the pool's kind, a fully qualified domain name, for example
-	// "ipam.cluster.x-k8s.io".
-	// +required
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=253
-	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
-	APIGroup string `json:"apiGroup"`
-
-	// kind is the kind of the pool, for example "InClusterIPPool".
-	// +required
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=63
-	// +kubebuilder:validation:Pattern=`^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$`
-	Kind string `json:"kind"`
-
-	// name is the name of the pool, a DNS subdomain.
-	// +required
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=253
-	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
-	Name string `json:"name"`
-}
+// IPAddressClaims a MemMachine makes. It is capkit's ipam.PoolRef, whose schema is Cluster API's
+// IPPoolReference.
+type IPPoolRef = ipam.PoolRef
 
 // Flavor is the size of a machine.
 // +kubebuilder:validation:Enum=small;medium;large
