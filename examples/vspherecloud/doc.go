@@ -42,6 +42,7 @@
 // +kubebuilder:rbac:groups=infrastructure.vspherecloud.capkit.io,resources=vsphereclusters/status;vspheremachines/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=infrastructure.vspherecloud.capkit.io,resources=vsphereclusters/finalizers;vspheremachines/finalizers,verbs=update
 // +kubebuilder:rbac:groups=infrastructure.vspherecloud.capkit.io,resources=vspheremachinetemplates,verbs=get;list;watch
+// +kubebuilder:rbac:groups=infrastructure.vspherecloud.capkit.io,resources=vsphereclusteridentities,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;machines,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
