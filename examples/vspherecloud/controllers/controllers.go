@@ -33,8 +33,8 @@ type config struct {
 	client            client.Client
 	secrets           client.Reader
 	identityNamespace string
-	machineOpts   []services.MachineOption
-	reconcileOpts []reconcile.Option
+	machineOpts       []services.MachineOption
+	reconcileOpts     []reconcile.Option
 }
 
 // WithClient makes SetupWithManager use c instead of the manager's client.
@@ -50,7 +50,9 @@ func WithSecretReader(r client.Reader) Option { return func(o *config) { o.secre
 // IdentityReady condition (reconcile.WithIdentities), and they reconcile again the VSphereClusters and VSphereMachines
 // of an identity whose allowed namespaces or Secret change. The Secrets are read through the Secret reader
 // (WithSecretReader). A VSphereCluster with spec.credentialsSecretRef logs in with that Secret as before.
-func WithIdentities(namespace string) Option { return func(o *config) { o.identityNamespace = namespace } }
+func WithIdentities(namespace string) Option {
+	return func(o *config) { o.identityNamespace = namespace }
+}
 
 // WithMachineOptions configures the machine service, e.g. services.WithVMOptions(services.WithMaxCloneTime(d)).
 func WithMachineOptions(opts ...services.MachineOption) Option {

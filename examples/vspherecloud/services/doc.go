@@ -1,6 +1,7 @@
 // Package services holds vspherecloud's services: VCenter, the step of a VSphereCluster, and Machine, the step of
 // a VSphereMachine, over the VM of a machine as an ensure.Resource (NewVMs, VMFuncs), both logged in through
-// Sessions (one session per vCenter and credentials, from the VSphereCluster's credentials Secret).
+// Sessions (one session per vCenter and credentials: those of the VSphereCluster's identity, which the reconcilers
+// bind to the context, or else of its credentials Secret).
 //
 // VCenter logs in and marks the cluster provisioned once its given control plane endpoint is set. Machine clones the
 // VM through ensure.Exists with the Machine's bootstrap data (cloud-init only) as guestinfo, records its BIOS UUID in
