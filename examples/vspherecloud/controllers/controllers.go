@@ -49,7 +49,8 @@ func WithSecretReader(r client.Reader) Option { return func(o *config) { o.secre
 // any vCenter call, they check that the identity allows the VSphereCluster's namespace and refuse otherwise with the
 // IdentityReady condition (reconcile.WithIdentities), and they reconcile again the VSphereClusters and VSphereMachines
 // of an identity whose allowed namespaces or Secret change. The Secrets are read through the Secret reader
-// (WithSecretReader). A VSphereCluster with spec.credentialsSecretRef logs in with that Secret as before.
+// (WithSecretReader). A VSphereCluster with spec.credentialsSecretRef logs in with that Secret as before. An empty
+// namespace leaves identities off: a VSphereCluster that names one is then refused.
 func WithIdentities(namespace string) Option {
 	return func(o *config) { o.identityNamespace = namespace }
 }
