@@ -19,7 +19,10 @@
 // credentials' values with the Redactor of the reconcile (redact.FromContext), so that a cloud error that
 // echoes them is masked in conditions, events, logs and the returned error. reconcile.WithIdentities makes it,
 // from a provider's Config, a one-line option of capkit's reconcilers, which then refuse with the IdentityReady condition before any
-// cloud call, and reconcile the InfraClusters that use an identity when it or its Secret changes.
+// cloud call, and reconcile the InfraClusters that use an identity when it or its Secret changes. A provider whose
+// client needs more than the credentials, such as the server its InfraCluster names, binds the credentials themselves
+// (Config.Credentials PassCredentials, Config.Bind ContextWithCredentials) and reads them in its services
+// (CredentialsFromContext).
 //
 // AllowedNamespaces follows Cluster API Provider AWS's identities (a namespace is allowed when it is in list
 // or matches selector; nil, an empty list and an empty selector match nothing) with one exception, for

@@ -5,21 +5,24 @@
 //
 // Its packages:
 //
-//   - api/v1beta2: VSphereCluster (server, datacenter, a credentials Secret, the control plane endpoint given,
-//     failure domains from compute clusters), VSphereMachine and VSphereMachineTemplate (template, folder, resource pool, datastore, network, CPUs, memory,
-//     disk), with their CRDs and RBAC in config (make generate).
+//   - api/v1beta2: VSphereCluster (server, datacenter, a credentials Secret or a VSphereClusterIdentity, the control
+//     plane endpoint given, failure domains from compute clusters), VSphereClusterIdentity (cluster-scoped: a Secret
+//     in vspherecloud's namespace and the namespaces allowed to use it), VSphereMachine and VSphereMachineTemplate
+//     (template, folder, resource pool, datastore, network, CPUs, memory, disk), with their CRDs and RBAC in config
+//     (make generate).
 //   - cloud: a small client over govmomi for what a Cluster API provider needs of a vCenter: connect, find the
 //     observed inventory (never create or delete it), clone a VM from a template with cloud-init's guestinfo keys and
 //     the ownership tags, read tasks and VMs, search VMs by tags, power off and destroy.
 //   - services: the VM as an ensure.Resource (the clone is an operation of ensure.Exists, the VM's name its
 //     idempotency, its BIOS UUID its ID: providerID "vsphere://<BIOS UUID>", as CAPV writes it), the machine service
 //     over it (bootstrap data as guestinfo, providerID through scope.ProviderIDTracker, addresses from guest info),
-//     and the cluster's (log in with the credentials Secret, report the failure domains whose compute clusters it
-//     finds, provisioned once the endpoint is given). A Machine with spec.failureDomain runs in the root resource pool
-//     of its domain's compute cluster.
-//     The credentials Secret is read once per version (identity.SecretCache).
-//   - controllers: the VSphereCluster and VSphereMachine reconcilers, capkit's generic ones with these steps.
-//   - cmd/manager: the controller manager (capkit's reconcile/manager).
+//     and the cluster's (log in, report the failure domains whose compute clusters it finds, provisioned once the
+//     endpoint is given). A Machine with spec.failureDomain runs in the root resource pool of its domain's compute
+//     cluster. The credentials are the identity's, which the reconcilers resolve and bind before any step
+//     (reconcile.WithIdentities), or else the cluster's Secret's, read once per version (identity.SecretCache).
+//   - controllers: the VSphereCluster and VSphereMachine reconcilers, capkit's generic ones with these steps, and
+//     with identities (WithIdentities) when the manager is given their namespace.
+//   - cmd/manager: the controller manager (capkit's reconcile/manager), --identity-namespace for identities.
 //   - vspheretest: vcsim for one test, cloning as vCenter does, with clones held on the simulator's own clock, its
 //     SOAP calls counted at the client or, through an Endpoint, at the server, vCenter's REST API on request, and
 //     guest tools played.
@@ -28,23 +31,27 @@
 // of clouds without idempotent creates does not apply), a manager stopped during a clone (one VM after recovery)
 // and a machine deleted while its clone runs (no VM left), with no operation bookkeeping in the provider, and the
 // vCenter calls of a VM's life (services' doc); on envtest, the controllers provision a cluster of one machine and
-// delete it with no VM left, and delete a VSphereMachine while its clone is held (no VM left once it ends). In the
+// delete it with no VM left, delete a VSphereMachine while its clone is held (no VM left once it ends), provision with
+// an identity's credentials and take a new password in its Secret at once, and refuse a namespace the identity does
+// not allow with no vCenter call, cluster and machine alike. In the
 // test module (test/vsphere), the manager runs as a process with the real Cluster API managers: clusters provision to
 // Running and delete, a manager killed the moment its clone call reaches vCenter makes no second VM, clusters
 // deleted during their clones leave none, and a Machine placed in a failure domain runs in its compute cluster, the
 // domains reported on the Cluster by Cluster API; make bench-vsphere measures it beside CAPV v1.14.0 (docs/benchmarks.md).
 //
-// Still to come (issue 42): webhooks, cluster-scoped identities, machine pools, a control plane endpoint from a
-// virtual IP, clusterctl components and clusterctl move.
+// Still to come (issue 42): webhooks, machine pools, a control plane endpoint from a virtual IP, clusterctl
+// components and clusterctl move.
 //
 // The RBAC markers of the controller manager, from which controller-gen writes config/rbac/role.yaml (ClusterRole
-// manager-role): vspherecloud's kinds with their status and finalizers; the Cluster API Clusters and Machines the
-// controllers read; Secrets, for the bootstrap data and the vCenter credentials; Events.
+// manager-role): vspherecloud's kinds with their status and finalizers; the VSphereClusterIdentities, read only; the
+// Cluster API Clusters and Machines the controllers read; Namespaces, whose labels identities may select; Secrets,
+// for the bootstrap data and the vCenter credentials; Events.
 //
 // +kubebuilder:rbac:groups=infrastructure.vspherecloud.capkit.io,resources=vsphereclusters;vspheremachines,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=infrastructure.vspherecloud.capkit.io,resources=vsphereclusters/status;vspheremachines/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=infrastructure.vspherecloud.capkit.io,resources=vsphereclusters/finalizers;vspheremachines/finalizers,verbs=update
 // +kubebuilder:rbac:groups=infrastructure.vspherecloud.capkit.io,resources=vspheremachinetemplates,verbs=get;list;watch
+// +kubebuilder:rbac:groups=infrastructure.vspherecloud.capkit.io,resources=vsphereclusteridentities,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;machines,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch

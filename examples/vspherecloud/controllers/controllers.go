@@ -11,6 +11,7 @@ import (
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/vspherecloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/vspherecloud/services"
+	"github.com/capkit/capkit/identity"
 	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
 )
@@ -29,10 +30,11 @@ const DefaultPollInterval = 10 * time.Second
 type Option func(*config)
 
 type config struct {
-	client        client.Client
-	secrets       client.Reader
-	machineOpts   []services.MachineOption
-	reconcileOpts []reconcile.Option
+	client            client.Client
+	secrets           client.Reader
+	identityNamespace string
+	machineOpts       []services.MachineOption
+	reconcileOpts     []reconcile.Option
 }
 
 // WithClient makes SetupWithManager use c instead of the manager's client.
@@ -41,6 +43,17 @@ func WithClient(c client.Client) Option { return func(o *config) { o.client = c 
 // WithSecretReader reads the credentials Secrets through r (SetupWithManager: the manager's API reader; else the
 // client).
 func WithSecretReader(r client.Reader) Option { return func(o *config) { o.secrets = r } }
+
+// WithIdentities makes the reconcilers log in to the vCenter of a VSphereCluster whose spec.identityRef names a
+// VSphereClusterIdentity with that identity's credentials, from its Secret in namespace (vspherecloud's own): before
+// any vCenter call, they check that the identity allows the VSphereCluster's namespace and refuse otherwise with the
+// IdentityReady condition (reconcile.WithIdentities), and they reconcile again the VSphereClusters and VSphereMachines
+// of an identity whose allowed namespaces or Secret change. The Secrets are read through the Secret reader
+// (WithSecretReader). A VSphereCluster with spec.credentialsSecretRef logs in with that Secret as before. An empty
+// namespace leaves identities off: a VSphereCluster that names one is then refused.
+func WithIdentities(namespace string) Option {
+	return func(o *config) { o.identityNamespace = namespace }
+}
 
 // WithMachineOptions configures the machine service, e.g. services.WithVMOptions(services.WithMaxCloneTime(d)).
 func WithMachineOptions(opts ...services.MachineOption) Option {
@@ -63,13 +76,29 @@ func newConfig(opts []Option) config {
 	return cfg
 }
 
-// reconcileOptions returns the options of a reconciler with finalizer: vspherecloud's, then the caller's.
+// reconcileOptions returns the options of a reconciler with finalizer: vspherecloud's, the identities if configured,
+// then the caller's.
 func (cfg config) reconcileOptions(finalizer string) []reconcile.Option {
-	return append([]reconcile.Option{
+	opts := []reconcile.Option{
 		reconcile.WithPollInterval(DefaultPollInterval),
 		reconcile.WithScopeOptions(scope.WithContractVersion(contract.V1Beta2)),
 		reconcile.WithFinalizer(finalizer),
-	}, cfg.reconcileOpts...)
+	}
+	if cfg.identityNamespace != "" {
+		opts = append(opts, reconcile.WithIdentities(&v1beta2.VSphereCluster{}, cfg.identities()))
+	}
+	return append(opts, cfg.reconcileOpts...)
+}
+
+// identities are vspherecloud's identities: VSphereClusterIdentities whose Secret, in cfg.identityNamespace, holds a
+// username and a password. The reconcilers put the credentials themselves into the context of the steps, since a
+// session depends on the VSphereCluster's server too: services.Sessions reads them there.
+func (cfg config) identities() identity.Config[identity.Credentials] {
+	return identity.Config[identity.Credentials]{
+		Kind: v1beta2.VSphereClusterIdentityKind, Prototype: &v1beta2.VSphereClusterIdentity{}, Namespace: cfg.identityNamespace,
+		RequiredKeys: []string{v1beta2.CredentialsUsername, v1beta2.CredentialsPassword}, SecretReader: cfg.secrets,
+		Credentials: identity.PassCredentials, Bind: identity.ContextWithCredentials,
+	}
 }
 
 // sessions returns given, or else new sessions over the configured Secret reader, or else c.

@@ -22,6 +22,7 @@ import (
 	"github.com/capkit/capkit/examples/vspherecloud/controllers"
 	"github.com/capkit/capkit/examples/vspherecloud/services"
 	"github.com/capkit/capkit/examples/vspherecloud/vspheretest"
+	"github.com/capkit/capkit/identity"
 	"github.com/capkit/capkit/providertest/lifecycle"
 	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/reconcile/ensure"
@@ -35,20 +36,58 @@ const credentials = "vcenter"
 // manager and providertest's lifecycle driver playing Cluster API; the driver plays guest tools too, at each poll.
 type fixture struct {
 	sim      *vspheretest.Simulator
+	endpoint *vspheretest.Endpoint // the cluster's server, when setup.countCalls
 	life     *lifecycle.Driver
 	guestErr error
 }
 
+// setup says what a fixture differs in from the default: a cluster that logs in with the Secret "vcenter" of a new
+// namespace, to the simulator's own address.
+type setup struct {
+	sim []vspheretest.Option
+	// namespace is the cluster's, created by the test; "": a new one.
+	namespace string
+	// identity creates, on the fixture's simulator, the VSphereClusterIdentity the cluster names instead of a Secret,
+	// and returns its name; its Secret is in identityNamespace, vspherecloud's. nil: the Secret "vcenter", created in
+	// the cluster's namespace.
+	identity          func(*vspheretest.Simulator) string
+	identityNamespace string
+	// countCalls makes the cluster's server an Endpoint of the simulator, which counts the requests it serves.
+	countCalls bool
+}
+
 func newFixture(t *testing.T, opts ...vspheretest.Option) *fixture {
 	t.Helper()
+	return newFixtureWith(t, setup{sim: opts})
+}
+
+func newFixtureWith(t *testing.T, set setup) *fixture {
+	t.Helper()
 	ctx := t.Context()
-	f := &fixture{sim: vspheretest.New(t, opts...)}
-	ns := env.Namespace(t, "vsphere")
-	require.NoError(t, env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: credentials},
-		Data: map[string][]byte{v1beta2.CredentialsUsername: []byte(f.sim.Config.Username), v1beta2.CredentialsPassword: []byte(f.sim.Config.Password)}}))
+	f := &fixture{sim: vspheretest.New(t, set.sim...)}
+	server, thumbprint := f.sim.Config.URL, f.sim.Thumbprint
+	if set.countCalls {
+		f.endpoint = f.sim.Endpoint()
+		server, thumbprint = f.endpoint.URL, f.endpoint.Thumbprint
+	}
+	ns := set.namespace
+	if ns == "" {
+		ns = env.Namespace(t, "vsphere")
+	}
+	spec := v1beta2.VSphereClusterSpec{Server: server, Thumbprint: thumbprint, Datacenter: vspheretest.Datacenter,
+		ControlPlaneEndpoint: contract.APIEndpoint{Host: "10.0.0.2", Port: 6443}}
+	opts := []controllers.Option{controllers.WithReconcileOptions(reconcile.WithPollInterval(50 * time.Millisecond))}
+	if set.identity != nil {
+		spec.IdentityRef = &identity.Ref{Kind: v1beta2.VSphereClusterIdentityKind, Name: set.identity(f.sim)}
+		opts = append(opts, controllers.WithIdentities(set.identityNamespace))
+	} else {
+		spec.CredentialsSecretRef = v1beta2.SecretReference{Name: credentials}
+		require.NoError(t, env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: credentials},
+			Data: map[string][]byte{v1beta2.CredentialsUsername: []byte(f.sim.Config.Username), v1beta2.CredentialsPassword: []byte(f.sim.Config.Password)}}))
+	}
 
 	mgr, err := env.StartManager(ctx, logr.Discard(), func(mgr ctrl.Manager) error {
-		return controllers.SetupWithManager(mgr, controllers.WithReconcileOptions(reconcile.WithPollInterval(50*time.Millisecond)))
+		return controllers.SetupWithManager(mgr, opts...)
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, mgr.Stop()) })
@@ -57,9 +96,7 @@ func newFixture(t *testing.T, opts ...vspheretest.Option) *fixture {
 		Namespace: ns, ClusterName: "c1", ControlPlaneMachines: 1, PlayCAPI: true, Timeout: time.Minute,
 		InfraClusterGVK: v1beta2.GroupVersion.WithKind("VSphereCluster"), InfraMachineGVK: v1beta2.GroupVersion.WithKind("VSphereMachine"),
 		InfraCluster: func(string, string) (client.Object, error) {
-			return &v1beta2.VSphereCluster{Spec: v1beta2.VSphereClusterSpec{Server: f.sim.Config.URL, Thumbprint: f.sim.Thumbprint,
-				Datacenter: vspheretest.Datacenter, CredentialsSecretRef: v1beta2.SecretReference{Name: credentials},
-				ControlPlaneEndpoint: contract.APIEndpoint{Host: "10.0.0.2", Port: 6443}}}, nil
+			return &v1beta2.VSphereCluster{Spec: spec}, nil
 		},
 		InfraMachine: func(string, string, bool) (client.Object, error) {
 			return &v1beta2.VSphereMachine{Spec: v1beta2.VSphereMachineSpec{Template: vspheretest.Template, Folder: vspheretest.Folder,

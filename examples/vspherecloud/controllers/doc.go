@@ -7,7 +7,13 @@
 // In a manager, SetupWithManager registers both, reading credentials and bootstrap Secrets through the manager's API
 // reader (never from a cache); NewClusterReconciler and NewMachineReconciler return them without a manager.
 //
-// To come (issue 42): admission webhooks, capkit's identities for the credentials (instead of a Secret in the
-// cluster's namespace), failure domains from compute clusters, machine pools, a control plane endpoint from a virtual
+// WithIdentities adds capkit's identities (reconcile.WithIdentities): a VSphereCluster that names a
+// VSphereClusterIdentity (spec.identityRef) logs in with the credentials of the identity's Secret, in vspherecloud's
+// namespace, once the identity allows the cluster's namespace. Both reconcilers resolve it before any step (a machine
+// through its cluster's VSphereCluster) and refuse otherwise with the IdentityReady condition, with no vCenter call;
+// they put the credentials into the context of the steps (identity.ContextWithCredentials), where services.Sessions
+// reads them. A change of an identity or of its Secret reconciles the clusters and machines that use it.
+//
+// To come (issue 42): admission webhooks, failure domains from compute clusters, machine pools, a control plane endpoint from a virtual
 // IP, and a manager binary (cmd) with its clusterctl components.
 package controllers

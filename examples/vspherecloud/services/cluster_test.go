@@ -1,6 +1,7 @@
 package services_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,6 +16,7 @@ import (
 	"github.com/capkit/capkit/examples/vspherecloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/vspherecloud/services"
 	"github.com/capkit/capkit/examples/vspherecloud/vspheretest"
+	"github.com/capkit/capkit/identity"
 	"github.com/capkit/capkit/reconcile/step"
 	"github.com/capkit/capkit/scope/scopetest"
 )
@@ -41,11 +43,22 @@ func sessionsOf(r client.Reader) *services.Sessions { return services.NewSession
 func TestSessions(t *testing.T) {
 	sim := vspheretest.New(t)
 	good := map[string]string{v1beta2.CredentialsUsername: sim.Config.Username, v1beta2.CredentialsPassword: sim.Config.Password}
+	// bound is the context of a reconcile whose identity the reconciler bound (controllers.WithIdentities).
+	bound := func(ctx context.Context) context.Context {
+		return identity.ContextWithCredentials(ctx, identity.NewCredentials(map[string][]byte{
+			v1beta2.CredentialsUsername: []byte(sim.Config.Username), v1beta2.CredentialsPassword: []byte(sim.Config.Password)}))
+	}
+	useIdentity := func(vc *v1beta2.VSphereCluster) {
+		vc.Spec.CredentialsSecretRef = v1beta2.SecretReference{}
+		vc.Spec.IdentityRef = &identity.Ref{Kind: v1beta2.VSphereClusterIdentityKind, Name: "team-a"}
+	}
 	tests := []struct {
-		name    string
-		secrets client.Reader
-		edit    func(*v1beta2.VSphereCluster)
-		wantErr string
+		name       string
+		secrets    client.Reader
+		ctx        func(context.Context) context.Context
+		edit       func(*v1beta2.VSphereCluster)
+		wantErr    string
+		wantReason string // of a refusal
 	}{
 		{name: "the Secret's credentials", secrets: secrets(good)},
 		{name: "no Secret", secrets: fake.NewClientBuilder().Build(), wantErr: "credentials Secret ns/vcenter does not exist"},
@@ -56,6 +69,15 @@ func TestSessions(t *testing.T) {
 			edit: func(vc *v1beta2.VSphereCluster) {
 				vc.Spec.Thumbprint = "AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01"
 			}},
+		{name: "the identity's credentials, bound by the reconciler", secrets: fake.NewClientBuilder().Build(), ctx: bound, edit: useIdentity},
+		{name: "an identity, but none bound", secrets: secrets(good), edit: useIdentity,
+			wantErr: `spec.identityRef names VSphereClusterIdentity "team-a", but vspherecloud runs without identities`, wantReason: conditions.ReasonIdentityNotFound},
+		{name: "the Secret even with credentials bound, when no identity is named", secrets: secrets(good),
+			ctx: func(ctx context.Context) context.Context {
+				return identity.ContextWithCredentials(ctx, identity.NewCredentials(map[string][]byte{v1beta2.CredentialsUsername: []byte("nobody")}))
+			}},
+		{name: "neither a Secret nor an identity", secrets: secrets(good), edit: func(vc *v1beta2.VSphereCluster) { vc.Spec.CredentialsSecretRef = v1beta2.SecretReference{} },
+			wantErr: "neither spec.credentialsSecretRef nor spec.identityRef is set", wantReason: conditions.ReasonIdentityRefMissing},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,15 +85,24 @@ func TestSessions(t *testing.T) {
 			if tt.edit != nil {
 				tt.edit(vc)
 			}
+			ctx := t.Context()
+			if tt.ctx != nil {
+				ctx = tt.ctx(ctx)
+			}
 			s := services.NewSessions(tt.secrets, tt.secrets)
-			c, err := s.Client(t.Context(), vc)
+			c, err := s.Client(ctx, vc)
 			if tt.wantErr != "" {
 				require.ErrorContains(t, err, tt.wantErr)
 				assert.NotContains(t, err.Error(), "pa55word", "no password in an error")
+				if tt.wantReason != "" {
+					var refused *identity.RefusedError
+					require.ErrorAs(t, err, &refused)
+					assert.Equal(t, tt.wantReason, refused.Reason)
+				}
 				return
 			}
 			require.NoError(t, err)
-			again, err := s.Client(t.Context(), vc)
+			again, err := s.Client(ctx, vc)
 			require.NoError(t, err)
 			assert.Same(t, c, again, "one session per vCenter and credentials")
 		})

@@ -1,6 +1,7 @@
 // Package services holds vspherecloud's services: VCenter, the step of a VSphereCluster, and Machine, the step of
 // a VSphereMachine, over the VM of a machine as an ensure.Resource (NewVMs, VMFuncs), both logged in through
-// Sessions (one session per vCenter and credentials, from the VSphereCluster's credentials Secret).
+// Sessions (one session per vCenter and credentials: those of the VSphereCluster's identity, which the reconcilers
+// bind to the context, or else of its credentials Secret).
 //
 // VCenter logs in, finds the compute cluster (and datastore and network, when given) of each of spec.failureDomains
 // and reports them in status.failureDomains, whence Cluster API copies them to the Cluster, and marks the cluster

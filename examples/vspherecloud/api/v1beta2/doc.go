@@ -11,8 +11,10 @@
 // into zz_generated.accessors.go. Every CRD carries the label cluster.x-k8s.io/v1beta2=v1beta2.
 //
 // A VSphereCluster names a vCenter (spec.server, optionally its certificate's thumbprint), the datacenter its VMs
-// live in, and a Secret in its namespace with the "username" and "password" to log in with
-// (spec.credentialsSecretRef). Its control plane endpoint is given (spec.controlPlaneEndpoint): vspherecloud does not
+// live in, and its credentials, a "username" and a "password": either a Secret in its namespace
+// (spec.credentialsSecretRef) or a VSphereClusterIdentity (spec.identityRef), never both (a CEL rule of the spec). A
+// VSphereClusterIdentity is cluster-scoped: it names a Secret in vspherecloud's namespace and the namespaces allowed
+// to use it (capkit's identity.AllowedNamespaces). Its control plane endpoint is given (spec.controlPlaneEndpoint): vspherecloud does not
 // make one. A VSphereMachine names where its VM is cloned from and placed (template, folder, resourcePool, datastore,
 // network) and its size (numCPUs, memoryMiB, diskGiB); spec.providerID is "vsphere://<BIOS UUID>" once the VM exists.
 //

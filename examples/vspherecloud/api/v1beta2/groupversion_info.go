@@ -26,6 +26,7 @@ func addKnownTypes(s *runtime.Scheme) error {
 		&VSphereCluster{}, &VSphereClusterList{},
 		&VSphereMachine{}, &VSphereMachineList{},
 		&VSphereMachineTemplate{}, &VSphereMachineTemplateList{},
+		&VSphereClusterIdentity{}, &VSphereClusterIdentityList{},
 	)
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil

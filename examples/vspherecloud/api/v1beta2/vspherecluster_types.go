@@ -4,12 +4,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/capkit/capkit/contract"
+	"github.com/capkit/capkit/identity"
 )
 
 // VSphereClusterFinalizer is the finalizer vspherecloud's cluster controller puts on a VSphereCluster.
 const VSphereClusterFinalizer = GroupName + "/vspherecluster"
 
-// Keys of the credentials Secret (spec.credentialsSecretRef).
+// Keys of a credentials Secret: the VSphereCluster's (spec.credentialsSecretRef) or its identity's
+// (VSphereClusterIdentity.spec.secretName).
 const (
 	// CredentialsUsername is the key of the user name that logs in to the vCenter.
 	CredentialsUsername = "username"
@@ -18,6 +20,7 @@ const (
 )
 
 // VSphereClusterSpec is the desired state of a VSphereCluster.
+// +kubebuilder:validation:XValidation:rule="has(self.credentialsSecretRef) != has(self.identityRef)",message="exactly one of spec.credentialsSecretRef and spec.identityRef must be set"
 type VSphereClusterSpec struct {
 	// server is the vCenter: a host name, host:port, or an https URL of its SDK endpoint.
 	// +required
@@ -38,9 +41,15 @@ type VSphereClusterSpec struct {
 	Datacenter string `json:"datacenter"`
 
 	// credentialsSecretRef names the Secret, in the VSphereCluster's namespace, whose "username" and "password" log
-	// in to the vCenter.
-	// +required
-	CredentialsSecretRef SecretReference `json:"credentialsSecretRef"`
+	// in to the vCenter. Exactly one of credentialsSecretRef and identityRef is set.
+	// +optional
+	CredentialsSecretRef SecretReference `json:"credentialsSecretRef,omitempty,omitzero"`
+
+	// identityRef names the VSphereClusterIdentity (kind VSphereClusterIdentity) whose credentials log in to the
+	// vCenter; it must allow the VSphereCluster's namespace. Exactly one of credentialsSecretRef and identityRef is
+	// set.
+	// +optional
+	IdentityRef *identity.Ref `json:"identityRef,omitempty"`
 
 	// controlPlaneEndpoint is the address of the cluster's API server, which vspherecloud does not make: give it.
 	// +optional

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"os"
 
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -11,22 +12,39 @@ import (
 	"github.com/capkit/capkit/reconcile/manager"
 )
 
-// provider is vspherecloud's part of the manager: its types and controllers.
-func provider() manager.Provider {
+// flags are the manager's command-line flags: capkit's standard ones and the namespace of the
+// VSphereClusterIdentities' credentials Secrets.
+type flags struct {
+	manager.Flags
+	identityNamespace string
+}
+
+// provider is vspherecloud's part of the manager: its flags, types and controllers.
+func (f *flags) provider() manager.Provider {
 	return manager.Provider{
 		Name: "vspherecloud",
 		Defaults: manager.Defaults{
 			LeaderElectionID: "vspherecloud-controller-manager.vspherecloud.capkit.io",
 			PollInterval:     controllers.DefaultPollInterval,
 		},
-		AddToScheme: v1beta2.AddToScheme,
-		Setup: func(mgr ctrl.Manager, opts []reconcile.Option) error {
-			return controllers.SetupWithManager(mgr, controllers.WithReconcileOptions(opts...))
+		Flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&f.identityNamespace, "identity-namespace", "", "namespace of the VSphereClusterIdentities' credentials Secrets, usually vspherecloud's own (empty: no identities)")
 		},
+		AddToScheme: v1beta2.AddToScheme,
+		Setup:       f.setup,
 	}
 }
 
+// setup registers the controllers, with identities when --identity-namespace is set.
+func (f *flags) setup(mgr ctrl.Manager, opts []reconcile.Option) error {
+	copts := []controllers.Option{controllers.WithReconcileOptions(opts...)}
+	if f.identityNamespace != "" {
+		copts = append(copts, controllers.WithIdentities(f.identityNamespace))
+	}
+	return controllers.SetupWithManager(mgr, copts...)
+}
+
 func main() {
-	var f manager.Flags
-	os.Exit(manager.Main(os.Args[1:], &f, provider()))
+	var f flags
+	os.Exit(manager.Main(os.Args[1:], &f.Flags, f.provider()))
 }
