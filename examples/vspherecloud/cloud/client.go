@@ -31,7 +31,7 @@ type Client struct {
 
 // Connect logs in to the vCenter of cfg: two SOAP calls (RetrieveServiceContent, Login).
 func Connect(ctx context.Context, cfg Config) (*Client, error) {
-	u, err := endpoint(cfg.URL)
+	u, err := ParseURL(cfg.URL)
 	if err != nil {
 		return nil, err
 	}
@@ -49,8 +49,10 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	return &Client{vim: vim}, nil
 }
 
-// endpoint returns the SDK URL of raw, without credentials.
-func endpoint(raw string) (*url.URL, error) {
+// ParseURL returns the SDK URL of raw, a vCenter's host name, host:port or URL, as Connect reaches it: https when
+// raw has no scheme, /sdk when it has no path, without the credentials it may hold. vspherecloud's webhook checks a
+// VSphereCluster's server with it, so that the server accepted is the server Connect reaches.
+func ParseURL(raw string) (*url.URL, error) {
 	if raw == "" {
 		return nil, errors.New("cannot connect to vCenter: the URL is empty")
 	}
