@@ -2,6 +2,7 @@ package controllers_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"github.com/capkit/capkit/examples/vspherecloud/controllers"
 	"github.com/capkit/capkit/examples/vspherecloud/services"
 	"github.com/capkit/capkit/examples/vspherecloud/vspheretest"
+	"github.com/capkit/capkit/examples/vspherecloud/webhooks"
 	"github.com/capkit/capkit/providertest/lifecycle"
 	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/reconcile/ensure"
@@ -48,7 +50,9 @@ func newFixture(t *testing.T, opts ...vspheretest.Option) *fixture {
 		Data: map[string][]byte{v1beta2.CredentialsUsername: []byte(f.sim.Config.Username), v1beta2.CredentialsPassword: []byte(f.sim.Config.Password)}}))
 
 	mgr, err := env.StartManager(ctx, logr.Discard(), func(mgr ctrl.Manager) error {
-		return controllers.SetupWithManager(mgr, controllers.WithReconcileOptions(reconcile.WithPollInterval(50*time.Millisecond)))
+		// The API server calls vspherecloud's webhooks (testenv.Provider installs config/webhook): serve them.
+		return errors.Join(controllers.SetupWithManager(mgr, controllers.WithReconcileOptions(reconcile.WithPollInterval(50*time.Millisecond))),
+			webhooks.SetupWithManager(mgr))
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, mgr.Stop()) })

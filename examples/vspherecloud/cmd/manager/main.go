@@ -7,11 +7,12 @@ import (
 
 	"github.com/capkit/capkit/examples/vspherecloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/vspherecloud/controllers"
+	"github.com/capkit/capkit/examples/vspherecloud/webhooks"
 	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/reconcile/manager"
 )
 
-// provider is vspherecloud's part of the manager: its types and controllers.
+// provider is vspherecloud's part of the manager: its types, controllers and webhooks.
 func provider() manager.Provider {
 	return manager.Provider{
 		Name: "vspherecloud",
@@ -21,7 +22,10 @@ func provider() manager.Provider {
 		},
 		AddToScheme: v1beta2.AddToScheme,
 		Setup: func(mgr ctrl.Manager, opts []reconcile.Option) error {
-			return controllers.SetupWithManager(mgr, controllers.WithReconcileOptions(opts...))
+			if err := controllers.SetupWithManager(mgr, controllers.WithReconcileOptions(opts...)); err != nil {
+				return err
+			}
+			return webhooks.SetupWithManager(mgr)
 		},
 	}
 }
