@@ -7,7 +7,9 @@
 // In a manager, SetupWithManager registers both, reading credentials and bootstrap Secrets through the manager's API
 // reader (never from a cache); NewClusterReconciler and NewMachineReconciler return them without a manager.
 //
-// To come (issue 42): admission webhooks, capkit's identities for the credentials (instead of a Secret in the
-// cluster's namespace), failure domains from compute clusters, machine pools, a control plane endpoint from a virtual
-// IP, and a manager binary (cmd) with its clusterctl components.
+// The admission webhooks are package webhooks'; the controllers' envtest tests serve them, as the API server calls
+// them there.
+//
+// To come (issue 42): capkit's identities for the credentials (instead of a Secret in the cluster's namespace), failure
+// domains from compute clusters, machine pools and a control plane endpoint from a virtual IP.
 package controllers

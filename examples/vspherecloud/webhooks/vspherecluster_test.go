@@ -69,7 +69,9 @@ func TestValidateVSphereClusterSpec(t *testing.T) {
 		want []string
 	}{
 		{"valid", func(*v1beta2.VSphereClusterSpec) {}, nil},
-		{"endpoint", func(s *v1beta2.VSphereClusterSpec) { s.ControlPlaneEndpoint = contract.APIEndpoint{Host: "10.0.0.2", Port: 6443} }, nil},
+		{"endpoint", func(s *v1beta2.VSphereClusterSpec) {
+			s.ControlPlaneEndpoint = contract.APIEndpoint{Host: "10.0.0.2", Port: 6443}
+		}, nil},
 		{"endpoint without port", func(s *v1beta2.VSphereClusterSpec) { s.ControlPlaneEndpoint.Host = "10.0.0.2" },
 			[]string{`spec.controlPlaneEndpoint.port: Required value: must be set when host is set (host "10.0.0.2")`}},
 		{"endpoint without host", func(s *v1beta2.VSphereClusterSpec) { s.ControlPlaneEndpoint.Port = 6443 },
@@ -100,7 +102,9 @@ func TestValidateVSphereClusterSpecUpdate(t *testing.T) {
 		{name: "endpoint unchanged", old: func(s *v1beta2.VSphereClusterSpec) { s.ControlPlaneEndpoint = endpoint },
 			edit: func(s *v1beta2.VSphereClusterSpec) { s.ControlPlaneEndpoint = endpoint }},
 		{name: "endpoint changed", old: func(s *v1beta2.VSphereClusterSpec) { s.ControlPlaneEndpoint = endpoint },
-			edit: func(s *v1beta2.VSphereClusterSpec) { s.ControlPlaneEndpoint = contract.APIEndpoint{Host: "10.0.0.3", Port: 6443} },
+			edit: func(s *v1beta2.VSphereClusterSpec) {
+				s.ControlPlaneEndpoint = contract.APIEndpoint{Host: "10.0.0.3", Port: 6443}
+			},
 			want: []string{`spec.controlPlaneEndpoint: Invalid value: "10.0.0.3:6443": field is immutable once set (was "10.0.0.2:6443")`}},
 		{name: "endpoint cleared", old: func(s *v1beta2.VSphereClusterSpec) { s.ControlPlaneEndpoint = endpoint },
 			edit: func(s *v1beta2.VSphereClusterSpec) { s.ControlPlaneEndpoint = contract.APIEndpoint{} },

@@ -70,7 +70,9 @@ func TestValidateVSphereMachineSpecUpdate(t *testing.T) {
 		{name: "providerID set once", edit: func(s *v1beta2.VSphereMachineSpec) { s.ProviderID = providerID }},
 		{name: "providerID kept", old: func(s *v1beta2.VSphereMachineSpec) { s.ProviderID = providerID }},
 		{name: "providerID changed", old: func(s *v1beta2.VSphereMachineSpec) { s.ProviderID = providerID },
-			edit: func(s *v1beta2.VSphereMachineSpec) { s.ProviderID = "vsphere://" + strings.Repeat("0", 8) + biosUUID[8:] },
+			edit: func(s *v1beta2.VSphereMachineSpec) {
+				s.ProviderID = "vsphere://" + strings.Repeat("0", 8) + biosUUID[8:]
+			},
 			want: []string{`spec.providerID: Invalid value: "vsphere://00000000-5c33-4a2c-9b65-61b4a3e0c9a1": field is immutable once set (was "` + providerID + `")`}},
 		{name: "providerID cleared", old: func(s *v1beta2.VSphereMachineSpec) { s.ProviderID = providerID },
 			edit: func(s *v1beta2.VSphereMachineSpec) { s.ProviderID = "" },
