@@ -3,6 +3,7 @@ package admission
 import (
 	"fmt"
 	"net"
+	"reflect"
 	"strconv"
 
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -29,10 +30,11 @@ func ValidateUnchanged[V comparable](path *field.Path, oldValue, newValue V) fie
 	return field.ErrorList{field.Invalid(path, newValue, fmt.Sprintf("%s (was %s)", apivalidation.FieldImmutableErrorMsg, quoted(oldValue)))}
 }
 
-// quoted returns v as %q when it is a string, else as %v.
+// quoted returns v as %q when it is a string (of a named string type too, as field.Invalid shows the value),
+// else as %v.
 func quoted(v any) string {
-	if s, ok := v.(string); ok {
-		return strconv.Quote(s)
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.String {
+		return strconv.Quote(rv.String())
 	}
 	return fmt.Sprint(v)
 }

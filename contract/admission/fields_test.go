@@ -34,6 +34,9 @@ func TestValidateUnchanged(t *testing.T) {
 	assert.Equal(t, []string{`spec.numCPUs: Invalid value: 4: field is immutable (was 2)`},
 		errorStrings(admission.ValidateUnchanged(path.Child("numCPUs"), int32(2), 4)))
 	assert.Empty(t, admission.ValidateUnchanged(path.Child("numCPUs"), int64(0), 0))
+	type serviceType string // a named string type is quoted as field.Invalid quotes the new value
+	assert.Equal(t, []string{`spec.type: Invalid value: "NodePort": field is immutable (was "ClusterIP")`},
+		errorStrings(admission.ValidateUnchanged(path.Child("type"), serviceType("ClusterIP"), "NodePort")))
 }
 
 func TestValidateSetOnce(t *testing.T) {
