@@ -150,13 +150,16 @@ generate: $(CONTROLLER_GEN) $(MOCKGEN) ## Regenerate deepcopy, contract accessor
 	  output:crd:artifacts:config=examples/podcloud/config/crd/bases \
 	  output:webhook:artifacts:config=examples/podcloud/config/webhook \
 	  output:rbac:artifacts:config=examples/podcloud/config/rbac
-	$(CONTROLLER_GEN) crd rbac:roleName=manager-role paths=./examples/vspherecloud paths=./examples/vspherecloud/api/... \
+	$(CONTROLLER_GEN) crd webhook rbac:roleName=manager-role paths=./examples/vspherecloud \
+	  paths=./examples/vspherecloud/api/... paths=./examples/vspherecloud/webhooks/... \
 	  output:crd:artifacts:config=examples/vspherecloud/config/crd/bases \
+	  output:webhook:artifacts:config=examples/vspherecloud/config/webhook \
 	  output:rbac:artifacts:config=examples/vspherecloud/config/rbac
 	MOCKGEN=$(MOCKGEN) go generate ./mocks/...
 	go run ./examples/memcloud/hack/components
 	go run ./examples/memcloud/hack/components -config examples/memcloud/config/releases/v0.1.0
 	go run ./examples/podcloud/hack/components
+	go run ./examples/vspherecloud/hack/components
 	@# The scaffold's template, as its own Makefile's generate does from the project's root (paths=./...); then
 	@# what CreateMachinePool adds, regenerated in a provider written into a temporary folder.
 	$(CONTROLLER_GEN) crd webhook rbac:roleName=manager-role paths=./internal/scaffold/template/... \

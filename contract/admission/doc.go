@@ -18,6 +18,16 @@
 //		ValidateSpec: validateMachineSpec,
 //	}
 //
+// ValidateName checks the name of a new object, for a cloud that names a resource after it within limits of its
+// own (a vSphere VM's name has at most 80 characters).
+//
+// The rules of the contract's fields that every provider writes again are functions for ValidateSpec and
+// ValidateSpecUpdate: ValidateUnchanged (a field that never changes, its error naming the new value and the old
+// one, where ValidateImmutableExcept names only the field), ValidateSetOnce (an InfraMachine's providerID or failureDomain goes from empty to a value and
+// never changes after), ValidateEndpoint (an InfraCluster's controlPlaneEndpoint has both host and port, or
+// neither) and ValidateEndpointUpdate (it never changes once set). Their errors name the field, the new value and
+// the old one (ExampleValidateSetOnce).
+//
 // SetupWithManager(mgr, hooks...) registers every webhook of a provider with the manager, as
 // examples/memcloud/webhooks does for its clusters, machines and their templates.
 //

@@ -47,6 +47,10 @@ type Webhook[T client.Object, S any] struct {
 	// ValidateSpec checks a spec found at path: on create, and on update unless the object is being
 	// deleted. Nil: every spec is valid.
 	ValidateSpec func(spec *S, path *field.Path) field.ErrorList
+	// ValidateName checks the object's name, found at path (metadata.name), on create, for a provider whose cloud
+	// names a resource after the object, within the cloud's limits (a vSphere VM's name has at most 80
+	// characters). Names never change, so no update is checked. Nil: every name the API server accepts.
+	ValidateName func(name string, path *field.Path) field.ErrorList
 	// ValidateSpecUpdate checks a change of the spec found at path, e.g. that immutable fields keep their
 	// value; it is called even for an object being deleted. Nil: every change is allowed (but Template's
 	// rule).
@@ -72,9 +76,14 @@ func (w Webhook[T, S]) Default(ctx context.Context, obj T) error {
 	return nil
 }
 
-// ValidateCreate checks obj's spec with ValidateSpec; the error is a 422 Invalid that names every field.
+// ValidateCreate checks obj's name with ValidateName and its spec with ValidateSpec; the error is a 422 Invalid
+// that names every field.
 func (w Webhook[T, S]) ValidateCreate(ctx context.Context, obj T) (admission.Warnings, error) {
-	return nil, w.invalid(ctx, obj, w.validate(obj))
+	var errs field.ErrorList
+	if w.ValidateName != nil {
+		errs = w.ValidateName(obj.GetName(), field.NewPath("metadata", "name"))
+	}
+	return nil, w.invalid(ctx, obj, append(errs, w.validate(obj)...))
 }
 
 // ValidateUpdate checks the change from oldObj to newObj: with Template, that the spec did not change

@@ -22,7 +22,13 @@
 //     (reconcile.WithIdentities), or else the cluster's Secret's, read once per version (identity.SecretCache).
 //   - controllers: the VSphereCluster and VSphereMachine reconcilers, capkit's generic ones with these steps, and
 //     with identities (WithIdentities) when the manager is given their namespace.
-//   - cmd/manager: the controller manager (capkit's reconcile/manager), --identity-namespace for identities.
+//   - webhooks: the validating admission webhooks of the three kinds, on capkit's contract/admission: a server the
+//     controllers can reach and that never changes, a VSphereMachine's name short enough for its VM, nothing of a
+//     VSphereMachine but providerID (set once) changing after creation, templates immutable; config/webhook.
+//   - cmd/manager: the controller manager (capkit's reconcile/manager), with the controllers and the webhooks,
+//     --identity-namespace for identities.
+//   - hack/components: writes config/infrastructure-components.yaml for clusterctl (capkit's release/components),
+//     beside config/metadata.yaml; make generate runs it.
 //   - vspheretest: vcsim for one test, cloning as vCenter does, with clones held on the simulator's own clock, its
 //     SOAP calls counted at the client or, through an Endpoint, at the server, vCenter's REST API on request, and
 //     guest tools played.
@@ -33,14 +39,16 @@
 // vCenter calls of a VM's life (services' doc); on envtest, the controllers provision a cluster of one machine and
 // delete it with no VM left, delete a VSphereMachine while its clone is held (no VM left once it ends), provision with
 // an identity's credentials and take a new password in its Secret at once, and refuse a namespace the identity does
-// not allow with no vCenter call, cluster and machine alike. In the
-// test module (test/vsphere), the manager runs as a process with the real Cluster API managers: clusters provision to
-// Running and delete, a manager killed the moment its clone call reaches vCenter makes no second VM, clusters
-// deleted during their clones leave none, and a Machine placed in a failure domain runs in its compute cluster, the
-// domains reported on the Cluster by Cluster API; make bench-vsphere measures it beside CAPV v1.14.0 (docs/benchmarks.md).
+// not allow with no vCenter call, cluster and machine alike, with the webhooks served and called by the API server
+// (whose every rule webhooks' envtest test checks there). In the test module (test/vsphere), the manager runs as a
+// process with the real Cluster API managers: clusters provision to Running and delete, a manager killed the moment
+// its clone call reaches vCenter makes no second VM, clusters deleted during their clones leave none, and a Machine
+// placed in a failure domain runs in its compute cluster, the domains reported on the Cluster by Cluster API (that API
+// server has the CRDs only: the webhooks are served, not called); make bench-vsphere measures it beside CAPV v1.14.0
+// (docs/benchmarks.md). test/clusterctl reads the clusterctl components with clusterctl's library, as clusterctl init
+// does.
 //
-// Still to come (issue 42): webhooks, machine pools, a control plane endpoint from a virtual IP, clusterctl
-// components and clusterctl move.
+// Still to come (issue 42): machine pools, a control plane endpoint from a virtual IP and clusterctl move.
 //
 // The RBAC markers of the controller manager, from which controller-gen writes config/rbac/role.yaml (ClusterRole
 // manager-role): vspherecloud's kinds with their status and finalizers; the VSphereClusterIdentities, read only; the

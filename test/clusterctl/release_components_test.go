@@ -22,7 +22,7 @@ import (
 // overrides that parse every image, the default target namespace, the namespace fixes), with no variable set, so
 // that every default applies, and no target namespace given.
 func TestExampleComponentsWithClusterctl(t *testing.T) {
-	for _, name := range []string{"memcloud", "podcloud"} {
+	for _, name := range []string{"memcloud", "podcloud", "vspherecloud"} {
 		t.Run(name, func(t *testing.T) {
 			ctx := t.Context()
 			data, err := os.ReadFile(filepath.Join("..", "..", "examples", name, "config", "infrastructure-components.yaml"))

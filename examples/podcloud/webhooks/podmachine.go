@@ -1,7 +1,6 @@
 package webhooks
 
 import (
-	"fmt"
 	"maps"
 	"regexp"
 	"slices"
@@ -9,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/capkit/capkit/contract/admission"
@@ -86,23 +86,16 @@ func resourcesString(resources corev1.ResourceList) string {
 // old one.
 func ValidatePodMachineSpecUpdate(oldP, newP *v1beta2.PodMachineSpec, path *field.Path) field.ErrorList {
 	oldSpec, newSpec := *oldP, *newP // copies: providerID is cleared below
-	var errs field.ErrorList
-	if oldSpec.ProviderID != "" && oldSpec.ProviderID != newSpec.ProviderID {
-		errs = append(errs, field.Invalid(path.Child("providerID"), newSpec.ProviderID, fmt.Sprintf("%s once set (was %q)", immutable, oldSpec.ProviderID)))
-	}
-	if oldSpec.FailureDomain != newSpec.FailureDomain {
-		errs = append(errs, changed(path.Child("failureDomain"), oldSpec.FailureDomain, newSpec.FailureDomain))
-	}
-	if oldSpec.Image != newSpec.Image {
-		errs = append(errs, changed(path.Child("image"), oldSpec.Image, newSpec.Image))
-	}
+	errs := admission.ValidateSetOnce(path.Child("providerID"), oldSpec.ProviderID, newSpec.ProviderID)
+	errs = append(errs, admission.ValidateUnchanged(path.Child("failureDomain"), oldSpec.FailureDomain, newSpec.FailureDomain)...)
+	errs = append(errs, admission.ValidateUnchanged(path.Child("image"), oldSpec.Image, newSpec.Image)...)
 	if !equality.Semantic.DeepEqual(oldSpec.Resources, newSpec.Resources) {
-		errs = append(errs, changed(path.Child("resources"), resourcesString(oldSpec.Resources), resourcesString(newSpec.Resources)))
+		errs = append(errs, admission.ValidateUnchanged(path.Child("resources"), resourcesString(oldSpec.Resources), resourcesString(newSpec.Resources))...)
 	}
 	// A field added to the spec later is immutable too, until it gets its own check above.
 	oldSpec.ProviderID, newSpec.ProviderID = "", ""
 	if len(errs) == 0 && !equality.Semantic.DeepEqual(oldSpec, newSpec) {
-		errs = append(errs, field.Forbidden(path, immutable+", except providerID, which may be set once"))
+		errs = append(errs, field.Forbidden(path, apivalidation.FieldImmutableErrorMsg+", except providerID, which may be set once"))
 	}
 	return errs
 }

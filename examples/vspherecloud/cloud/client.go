@@ -31,10 +31,11 @@ type Client struct {
 
 // Connect logs in to the vCenter of cfg: two SOAP calls (RetrieveServiceContent, Login).
 func Connect(ctx context.Context, cfg Config) (*Client, error) {
-	u, err := endpoint(cfg.URL)
+	u, err := ParseURL(cfg.URL)
 	if err != nil {
 		return nil, err
 	}
+	u.User = nil // never sent, never in an error: the credentials are cfg's
 	sc := soap.NewClient(u, cfg.Insecure)
 	if cfg.Thumbprint != "" {
 		sc.SetThumbprint(u.Host, cfg.Thumbprint)
@@ -49,8 +50,11 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	return &Client{vim: vim}, nil
 }
 
-// endpoint returns the SDK URL of raw, without credentials.
-func endpoint(raw string) (*url.URL, error) {
+// ParseURL returns the SDK URL of raw, a vCenter's host name, host:port or URL, as Connect reaches it: https when
+// raw has no scheme, /sdk when it has no path. The URL keeps the user name and password raw may hold, for a caller to
+// refuse them; Connect drops them. vspherecloud's webhook checks a VSphereCluster's server with it, so that the server
+// accepted is the server Connect reaches.
+func ParseURL(raw string) (*url.URL, error) {
 	if raw == "" {
 		return nil, errors.New("cannot connect to vCenter: the URL is empty")
 	}
@@ -64,7 +68,6 @@ func endpoint(raw string) (*url.URL, error) {
 	if u.Path == "" || u.Path == "/" {
 		u.Path = vim25.Path
 	}
-	u.User = nil
 	return u, nil
 }
 

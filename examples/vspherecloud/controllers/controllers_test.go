@@ -2,6 +2,7 @@ package controllers_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"github.com/capkit/capkit/examples/vspherecloud/controllers"
 	"github.com/capkit/capkit/examples/vspherecloud/services"
 	"github.com/capkit/capkit/examples/vspherecloud/vspheretest"
+	"github.com/capkit/capkit/examples/vspherecloud/webhooks"
 	"github.com/capkit/capkit/identity"
 	"github.com/capkit/capkit/providertest/lifecycle"
 	"github.com/capkit/capkit/reconcile"
@@ -87,7 +89,8 @@ func newFixtureWith(t *testing.T, set setup) *fixture {
 	}
 
 	mgr, err := env.StartManager(ctx, logr.Discard(), func(mgr ctrl.Manager) error {
-		return controllers.SetupWithManager(mgr, opts...)
+		// The API server calls vspherecloud's webhooks (testenv.Provider installs config/webhook): serve them.
+		return errors.Join(controllers.SetupWithManager(mgr, opts...), webhooks.SetupWithManager(mgr))
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, mgr.Stop()) })

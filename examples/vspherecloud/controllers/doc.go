@@ -14,6 +14,8 @@
 // they put the credentials into the context of the steps (identity.ContextWithCredentials), where services.Sessions
 // reads them. A change of an identity or of its Secret reconciles the clusters and machines that use it.
 //
-// To come (issue 42): admission webhooks, failure domains from compute clusters, machine pools, a control plane endpoint from a virtual
-// IP, and a manager binary (cmd) with its clusterctl components.
+// The admission webhooks are package webhooks'; the controllers' envtest tests serve them, as the API server calls
+// them there.
+//
+// To come (issue 42): machine pools and a control plane endpoint from a virtual IP.
 package controllers

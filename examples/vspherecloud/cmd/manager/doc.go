@@ -1,5 +1,8 @@
-// Command manager is vspherecloud's controller manager: the VSphereCluster and VSphereMachine controllers, wired the
-// way a provider's Kubebuilder main.go wires capkit (reconcile/manager).
+// Command manager is vspherecloud's controller manager: the VSphereCluster and VSphereMachine controllers and the
+// admission webhooks (package webhooks), wired the way a provider's Kubebuilder main.go wires capkit
+// (reconcile/manager). The webhook server serves the certificate in --webhook-cert-dir, as every capkit manager's
+// does; the API server calls the webhooks where config/webhook/manifests.yaml is installed (clusterctl init installs
+// it with config/infrastructure-components.yaml).
 //
 //	manager [--namespace NS] [--watch-filter VALUE] [--leader-elect] [--metrics-bind-address ADDR]
 //	        [--health-probe-bind-address :9440] [--webhook-port 9443] [--webhook-cert-dir DIR]

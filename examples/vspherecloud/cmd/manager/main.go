@@ -8,6 +8,7 @@ import (
 
 	"github.com/capkit/capkit/examples/vspherecloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/vspherecloud/controllers"
+	"github.com/capkit/capkit/examples/vspherecloud/webhooks"
 	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/reconcile/manager"
 )
@@ -19,7 +20,7 @@ type flags struct {
 	identityNamespace string
 }
 
-// provider is vspherecloud's part of the manager: its flags, types and controllers.
+// provider is vspherecloud's part of the manager: its flags, types, controllers and webhooks.
 func (f *flags) provider() manager.Provider {
 	return manager.Provider{
 		Name: "vspherecloud",
@@ -35,13 +36,16 @@ func (f *flags) provider() manager.Provider {
 	}
 }
 
-// setup registers the controllers, with identities when --identity-namespace is set.
+// setup registers the controllers, with identities when --identity-namespace is set, and the webhooks.
 func (f *flags) setup(mgr ctrl.Manager, opts []reconcile.Option) error {
 	copts := []controllers.Option{controllers.WithReconcileOptions(opts...)}
 	if f.identityNamespace != "" {
 		copts = append(copts, controllers.WithIdentities(f.identityNamespace))
 	}
-	return controllers.SetupWithManager(mgr, copts...)
+	if err := controllers.SetupWithManager(mgr, copts...); err != nil {
+		return err
+	}
+	return webhooks.SetupWithManager(mgr)
 }
 
 func main() {
