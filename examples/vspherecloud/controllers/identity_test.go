@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -17,6 +18,7 @@ import (
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/vspherecloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/vspherecloud/vspheretest"
+	"github.com/capkit/capkit/examples/vspherecloud/webhooks"
 	"github.com/capkit/capkit/identity"
 	"github.com/capkit/capkit/reconcile"
 )
@@ -148,6 +150,10 @@ func TestIdentityRefusesNamespace(t *testing.T) {
 // spec.identityRef (the CEL rule of the spec), and refuses both or neither, naming the fields.
 func TestCredentialsRefs(t *testing.T) {
 	ns := env.Namespace(t, "vsphere")
+	// The API server calls vspherecloud's webhooks before it stores the objects: serve them, and nothing else.
+	mgr, err := env.StartManager(t.Context(), logr.Discard(), webhooks.SetupWithManager)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, mgr.Stop()) })
 	const wantErr = "exactly one of spec.credentialsSecretRef and spec.identityRef must be set"
 	secret := v1beta2.SecretReference{Name: credentials}
 	ref := &identity.Ref{Kind: v1beta2.VSphereClusterIdentityKind, Name: "team-a"}
