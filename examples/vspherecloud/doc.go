@@ -53,7 +53,7 @@
 // The RBAC markers of the controller manager, from which controller-gen writes config/rbac/role.yaml (ClusterRole
 // manager-role): vspherecloud's kinds with their status and finalizers; the VSphereClusterIdentities, read only; the
 // Cluster API Clusters and Machines the controllers read; Namespaces, whose labels identities may select; Secrets,
-// for the bootstrap data and the vCenter credentials; Events.
+// for the bootstrap data and the vCenter credentials; the IPAddressClaims of virtual IPs and their IPAddresses; Events.
 //
 // +kubebuilder:rbac:groups=infrastructure.vspherecloud.capkit.io,resources=vsphereclusters;vspheremachines,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=infrastructure.vspherecloud.capkit.io,resources=vsphereclusters/status;vspheremachines/status,verbs=get;update;patch
@@ -63,6 +63,8 @@
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;machines,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=ipam.cluster.x-k8s.io,resources=ipaddressclaims,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=ipam.cluster.x-k8s.io,resources=ipaddresses,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 package vspherecloud

@@ -12,6 +12,7 @@ import (
 	"github.com/capkit/capkit/examples/vspherecloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/vspherecloud/services"
 	"github.com/capkit/capkit/identity"
+	"github.com/capkit/capkit/ipam"
 	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/scope"
 )
@@ -112,9 +113,9 @@ func (cfg config) sessions(given *services.Sessions, c client.Reader) *services.
 	return services.NewSessions(c, c)
 }
 
-// ClusterSteps returns the steps of a VSphereCluster: VCenter.
-func ClusterSteps(sessions *services.Sessions) ([]reconcile.Step[scope.ClusterScoper[*v1beta2.VSphereCluster]], error) {
-	vc, err := services.NewVCenter(sessions)
+// ClusterSteps returns the steps of a VSphereCluster: VCenter, configured by opts (services.WithAddressClaimer).
+func ClusterSteps(sessions *services.Sessions, opts ...services.VCenterOption) ([]reconcile.Step[scope.ClusterScoper[*v1beta2.VSphereCluster]], error) {
+	vc, err := services.NewVCenter(sessions, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +138,13 @@ func NewClusterReconciler(c client.Client, sessions *services.Sessions, opts ...
 		return nil, errors.New("cannot create the VSphereCluster reconciler: client is nil")
 	}
 	cfg := newConfig(opts)
-	steps, err := ClusterSteps(cfg.sessions(sessions, c))
+	// The virtual IP's IPAddressClaim is written and read through c. The reconciler does not watch claims: a cluster
+	// waiting for its address looks at its claim again after the poll interval.
+	claimer, err := ipam.NewClaimer(c)
+	if err != nil {
+		return nil, err
+	}
+	steps, err := ClusterSteps(cfg.sessions(sessions, c), services.WithAddressClaimer(claimer))
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/examples/vspherecloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/vspherecloud/cloud"
+	"github.com/capkit/capkit/ipam"
 	"github.com/capkit/capkit/reconcile"
 	"github.com/capkit/capkit/reconcile/step"
 	"github.com/capkit/capkit/scope"
@@ -25,28 +26,45 @@ var (
 
 var errNilSessions = errors.New("sessions must not be nil")
 
-// VCenter is the step of a VSphereCluster: it logs in to the vCenter with the credentials Secret, finds the
-// compute clusters (and datastores and networks) of spec.failureDomains and reports them in status.failureDomains,
-// and marks the cluster provisioned once spec.controlPlaneEndpoint is set (vspherecloud does not make one). It
-// creates nothing in the vCenter, so its delete has nothing to do.
+// VCenter is the step of a VSphereCluster: it logs in to the vCenter, finds the compute clusters (and datastores
+// and networks) of spec.failureDomains and reports them in status.failureDomains, sets spec.controlPlaneEndpoint to
+// an address of spec.virtualIP's pool when it is not given, and marks the cluster provisioned once the endpoint is
+// set. It creates nothing in the vCenter; its delete releases the virtual IP's address.
 type VCenter struct {
 	sessions *Sessions
+	claimer  ipam.AddressClaimer
+}
+
+// VCenterOption configures NewVCenter.
+type VCenterOption func(*VCenter)
+
+// WithAddressClaimer makes the step claim the address of spec.virtualIP through c (capkit's *ipam.Claimer on the
+// manager's client). Without it, a VSphereCluster with spec.virtualIP and no endpoint fails with a terminal error.
+func WithAddressClaimer(c ipam.AddressClaimer) VCenterOption {
+	return func(v *VCenter) { v.claimer = c }
 }
 
 // NewVCenter returns the VSphereCluster's step on sessions.
-func NewVCenter(sessions *Sessions) (*VCenter, error) {
+func NewVCenter(sessions *Sessions, opts ...VCenterOption) (*VCenter, error) {
 	if sessions == nil {
 		return nil, fmt.Errorf("cannot create the vCenter service: %w", errNilSessions)
 	}
-	return &VCenter{sessions: sessions}, nil
+	v := &VCenter{sessions: sessions}
+	for _, o := range opts {
+		if o != nil {
+			o(v)
+		}
+	}
+	return v, nil
 }
 
-// Reconcile logs in and marks the cluster provisioned.
+// Reconcile logs in, reports the failure domains, makes the endpoint from the virtual IP if needed and marks the
+// cluster provisioned.
 func (v *VCenter) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1beta2.VSphereCluster]) (step.Result, error) {
 	vc := s.InfraCluster()
-	if !vc.Spec.ControlPlaneEndpoint.IsValid() {
+	if !vc.Spec.ControlPlaneEndpoint.IsValid() && vc.Spec.VirtualIP == nil {
 		return step.Result{}, step.Terminal(conditions.ReasonInvalidParameters,
-			errors.New("spec.controlPlaneEndpoint must be set: vspherecloud does not make one"))
+			errors.New("spec.controlPlaneEndpoint or spec.virtualIP must be set: vspherecloud does not make an endpoint otherwise"))
 	}
 	c, err := v.sessions.Client(ctx, vc)
 	if err != nil {
@@ -57,8 +75,21 @@ func (v *VCenter) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1beta2.
 		return step.Result{}, err
 	}
 	vc.SetFailureDomains(fds)
+	if res, err := v.endpoint(ctx, s); err != nil || !res.Done {
+		return res, err
+	}
 	vc.SetProvisioned(true)
 	return step.Result{Done: true}, nil
+}
+
+// Delete releases the address of spec.virtualIP; there is nothing to delete in the vCenter. A cluster without
+// spec.virtualIP makes no request: its CRDs need not include Cluster API's IPAM kinds. (A claim of a virtual IP
+// removed from the spec is the garbage collector's: the VSphereCluster owns it.)
+func (v *VCenter) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.VSphereCluster]) (step.Result, error) {
+	if v.claimer == nil || s.InfraCluster().Spec.VirtualIP == nil {
+		return step.Result{Done: true}, nil
+	}
+	return v.claimer.Unclaim(ctx, s.InfraCluster(), virtualIPRequests(s.InfraCluster()))
 }
 
 // failureDomains finds the inventory of each of vc's spec.failureDomains and returns them for status.failureDomains,
@@ -96,9 +127,4 @@ const (
 // Zone returns the inventory of failure domain fd.
 func Zone(fd v1beta2.VSphereFailureDomain) cloud.Zone {
 	return cloud.Zone{ComputeCluster: fd.ComputeCluster, Datastore: fd.Datastore, Network: fd.Network}
-}
-
-// Delete has nothing to delete.
-func (v *VCenter) Delete(context.Context, scope.ClusterScoper[*v1beta2.VSphereCluster]) (step.Result, error) {
-	return step.Result{Done: true}, nil
 }

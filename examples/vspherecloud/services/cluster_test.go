@@ -124,7 +124,7 @@ func TestVCenter(t *testing.T) {
 	}{
 		{name: "logged in, with the endpoint given", edit: func(*v1beta2.VSphereCluster) {}},
 		{name: "no endpoint", edit: func(vc *v1beta2.VSphereCluster) { vc.Spec.ControlPlaneEndpoint = contract.APIEndpoint{} },
-			wantReason: conditions.ReasonInvalidParameters, wantErr: "spec.controlPlaneEndpoint must be set"},
+			wantReason: conditions.ReasonInvalidParameters, wantErr: "spec.controlPlaneEndpoint or spec.virtualIP must be set"},
 		{name: "failure domains of both compute clusters", edit: func(vc *v1beta2.VSphereCluster) {
 			vc.Spec.FailureDomains = []v1beta2.VSphereFailureDomain{
 				{Name: "fd-a", ComputeCluster: vspheretest.ComputeCluster},

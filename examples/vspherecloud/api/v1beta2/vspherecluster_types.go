@@ -5,6 +5,7 @@ import (
 
 	"github.com/capkit/capkit/contract"
 	"github.com/capkit/capkit/identity"
+	"github.com/capkit/capkit/ipam"
 )
 
 // VSphereClusterFinalizer is the finalizer vspherecloud's cluster controller puts on a VSphereCluster.
@@ -51,9 +52,18 @@ type VSphereClusterSpec struct {
 	// +optional
 	IdentityRef *identity.Ref `json:"identityRef,omitempty"`
 
-	// controlPlaneEndpoint is the address of the cluster's API server, which vspherecloud does not make: give it.
+	// controlPlaneEndpoint is the address of the cluster's API server. Give it, or give spec.virtualIP and the
+	// controller sets it to an address of the virtual IP's pool. Once set, it never changes.
 	// +optional
 	ControlPlaneEndpoint contract.APIEndpoint `json:"controlPlaneEndpoint,omitempty,omitzero"`
+
+	// virtualIP makes the control plane endpoint a virtual IP address claimed from an IPAM pool, when
+	// spec.controlPlaneEndpoint is not given: the controller claims an address (an IPAddressClaim the VSphereCluster
+	// owns, named <name>-vip-0), sets spec.controlPlaneEndpoint to it, and releases it when the VSphereCluster is
+	// deleted. vspherecloud does not serve the address: the control plane does, e.g. kube-vip in the
+	// KubeadmControlPlane's files, as with CAPV.
+	// +optional
+	VirtualIP *VirtualIP `json:"virtualIP,omitempty"`
 
 	// failureDomains are the compute clusters of the datacenter that machines may be placed in, each a failure
 	// domain of Cluster API: a Machine whose spec.failureDomain names one runs in the root resource pool of its
@@ -64,6 +74,23 @@ type VSphereClusterSpec struct {
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=32
 	FailureDomains []VSphereFailureDomain `json:"failureDomains,omitempty"`
+}
+
+// DefaultAPIServerPort is the port of a control plane endpoint made from a virtual IP, unless it gives one.
+const DefaultAPIServerPort = 6443
+
+// VirtualIP is a control plane endpoint from an IPAM pool.
+type VirtualIP struct {
+	// poolRef names the IPAM pool, in the VSphereCluster's namespace, that the address is claimed from, e.g. an
+	// InClusterIPPool of the in-cluster IPAM provider.
+	// +required
+	PoolRef ipam.PoolRef `json:"poolRef"`
+
+	// port is the API server's port on the address; 6443 when unset.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	Port int32 `json:"port,omitempty"`
 }
 
 // VSphereFailureDomain is a compute cluster of the datacenter as a failure domain, with the datastore and network
