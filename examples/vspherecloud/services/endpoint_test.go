@@ -56,6 +56,7 @@ func TestVirtualIP(t *testing.T) {
 	tests := []struct {
 		name        string
 		claimer     *claimer // nil: the step has none
+		noVIP       bool     // the VSphereCluster has no spec.virtualIP
 		port        int32
 		given       contract.APIEndpoint
 		want        contract.APIEndpoint
