@@ -88,26 +88,9 @@ func startMemcloud(t *testing.T, e *testenv.Environment, cl *cloud.Cloud, what s
 // --to-kubeconfig read them, and returns its path.
 func writeKubeconfig(t *testing.T, e *testenv.Environment, name string) string {
 	t.Helper()
-	b, err := capienv.Kubeconfig(e.Config, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), name+".kubeconfig")
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path, err := capienv.WriteKubeconfig(t.TempDir(), e.Config, name)
+	require.NoError(t, err)
 	return path
-}
-
-// stepTimer returns a function that logs what a test just did, with the time since the first call and since the
-// previous one.
-func stepTimer(t *testing.T) func(what string) {
-	start, last := time.Now(), time.Now()
-	return func(what string) {
-		now := time.Now()
-		t.Logf("%5.1fs (+%4.1fs) %s", now.Sub(start).Seconds(), now.Sub(last).Seconds(), what)
-		last = now
-	}
 }
 
 // deleteCluster deletes Cluster ns/name on the API server of c and waits until Cluster API and memcloud have

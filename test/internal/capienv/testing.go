@@ -46,3 +46,14 @@ func tails(dir string, components []Component) string {
 	}
 	return ms.Logs(LogLines)
 }
+
+// StepTimer returns a function that logs what a test just did, with the time since the first call and since the
+// previous one.
+func StepTimer(t testing.TB) func(what string) {
+	start, last := time.Now(), time.Now()
+	return func(what string) {
+		now := time.Now()
+		t.Logf("%5.1fs (+%4.1fs) %s", now.Sub(start).Seconds(), now.Sub(last).Seconds(), what)
+		last = now
+	}
+}
