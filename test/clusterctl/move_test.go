@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -159,16 +159,12 @@ func TestMoveMemcloudClusterWithClusterctl(t *testing.T) {
 // API core and kubeadm bootstrap at the version of the module, memcloud with its CRDs.
 func inventory(t *testing.T) []capienv.InventoryProvider {
 	t.Helper()
-	v, err := capienv.ModuleVersion("")
-	require.NoError(t, err)
-	providers, err := capienv.ClusterAPIProviders("", v, capienv.Core, capienv.KubeadmBootstrap)
-	require.NoError(t, err)
 	dir, err := memcloudtest.ConfigDir()
 	require.NoError(t, err)
-	crds, err := testenv.ReadCRDs(os.DirFS(dir), "crd/bases")
+	providers, err := capienv.Inventory(capienv.InventoryProvider{Name: "memcloud", Type: clusterctlv1.InfrastructureProviderType,
+		Version: memcloudVersion, Namespace: "memcloud-system"}, filepath.Join(dir, "crd", "bases"))
 	require.NoError(t, err)
-	return append(providers, capienv.InventoryProvider{Name: "memcloud", Type: clusterctlv1.InfrastructureProviderType,
-		Version: memcloudVersion, Namespace: "memcloud-system", CRDs: capienv.CRDNames(crds...)})
+	return providers
 }
 
 // infraObjects makes the memcloud objects of a cluster, in the API version a test provisions with.

@@ -52,6 +52,7 @@ func tails(dir string, components []Component) string {
 func StepTimer(t testing.TB) func(what string) {
 	start, last := time.Now(), time.Now()
 	return func(what string) {
+		t.Helper()
 		now := time.Now()
 		t.Logf("%5.1fs (+%4.1fs) %s", now.Sub(start).Seconds(), now.Sub(last).Seconds(), what)
 		last = now
