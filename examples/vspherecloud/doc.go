@@ -15,7 +15,9 @@
 //     idempotency, its BIOS UUID its ID: providerID "vsphere://<BIOS UUID>", as CAPV writes it), the machine service
 //     over it (bootstrap data as guestinfo, providerID through scope.ProviderIDTracker, addresses from guest info),
 //     and the cluster's (log in with the credentials Secret, provisioned once the endpoint is given).
-//     The credentials Secret is read once per version (identity.SecretCache).
+//     The credentials Secret is read once per version (identity.SecretCache). The VSphereCluster names it and does
+//     not own it: clusterctl move takes it with the cluster only when it carries clusterctl.cluster.x-k8s.io/move
+//     (contract.MarkForMove).
 //   - controllers: the VSphereCluster and VSphereMachine reconcilers, capkit's generic ones with these steps.
 //   - cmd/manager: the controller manager (capkit's reconcile/manager).
 //   - vspheretest: vcsim for one test, cloning as vCenter does, with clones held on the simulator's own clock, its
@@ -29,10 +31,12 @@
 // delete it with no VM left, and delete a VSphereMachine while its clone is held (no VM left once it ends). In the
 // test module (test/vsphere), the manager runs as a process with the real Cluster API managers: clusters provision to
 // Running and delete, a manager killed the moment its clone call reaches vCenter makes no second VM, clusters
-// deleted during their clones leave none; make bench-vsphere measures it beside CAPV v1.14.0 (docs/benchmarks.md).
+// deleted during their clones leave none, and clusterctl move carries a cluster to another management cluster on
+// the same vCenter with no VM cloned again or destroyed (a VM is found by spec.providerID, which moves, or by its
+// ownership tags, which hold no UID); make bench-vsphere measures it beside CAPV v1.14.0 (docs/benchmarks.md).
 //
 // Still to come (issue 42): webhooks, cluster-scoped identities, failure domains, machine pools, a control plane
-// endpoint from a virtual IP, clusterctl components and clusterctl move.
+// endpoint from a virtual IP and clusterctl components.
 //
 // The RBAC markers of the controller manager, from which controller-gen writes config/rbac/role.yaml (ClusterRole
 // manager-role): vspherecloud's kinds with their status and finalizers; the Cluster API Clusters and Machines the
