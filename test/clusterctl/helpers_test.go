@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
@@ -37,18 +36,10 @@ func kubeadmRef(kind, name string) clusterv1.ContractVersionedObjectReference {
 	return clusterv1.ContractVersionedObjectReference{APIGroup: bootstrapv1.GroupVersion.Group, Kind: kind, Name: name}
 }
 
-// dumpKinds are the kinds dumpOnFailure prints: Cluster API's and memcloud's.
-var dumpKinds = append(slices.Clone(capienv.DumpKinds),
-	v1beta2.GroupVersion.WithKind("MemCluster"), v1beta2.GroupVersion.WithKind("MemMachine"))
-
 // dumpOnFailure prints the Cluster API and memcloud objects of namespace ns in the API server of c, named
 // what, when the test fails.
 func dumpOnFailure(t *testing.T, c client.Client, what, ns string) {
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("objects in %q of the %s:\n%s", ns, what, capienv.Dump(context.Background(), c, ns, dumpKinds...))
-		}
-	})
+	capienv.DumpOnFailure(t, c, what, ns, v1beta2.GroupVersion.WithKind("MemCluster"), v1beta2.GroupVersion.WithKind("MemMachine"))
 }
 
 // logLines is how many lines of memcloud's log a failed test prints.

@@ -68,8 +68,9 @@ func TestMoveVSphereCloudClusterWithClusterctl(t *testing.T) {
 	w := newWorld(t)
 	src := w.start(t, capkitProvider("--poll-interval=1s"))
 	ns := src.namespace(ctx, "move")
-	dumpOnFailure(t, env.Client, "source", ns)
-	dumpOnFailure(t, target.Client, "target", ns)
+	for what, c := range map[string]client.Client{"source": env.Client, "target": target.Client} {
+		capienv.DumpOnFailure(t, c, what, ns, v1beta2.GroupVersion.WithKind("VSphereCluster"), v1beta2.GroupVersion.WithKind("VSphereMachine"))
+	}
 	t.Cleanup(func() { assert.NoError(t, deleteNodes(context.Background())) })
 	const name = "wl"
 	require.NoError(t, src.createCluster(ctx, ns, name))
@@ -308,16 +309,4 @@ func requestDelta(from, to map[string]int) string {
 	}
 	slices.Sort(parts)
 	return strings.Join(parts, ", ")
-}
-
-// dumpOnFailure prints the Cluster API and vspherecloud objects of namespace ns in the API server of c, named
-// what, when the test fails.
-func dumpOnFailure(t *testing.T, c client.Client, what, ns string) {
-	kinds := append(slices.Clone(capienv.DumpKinds),
-		v1beta2.GroupVersion.WithKind("VSphereCluster"), v1beta2.GroupVersion.WithKind("VSphereMachine"))
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("objects in %q of the %s:\n%s", ns, what, capienv.Dump(context.Background(), c, ns, kinds...))
-		}
-	})
 }
