@@ -16,10 +16,13 @@
 //   - services: the VM as an ensure.Resource (the clone is an operation of ensure.Exists, the VM's name its
 //     idempotency, its BIOS UUID its ID: providerID "vsphere://<BIOS UUID>", as CAPV writes it), the machine service
 //     over it (bootstrap data as guestinfo, providerID through scope.ProviderIDTracker, addresses from guest info),
-//     and the cluster's (log in, report the failure domains whose compute clusters it finds, provisioned once the
-//     endpoint is given). A Machine with spec.failureDomain runs in the root resource pool of its domain's compute
-//     cluster. The credentials are the identity's, which the reconcilers resolve and bind before any step
-//     (reconcile.WithIdentities), or else the cluster's Secret's, read once per version (identity.SecretCache).
+//     and the cluster's (log in, report the failure domains whose compute clusters it finds, set the endpoint to an
+//     address claimed from the virtual IP's IPAM pool when it is not given, provisioned once the endpoint is set). A
+//     Machine with spec.failureDomain runs in the root resource pool of its domain's compute cluster. The credentials
+//     are the identity's, which the reconcilers resolve and bind before any step (reconcile.WithIdentities), or else
+//     the cluster's Secret's, read once per version (identity.SecretCache). The VSphereCluster names that Secret and
+//     does not own it: clusterctl move takes it with the cluster only when it carries clusterctl.cluster.x-k8s.io/move
+//     (contract.MarkForMove).
 //   - controllers: the VSphereCluster and VSphereMachine reconcilers, capkit's generic ones with these steps, and
 //     with identities (WithIdentities) when the manager is given their namespace.
 //   - webhooks: the validating admission webhooks of the three kinds, on capkit's contract/admission: a server the
@@ -42,13 +45,15 @@
 // not allow with no vCenter call, cluster and machine alike, with the webhooks served and called by the API server
 // (whose every rule webhooks' envtest test checks there). In the test module (test/vsphere), the manager runs as a
 // process with the real Cluster API managers: clusters provision to Running and delete, a manager killed the moment
-// its clone call reaches vCenter makes no second VM, clusters deleted during their clones leave none, and a Machine
-// placed in a failure domain runs in its compute cluster, the domains reported on the Cluster by Cluster API (that API
-// server has the CRDs only: the webhooks are served, not called); make bench-vsphere measures it beside CAPV v1.14.0
+// its clone call reaches vCenter makes no second VM, clusters deleted during their clones leave none, a Machine
+// placed in a failure domain runs in its compute cluster, the domains reported on the Cluster by Cluster API, and
+// clusterctl move carries a cluster to another management cluster on the same vCenter with no VM cloned again or
+// destroyed (a VM is found by spec.providerID, which moves, or by its ownership tags, which hold no UID); that API
+// server has the CRDs only: the webhooks are served, not called. make bench-vsphere measures it beside CAPV v1.14.0
 // (docs/benchmarks.md). test/clusterctl reads the clusterctl components with clusterctl's library, as clusterctl init
 // does.
 //
-// Still to come (issue 42): machine pools, a control plane endpoint from a virtual IP and clusterctl move.
+// Still to come (issue 42): machine pools.
 //
 // The RBAC markers of the controller manager, from which controller-gen writes config/rbac/role.yaml (ClusterRole
 // manager-role): vspherecloud's kinds with their status and finalizers; the VSphereClusterIdentities, read only; the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
@@ -37,18 +36,10 @@ func kubeadmRef(kind, name string) clusterv1.ContractVersionedObjectReference {
 	return clusterv1.ContractVersionedObjectReference{APIGroup: bootstrapv1.GroupVersion.Group, Kind: kind, Name: name}
 }
 
-// dumpKinds are the kinds dumpOnFailure prints: Cluster API's and memcloud's.
-var dumpKinds = append(slices.Clone(capienv.DumpKinds),
-	v1beta2.GroupVersion.WithKind("MemCluster"), v1beta2.GroupVersion.WithKind("MemMachine"))
-
 // dumpOnFailure prints the Cluster API and memcloud objects of namespace ns in the API server of c, named
 // what, when the test fails.
 func dumpOnFailure(t *testing.T, c client.Client, what, ns string) {
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("objects in %q of the %s:\n%s", ns, what, capienv.Dump(context.Background(), c, ns, dumpKinds...))
-		}
-	})
+	capienv.DumpOnFailure(t, c, what, ns, v1beta2.GroupVersion.WithKind("MemCluster"), v1beta2.GroupVersion.WithKind("MemMachine"))
 }
 
 // logLines is how many lines of memcloud's log a failed test prints.
@@ -88,26 +79,9 @@ func startMemcloud(t *testing.T, e *testenv.Environment, cl *cloud.Cloud, what s
 // --to-kubeconfig read them, and returns its path.
 func writeKubeconfig(t *testing.T, e *testenv.Environment, name string) string {
 	t.Helper()
-	b, err := capienv.Kubeconfig(e.Config, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), name+".kubeconfig")
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path, err := capienv.WriteKubeconfig(t.TempDir(), e.Config, name)
+	require.NoError(t, err)
 	return path
-}
-
-// stepTimer returns a function that logs what a test just did, with the time since the first call and since the
-// previous one.
-func stepTimer(t *testing.T) func(what string) {
-	start, last := time.Now(), time.Now()
-	return func(what string) {
-		now := time.Now()
-		t.Logf("%5.1fs (+%4.1fs) %s", now.Sub(start).Seconds(), now.Sub(last).Seconds(), what)
-		last = now
-	}
 }
 
 // deleteCluster deletes Cluster ns/name on the API server of c and waits until Cluster API and memcloud have

@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/go-logr/logr/funcr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,8 +15,6 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 	clusterctlv1 "sigs.k8s.io/cluster-api/cmd/clusterctl/api/v1alpha3"
-	clusterctl "sigs.k8s.io/cluster-api/cmd/clusterctl/client"
-	clusterctllog "sigs.k8s.io/cluster-api/cmd/clusterctl/log"
 
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
@@ -53,7 +50,7 @@ var pooledObjects = infraObjects{
 // on the target releases every address and empties the cloud.
 func TestMoveWithIPAddressClaims(t *testing.T) {
 	ctx := context.Background()
-	step := stepTimer(t)
+	step := capienv.StepTimer(t)
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	crds, err := capienv.IPAMCRDs()
 	require.NoError(t, err)
@@ -117,15 +114,7 @@ func TestMoveWithIPAddressClaims(t *testing.T) {
 	capienv.StartT(t, target.Config, target.Client, capienv.AllComponents)
 	capienv.StartIPAMProvider(t, target.Config, "target")
 	startMemcloud(t, target, cl, "target-ipam")
-	log := &clusterctlLog{}
-	clusterctllog.SetLogger(funcr.New(log.write, funcr.Options{Verbosity: 1}))
-	c, err := clusterctl.New(ctx, "")
-	require.NoError(t, err)
-	err = c.Move(ctx, clusterctl.MoveOptions{
-		FromKubeconfig: clusterctl.Kubeconfig{Path: writeKubeconfig(t, source, "source")},
-		ToKubeconfig:   clusterctl.Kubeconfig{Path: writeKubeconfig(t, target, "target")},
-		Namespace:      ns,
-	})
+	log, err := capienv.Move(ctx, t.TempDir(), source.Config, target.Config, ns)
 	require.NoError(t, err, "clusterctl's log:\n%s", log)
 	step("clusterctl move done")
 

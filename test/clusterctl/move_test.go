@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
+	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/funcr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -27,8 +25,6 @@ import (
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	clusterctlv1 "sigs.k8s.io/cluster-api/cmd/clusterctl/api/v1alpha3"
-	clusterctl "sigs.k8s.io/cluster-api/cmd/clusterctl/client"
-	clusterctllog "sigs.k8s.io/cluster-api/cmd/clusterctl/log"
 
 	"github.com/capkit/capkit/examples/memcloud/api/v1beta2"
 	"github.com/capkit/capkit/examples/memcloud/cloud"
@@ -57,7 +53,7 @@ const memcloudVersion = "v0.2.0"
 // status comes back with the same resource IDs, and deleting the Cluster on the target empties the cloud.
 func TestMoveMemcloudClusterWithClusterctl(t *testing.T) {
 	ctx := context.Background()
-	step := stepTimer(t)
+	step := capienv.StepTimer(t)
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // clusterctl's own configuration folder, empty
 
 	// The target management cluster: a second API server with the package's CRDs, webhooks and scheme.
@@ -108,16 +104,8 @@ func TestMoveMemcloudClusterWithClusterctl(t *testing.T) {
 	step("target managers ready")
 
 	// The move, with the source managers running.
-	log := &clusterctlLog{}
-	clusterctllog.SetLogger(funcr.New(log.write, funcr.Options{Verbosity: 1}))
-	c, err := clusterctl.New(ctx, "")
-	require.NoError(t, err)
 	callsBefore := cl.Calls()
-	err = c.Move(ctx, clusterctl.MoveOptions{
-		FromKubeconfig: clusterctl.Kubeconfig{Path: writeKubeconfig(t, env, "source")},
-		ToKubeconfig:   clusterctl.Kubeconfig{Path: writeKubeconfig(t, target, "target")},
-		Namespace:      ns,
-	})
+	log, err := capienv.Move(ctx, t.TempDir(), env.Config, target.Config, ns)
 	require.NoError(t, err, "clusterctl's log:\n%s", log)
 	t.Logf("clusterctl:\n%s", log.Info())
 	step("clusterctl move done")
@@ -171,16 +159,12 @@ func TestMoveMemcloudClusterWithClusterctl(t *testing.T) {
 // API core and kubeadm bootstrap at the version of the module, memcloud with its CRDs.
 func inventory(t *testing.T) []capienv.InventoryProvider {
 	t.Helper()
-	v, err := capienv.ModuleVersion("")
-	require.NoError(t, err)
-	providers, err := capienv.ClusterAPIProviders("", v, capienv.Core, capienv.KubeadmBootstrap)
-	require.NoError(t, err)
 	dir, err := memcloudtest.ConfigDir()
 	require.NoError(t, err)
-	crds, err := testenv.ReadCRDs(os.DirFS(dir), "crd/bases")
+	providers, err := capienv.Inventory(capienv.InventoryProvider{Name: "memcloud", Type: clusterctlv1.InfrastructureProviderType,
+		Version: memcloudVersion, Namespace: "memcloud-system"}, filepath.Join(dir, "crd", "bases"))
 	require.NoError(t, err)
-	return append(providers, capienv.InventoryProvider{Name: "memcloud", Type: clusterctlv1.InfrastructureProviderType,
-		Version: memcloudVersion, Namespace: "memcloud-system", CRDs: capienv.CRDNames(crds...)})
+	return providers
 }
 
 // infraObjects makes the memcloud objects of a cluster, in the API version a test provisions with.
@@ -513,34 +497,3 @@ func delta(from, to cloud.Stats) string {
 type stringer func() string
 
 func (s stringer) String() string { return s() }
-
-// clusterctlLog collects clusterctl's log lines (funcr's output), safely for concurrent writers.
-type clusterctlLog struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *clusterctlLog) write(prefix, args string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, strings.TrimSpace(prefix+" "+args))
-}
-
-// Info returns the lines logged at verbosity 0.
-func (l *clusterctlLog) Info() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []string
-	for _, line := range l.lines {
-		if strings.HasPrefix(line, `"level"=0 `) {
-			out = append(out, line)
-		}
-	}
-	return strings.Join(out, "\n")
-}
-
-func (l *clusterctlLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.lines, "\n")
-}

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/funcr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -30,7 +29,6 @@ import (
 	clusterctlv1 "sigs.k8s.io/cluster-api/cmd/clusterctl/api/v1alpha3"
 	clusterctl "sigs.k8s.io/cluster-api/cmd/clusterctl/client"
 	"sigs.k8s.io/cluster-api/cmd/clusterctl/client/config"
-	clusterctllog "sigs.k8s.io/cluster-api/cmd/clusterctl/log"
 
 	"github.com/capkit/capkit/contract/conversion"
 	"github.com/capkit/capkit/contract/lint"
@@ -65,7 +63,7 @@ var memcloudCRDs = []string{"memclusters." + v1beta2.GroupName, "memmachines." +
 // on the new contract, and deleting the Cluster leaves nothing.
 func TestUpgradeFromV1beta1ContractWithClusterctl(t *testing.T) {
 	ctx := context.Background()
-	step := stepTimer(t)
+	step := capienv.StepTimer(t)
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // clusterctl's own configuration folder, empty
 
 	const name, workers = "wl", 2
@@ -146,7 +144,7 @@ type upgradeRun struct {
 	env        *testenv.Environment
 	kubeconfig string
 	clusterctl clusterctl.Client
-	log        *clusterctlLog
+	log        *capienv.ClusterctlLog
 	cloud      *cloud.Cloud
 	capi       *capienv.Managers
 	old        *oldManager
@@ -159,10 +157,9 @@ type upgradeRun struct {
 // and provisions cluster name with a control plane Machine and workers, in API version v1beta1.
 func startOnOldRelease(ctx context.Context, t *testing.T, next release, name string, workers int32, step func(string)) *upgradeRun {
 	t.Helper()
-	r := &upgradeRun{env: newUpgradeEnvironment(t), log: &clusterctlLog{}}
+	r := &upgradeRun{env: newUpgradeEnvironment(t), log: capienv.CaptureClusterctlLog()}
 	r.kubeconfig = writeKubeconfig(t, r.env, "management")
 	r.clusterctl = newClusterctl(ctx, t, next)
-	clusterctllog.SetLogger(funcr.New(r.log.write, funcr.Options{Verbosity: 1}))
 	step("management cluster started: Cluster API's CRDs and inventory, no memcloud")
 
 	// clusterctl init --infrastructure memcloud:v0.1.0
@@ -676,7 +673,7 @@ func checkRelease(t *testing.T, r release) lint.Violations {
 // after the upgrade gets its instance and status.ready, and its Machine never gets further than Provisioning.
 func TestLabelOnlyReleaseIsCaughtAndBreaksProvisioning(t *testing.T) {
 	ctx := context.Background()
-	step := stepTimer(t)
+	step := capienv.StepTimer(t)
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 
 	assert.Empty(t, checkRelease(t, memcloudRelease(t, filepath.Join("releases", oldMemcloudVersion))).Strings(), "capkit check passes v0.1.0")

@@ -142,5 +142,5 @@ func failureDomains(ctx context.Context, r *running) (placed, error) {
 	if p.computeCluster, err = r.w.sim.ComputeClusterOf(uuid); err != nil {
 		return p, err
 	}
-	return p, deleteClusters(ctx, ns, fleetTimeout(1))
+	return p, deleteClusters(ctx, env.Client, ns, fleetTimeout(1))
 }

@@ -112,14 +112,14 @@ func waitProvisioned(ctx context.Context, ns string, n int, timeout time.Duratio
 	})
 }
 
-// deleteClusters deletes every Cluster of ns and waits until they are gone.
-func deleteClusters(ctx context.Context, ns string, timeout time.Duration) error {
-	if err := env.Client.DeleteAllOf(ctx, &clusterv1.Cluster{}, client.InNamespace(ns)); err != nil && !apierrors.IsNotFound(err) {
+// deleteClusters deletes every Cluster of ns in the API server of c and waits until they are gone.
+func deleteClusters(ctx context.Context, c client.Client, ns string, timeout time.Duration) error {
+	if err := c.DeleteAllOf(ctx, &clusterv1.Cluster{}, client.InNamespace(ns)); err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
 	return waitFor(ctx, timeout, "every Cluster of "+ns+" deleted", func() (bool, error) {
 		var clusters clusterv1.ClusterList
-		err := env.Client.List(ctx, &clusters, client.InNamespace(ns))
+		err := c.List(ctx, &clusters, client.InNamespace(ns))
 		return len(clusters.Items) == 0, err
 	})
 }
@@ -184,7 +184,7 @@ func runFleet(ctx context.Context, r *running, n int, idle time.Duration, then f
 	r.vc.Requests.Reset()
 	r.k8s.Requests.Reset()
 	start = time.Now()
-	if err := deleteClusters(ctx, ns, fleetTimeout(n)); err != nil {
+	if err := deleteClusters(ctx, env.Client, ns, fleetTimeout(n)); err != nil {
 		return f, err
 	}
 	f.delete = time.Since(start)
@@ -262,7 +262,7 @@ func crashDuringClone(ctx context.Context, r *running, machines int, settle time
 	}
 	c.provisioned = n
 	c.vms, c.clones = r.w.sim.VMs(r.tb), r.w.sim.Clones()-clones0
-	if err := deleteClusters(ctx, ns, fleetTimeout(machines)); err != nil {
+	if err := deleteClusters(ctx, env.Client, ns, fleetTimeout(machines)); err != nil {
 		return c, err
 	}
 	c.left = r.w.sim.VMs(r.tb)
@@ -291,7 +291,7 @@ func deleteDuringClone(ctx context.Context, r *running, machines int, settle tim
 	time.Sleep(settle) // the provider meets the delete while the clones run
 	r.w.sim.SetCloneTime(0)
 	r.w.sim.Advance(holdFor)
-	if err := deleteClusters(ctx, ns, fleetTimeout(machines)); err != nil {
+	if err := deleteClusters(ctx, env.Client, ns, fleetTimeout(machines)); err != nil {
 		return c, err
 	}
 	// A VM whose clone ended after its machine was forgotten appears only now; give any late clone its time.

@@ -69,16 +69,22 @@ func capkitProvider(extra ...string) provider {
 		},
 		infraMachine: func(ns, name string) *unstructured.Unstructured {
 			return toUnstructured(&v1beta2.VSphereMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-				Spec: v1beta2.VSphereMachineSpec{Template: vspheretest.Template, Folder: vspheretest.Folder,
-					ResourcePool: vspheretest.ResourcePool, Datastore: vspheretest.Datastore, Network: vspheretest.Network,
-					NumCPUs: numCPUs, MemoryMiB: memoryMiB, DiskGiB: diskGiB}}, "VSphereMachine")
+				Spec: capkitMachineSpec}, "VSphereMachine")
 		},
 		prepare: func(ctx context.Context, w *world, ns string) error {
-			return env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: credentials},
-				Data: map[string][]byte{v1beta2.CredentialsUsername: []byte(w.sim.Config.Username), v1beta2.CredentialsPassword: []byte(w.sim.Config.Password)}})
+			secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: credentials},
+				Data: map[string][]byte{v1beta2.CredentialsUsername: []byte(w.sim.Config.Username), v1beta2.CredentialsPassword: []byte(w.sim.Config.Password)}}
+			// No object owns the Secret, which VSphereClusters name: clusterctl move takes it only with this label.
+			contract.MarkForMove(secret)
+			return env.Client.Create(ctx, secret)
 		},
 	}
 }
+
+// capkitMachineSpec is the spec of capkit's machines.
+var capkitMachineSpec = v1beta2.VSphereMachineSpec{Template: vspheretest.Template, Folder: vspheretest.Folder,
+	ResourcePool: vspheretest.ResourcePool, Datastore: vspheretest.Datastore, Network: vspheretest.Network,
+	NumCPUs: numCPUs, MemoryMiB: memoryMiB, DiskGiB: diskGiB}
 
 // capvGroup is CAPV's API group; its objects are read as unstructured, so that this module need not build
 // against CAPV (which pins Cluster API v1.11).

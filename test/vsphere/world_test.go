@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/capkit/capkit/examples/vspherecloud/vspheretest"
+	"github.com/capkit/capkit/providertest/testenv"
 	"github.com/capkit/capkit/test/internal/capienv"
 )
 
@@ -71,6 +72,7 @@ type running struct {
 	provider
 	w     *world
 	tb    testing.TB
+	env   *testenv.Environment // the management cluster the manager runs on
 	vc    *vspheretest.Endpoint
 	k8s   *capienv.Proxy
 	dir   string
@@ -79,15 +81,19 @@ type running struct {
 	n     int
 }
 
-// start starts p's manager on w, stopped when tb ends.
-func (w *world) start(tb testing.TB, p provider) *running {
+// start starts p's manager on w, on the package's API server (env), stopped when tb ends.
+func (w *world) start(tb testing.TB, p provider) *running { return w.startOn(tb, env, p) }
+
+// startOn starts p's manager on w with management cluster e, stopped when tb ends. Its files are in a folder named
+// after p: give two managers of a test different names.
+func (w *world) startOn(tb testing.TB, e *testenv.Environment, p provider) *running {
 	tb.Helper()
-	k8s, err := capienv.StartProxy(env.Config)
+	k8s, err := capienv.StartProxy(e.Config)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(k8s.Close)
-	r := &running{provider: p, w: w, tb: tb, vc: w.sim.Endpoint(), k8s: k8s, dir: filepath.Join(w.dir, p.name)}
+	r := &running{provider: p, w: w, tb: tb, env: e, vc: w.sim.Endpoint(), k8s: k8s, dir: filepath.Join(w.dir, p.name)}
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
 		tb.Fatal(err)
 	}

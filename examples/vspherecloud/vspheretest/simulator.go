@@ -259,6 +259,20 @@ func (s *Simulator) VMs(t testing.TB) int {
 	return len(names)
 }
 
+// UUIDs returns the BIOS UUID of each VM of the folder under test, by name: the VMs themselves, not the clones in
+// flight (VMs counts those too).
+func (s *Simulator) UUIDs(t testing.TB) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, vm := range s.list(t) {
+		var o mo.VirtualMachine
+		require.NoError(t, vm.Properties(context.Background(), vm.Reference(), []string{"name", "config.uuid"}, &o))
+		require.NotNil(t, o.Config, "VM %s has no configuration", vm.Reference().Value)
+		out[o.Name] = o.Config.Uuid
+	}
+	return out
+}
+
 // list returns the VMs of the folder under test.
 func (s *Simulator) list(t testing.TB) []*object.VirtualMachine {
 	t.Helper()

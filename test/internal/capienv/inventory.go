@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -235,6 +236,26 @@ func ClusterAPIProviders(moduleDir, version string, components ...Component) ([]
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// Inventory returns the inventory entries `clusterctl init --infrastructure` records with one infrastructure
+// provider: Cluster API core and kubeadm bootstrap at the version of the Cluster API module of the current directory
+// (ModuleVersion), then infra with the names of the CRDs in folder crdDir.
+func Inventory(infra InventoryProvider, crdDir string) ([]InventoryProvider, error) {
+	v, err := ModuleVersion("")
+	if err != nil {
+		return nil, err
+	}
+	providers, err := ClusterAPIProviders("", v, Core, KubeadmBootstrap)
+	if err != nil {
+		return nil, err
+	}
+	crds, err := testenv.ReadCRDs(os.DirFS(crdDir), ".")
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the CRDs of provider %q: %w", infra.ManifestLabel(), err)
+	}
+	infra.CRDs = CRDNames(crds...)
+	return append(providers, infra), nil
 }
 
 // CRDNames returns the names of crds, in order.

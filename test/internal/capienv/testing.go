@@ -3,9 +3,11 @@ package capienv
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -45,4 +47,27 @@ func tails(dir string, components []Component) string {
 		ms.managers = append(ms.managers, &Manager{Component: c, Process: &Process{name: c.Name, logPath: filepath.Join(dir, c.Name+".log")}})
 	}
 	return ms.Logs(LogLines)
+}
+
+// StepTimer returns a function that logs what a test just did, with the time since the first call and since the
+// previous one.
+func StepTimer(t testing.TB) func(what string) {
+	start, last := time.Now(), time.Now()
+	return func(what string) {
+		t.Helper()
+		now := time.Now()
+		t.Logf("%5.1fs (+%4.1fs) %s", now.Sub(start).Seconds(), now.Sub(last).Seconds(), what)
+		last = now
+	}
+}
+
+// DumpOnFailure prints, when t has failed, the objects of namespace ns in the API server of c that Dump describes:
+// Cluster API's (DumpKinds) and the provider's kinds, the API server named what in the message.
+func DumpOnFailure(t testing.TB, c client.Client, what, ns string, kinds ...schema.GroupVersionKind) {
+	all := append(slices.Clone(DumpKinds), kinds...)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("objects in %q of the %s:\n%s", ns, what, Dump(context.Background(), c, ns, all...))
+		}
+	})
 }
