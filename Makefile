@@ -71,8 +71,8 @@ cover: envtest ## Print test coverage per package.
 	go tool cover -func=cover.out | tail -1
 
 .PHONY: demo-vsphere
-demo-vsphere: envtest ## The third demo: vspherecloud on govmomi's vCenter simulator with the real Cluster API managers: a fleet provisioned and deleted, a crash at the clone call, a delete during the clones; 0 duplicates, 0 leaked VMs.
-	@KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" CAPKIT_CAPI_BIN="$$(hack/capi-managers.sh)" \
+demo-vsphere: envtest ## The third demo: vspherecloud on govmomi's vCenter simulator with the real Cluster API managers: a fleet provisioned and deleted, failure domains, a virtual IP endpoint from the in-cluster IPAM provider, a crash at the clone call, a delete during the clones; 0 duplicates, 0 leaked VMs.
+	@KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" CAPKIT_CAPI_BIN="$$(hack/capi-managers.sh)" CAPKIT_IPAM_BIN="$$(hack/ipam-provider.sh)" \
 	  exec bash -c 'cd test && exec go test -count=1 -v -run "^TestVSphereCloudWithRealClusterAPI$$" ./vsphere/'
 
 .PHONY: bench-vsphere

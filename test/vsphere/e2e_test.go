@@ -9,11 +9,13 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	"github.com/capkit/capkit/examples/vspherecloud/services"
 	"github.com/capkit/capkit/examples/vspherecloud/vspheretest"
+	"github.com/capkit/capkit/ipam"
 	"github.com/capkit/capkit/test/internal/capienv"
 )
 
@@ -47,6 +49,16 @@ func TestVSphereCloudWithRealClusterAPI(t *testing.T) {
 		assert.Equal(t, []string{"fd-a", "fd-b"}, placed.cluster, "Cluster API copied the VSphereCluster's failure domains to the Cluster")
 		assert.Equal(t, vspheretest.OtherComputeCluster, placed.computeCluster, "the VM runs in the compute cluster of its Machine's failure domain")
 		t.Logf("failure domains %v reported on the Cluster; the Machine of fd-b runs in compute cluster %s", placed.cluster, placed.computeCluster)
+	})
+	t.Run("virtual IP", func(t *testing.T) {
+		vip, err := virtualIP(ctx, t, r)
+		require.NoError(t, err)
+		assert.Equal(t, clusterv1.APIEndpoint{Host: "10.20.0.10", Port: 6443}, vip.endpoint,
+			"the Cluster's endpoint is the first address of the pool, which Cluster API copied from the VSphereCluster")
+		assert.Equal(t, "10.20.0.10", vip.address, "the IPAddress the in-cluster IPAM provider made for the claim")
+		assert.Zero(t, vip.claimsLeft, "the delete released the claim")
+		t.Logf("control plane endpoint %s:%d from an InClusterIPPool of the real in-cluster IPAM provider; %d claims left after the delete",
+			vip.endpoint.Host, vip.endpoint.Port, vip.claimsLeft)
 	})
 	t.Run("crash during clone", func(t *testing.T) {
 		c, err := crashDuringClone(ctx, r, 2, settle)
@@ -143,4 +155,66 @@ func failureDomains(ctx context.Context, r *running) (placed, error) {
 		return p, err
 	}
 	return p, deleteClusters(ctx, env.Client, ns, fleetTimeout(1))
+}
+
+// vip is what virtualIP found: the Cluster's endpoint, the address of the claim, and the claims left after the
+// delete.
+type vip struct {
+	endpoint   clusterv1.APIEndpoint
+	address    string
+	claimsLeft int
+}
+
+// virtualIP provisions a cluster whose VSphereCluster gives no endpoint but a virtual IP from an InClusterIPPool of
+// the real in-cluster IPAM provider, then deletes it.
+func virtualIP(ctx context.Context, t *testing.T, r *running) (vip, error) {
+	var v vip
+	crds, err := capienv.IPAMCRDs()
+	if err != nil {
+		return v, err
+	}
+	if _, err := envtest.InstallCRDs(env.Config, envtest.CRDInstallOptions{CRDs: crds}); err != nil {
+		return v, err
+	}
+	capienv.StartIPAMProvider(t, env.Config, "vsphere")
+	ns := r.namespace(ctx, "vip")
+	pool := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{
+		"addresses": []any{"10.20.0.10-10.20.0.20"}, "prefix": int64(24), "gateway": "10.20.0.1"}}}
+	pool.SetAPIVersion("ipam.cluster.x-k8s.io/v1alpha2")
+	pool.SetKind("InClusterIPPool")
+	pool.SetNamespace(ns)
+	pool.SetName("vips")
+	if err := env.Client.Create(ctx, pool); err != nil {
+		return v, err
+	}
+	err = r.createCluster(ctx, ns, "vip", func(vc *unstructured.Unstructured, _ *clusterv1.Machine) {
+		spec := vc.Object["spec"].(map[string]any)
+		delete(spec, "controlPlaneEndpoint")
+		spec["virtualIP"] = map[string]any{"poolRef": map[string]any{"apiGroup": "ipam.cluster.x-k8s.io", "kind": "InClusterIPPool", "name": "vips"}}
+	})
+	if err == nil {
+		err = waitProvisioned(ctx, ns, 1, fleetTimeout(1))
+	}
+	if err != nil {
+		return v, err
+	}
+	cluster := &clusterv1.Cluster{}
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "vip"}, cluster); err != nil {
+		return v, err
+	}
+	v.endpoint = cluster.Spec.ControlPlaneEndpoint
+	addr := &unstructured.Unstructured{}
+	addr.SetGroupVersionKind(ipam.AddressGVK)
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: ipam.ClaimName("vip", services.VirtualIPDevice, 0)}, addr); err != nil {
+		return v, err
+	}
+	v.address, _, _ = unstructured.NestedString(addr.Object, "spec", "address")
+	if err := deleteClusters(ctx, env.Client, ns, fleetTimeout(1)); err != nil {
+		return v, err
+	}
+	claims := &unstructured.UnstructuredList{}
+	claims.SetGroupVersionKind(ipam.ClaimGVK.GroupVersion().WithKind(ipam.ClaimKind + "List"))
+	err = env.Client.List(ctx, claims, client.InNamespace(ns))
+	v.claimsLeft = len(claims.Items)
+	return v, err
 }
