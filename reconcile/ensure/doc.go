@@ -31,7 +31,9 @@
 // (DefaultSearchLag), and Deleted does not conclude "gone" before that either. A create the cloud runs as an
 // operation returns Accepted(op) from Create: the handle is checkpointed in the note, the worker is released, and
 // later reconciles poll it (OperationPoller) until it ends: 1 s after it started, then after waits that double
-// with its age, up to the poll interval.
+// with its age, up to the poll interval. A Resource whose cloud can find an operation by the create's idempotency
+// token (OperationFinder) lets Exists and Deleted find the operation of a noted create whose handle was lost (a
+// crash between the create call and its checkpoint), and read it instead of waiting out the search lag.
 //
 // Every cloud call waits for the reconcile's rate limiter (step.Env.Wait), is counted in capkit's metrics, and a
 // call the cloud throttles with a short hint (step.Throttled) is retried in place a few times. A Resource's function

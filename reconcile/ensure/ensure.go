@@ -344,6 +344,12 @@ func (c *run[S, O]) inflightOrAdoptOrCreate(ctx context.Context, ownershipKey st
 	var out Result[O]
 	note, noted := c.n.get()
 	note = pollable(c.r.Resource, note)
+	if noted {
+		var err error
+		if note, err = findLost(ctx, c.r, c.n, c.key, IdempotencyToken(ownershipKey, c.key), note); err != nil {
+			return out, err
+		}
+	}
 	if noted && note.op != "" {
 		out, done, err := c.pollCreate(ctx, note)
 		if err != nil || done {
@@ -592,6 +598,11 @@ func Deleted[S, O any](ctx context.Context, t scope.ResourceTracker, key string,
 	}
 	note, noted := n.get()
 	note = pollable(r, note)
+	if ownershipKey, err := t.OwnershipKey(); noted && err == nil {
+		if note, err = findLost(ctx, m, n, key, IdempotencyToken(ownershipKey, key), note); err != nil {
+			return step.Result{}, err
+		}
+	}
 	if noted && note.op != "" {
 		w, ended, err := deleteOperation(ctx, m, key, note.op, deleted, o.poll)
 		if err != nil {

@@ -122,6 +122,54 @@ type OperationPoller[O any] interface {
 	PollOperation(ctx context.Context, op string) (obs O, done bool, err error)
 }
 
+// OperationFinder is implemented by a Resource whose cloud can find a create operation by the idempotency token
+// the create sent (vCenter: the task whose activation ID is the operation ID of the clone call). Exists and Deleted
+// ask it for the operation of a noted create whose handle was lost (the manager stopped between the create call and
+// the checkpoint of its handle), and then read the operation instead of waiting out the search lag: a create that
+// failed is known at once. A finder that finds nothing changes nothing: the lag is waited out as before.
+type OperationFinder interface {
+	// FindOperation returns the handle of the create operation started with token at or after since, and whether
+	// the cloud still knows one.
+	FindOperation(ctx context.Context, token string, since time.Time) (op string, found bool, err error)
+}
+
+// finder returns r's OperationFinder, if r has one and can also read operations.
+func finder[S, O any](r Resource[S, O]) (OperationFinder, bool) {
+	f, ok := r.(OperationFinder)
+	if fs, isFuncs := r.(interface{ finds() bool }); !ok || (isFuncs && !fs.finds()) {
+		return nil, false
+	}
+	if _, polls := r.(OperationPoller[O]); !polls || pollable(r, inflight{op: "x"}).op == "" {
+		return nil, false
+	}
+	return f, true
+}
+
+// findLost looks for the operation of note, a create without handle, through r's OperationFinder. It returns the
+// note with the handle when the cloud has the operation (recorded in the tracker's notes, persisted by the caller's
+// next PatchNow or Close), else note unchanged.
+func findLost[S, O any](ctx context.Context, m *metered[S, O], n notes, key, token string, note inflight) (inflight, error) {
+	f, ok := finder(m.Resource)
+	if !ok || note.op != "" {
+		return note, nil
+	}
+	var op string
+	var found bool
+	err := m.call(ctx, opFind, func() (bool, error) {
+		var err error
+		op, found, err = f.FindOperation(ctx, token, note.since)
+		return !found, err
+	})
+	if err != nil {
+		return note, fmt.Errorf("cannot find the create operation of resource %q: %w", key, err)
+	}
+	if !found || validOperation(op) != nil {
+		return note, nil
+	}
+	note.op = op
+	return note, n.set(note)
+}
+
 // Notes that Exists keeps with scope.PendingTracker while the outcome of a create is not known.
 const (
 	noteCreate    = "create"

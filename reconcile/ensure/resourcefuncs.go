@@ -37,6 +37,9 @@ type ResourceFuncs[S, O any] struct {
 	ClassifyFunc func(err error) error
 	// PollOperationFunc implements OperationPoller: required when CreateFunc returns Accepted.
 	PollOperationFunc func(ctx context.Context, op string) (obs O, done bool, err error)
+	// FindOperationFunc, when set with PollOperationFunc, implements OperationFinder: it finds the operation of a
+	// create whose handle was lost.
+	FindOperationFunc func(ctx context.Context, token string, since time.Time) (op string, found bool, err error)
 	// Guarantees are the cloud's Guarantees (the Resource is a Declarer); the zero value promises nothing and
 	// gets the careful behaviour.
 	Guarantees Guarantees
@@ -135,6 +138,17 @@ func (r funcsResource[S, O]) ID(obs O) string {
 }
 
 func (r funcsResource[S, O]) Guarantees() Guarantees { return r.f.Guarantees }
+
+// finds reports whether FindOperation can find an operation (FindOperationFunc is set).
+func (r funcsResource[S, O]) finds() bool { return r.f.FindOperationFunc != nil }
+
+func (r funcsResource[S, O]) FindOperation(ctx context.Context, token string, since time.Time) (op string, found bool, err error) {
+	if r.f.FindOperationFunc == nil {
+		return "", false, missingFunc("FindOperationFunc")
+	}
+	op, found, err = r.f.FindOperationFunc(ctx, token, since)
+	return op, found, r.classify(err)
+}
 
 // polls reports whether PollOperation can read an operation (PollOperationFunc is set).
 func (r funcsResource[S, O]) polls() bool { return r.f.PollOperationFunc != nil }

@@ -59,6 +59,9 @@ type CloneSpec struct {
 	UUID string
 	// Tags are put on the VM as extraConfig (TagKey), with the clone: a VM never exists without them.
 	Tags map[string]string
+	// OperationID, when set, is the operation ID of the clone call (the SOAP header operationID), which vCenter
+	// records as the activation ID of the clone's task: FindTask finds the task by it.
+	OperationID string
 }
 
 // String describes s without its user data and metadata.
@@ -72,6 +75,9 @@ func (s CloneSpec) String() string {
 // and reads the template's devices first. A name taken in the folder fails the task, or the call, with the
 // DuplicateName fault (see DuplicateName).
 func (c *Client) Clone(ctx context.Context, spec CloneSpec) (string, error) {
+	if spec.OperationID != "" {
+		ctx = context.WithValue(ctx, types.ID{}, spec.OperationID)
+	}
 	p, err := c.resolve(ctx, spec.Inventory)
 	if err != nil {
 		return "", err

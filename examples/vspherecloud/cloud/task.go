@@ -3,6 +3,7 @@ package cloud
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/property"
@@ -44,6 +45,43 @@ func (c *Client) Task(ctx context.Context, ref string) (Task, error) {
 		return Task{Done: true, Err: err}, nil
 	}
 	return Task{}, nil
+}
+
+// MaxClockSkew is how far FindTask lets vCenter's clock be behind the caller's: a task queued before since by more
+// than that is not the one looked for.
+const MaxClockSkew = 5 * time.Minute
+
+// FindTask returns the MoRef value of the newest recent task of vCenter whose activation ID is id (the operation ID
+// of the call that started it: CloneSpec.OperationID) and that was queued at or after since (within MaxClockSkew),
+// and whether there is one. vCenter keeps a task in its recent tasks for a while after it ended, so a task that is
+// not found may still have run. Two calls: the task manager's recent tasks, then their info.
+func (c *Client) FindTask(ctx context.Context, id string, since time.Time) (string, bool, error) {
+	pc := property.DefaultCollector(c.vim)
+	var tm mo.TaskManager
+	if err := pc.RetrieveOne(ctx, *c.vim.ServiceContent.TaskManager, []string{"recentTask"}, &tm); err != nil {
+		return "", false, fmt.Errorf("cannot read the recent tasks: %w", err)
+	}
+	if len(tm.RecentTask) == 0 {
+		return "", false, nil
+	}
+	var tasks []mo.Task
+	if err := pc.Retrieve(ctx, tm.RecentTask, []string{"info"}, &tasks); err != nil {
+		return "", false, fmt.Errorf("cannot read the recent tasks: %w", notFound(err))
+	}
+	var found *types.TaskInfo
+	for i := range tasks {
+		info := &tasks[i].Info
+		if info.ActivationId != id || info.QueueTime.Before(since.Add(-MaxClockSkew)) {
+			continue
+		}
+		if found == nil || info.QueueTime.After(found.QueueTime) {
+			found = info
+		}
+	}
+	if found == nil {
+		return "", false, nil
+	}
+	return found.Task.Value, true, nil
 }
 
 // PowerOff starts powering off the VM ref and returns the task's MoRef value.

@@ -196,3 +196,47 @@ func TestPowerOffAndDestroy(t *testing.T) {
 	require.ErrorIs(t, err, cloud.ErrNotFound)
 	assert.Zero(t, s.VMs(t))
 }
+
+// FindTask finds the newest clone task started with an operation ID, as vCenter lists its recent tasks with their
+// activation IDs: the task of a create whose handle was lost.
+func TestFindTask(t *testing.T) {
+	s := vspheretest.New(t)
+	ctx := t.Context()
+	start := s.Now()
+	first := spec(s, "m-0")
+	first.OperationID = "0123456789abcdef0123456789abcdef"
+	s.FailNextClone()
+	failed, err := s.Client.Clone(ctx, first)
+	require.NoError(t, err)
+	s.Advance(time.Minute)
+	again, err := s.Client.Clone(ctx, first) // the same machine's create, later
+	require.NoError(t, err)
+	other := spec(s, "m-1")
+	other.OperationID = "fedcba9876543210fedcba9876543210"
+	_, err = s.Client.Clone(ctx, other)
+	require.NoError(t, err)
+	require.NotEqual(t, failed, again)
+
+	tests := []struct {
+		name      string
+		id        string
+		since     time.Time
+		want      string
+		wantFound bool
+	}{
+		{name: "the newest task of the ID", id: first.OperationID, since: start, want: again, wantFound: true},
+		{name: "another ID's task", id: other.OperationID, since: start, wantFound: true},
+		{name: "an ID no call gave", id: "00000000000000000000000000000000", since: start},
+		{name: "queued before since, beyond the clock skew", id: first.OperationID, since: s.Now().Add(cloud.MaxClockSkew + time.Minute)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, found, err := s.Client.FindTask(ctx, tt.id, tt.since)
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantFound, found)
+			if tt.want != "" {
+				assert.Equal(t, tt.want, got)
+			}
+		})
+	}
+}

@@ -24,6 +24,14 @@
 // off, and destroys it at a later call once it is off; ensure.Deleted waits meanwhile. A running VM without an
 // address is pending (ReasonWaitingForIPAddress).
 //
+// Create gives the clone call the token as its operation ID, which vCenter records as the activation ID of the
+// clone's task; FindOperation (ensure.OperationFinder) finds that task among vCenter's recent tasks, so a manager
+// that stopped between the clone call and the checkpoint of the task reads the task after its restart instead of
+// waiting out the longest clone: a delete whose clone failed is done at once (TestALostCloneThatFailed). vcsim
+// records no activation ID; vspheretest's template does, as vCenter does (govmomi's CNS tests log the activation
+// ID of a task as its operation ID). A vCenter that does not is safe too: the task is not found, and the step
+// waits as before.
+//
 // Guarantees: ensure.IdempotentByName, and a search lag of the longest clone (WithMaxCloneTime, 30 minutes by
 // default). The lag is what the simulator shows (vspheretest, cloud's TestACloneRunsAsATask): a VM does not exist,
 // so no search lists it, until its clone task has ended; the search is immediate after that. It matters only after a

@@ -98,6 +98,7 @@ func VMFuncs(c *cloud.Client, opts ...VMOption) ensure.ResourceFuncs[cloud.Clone
 		IDFunc:            func(vm *cloud.VM) string { return vm.UUID },
 		PendingFunc:       pending,
 		PollOperationFunc: v.poll,
+		FindOperationFunc: v.find,
 		ClassifyFunc:      classify,
 		Guarantees:        ensure.Guarantees{Idempotency: ensure.IdempotentByName, SearchLag: v.maxCloneTime},
 	}
@@ -128,6 +129,7 @@ func (v *vms) create(ctx context.Context, spec cloud.CloneSpec, token string, ta
 	spec.UUID = uuid.NewString()
 	spec.Tags = maps.Clone(tags)
 	spec.Tags[TagToken] = token
+	spec.OperationID = token // the clone's task carries it: find finds the task of a create whose handle was lost
 	if len(spec.MetaData) == 0 {
 		spec.MetaData = Metadata(spec.Name)
 	}
@@ -152,6 +154,16 @@ func (v *vms) duplicate(ctx context.Context, ref, token string) (*cloud.VM, erro
 		return nil, step.Terminal(ReasonVMNameTaken, fmt.Errorf("VM %s holds the name %q in its folder, and this machine did not create it", ref, vm.Name))
 	}
 	return vm, nil
+}
+
+// find returns the clone op ("<task>/<token>") of the newest clone task started with token (its operation ID) at or
+// after since, if vCenter still lists it among its recent tasks.
+func (v *vms) find(ctx context.Context, token string, since time.Time) (string, bool, error) {
+	task, found, err := v.c.FindTask(ctx, token, since)
+	if err != nil || !found {
+		return "", false, err
+	}
+	return task + "/" + token, true, nil
 }
 
 // poll reads the clone op ("<task>/<token>"): the VM once the task has made it, or the VM of an earlier create

@@ -37,6 +37,10 @@ func (t *template) CloneVMTask(ctx *simulator.Context, req *types.CloneVM_Task) 
 		}
 		return t.clone(ctx, req)
 	})
+	// vCenter records the operation ID of the call as the task's activation ID (cloud.FindTask); vcsim does not.
+	// The task is queued on the simulator's clock, which ensure reads in the tests (ensure.WithClock).
+	task.Info.ActivationId = ctx.Header.ID
+	task.Info.QueueTime = t.clones.clock()
 	t.clones.started(c, task)
 	return &methods.CloneVM_TaskBody{Res: &types.CloneVM_TaskResponse{Returnval: task.Run(ctx)}}
 }
