@@ -146,8 +146,9 @@ func finder[S, O any](r Resource[S, O]) (OperationFinder, bool) {
 }
 
 // findLost looks for the operation of note, a create without handle, through r's OperationFinder. It returns the
-// note with the handle when the cloud has the operation (recorded in the tracker's notes, persisted by the caller's
-// next PatchNow or Close), else note unchanged.
+// note with the handle when the cloud has the operation, recovered (what it made is reported as adopted, as for an
+// idempotent cloud's answer to a repeated create), recorded in the tracker's notes and persisted by the caller's
+// next PatchNow or Close; else note unchanged.
 func findLost[S, O any](ctx context.Context, m *metered[S, O], n notes, key, token string, note inflight) (inflight, error) {
 	f, ok := finder(m.Resource)
 	if !ok || note.op != "" {
@@ -166,7 +167,7 @@ func findLost[S, O any](ctx context.Context, m *metered[S, O], n notes, key, tok
 	if !found || validOperation(op) != nil {
 		return note, nil
 	}
-	note.op = op
+	note.op, note.recovered = op, true // an earlier attempt's: what it made is adopted
 	return note, n.set(note)
 }
 

@@ -83,7 +83,7 @@ func TestALostOperationIsFoundByItsToken(t *testing.T) {
 		name        string
 		cloud       lostCloud
 		wantCreates int    // Exists: creates made by the reconcile
-		wantID      string // Exists: the recorded ID
+		wantID      string // Exists: the recorded ID, adopted
 		wantNote    string // Exists: the note after the reconcile
 		wantDeleted bool   // Deleted: done at once
 		wantReason  string // Deleted: the reason of its wait
@@ -93,7 +93,7 @@ func TestALostOperationIsFoundByItsToken(t *testing.T) {
 		{name: "the lost create made its VM: Exists records it, Deleted deletes it",
 			cloud: lostCloud{outcome: "vm-1", finder: true, known: true}, wantID: "vm-1", wantDeleted: true},
 		{name: "the lost create still runs: both wait for its operation",
-			cloud: lostCloud{finder: true, known: true}, wantNote: "operation", wantReason: conditions.ReasonDeleting},
+			cloud: lostCloud{finder: true, known: true}, wantNote: "recovered-operation", wantReason: conditions.ReasonDeleting},
 		{name: "the cloud no longer knows it: both wait out the search lag, as without a finder",
 			cloud: lostCloud{outcome: "failed", finder: true}, wantNote: "create", wantReason: conditions.ReasonDeleting},
 		{name: "no finder: both wait out the search lag",
@@ -108,6 +108,9 @@ func TestALostOperationIsFoundByItsToken(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantCreates, c.creates)
 			assert.Equal(t, tt.wantID, out.ID)
+			if tt.wantID != "" {
+				assert.Equal(t, ensure.ActionAdopted, out.Action, "made by an earlier attempt whose outcome was not recorded")
+			}
 			note, _ := tr.Pending("vm")
 			if tt.wantNote == "" {
 				assert.Empty(t, note)

@@ -38,7 +38,7 @@ var stops = []struct {
 	},
 	{
 		// The restarted manager finds the clone's task by its operation ID (ensure.OperationFinder) and waits for it.
-		name: "right after the clone call, before its task was checkpointed", clones: 1, recorded: ensure.ActionCreated,
+		name: "right after the clone call, before its task was checkpointed", clones: 1, recorded: ensure.ActionAdopted,
 		stop: func(t *testing.T, m *machine) *scopetest.Tracker { return stopAfterCloneCall(t, m) },
 	},
 	{
@@ -119,7 +119,7 @@ func TestStoppedDuringTheClone(t *testing.T) {
 			assert.Equal(t, out.ID, m.tr.Persisted()[services.KeyVM])
 			assert.Equal(t, "m-0", out.Observed.Name)
 			assert.Equal(t, []string{"10.0.0.7"}, out.Observed.IPs)
-			assert.Equal(t, action, recorded, "a second clone finds the first VM by its name")
+			assert.Equal(t, action, recorded, "the VM of an attempt whose outcome was not recorded is adopted")
 		}},
 		{name: "deleted meanwhile", check: func(t *testing.T, m *machine, _ int, _ ensure.Action) {
 			m.untilDeleted(t.Context())
