@@ -54,7 +54,9 @@ func TestConnect(t *testing.T) {
 		{name: "full URL", edit: func(c *cloud.Config) { c.URL = "https://" + c.URL + "/sdk" }},
 		{name: "wrong password", edit: func(c *cloud.Config) { c.Password = "hunter2-wrong" }, wantErr: "cannot log in"},
 		{name: "unknown certificate", edit: func(c *cloud.Config) { c.Insecure = false }, wantErr: "cannot connect"},
-		{name: "wrong thumbprint", edit: func(c *cloud.Config) { c.Insecure, c.Thumbprint = false, strings.Repeat("AB:", 19)+"AB" }, wantErr: "cannot connect"},
+		{name: "pinned thumbprint in lower case", edit: func(c *cloud.Config) { c.Insecure, c.Thumbprint = false, strings.ToLower(s.Thumbprint) }},
+		{name: "wrong thumbprint", edit: func(c *cloud.Config) { c.Insecure, c.Thumbprint = false, strings.Repeat("AB:", 19)+"AB" },
+			wantErr: "is not the pinned AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB"},
 		{name: "no URL", edit: func(c *cloud.Config) { c.URL = "" }, wantErr: "URL is empty"},
 	}
 	for _, tt := range tests {

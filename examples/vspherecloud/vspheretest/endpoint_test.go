@@ -10,8 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/vmware/govmomi"
 	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/session"
 	"github.com/vmware/govmomi/vapi/rest"
 	"github.com/vmware/govmomi/vapi/tags"
+	"github.com/vmware/govmomi/vim25"
+	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
 
 	"github.com/capkit/capkit/examples/vspherecloud/cloud"
@@ -115,13 +118,19 @@ func TestOnCloneAndSetCloneTime(t *testing.T) {
 	assert.Equal(t, []string{"quick", "held"}, seen)
 }
 
-// A client pinning the endpoint's thumbprint first refuses its certificate, once per new connection; the endpoint
-// counts that apart from the requests.
+// A govmomi client pinning the endpoint's thumbprint (soap.Client.SetThumbprint, as CAPV's) first refuses its
+// certificate, once per new connection; the endpoint counts that apart from the requests. (cloud.Connect pins it in
+// the handshake itself, and refuses none.)
 func TestEndpointCountsRefusedHandshakes(t *testing.T) {
 	sim := vspheretest.New(t)
 	e := sim.Endpoint()
-	_, err := cloud.Connect(t.Context(), cloud.Config{URL: e.URL, Username: sim.Config.Username, Password: sim.Config.Password, Thumbprint: e.Thumbprint})
+	u, err := cloud.ParseURL(e.URL)
 	require.NoError(t, err)
+	sc := soap.NewClient(u, false)
+	sc.SetThumbprint(u.Host, e.Thumbprint)
+	vim, err := vim25.NewClient(t.Context(), sc)
+	require.NoError(t, err)
+	require.NoError(t, session.NewManager(vim).Login(t.Context(), url.UserPassword(sim.Config.Username, sim.Config.Password)))
 	require.Eventually(t, func() bool { return e.Requests.ByKind()[vspheretest.HandshakeRefused] > 0 }, 5*time.Second, 10*time.Millisecond)
 	assert.Equal(t, 2, e.Requests.Total(), "RetrieveServiceContent and Login; the refused handshake is no request")
 }
