@@ -29,7 +29,7 @@ var errNilSessions = errors.New("sessions must not be nil")
 // VCenter is the step of a VSphereCluster: it logs in to the vCenter, finds the compute clusters (and datastores
 // and networks) of spec.failureDomains and reports them in status.failureDomains, sets spec.controlPlaneEndpoint to
 // an address of spec.virtualIP's pool when it is not given, and marks the cluster provisioned once the endpoint is
-// set. It creates nothing in the vCenter; its delete releases the virtual IP's address.
+// set. It creates nothing in the vCenter; its delete releases the virtual IP's address and forgets the session.
 type VCenter struct {
 	sessions *Sessions
 	claimer  ipam.AddressClaimer
