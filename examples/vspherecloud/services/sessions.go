@@ -56,9 +56,10 @@ func (s *Sessions) Client(ctx context.Context, vc *v1beta2.VSphereCluster) (*clo
 	if err != nil {
 		return nil, err
 	}
-	cfg := cloud.Config{URL: vc.Spec.Server, Thumbprint: vc.Spec.Thumbprint,
-		Username: string(creds.Get(v1beta2.CredentialsUsername)), Password: string(creds.Get(v1beta2.CredentialsPassword))}
-	return s.clients.Get(ctx, client.ObjectKeyFromObject(vc), fmt.Sprintf("%q %q", cfg.URL, cfg.Thumbprint), creds,
+	user, password := creds.Get(v1beta2.CredentialsUsername), creds.Get(v1beta2.CredentialsPassword)
+	cfg := cloud.Config{URL: vc.Spec.Server, Thumbprint: vc.Spec.Thumbprint, Username: string(user), Password: string(password)}
+	login := identity.NewCredentials(map[string][]byte{v1beta2.CredentialsUsername: user, v1beta2.CredentialsPassword: password}) // not the Secret's other keys
+	return s.clients.Get(ctx, client.ObjectKeyFromObject(vc), fmt.Sprintf("%q %q", cfg.URL, cfg.Thumbprint), login,
 		func(ctx context.Context) (*cloud.Client, error) { return cloud.Connect(ctx, cfg) })
 }
 

@@ -469,6 +469,9 @@ func (s *Simulator) WaitVMTasks(uuid string) error {
 	ctx := context.Background()
 	var o mo.VirtualMachine
 	if err := vm.Properties(ctx, vm.Reference(), []string{"recentTask"}, &o); err != nil {
+		if _, gone := s.vm(uuid); gone != nil {
+			return nil // destroyed meanwhile: its tasks have ended
+		}
 		return err
 	}
 	for _, ref := range o.RecentTask {
