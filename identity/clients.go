@@ -71,7 +71,8 @@ func NewClients[C any](closeFn func(context.Context, C) error, opts ...ClientsOp
 // Get returns the client of endpoint (whatever besides the credentials the client depends on, such as a server's
 // URL; not secret) and creds for cluster, building it with build when no cluster uses one. The key is a hash: the
 // credentials are neither kept nor shown. When cluster used another client, no more used, Get closes that one; a
-// failed close is logged to the logger of ctx (logr.FromContextOrDiscard) and is no error of Get.
+// failed close is logged to the logger of ctx (logr.FromContextOrDiscard) and is no error of Get. Builds run one at
+// a time, so that clusters with the same key build once; a Get of a client that exists never waits for one.
 func (c *Clients[C]) Get(ctx context.Context, cluster types.NamespacedName, endpoint string, creds Credentials,
 	build func(context.Context) (C, error)) (C, error) {
 	key := sha256.Sum256(fmt.Appendf(nil, "%q %s", endpoint, creds.get().fingerprint))
