@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/go-logr/logr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capkit/capkit/redact"
@@ -34,6 +35,7 @@ type ClientBinder[I Object, C any] struct {
 	resolver *Resolver[I]
 	build    func(context.Context, Credentials) (C, error)
 	attach   func(context.Context, C) context.Context
+	close    func(context.Context, C) error // Config.Close
 
 	mu      sync.Mutex
 	clients map[string]cached[C] // by identity name
@@ -101,10 +103,32 @@ func (b *ClientBinder[I, C]) Client(ctx context.Context, namespace string, ref *
 		return zero, false, fmt.Errorf("cannot build the client of %s %q: %w", b.resolver.Kind(), id.GetName(), err)
 	}
 	b.mu.Lock()
-	b.clients[id.GetName()] = cached[C]{version: version, client: c, creds: creds}
 	b.builds++
+	prev, replaced := b.clients[id.GetName()]
+	if replaced && prev.version == version { // a concurrent bind built it too: keep the one stored
+		b.mu.Unlock()
+		b.closeClient(ctx, c)
+		return prev.client, true, nil
+	}
+	b.clients[id.GetName()] = cached[C]{version: version, client: c, creds: creds}
 	b.mu.Unlock()
+	if replaced {
+		b.closeClient(ctx, prev.client)
+	}
 	return c, true, nil
+}
+
+// closeClient closes c with Config.Close, if given, within DefaultCloseTimeout even when ctx is done, and logs a
+// failure to the logger of ctx: the bind itself succeeded.
+func (b *ClientBinder[I, C]) closeClient(ctx context.Context, c C) {
+	if b.close == nil {
+		return
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DefaultCloseTimeout)
+	defer cancel()
+	if err := b.close(cctx, c); err != nil {
+		logr.FromContextOrDiscard(ctx).Error(err, "cannot close a replaced client", "kind", b.resolver.Kind())
+	}
 }
 
 // Builds returns how many clients were built so far (a steady state builds none).

@@ -2,6 +2,7 @@ package identity_test
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"testing"
 
@@ -132,4 +133,43 @@ func TestBinderDoesNotKeepStaleCredentials(t *testing.T) {
 	s, _, err = b.Client(ctx, f.tenant, ref)
 	require.NoError(t, err)
 	assert.Equal(t, "rotated", s, "the stale read was not kept under the new version")
+}
+
+// TestBinderClosesReplacedClient: with Config.Close, the client of an identity whose Secret changed is closed once
+// the new one is built; the client in use is not.
+func TestBinderClosesReplacedClient(t *testing.T) {
+	ctx := t.Context()
+	f := newFixture(t)
+	id := f.identity(t, &identity.AllowedNamespaces{NamespaceList: []string{f.tenant}}, good())
+	ref := &identity.Ref{Kind: kind, Name: id}
+	var closed []string
+	b, err := identity.Config[*cloudClient]{Kind: kind, Prototype: &testtypes.FooClusterIdentity{}, Namespace: f.provider,
+		Credentials: func(_ context.Context, c identity.Credentials) (*cloudClient, error) {
+			return &cloudClient{secret: string(c.Get("secretAccessKey"))}, nil
+		},
+		Bind: func(ctx context.Context, _ *cloudClient) context.Context { return ctx },
+		Close: func(ctx context.Context, c *cloudClient) error {
+			if _, ok := ctx.Deadline(); !ok {
+				return errors.New("close without deadline")
+			}
+			closed = append(closed, c.secret)
+			return nil
+		},
+	}.NewBinder(env.Client)
+	require.NoError(t, err)
+
+	for range 3 {
+		_, _, err := b.Client(ctx, f.tenant, ref)
+		require.NoError(t, err)
+	}
+	assert.Empty(t, closed, "the client in use stays open")
+
+	secret := &corev1.Secret{}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: f.provider, Name: id}, secret))
+	secret.Data["secretAccessKey"] = []byte("rotated")
+	require.NoError(t, env.Client.Update(ctx, secret))
+	c, _, err := b.Client(ctx, f.tenant, ref)
+	require.NoError(t, err)
+	assert.Equal(t, "rotated", c.secret)
+	assert.Equal(t, []string{secretValue}, closed, "the replaced client is closed")
 }

@@ -35,6 +35,10 @@ type Config[C any] struct {
 	Credentials func(ctx context.Context, creds Credentials) (C, error)
 	// Bind returns ctx carrying the client, for the provider's services to take it from. Required.
 	Bind func(ctx context.Context, client C) context.Context
+	// Close closes a client the Binder no longer holds: the client of an identity whose Secret changed, once the
+	// new one is built (a reconcile still calling the old one then fails and is retried), or one a concurrent bind
+	// built too. It runs within DefaultCloseTimeout; its error is logged. Nil: clients are dropped unclosed.
+	Close func(ctx context.Context, client C) error
 }
 
 // NewBinder returns the Binder of cfg: identities, Namespaces and Secret metadata are read through reader (a
@@ -55,7 +59,12 @@ func (cfg Config[C]) NewBinder(reader client.Reader) (*ClientBinder[Object, C], 
 	if err != nil {
 		return nil, err
 	}
-	return NewBinder(r, cfg.Credentials, cfg.Bind)
+	b, err := NewBinder(r, cfg.Credentials, cfg.Bind)
+	if err != nil {
+		return nil, err
+	}
+	b.close = cfg.Close
+	return b, nil
 }
 
 // validate says which field of cfg is missing or wrong.

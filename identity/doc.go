@@ -22,7 +22,11 @@
 // cloud call, and reconcile the InfraClusters that use an identity when it or its Secret changes. A provider whose
 // client needs more than the credentials, such as the server its InfraCluster names, binds the credentials themselves
 // (Config.Credentials PassCredentials, Config.Bind ContextWithCredentials) and reads them in its services
-// (CredentialsFromContext).
+// (CredentialsFromContext). A Binder built from a Config with Close closes the client it replaces.
+//
+// Clients is the keyed client cache of such a provider, or of one whose InfraClusters name a credentials Secret
+// (SecretCache): one client per endpoint and credentials, shared by the clusters that use them; a client no cluster
+// uses any more, after a rotation or the cluster's delete (Release), is closed.
 //
 // AllowedNamespaces follows Cluster API Provider AWS's identities (a namespace is allowed when it is in list
 // or matches selector; nil, an empty list and an empty selector match nothing) with one exception, for

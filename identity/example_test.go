@@ -1,10 +1,12 @@
 package identity_test
 
 import (
+	"context"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/capkit/capkit/identity"
 )
@@ -42,4 +44,40 @@ func ExampleCredentials() {
 	// Credentials{keys: [accessKeyID secretAccessKey], values: <redacted>}
 	// Credentials{keys: [accessKeyID secretAccessKey], values: <redacted>}
 	// hunter2
+}
+
+// Two clusters with the same credentials share a client; a rotation moves one to a new client, and the old one is
+// closed once no cluster uses it.
+func ExampleClients() {
+	type session struct{ n int }
+	built := 0
+	clients := identity.NewClients(func(_ context.Context, s *session) error {
+		fmt.Println("close session", s.n)
+		return nil
+	})
+	login := func(context.Context) (*session, error) {
+		built++
+		fmt.Println("log in, session", built)
+		return &session{n: built}, nil
+	}
+	ctx := context.Background()
+	a, b := types.NamespacedName{Namespace: "ns", Name: "a"}, types.NamespacedName{Namespace: "ns", Name: "b"}
+	old := identity.NewCredentials(map[string][]byte{"password": []byte("old")})
+	rotated := identity.NewCredentials(map[string][]byte{"password": []byte("rotated")})
+
+	_, _ = clients.Get(ctx, a, "https://vcenter.example.com/sdk", old, login)
+	_, _ = clients.Get(ctx, b, "https://vcenter.example.com/sdk", old, login)
+	_, _ = clients.Get(ctx, a, "https://vcenter.example.com/sdk", rotated, login)
+	fmt.Println("open:", clients.Len())
+	_, _ = clients.Get(ctx, b, "https://vcenter.example.com/sdk", rotated, login)
+	_ = clients.Release(ctx, a)
+	_ = clients.Release(ctx, b)
+	fmt.Println("open:", clients.Len())
+	// Output:
+	// log in, session 1
+	// log in, session 2
+	// open: 2
+	// close session 1
+	// close session 2
+	// open: 0
 }

@@ -132,7 +132,8 @@ func MachineSteps(clusters client.Reader, sessions *services.Sessions, opts ...s
 }
 
 // NewClusterReconciler returns the VSphereCluster reconciler, reading and writing through c, logging in through
-// sessions (nil: new ones over the configured Secret reader).
+// sessions (nil: new ones over the configured Secret reader). Give the machine reconciler the same sessions: a
+// VSphereCluster's delete logs out the sessions of its own Sessions only.
 func NewClusterReconciler(c client.Client, sessions *services.Sessions, opts ...Option) (*reconcile.ClusterReconciler[*v1beta2.VSphereCluster], error) {
 	if c == nil {
 		return nil, errors.New("cannot create the VSphereCluster reconciler: client is nil")

@@ -29,7 +29,7 @@ var errNilSessions = errors.New("sessions must not be nil")
 // VCenter is the step of a VSphereCluster: it logs in to the vCenter, finds the compute clusters (and datastores
 // and networks) of spec.failureDomains and reports them in status.failureDomains, sets spec.controlPlaneEndpoint to
 // an address of spec.virtualIP's pool when it is not given, and marks the cluster provisioned once the endpoint is
-// set. It creates nothing in the vCenter; its delete releases the virtual IP's address.
+// set. It creates nothing in the vCenter; its delete releases the virtual IP's address and forgets the session.
 type VCenter struct {
 	sessions *Sessions
 	claimer  ipam.AddressClaimer
@@ -84,12 +84,20 @@ func (v *VCenter) Reconcile(ctx context.Context, s scope.ClusterScoper[*v1beta2.
 
 // Delete releases the address of spec.virtualIP; there is nothing to delete in the vCenter. A cluster without
 // spec.virtualIP makes no request: its CRDs need not include Cluster API's IPAM kinds. (A claim of a virtual IP
-// removed from the spec is the garbage collector's: the VSphereCluster owns it.)
+// removed from the spec is the garbage collector's: the VSphereCluster owns it.) Once that is done it forgets the
+// cluster's session (Sessions.Forget): logged out unless another cluster uses it. A failed logout is an error, and
+// the next reconcile's Forget is a no-op: the session is dropped all the same.
 func (v *VCenter) Delete(ctx context.Context, s scope.ClusterScoper[*v1beta2.VSphereCluster]) (step.Result, error) {
-	if v.claimer == nil || s.InfraCluster().Spec.VirtualIP == nil {
-		return step.Result{Done: true}, nil
+	if v.claimer != nil && s.InfraCluster().Spec.VirtualIP != nil {
+		res, err := v.claimer.Unclaim(ctx, s.InfraCluster(), virtualIPRequests(s.InfraCluster()))
+		if err != nil || !res.Done {
+			return res, err
+		}
 	}
-	return v.claimer.Unclaim(ctx, s.InfraCluster(), virtualIPRequests(s.InfraCluster()))
+	if err := v.sessions.Forget(ctx, s.InfraCluster()); err != nil {
+		return step.Result{}, fmt.Errorf("cannot forget the session of VSphereCluster %q: %w", s.InfraCluster().Name, err)
+	}
+	return step.Result{Done: true}, nil
 }
 
 // failureDomains finds the inventory of each of vc's spec.failureDomains and returns them for status.failureDomains,

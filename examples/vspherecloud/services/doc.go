@@ -1,7 +1,8 @@
 // Package services holds vspherecloud's services: VCenter, the step of a VSphereCluster, and Machine, the step of
 // a VSphereMachine, over the VM of a machine as an ensure.Resource (NewVMs, VMFuncs), both logged in through
 // Sessions (one session per vCenter and credentials: those of the VSphereCluster's identity, which the reconcilers
-// bind to the context, or else of its credentials Secret).
+// bind to the context, or else of its credentials Secret). A session no VSphereCluster uses any more is logged out:
+// its credentials rotated, or its clusters were deleted (VCenter's delete ends with Sessions.Forget).
 //
 // VCenter logs in, finds the compute cluster (and datastore and network, when given) of each of spec.failureDomains
 // and reports them in status.failureDomains, whence Cluster API copies them to the Cluster, and marks the cluster

@@ -105,6 +105,9 @@ func TestMachine(t *testing.T) {
 				if res, err = m.Delete(ctx, s); err != nil || res.Done {
 					break
 				}
+				// The requeue, as a controller waits it: the power-off or destroy the step started has ended on the
+				// simulator, so the next reconcile sees its outcome.
+				require.NoError(t, sim.WaitVMTasks(id))
 			}
 			require.NoError(t, err)
 			require.True(t, res.Done, "%+v", res)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/vmware/govmomi/property"
 	"github.com/vmware/govmomi/session"
 	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/task"
 	_ "github.com/vmware/govmomi/vapi/simulator" // vCenter's REST endpoints, for WithVAPI
 	"github.com/vmware/govmomi/vim25"
 	"github.com/vmware/govmomi/vim25/mo"
@@ -69,6 +71,13 @@ type Simulator struct {
 	guestIPs atomic.Int32 // the addresses PlayGuestTools gave
 	mu       sync.Mutex
 	proxies  []*Endpoint
+	logins   *logins
+}
+
+// logins are the passwords of Username that log in (AllowPassword).
+type logins struct {
+	mu       sync.Mutex
+	accepted []string
 }
 
 // Option configures a Simulator.
@@ -114,9 +123,11 @@ func Start(opts ...Option) (_ *Simulator, err error) {
 	model.Service.TLS = new(tls.Config)
 	model.Service.Listen = &url.URL{User: url.UserPassword(Username, password)}
 	model.Service.RegisterEndpoints = set.vapi
+	logins := &logins{accepted: []string{password}}
+	model.Map().SessionManager().ValidLogin = logins.valid // before the server runs
 	server := model.Service.NewServer()
 	pass, _ := server.URL.User.Password()
-	s := &Simulator{
+	s := &Simulator{logins: logins,
 		Config:     cloud.Config{URL: server.URL.Host, Username: server.URL.User.Username(), Password: pass, Insecure: true},
 		Thumbprint: server.CertificateInfo().ThumbprintSHA1,
 		Inventory: cloud.Inventory{Datacenter: Datacenter, Folder: Folder, ResourcePool: ResourcePool,
@@ -423,3 +434,51 @@ func (s *Simulator) ComputeClusterOf(uuid string) (string, error) {
 // Now returns the time on the simulator's clock, which moves only by Advance: give it to ensure
 // (ensure.WithClock), so that a search lag passes as the clones run.
 func (s *Simulator) Now() time.Time { return s.clones.clock() }
+
+// AllowPassword makes password log in as Username too, besides the passwords allowed before: a password rotated in
+// vCenter, which sessions logged in with the old one outlive.
+func (s *Simulator) AllowPassword(password string) {
+	s.logins.mu.Lock()
+	defer s.logins.mu.Unlock()
+	s.logins.accepted = append(s.logins.accepted, password)
+}
+
+// valid is vcsim's check of a Login.
+func (l *logins) valid(req *types.Login) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return req.UserName == Username && slices.Contains(l.accepted, req.Password)
+}
+
+// Sessions returns how many sessions are logged in to the simulator, Client's included and the fixture's own not.
+func (s *Simulator) Sessions(t testing.TB) int {
+	t.Helper()
+	var m mo.SessionManager
+	require.NoError(t, property.DefaultCollector(s.admin).RetrieveOne(context.Background(),
+		*s.admin.ServiceContent.SessionManager, []string{"sessionList"}, &m))
+	return len(m.SessionList) - 1
+}
+
+// WaitVMTasks waits until every task of the VM with BIOS UUID uuid has ended (failed ones too), as a vCenter client
+// waits before it looks at the VM again; a VM that does not exist has none.
+func (s *Simulator) WaitVMTasks(uuid string) error {
+	vm, err := s.vm(uuid)
+	if err != nil {
+		return nil //nolint:nilerr // no VM, no task
+	}
+	ctx := context.Background()
+	var o mo.VirtualMachine
+	if err := vm.Properties(ctx, vm.Reference(), []string{"recentTask"}, &o); err != nil {
+		if _, gone := s.vm(uuid); gone != nil {
+			return nil // destroyed meanwhile: its tasks have ended
+		}
+		return err
+	}
+	for _, ref := range o.RecentTask {
+		var failed task.Error
+		if err := s.WaitTask(ref.Value); err != nil && !errors.As(err, &failed) {
+			return err
+		}
+	}
+	return nil
+}
