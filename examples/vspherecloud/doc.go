@@ -53,7 +53,7 @@
 // (docs/benchmarks.md). test/clusterctl reads the clusterctl components with clusterctl's library, as clusterctl init
 // does.
 //
-// Still to come (issue 42): machine pools.
+// Not built: machine pools (CAPV has none either).
 //
 // The RBAC markers of the controller manager, from which controller-gen writes config/rbac/role.yaml (ClusterRole
 // manager-role): vspherecloud's kinds with their status and finalizers; the VSphereClusterIdentities, read only; the

@@ -17,5 +17,7 @@
 // The admission webhooks are package webhooks'; the controllers' envtest tests serve them, as the API server calls
 // them there.
 //
-// To come (issue 42): machine pools and a control plane endpoint from a virtual IP.
+// The VSphereCluster's step claims the address of spec.virtualIP through an ipam.Claimer on the reconciler's client;
+// the reconciler does not watch IPAddressClaims: a cluster waiting for its address looks again after the poll
+// interval. No machine pools: CAPV has none either.
 package controllers
