@@ -10,7 +10,9 @@ import (
 )
 
 func TestInventoryCache(t *testing.T) {
-	folder := func(v string) types.ManagedObjectReference { return types.ManagedObjectReference{Type: "Folder", Value: v} }
+	folder := func(v string) types.ManagedObjectReference {
+		return types.ManagedObjectReference{Type: "Folder", Value: v}
+	}
 	key := func(p string) cacheKey { return cacheKey{kind: kindFolder, datacenter: "DC0", path: p} }
 	tests := []struct {
 		name string

@@ -37,8 +37,8 @@ var clusterTags = ensure.WithTags(map[string]string{"capkit.io/cluster": "ns/c1"
 // machine is one machine's VM step of the tests, as a controller runs it: ensure.Exists or ensure.Deleted of the
 // VM, again after the poll interval while it is not done, with the simulator's clock moving meanwhile.
 type machine struct {
-	t   *testing.T
-	sim *vspheretest.Simulator
+	t    *testing.T
+	sim  *vspheretest.Simulator
 	res  ensure.Resource[cloud.CloneSpec, *cloud.VM]
 	tr   *scopetest.Tracker
 	spec cloud.CloneSpec
