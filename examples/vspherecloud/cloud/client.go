@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/vmware/govmomi/session"
 	"github.com/vmware/govmomi/vim25"
@@ -27,12 +28,25 @@ type Config struct {
 }
 
 // Client is a logged-in session with one vCenter. It is safe for concurrent use.
+//
+// It keeps what it found of the inventory (the objects named by path, a template's devices, a network's backing)
+// for a while (WithInventoryTTL), in a cache of bounded size (WithInventoryCacheSize): the inventory is observed,
+// never created by the client, and changes rarely. An entry is dropped when a call that used it finds its object
+// gone (ManagedObjectNotFound), and when it expires; a miss is never cached.
 type Client struct {
-	vim *vim25.Client
+	vim       *vim25.Client
+	inventory *inventoryCache
 }
 
 // Connect logs in to the vCenter of cfg: two SOAP calls (RetrieveServiceContent, Login).
-func Connect(ctx context.Context, cfg Config) (*Client, error) {
+func Connect(ctx context.Context, cfg Config, opts ...Option) (*Client, error) {
+	o := options{ttl: DefaultInventoryTTL, size: DefaultInventoryCacheSize, now: time.Now}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.now == nil {
+		o.now = time.Now
+	}
 	u, err := ParseURL(cfg.URL)
 	if err != nil {
 		return nil, err
@@ -49,7 +63,7 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	if err := session.NewManager(vim).Login(ctx, url.UserPassword(cfg.Username, cfg.Password)); err != nil {
 		return nil, fmt.Errorf("cannot log in to vCenter %s as %q: %w", u.Host, cfg.Username, err)
 	}
-	return &Client{vim: vim}, nil
+	return &Client{vim: vim, inventory: newInventoryCache(o)}, nil
 }
 
 // pinThumbprint makes sc trust the server's certificate when its SHA-1 thumbprint is thumbprint, and no other,
@@ -100,8 +114,9 @@ func ParseURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// Close logs out.
+// Close logs out, and forgets the inventory.
 func (c *Client) Close(ctx context.Context) error {
+	c.inventory.clear()
 	if err := session.NewManager(c.vim).Logout(ctx); err != nil {
 		return fmt.Errorf("cannot log out of vCenter: %w", err)
 	}

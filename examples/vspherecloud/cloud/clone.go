@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -72,23 +73,48 @@ func (s CloneSpec) String() string {
 
 // Clone starts the clone of spec, powered on as part of the clone (CloneSpec.PowerOn), and returns the MoRef value
 // of its vCenter task: read it with Task. It resolves the inventory (ErrInventoryNotFound when an object is missing)
-// and reads the template's devices first. A name taken in the folder fails the task, or the call, with the
-// DuplicateName fault (see DuplicateName).
+// and reads the template's devices first, from the client's cache when they are there. A name taken in the folder
+// fails the task, or the call, with the DuplicateName fault (see DuplicateName).
+//
+// When a call finds an object of the inventory gone (ManagedObjectNotFound: removed or replaced since the client
+// cached it), the client forgets the inventory of the clone and resolves it once more, so that the error names what
+// does not exist (ErrInventoryNotFound), or the clone uses what replaced it. Nothing was created by the attempt.
 func (c *Client) Clone(ctx context.Context, spec CloneSpec) (string, error) {
 	if spec.OperationID != "" {
 		ctx = context.WithValue(ctx, types.ID{}, spec.OperationID)
 	}
+	ref, again, err := c.clone(ctx, spec)
+	if again {
+		ref, _, err = c.clone(ctx, spec)
+	}
+	return ref, err
+}
+
+// clone is an attempt of Clone. again says that an object of the inventory is gone: the client forgot the
+// inventory of spec, and another attempt may succeed or name what is missing.
+func (c *Client) clone(ctx context.Context, spec CloneSpec) (_ string, again bool, _ error) {
 	p, err := c.resolve(ctx, spec.Inventory)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	devices, err := p.template.Device(ctx)
-	if err != nil {
-		return "", fmt.Errorf("cannot read the devices of template %q: %w", spec.Template, err)
+	gone := func(err error) bool {
+		ref, ok := goneObject(err)
+		if ok {
+			c.inventory.forget(append(p.refs(), ref)...)
+		}
+		return ok
 	}
-	changes, err := deviceChanges(ctx, devices, spec.DiskGiB, p.net)
+	devices, err := c.devices(ctx, p.template)
 	if err != nil {
-		return "", fmt.Errorf("cannot clone VM %q: %w", spec.Name, err)
+		return "", gone(err), fmt.Errorf("cannot read the devices of template %q: %w", spec.Template, err)
+	}
+	backing, err := c.backing(ctx, p.net)
+	if err != nil {
+		return "", gone(err), fmt.Errorf("cannot read network %q: %w", spec.Network, err)
+	}
+	changes, err := deviceChanges(devices, spec.DiskGiB, backing)
+	if err != nil {
+		return "", false, fmt.Errorf("cannot clone VM %q: %w", spec.Name, err)
 	}
 	pool, ds, folder := p.pool.Reference(), p.ds.Reference(), p.folder.Reference()
 	cs := types.VirtualMachineCloneSpec{
@@ -101,9 +127,38 @@ func (c *Client) Clone(ctx context.Context, spec CloneSpec) (string, error) {
 	}
 	task, err := p.template.Clone(ctx, p.folder, spec.Name, cs)
 	if err != nil {
-		return "", fmt.Errorf("cannot clone VM %q from template %q: %w", spec.Name, spec.Template, err)
+		return "", gone(err), fmt.Errorf("cannot clone VM %q from template %q: %w", spec.Name, spec.Template, err)
 	}
-	return task.Reference().Value, nil
+	return task.Reference().Value, false, nil
+}
+
+// devices returns the devices of template, from the client's cache first. The list is shared: never changed.
+func (c *Client) devices(ctx context.Context, template *object.VirtualMachine) (object.VirtualDeviceList, error) {
+	key := cacheKey{kind: kindDevices, path: template.Reference().Value}
+	if e, ok := c.inventory.get(key); ok {
+		return e.value.(object.VirtualDeviceList), nil
+	}
+	devices, err := template.Device(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.inventory.put(key, template.Reference(), devices)
+	return devices, nil
+}
+
+// backing returns the backing of a network card on net (a distributed port group's key and switch), from the
+// client's cache first. It is shared: never changed.
+func (c *Client) backing(ctx context.Context, net object.NetworkReference) (types.BaseVirtualDeviceBackingInfo, error) {
+	key := cacheKey{kind: kindBacking, path: net.Reference().Value}
+	if e, ok := c.inventory.get(key); ok {
+		return e.value.(types.BaseVirtualDeviceBackingInfo), nil
+	}
+	backing, err := net.EthernetCardBackingInfo(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.inventory.put(key, net.Reference(), backing)
+	return backing, nil
 }
 
 // extraConfig is the bootstrap data, the metadata and the tags of spec.
@@ -121,11 +176,12 @@ func extraConfig(spec CloneSpec) []types.BaseOptionValue {
 	return opts
 }
 
-// deviceChanges grows the template's first disk to diskGiB and connects its first network card to net.
-func deviceChanges(ctx context.Context, devices object.VirtualDeviceList, diskGiB int32, net object.NetworkReference) ([]types.BaseVirtualDeviceConfigSpec, error) {
+// deviceChanges grows the template's first disk to diskGiB and connects its first network card to backing. It
+// changes copies of the devices: devices and backing are the client's cache's.
+func deviceChanges(devices object.VirtualDeviceList, diskGiB int32, backing types.BaseVirtualDeviceBackingInfo) ([]types.BaseVirtualDeviceConfigSpec, error) {
 	var changes []types.BaseVirtualDeviceConfigSpec
 	if disks := devices.SelectByType((*types.VirtualDisk)(nil)); diskGiB > 0 && len(disks) > 0 {
-		disk := disks[0].(*types.VirtualDisk)
+		disk := shallowCopy(disks[0].(*types.VirtualDisk))
 		want := int64(diskGiB) * 1024 * 1024
 		switch {
 		case want < disk.CapacityInKB:
@@ -135,15 +191,19 @@ func deviceChanges(ctx context.Context, devices object.VirtualDeviceList, diskGi
 			changes = append(changes, &types.VirtualDeviceConfigSpec{Operation: types.VirtualDeviceConfigSpecOperationEdit, Device: disk})
 		}
 	}
-	backing, err := net.EthernetCardBackingInfo(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read network %q: %w", net.GetInventoryPath(), err)
-	}
 	nics := devices.SelectByType((*types.VirtualEthernetCard)(nil))
 	if len(nics) == 0 {
 		return nil, fmt.Errorf("%w: the template has no network card", ErrInvalidSpec)
 	}
-	nic := nics[0].(types.BaseVirtualEthernetCard).GetVirtualEthernetCard()
-	nic.Backing = backing
-	return append(changes, &types.VirtualDeviceConfigSpec{Operation: types.VirtualDeviceConfigSpecOperationEdit, Device: nics[0]}), nil
+	dev := shallowCopy(nics[0])
+	dev.(types.BaseVirtualEthernetCard).GetVirtualEthernetCard().Backing = backing
+	return append(changes, &types.VirtualDeviceConfigSpec{Operation: types.VirtualDeviceConfigSpecOperationEdit, Device: dev}), nil
+}
+
+// shallowCopy returns a copy of the struct d points to, as the same type: its fields can be set without changing d's.
+func shallowCopy[T any](d T) T {
+	v := reflect.ValueOf(d).Elem()
+	c := reflect.New(v.Type())
+	c.Elem().Set(v)
+	return c.Interface().(T)
 }

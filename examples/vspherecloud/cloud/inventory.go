@@ -7,6 +7,7 @@ import (
 
 	"github.com/vmware/govmomi/find"
 	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/vim25/types"
 )
 
 // Inventory names the existing vCenter objects a VM is cloned into, each by inventory path ("/DC0/vm/capi") or by
@@ -36,31 +37,86 @@ type placement struct {
 	template *object.VirtualMachine
 }
 
-// resolve finds every object of inv; an object that does not exist is ErrInventoryNotFound.
+// refs returns the objects of p.
+func (p placement) refs() []types.ManagedObjectReference {
+	return []types.ManagedObjectReference{p.folder.Reference(), p.pool.Reference(), p.ds.Reference(), p.net.Reference(), p.template.Reference()}
+}
+
+// resolve finds every object of inv, from the client's cache first; an object that does not exist is
+// ErrInventoryNotFound.
 func (c *Client) resolve(ctx context.Context, inv Inventory) (placement, error) {
 	var p placement
-	f := find.NewFinder(c.vim, false)
-	dc, err := f.Datacenter(ctx, inv.Datacenter)
+	r, err := c.finder(ctx, inv.Datacenter)
 	if err != nil {
-		return p, inventoryNotFound("datacenter", inv.Datacenter, err)
+		return p, err
 	}
-	f.SetDatacenter(dc)
-	if p.folder, err = f.Folder(ctx, inv.Folder); err != nil {
-		return p, inventoryNotFound("folder", inv.Folder, err)
+	if p.folder, err = lookup(ctx, r, kindFolder, inv.Folder, (*find.Finder).Folder); err != nil {
+		return p, err
 	}
-	if p.pool, err = f.ResourcePool(ctx, inv.ResourcePool); err != nil {
-		return p, inventoryNotFound("resource pool", inv.ResourcePool, err)
+	if p.pool, err = lookup(ctx, r, kindResourcePool, inv.ResourcePool, (*find.Finder).ResourcePool); err != nil {
+		return p, err
 	}
-	if p.ds, err = f.Datastore(ctx, inv.Datastore); err != nil {
-		return p, inventoryNotFound("datastore", inv.Datastore, err)
+	if p.ds, err = lookup(ctx, r, kindDatastore, inv.Datastore, (*find.Finder).Datastore); err != nil {
+		return p, err
 	}
-	if p.net, err = f.Network(ctx, inv.Network); err != nil {
-		return p, inventoryNotFound("network", inv.Network, err)
+	if p.net, err = lookup(ctx, r, kindNetwork, inv.Network, (*find.Finder).Network); err != nil {
+		return p, err
 	}
-	if p.template, err = f.VirtualMachine(ctx, inv.Template); err != nil {
-		return p, inventoryNotFound("template", inv.Template, err)
+	if p.template, err = lookup(ctx, r, kindTemplate, inv.Template, (*find.Finder).VirtualMachine); err != nil {
+		return p, err
 	}
 	return p, nil
+}
+
+// finder finds the inventory of one datacenter, from the client's cache first: govmomi's finder makes a few calls
+// for each object it finds.
+type finder struct {
+	c          *Client
+	datacenter string // as the caller named it
+	dc         *object.Datacenter
+	f          *find.Finder // made at the first object not in the cache
+}
+
+// finder returns the finder of datacenter; ErrInventoryNotFound when it does not exist.
+func (c *Client) finder(ctx context.Context, datacenter string) (*finder, error) {
+	r := &finder{c: c, datacenter: datacenter}
+	key := cacheKey{kind: kindDatacenter, path: datacenter}
+	if e, ok := c.inventory.get(key); ok {
+		if dc, ok := object.NewReference(c.vim, e.ref).(*object.Datacenter); ok {
+			dc.SetInventoryPath(e.value.(string)) // the finder finds relative paths under it
+			r.dc = dc
+			return r, nil
+		}
+	}
+	f := find.NewFinder(c.vim, false)
+	dc, err := f.Datacenter(ctx, datacenter)
+	if err != nil {
+		return nil, inventoryNotFound(kindDatacenter, datacenter, err)
+	}
+	c.inventory.put(key, dc.Reference(), dc.InventoryPath)
+	r.dc, r.f = dc, f.SetDatacenter(dc)
+	return r, nil
+}
+
+// lookup returns the object of kind at path in r's datacenter, from the cache or found by search (a method of
+// govmomi's finder), and caches what it found; ErrInventoryNotFound when it does not exist.
+func lookup[T object.Reference](ctx context.Context, r *finder, kind, path string, search func(*find.Finder, context.Context, string) (T, error)) (T, error) {
+	key := cacheKey{kind: kind, datacenter: r.datacenter, path: path}
+	if e, ok := r.c.inventory.get(key); ok {
+		if obj, ok := object.NewReference(r.c.vim, e.ref).(T); ok {
+			return obj, nil
+		}
+	}
+	if r.f == nil {
+		r.f = find.NewFinder(r.c.vim, false).SetDatacenter(r.dc)
+	}
+	obj, err := search(r.f, ctx, path)
+	if err != nil {
+		var zero T
+		return zero, inventoryNotFound(kind, path, err)
+	}
+	r.c.inventory.put(key, obj.Reference(), nil)
+	return obj, nil
 }
 
 // Zone is the inventory of a failure domain: a compute cluster, whose root resource pool its VMs run in, and the
@@ -84,26 +140,25 @@ func (z Zone) In(inv Inventory) Inventory {
 	return inv
 }
 
-// FindZone finds the compute cluster of z in datacenter, and its datastore and network when set; an object that
-// does not exist is ErrInventoryNotFound. It observes them only.
+// FindZone finds the compute cluster of z in datacenter, and its datastore and network when set, from the client's
+// cache first (it shares it with Clone); an object that does not exist is ErrInventoryNotFound. It observes them
+// only.
 func (c *Client) FindZone(ctx context.Context, datacenter string, z Zone) error {
-	f := find.NewFinder(c.vim, false)
-	dc, err := f.Datacenter(ctx, datacenter)
+	r, err := c.finder(ctx, datacenter)
 	if err != nil {
-		return inventoryNotFound("datacenter", datacenter, err)
+		return err
 	}
-	f.SetDatacenter(dc)
-	if _, err := f.ClusterComputeResource(ctx, z.ComputeCluster); err != nil {
-		return inventoryNotFound("compute cluster", z.ComputeCluster, err)
+	if _, err := lookup(ctx, r, kindComputeCluster, z.ComputeCluster, (*find.Finder).ClusterComputeResource); err != nil {
+		return err
 	}
 	if z.Datastore != "" {
-		if _, err := f.Datastore(ctx, z.Datastore); err != nil {
-			return inventoryNotFound("datastore", z.Datastore, err)
+		if _, err := lookup(ctx, r, kindDatastore, z.Datastore, (*find.Finder).Datastore); err != nil {
+			return err
 		}
 	}
 	if z.Network != "" {
-		if _, err := f.Network(ctx, z.Network); err != nil {
-			return inventoryNotFound("network", z.Network, err)
+		if _, err := lookup(ctx, r, kindNetwork, z.Network, (*find.Finder).Network); err != nil {
+			return err
 		}
 	}
 	return nil

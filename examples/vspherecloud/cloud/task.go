@@ -42,6 +42,9 @@ func (c *Client) Task(ctx context.Context, ref string) (Task, error) {
 		if info.Error == nil {
 			err = fmt.Errorf("task %s failed without a fault", ref)
 		}
+		if gone, ok := goneObject(err); ok { // an object of a clone's inventory, say: find it again next time
+			c.inventory.forget(gone)
+		}
 		return Task{Done: true, Err: err}, nil
 	}
 	return Task{}, nil

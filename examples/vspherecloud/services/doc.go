@@ -39,9 +39,12 @@
 // crash between the clone call and the checkpoint of its task, when a delete waits up to that long for the VM to
 // appear.
 //
-// vCenter calls at the simulator (TestAPICallsPerVM; clones of 2 minutes, a poll interval of 30 seconds): the
-// reconcile that starts a clone makes 23 (a search by tags 3, the inventory, the template's devices and the port group
-// 19, the clone 1); the VM is ready after 35 (a task read per poll: 9, ensure's waits doubling from 1 s to the poll
-// interval; the read of the clone's VM, and one reconcile of the ready VM); a reconcile of a ready VM makes 2 (FindByUuid and one read); a delete makes 19 over two reconciles
-// (power off, then destroy; each reads the VM before and after, and searches by tags).
+// vCenter calls at the simulator (TestAPICallsPerVM; clones of 2 minutes, a poll interval of 30 seconds). The first VM
+// of a vCenter session: the reconcile that starts its clone makes 23 (a search by tags 3, the inventory, the template's
+// devices and the port group 19, the clone 1); the VM is ready after 35 (a task read per poll: 9, ensure's waits
+// doubling from 1 s to the poll interval; the read of the clone's VM, and one reconcile of the ready VM). A later VM of
+// the same inventory, whose lookups the session's cache serves (cloud.Client, 5 minutes): 4 to start its clone (the
+// search by tags 3, the clone 1), ready after 16. A reconcile of a ready VM makes 2 (FindByUuid and one read); a
+// delete makes 19 over two reconciles (power off, then destroy; each reads the VM before and after, and searches by
+// tags), 20 when vcsim's task is read before it has ended.
 package services

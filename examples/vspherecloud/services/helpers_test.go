@@ -37,17 +37,26 @@ var clusterTags = ensure.WithTags(map[string]string{"capkit.io/cluster": "ns/c1"
 // machine is one machine's VM step of the tests, as a controller runs it: ensure.Exists or ensure.Deleted of the
 // VM, again after the poll interval while it is not done, with the simulator's clock moving meanwhile.
 type machine struct {
-	t   *testing.T
-	sim *vspheretest.Simulator
-	res ensure.Resource[cloud.CloneSpec, *cloud.VM]
-	tr  *scopetest.Tracker
+	t    *testing.T
+	sim  *vspheretest.Simulator
+	res  ensure.Resource[cloud.CloneSpec, *cloud.VM]
+	tr   *scopetest.Tracker
+	spec cloud.CloneSpec
 }
 
 // newMachine returns the VM step of a new machine, on a new simulator whose clones take cloneTime.
 func newMachine(t *testing.T) *machine {
 	sim := vspheretest.New(t, vspheretest.WithCloneTime(cloneTime))
 	res := services.NewVMs(sim.Client, services.WithMaxCloneTime(maxCloneTime))
-	return &machine{t: t, sim: sim, res: res, tr: scopetest.NewTracker("owner-1")}
+	return &machine{t: t, sim: sim, res: res, tr: scopetest.NewTracker("owner-1"), spec: validSpec()}
+}
+
+// another returns the VM step of another machine of m's cluster, on m's simulator and client: its VM is name, its
+// ownership key owner.
+func (m *machine) another(name, owner string) *machine {
+	spec := validSpec()
+	spec.Name = name
+	return &machine{t: m.t, sim: m.sim, res: m.res, tr: scopetest.NewTracker(owner), spec: spec}
 }
 
 // opts are the options of every Exists and Deleted: the simulator's clock, the poll interval.
@@ -57,7 +66,7 @@ func (m *machine) opts() []ensure.Option {
 
 // exists is one reconcile.
 func (m *machine) exists(ctx context.Context) (ensure.Result[*cloud.VM], error) {
-	return ensure.Exists(ctx, m.tr, services.KeyVM, m.res, ensure.Given(validSpec()), m.opts()...)
+	return ensure.Exists(ctx, m.tr, services.KeyVM, m.res, ensure.Given(m.spec), m.opts()...)
 }
 
 // untilReady reconciles until the step is done; it stands in for guest tools, which report an address once the VM

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -198,23 +199,19 @@ func closeServer(srv closer) {
 // prepare creates the folder under test and makes the template: powered off, marked as a template, and cloning
 // as vCenter does.
 func (s *Simulator) prepare() error {
+	if err := s.CreateFolder(path.Base(Folder)); err != nil {
+		return err
+	}
+	vm, err := s.adminVM(Template)
+	if err != nil {
+		return err
+	}
+	return s.makeTemplate(vm)
+}
+
+// makeTemplate powers vm off, marks it as a template and makes it clone as vCenter does.
+func (s *Simulator) makeTemplate(vm *object.VirtualMachine) error {
 	ctx := context.Background()
-	f := find.NewFinder(s.admin, false)
-	dc, err := f.Datacenter(ctx, Datacenter)
-	if err != nil {
-		return fmt.Errorf("cannot find the simulator's datacenter: %w", err)
-	}
-	folders, err := dc.Folders(ctx)
-	if err != nil {
-		return fmt.Errorf("cannot read the simulator's folders: %w", err)
-	}
-	if _, err := folders.VmFolder.CreateFolder(ctx, "capkit"); err != nil {
-		return fmt.Errorf("cannot create folder %s: %w", Folder, err)
-	}
-	vm, err := f.SetDatacenter(dc).VirtualMachine(ctx, Template)
-	if err != nil {
-		return fmt.Errorf("cannot find template %s: %w", Template, err)
-	}
 	task, err := vm.PowerOff(ctx)
 	if err == nil {
 		err = task.Wait(ctx)
@@ -228,6 +225,77 @@ func (s *Simulator) prepare() error {
 	sim := s.model.Map().Get(vm.Reference()).(*simulator.VirtualMachine)
 	s.model.Map().Put(&template{VirtualMachine: sim, clones: s.clones})
 	return nil
+}
+
+// RemoveTemplate destroys the template out of band, as an admin does: a client that found it before finds its
+// MoRef gone (ManagedObjectNotFound).
+func (s *Simulator) RemoveTemplate() error {
+	vm, err := s.adminVM(Template)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	task, err := vm.Destroy(ctx)
+	if err == nil {
+		err = task.Wait(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("cannot destroy template %s: %w", Template, err)
+	}
+	return nil
+}
+
+// ReplaceTemplate destroys the template and makes the model's VM of inventory path vm ("/DC0/vm/DC0_H0_VM1") the
+// template in its place, at the same path, under another MoRef: as an admin replaces a template with a new version.
+func (s *Simulator) ReplaceTemplate(vm string) error {
+	if err := s.RemoveTemplate(); err != nil {
+		return err
+	}
+	next, err := s.adminVM(vm)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	task, err := next.Rename(ctx, path.Base(Template))
+	if err == nil {
+		err = task.Wait(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("cannot rename %s to %s: %w", vm, Template, err)
+	}
+	return s.makeTemplate(next)
+}
+
+// CreateFolder creates the VM folder name under the datacenter's VM folder ("/DC0/vm/<name>") out of band.
+func (s *Simulator) CreateFolder(name string) error {
+	ctx := context.Background()
+	dc, err := find.NewFinder(s.admin, false).Datacenter(ctx, Datacenter)
+	if err != nil {
+		return fmt.Errorf("cannot find the simulator's datacenter: %w", err)
+	}
+	folders, err := dc.Folders(ctx)
+	if err != nil {
+		return fmt.Errorf("cannot read the simulator's folders: %w", err)
+	}
+	if _, err := folders.VmFolder.CreateFolder(ctx, name); err != nil {
+		return fmt.Errorf("cannot create folder %s: %w", name, err)
+	}
+	return nil
+}
+
+// adminVM returns the VM at inventory path p, through the fixture's own session.
+func (s *Simulator) adminVM(p string) (*object.VirtualMachine, error) {
+	ctx := context.Background()
+	f := find.NewFinder(s.admin, false)
+	dc, err := f.Datacenter(ctx, Datacenter)
+	if err != nil {
+		return nil, fmt.Errorf("cannot find the simulator's datacenter: %w", err)
+	}
+	vm, err := f.SetDatacenter(dc).VirtualMachine(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("cannot find VM %s: %w", p, err)
+	}
+	return vm, nil
 }
 
 // Advance moves the simulator's clock by d, lets the clones whose time has come run, and waits until they have
