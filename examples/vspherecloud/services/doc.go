@@ -46,5 +46,5 @@
 // the same inventory, whose lookups the session's cache serves (cloud.Client, 5 minutes): 4 to start its clone (the
 // search by tags 3, the clone 1), ready after 16. A reconcile of a ready VM makes 2 (FindByUuid and one read); a
 // delete makes 19 over two reconciles (power off, then destroy; each reads the VM before and after, and searches by
-// tags), 20 when vcsim's task is read before it has ended.
+// tags), 20 when the read after the destroy call finds the VM still being destroyed.
 package services
