@@ -45,8 +45,9 @@ func TestInventoryAddsTheInfrastructureProviderWithItsCRDs(t *testing.T) {
 	assert.Equal(t, "cluster-api", providers[0].Name)
 	assert.Equal(t, "kubeadm", providers[1].Name)
 	assert.Equal(t, "infrastructure-vspherecloud", providers[2].ManifestLabel())
-	assert.ElementsMatch(t, []string{"vsphereclusters.infrastructure.vspherecloud.capkit.io", "vspheremachines.infrastructure.vspherecloud.capkit.io",
-		"vspheremachinetemplates.infrastructure.vspherecloud.capkit.io"}, providers[2].CRDs)
+	assert.ElementsMatch(t, []string{"vsphereclusteridentities.infrastructure.vspherecloud.capkit.io", "vsphereclusters.infrastructure.vspherecloud.capkit.io",
+		"vspheremachines.infrastructure.vspherecloud.capkit.io", "vspheremachinetemplates.infrastructure.vspherecloud.capkit.io"}, providers[2].CRDs,
+		"every CRD of the folder")
 	_, err = capienv.Inventory(capienv.InventoryProvider{Name: "x", Type: clusterctlv1.InfrastructureProviderType}, filepath.Join(t.TempDir(), "none"))
 	assert.ErrorContains(t, err, `provider "infrastructure-x"`)
 }
