@@ -104,11 +104,9 @@ func (m *machine) untilDeleted(ctx context.Context) {
 			return
 		}
 		require.Positive(m.t, res.RequeueAfter, "a step that is not done asks to be called again: %+v", res)
-		if id, tracked := m.tr.ResourceID(services.KeyVM); tracked {
-			// The power-off or destroy the step started ends before the requeue, as on a vCenter that is not loaded;
-			// vcsim runs it in the background, and the next reconcile must not race it.
-			require.NoError(m.t, m.sim.WaitVMTasks(id))
-		}
+		// The power-off or destroy the step started ends before the requeue, as on a vCenter that is not loaded;
+		// vcsim runs it in the background, and the next reconcile must not race it.
+		require.NoError(m.t, m.sim.WaitTasks())
 		m.sim.Advance(res.RequeueAfter)
 	}
 	m.t.Fatal("the VM is not deleted after 100 reconciles")

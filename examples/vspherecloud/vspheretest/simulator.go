@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"path"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -545,6 +546,37 @@ func (s *Simulator) WaitVMTasks(uuid string) error {
 	for _, ref := range o.RecentTask {
 		var failed task.Error
 		if err := s.WaitTask(ref.Value); err != nil && !errors.As(err, &failed) {
+			return err
+		}
+	}
+	return nil
+}
+
+// WaitTasks waits until every task of the simulator that is not a clone has ended (failed ones too): the power-offs
+// and destroys a step started, which vcsim runs in the background. A test that reconciles again only after it never
+// has a step meet a task of its previous reconcile half done (vcsim runs two destroys of one VM at once, and can
+// crash on the files they both remove). Clones are left alone: they end on the simulator's clock (Advance).
+func (s *Simulator) WaitTasks() error {
+	ctx := context.Background()
+	pc := property.DefaultCollector(s.admin)
+	var tm mo.TaskManager
+	if err := pc.RetrieveOne(ctx, *s.admin.ServiceContent.TaskManager, []string{"recentTask"}, &tm); err != nil {
+		return fmt.Errorf("cannot read the simulator's recent tasks: %w", err)
+	}
+	if len(tm.RecentTask) == 0 {
+		return nil
+	}
+	var tasks []mo.Task
+	if err := pc.Retrieve(ctx, tm.RecentTask, []string{"info"}, &tasks); err != nil {
+		return fmt.Errorf("cannot read the simulator's recent tasks: %w", err)
+	}
+	for _, t := range tasks {
+		running := t.Info.State == types.TaskInfoStateQueued || t.Info.State == types.TaskInfoStateRunning
+		if !running || strings.HasPrefix(t.Info.DescriptionId, "VirtualMachine.clone") { // vcsim's "VirtualMachine.cloneVm"
+			continue
+		}
+		var failed task.Error
+		if err := s.WaitTask(t.Info.Key); err != nil && !errors.As(err, &failed) {
 			return err
 		}
 	}
