@@ -140,3 +140,27 @@ func TestStoppedDuringTheClone(t *testing.T) {
 		}
 	}
 }
+
+// A task found by its activation ID that made a VM without this machine's token (another vCenter client gave the
+// token as its operation ID) is not adopted: the step clones its own VM.
+func TestAForeignTaskWithTheTokenIsNotAdopted(t *testing.T) {
+	m := newMachine(t)
+	ctx := t.Context()
+	foreign := validSpec()
+	foreign.Name, foreign.Tags = "intruder", map[string]string{services.TagToken: "not-this-machines"}
+	task, err := m.sim.Client.Clone(ctx, foreign)
+	require.NoError(t, err)
+	m.sim.Advance(cloneTime)
+	intruder := m.sim.UUIDs(t)["intruder"]
+	require.NotEmpty(t, intruder)
+
+	tr := stopAfterCloneCall(t, m)
+	funcs := services.VMFuncs(m.sim.Client, services.WithMaxCloneTime(maxCloneTime))
+	funcs.FindOperationFunc = func(_ context.Context, token string, _ time.Time) (string, bool, error) {
+		return task + "/" + token, true, nil
+	}
+	m.res, m.tr = ensure.NewResource(funcs), tr
+	out, _ := m.untilReady(ctx)
+	assert.NotEqual(t, intruder, out.ID, "the intruder's VM is not adopted")
+	assert.Equal(t, "m-0", out.Observed.Name)
+}

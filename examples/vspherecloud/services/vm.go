@@ -187,8 +187,13 @@ func (v *vms) poll(ctx context.Context, op string) (*cloud.VM, bool, error) {
 		return nil, false, fmt.Errorf("%w: clone task %s: %w", ensure.ErrOperationFailed, ref, task.Err)
 	}
 	vm, err := v.read(ctx, task.Result)
-	if errors.Is(err, cloud.ErrNotFound) {
+	switch {
+	case errors.Is(err, cloud.ErrNotFound):
 		return nil, false, fmt.Errorf("%w: clone task %s made VM %s, which is gone: %w", ensure.ErrOperationFailed, ref, task.Result, err)
+	case err == nil && vm.Tags[TagToken] != token:
+		// Not this machine's clone: a task found by its activation ID (find), which any vCenter client can set,
+		// never hands over a VM that lacks the create's token.
+		return nil, false, fmt.Errorf("%w: clone task %s made VM %s, which does not carry this machine's token", ensure.ErrOperationFailed, ref, task.Result)
 	}
 	return vm, err == nil, err
 }
