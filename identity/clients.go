@@ -30,10 +30,10 @@ type Clients[C any] struct {
 	close   func(context.Context, C) error
 	timeout time.Duration
 
-	build sync.Mutex // one build at a time, so that two clusters with the same key log in once
-	mu    sync.Mutex
-	byKey map[[sha256.Size]byte]*sharedClient[C]
-	users map[types.NamespacedName][sha256.Size]byte
+	mu     sync.Mutex
+	builds map[[sha256.Size]byte]*sync.Mutex // one build per key at a time, so that clusters with one key log in once
+	byKey  map[[sha256.Size]byte]*sharedClient[C]
+	users  map[types.NamespacedName][sha256.Size]byte
 }
 
 type sharedClient[C any] struct {
@@ -65,7 +65,7 @@ func NewClients[C any](closeFn func(context.Context, C) error, opts ...ClientsOp
 		}
 	}
 	return &Clients[C]{close: closeFn, timeout: set.timeout,
-		byKey: map[[sha256.Size]byte]*sharedClient[C]{}, users: map[types.NamespacedName][sha256.Size]byte{}}
+		builds: map[[sha256.Size]byte]*sync.Mutex{}, byKey: map[[sha256.Size]byte]*sharedClient[C]{}, users: map[types.NamespacedName][sha256.Size]byte{}}
 }
 
 // Get returns the client of endpoint (whatever besides the credentials the client depends on, such as a server's
@@ -79,8 +79,22 @@ func (c *Clients[C]) Get(ctx context.Context, cluster types.NamespacedName, endp
 	if client, ok := c.use(ctx, cluster, key); ok {
 		return client, nil
 	}
-	c.build.Lock()
-	defer c.build.Unlock()
+	c.mu.Lock()
+	lock, ok := c.builds[key]
+	if !ok {
+		lock = &sync.Mutex{}
+		c.builds[key] = lock
+	}
+	c.mu.Unlock()
+	lock.Lock()
+	defer func() {
+		lock.Unlock()
+		c.mu.Lock()
+		if c.builds[key] == lock {
+			delete(c.builds, key) // bounded by the builds in flight
+		}
+		c.mu.Unlock()
+	}()
 	if client, ok := c.use(ctx, cluster, key); ok { // built meanwhile
 		return client, nil
 	}
@@ -90,6 +104,13 @@ func (c *Clients[C]) Get(ctx context.Context, cluster types.NamespacedName, endp
 		return zero, err
 	}
 	c.mu.Lock()
+	if e, built := c.byKey[key]; built {
+		// Another build of the key won (its lock was replaced after it ended): use its client, close this one.
+		old := c.attach(cluster, key)
+		c.mu.Unlock()
+		c.closeAll(ctx, append(old, client))
+		return e.client, nil
+	}
 	c.byKey[key] = &sharedClient[C]{client: client}
 	old := c.attach(cluster, key)
 	c.mu.Unlock()

@@ -171,3 +171,30 @@ func TestClientsConcurrent(t *testing.T) {
 		assert.Equal(t, 1, x.closed, "session %d", x.n)
 	}
 }
+
+// Clients doc: builds of other keys "never wait for each other": a tenant whose vCenter does not answer does not hold
+// up the login of another.
+func TestClientsBuildsOfOtherKeysDoNotWait(t *testing.T) {
+	ctx := t.Context()
+	c := identity.NewClients[string](nil)
+	blocked, release := make(chan struct{}), make(chan struct{})
+	go func() {
+		_, _ = c.Get(ctx, types.NamespacedName{Namespace: "a", Name: "slow"}, "unreachable", identity.NewCredentials(map[string][]byte{"password": []byte("a")}),
+			func(context.Context) (string, error) { close(blocked); <-release; return "slow", nil })
+	}()
+	<-blocked
+	defer close(release)
+	done := make(chan string, 1)
+	go func() {
+		got, err := c.Get(ctx, types.NamespacedName{Namespace: "b", Name: "fast"}, "vc", identity.NewCredentials(map[string][]byte{"password": []byte("b")}),
+			func(context.Context) (string, error) { return "fast", nil })
+		assert.NoError(t, err)
+		done <- got
+	}()
+	select {
+	case got := <-done:
+		assert.Equal(t, "fast", got)
+	case <-time.After(10 * time.Second): // only stops a run that deadlocks
+		t.Fatal("the build of another key waited for the slow one")
+	}
+}
