@@ -125,3 +125,44 @@ func TestBuildScriptsShareTheCacheSafely(t *testing.T) {
 		})
 	}
 }
+
+// disk-space.sh empties Go's build cache only when its file system has less free space than asked, and refuses a
+// threshold that is not a whole number of GiB, naming it.
+func TestDiskSpace(t *testing.T) {
+	for _, tc := range []struct {
+		name, min string
+		cleaned   bool
+		wantErr   string
+	}{
+		{name: "enough room", min: "0"},
+		{name: "too little room", min: "9999", cleaned: true},
+		{name: "not a number", min: "12G", wantErr: `MIN_GIB must be a whole number of GiB, got "12G"`},
+		{name: "too long", min: "123456", wantErr: `got "123456"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cache := t.TempDir() // a cache of its own: go clean -cache empties only this one
+			entry := filepath.Join(cache, "00", "entry-a")
+			require.NoError(t, os.MkdirAll(filepath.Dir(entry), 0o755))
+			require.NoError(t, os.WriteFile(entry, []byte("built"), 0o644))
+			cmd := exec.Command("bash", "disk-space.sh", tc.min)
+			cmd.Env = append(os.Environ(), "GOCACHE="+cache)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			if tc.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, stderr.String(), tc.wantErr)
+				assert.FileExists(t, entry)
+				return
+			}
+			require.NoError(t, err, stderr.String())
+			assert.Contains(t, stdout.String(), "GiB free for Go's build cache ("+cache+")")
+			if tc.cleaned {
+				assert.NoFileExists(t, entry)
+				assert.Contains(t, stdout.String(), "emptying Go's build cache")
+			} else {
+				assert.FileExists(t, entry)
+			}
+		})
+	}
+}

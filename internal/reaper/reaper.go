@@ -5,7 +5,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -18,6 +20,9 @@ const (
 	argv0    = "capkit-testenv-reaper"
 	// tokenBytes is the size of a token before hex encoding.
 	tokenBytes = 16
+	// maxPath bounds a path given to RemoveOnExit (Linux's PATH_MAX), maxPaths how many the reaper keeps.
+	maxPath  = 4096
+	maxPaths = 4096
 )
 
 var (
@@ -25,7 +30,9 @@ var (
 	startErr error
 	// held is the write end of the reaper's standard input: kept reachable (an unreachable os.File is closed by
 	// its finalizer, which the reaper would take for this process's end) and open until the process ends.
-	held *os.File //nolint:unused // written only: a reachable variable keeps the pipe open (see above)
+	held *os.File
+	// heldMu serializes the writes of RemoveOnExit to held.
+	heldMu sync.Mutex
 )
 
 // Start starts, once per process, the reaper of the processes this process starts from now on, and marks them
@@ -34,6 +41,39 @@ var (
 func Start(killWithParent bool) error {
 	once.Do(func() { startErr = start(killWithParent) })
 	return startErr
+}
+
+// RemoveOnExit has the reaper remove path, and all it holds, when this process ends without removing it: after
+// it killed the marked processes, whose files (etcd's data, say) these are. The caller still removes path when it
+// stops them itself; the reaper then finds nothing to remove. path must be absolute and clean. Before Start, and
+// where the reaper does not run, it does nothing.
+func RemoveOnExit(path string) error {
+	if err := checkPath(path); err != nil {
+		return err
+	}
+	heldMu.Lock()
+	defer heldMu.Unlock()
+	if held == nil {
+		return nil
+	}
+	if _, err := held.WriteString(path + "\n"); err != nil {
+		return fmt.Errorf("cannot give %q to the reaper: %w", path, err)
+	}
+	return nil
+}
+
+// checkPath returns an error naming path when the reaper would not remove it: not absolute, not clean, the root,
+// too long or holding a newline (which ends a path in the reaper's input).
+func checkPath(path string) error {
+	switch {
+	case len(path) > maxPath:
+		return fmt.Errorf("cannot remove %.64q... on exit: longer than %d bytes", path, maxPath)
+	case strings.ContainsAny(path, "\n\x00"):
+		return fmt.Errorf("cannot remove %q on exit: it holds a newline or NUL", path)
+	case !filepath.IsAbs(path) || filepath.Clean(path) != path || path == string(filepath.Separator):
+		return fmt.Errorf("cannot remove %q on exit: want an absolute, clean path other than the root", path)
+	}
+	return nil
 }
 
 // newToken returns a random token, hex encoded.

@@ -1,7 +1,9 @@
 package reaper
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -68,7 +71,9 @@ func start(killWithParent bool) error {
 		return fmt.Errorf("cannot start the reaper %q: %w", exe, err)
 	}
 	go func() { _ = cmd.Wait() }() // it ends after this process does, unless it fails
+	heldMu.Lock()
 	held = w
+	heldMu.Unlock()
 	if err := os.Setenv(EnvRun, token); err != nil {
 		return fmt.Errorf("cannot set %s: %w", EnvRun, err)
 	}
@@ -76,12 +81,14 @@ func start(killWithParent bool) error {
 }
 
 // serve waits for the owner to end (stdin reads end of file, or the reaper's parent changes), killing the owner
-// when its parent, if watched, ends; then it kills the processes marked with the token. It returns the exit code.
+// when its parent, if watched, ends; then it kills the processes marked with the token and removes the paths the
+// owner gave (RemoveOnExit). It returns the exit code.
 func serve(a args, stdin io.Reader) int {
 	signal.Ignore(syscall.SIGINT, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGQUIT)
 	eof := make(chan struct{})
+	var paths removals
 	go func() {
-		_, _ = io.Copy(io.Discard, stdin)
+		paths.read(stdin)
 		close(eof)
 	}()
 	tick := time.NewTicker(pollInterval)
@@ -103,7 +110,49 @@ func serve(a args, stdin io.Reader) int {
 		}
 	}
 	reap(a.token)
+	paths.remove()
 	return 0
+}
+
+// removals are the paths the owner gave the reaper to remove once it ended.
+type removals struct {
+	mu    sync.Mutex
+	paths []string
+}
+
+// read reads the paths on r, one per line, until r ends. A line that is too long or not a path is skipped, as are
+// the paths beyond maxPaths (the owner checked them, see RemoveOnExit).
+func (rs *removals) read(r io.Reader) {
+	br := bufio.NewReaderSize(r, maxPath+1)
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			for errors.Is(err, bufio.ErrBufferFull) { // the rest of the line
+				_, err = br.ReadSlice('\n')
+			}
+			continue
+		}
+		if err != nil {
+			return // end of file: the owner ended (a partial last line is dropped)
+		}
+		p := string(bytes.TrimSuffix(line, []byte("\n")))
+		rs.mu.Lock()
+		if checkPath(p) == nil && len(rs.paths) < maxPaths {
+			rs.paths = append(rs.paths, p)
+		}
+		rs.mu.Unlock()
+	}
+}
+
+// remove removes the paths read, ignoring those already gone.
+func (rs *removals) remove() {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	for _, p := range rs.paths {
+		if err := os.RemoveAll(p); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", argv0, err)
+		}
+	}
 }
 
 // reap kills the processes marked with token until none is left (or reapRounds scans).

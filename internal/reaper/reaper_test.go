@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -102,6 +103,11 @@ const ownerHelperEnv = "CAPKIT_REAPER_TEST_OWNER"
 // sleep's process ID and hangs.
 func owner(t *testing.T, mode string) {
 	require.NoError(t, Start(mode == "watch-parent"))
+	dir, err := os.MkdirTemp("", "capkit-reaper-test-")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "data"), []byte("etcd's, say"), 0o600))
+	require.NoError(t, RemoveOnExit(dir))
+	fmt.Printf("dir %s\n", dir)
 	sleep := exec.Command("sleep", "300")
 	require.NoError(t, sleep.Start())
 	fmt.Printf("sleep %d\n", sleep.Process.Pid)
@@ -110,7 +116,8 @@ func owner(t *testing.T, mode string) {
 }
 
 // TestReaperKillsWhatItsOwnerStarted kills the reaper's owner, or its parent, and checks that what the owner
-// started after Start ends with it, and that a process without the owner's mark does not.
+// started after Start ends with it, that the folder it gave RemoveOnExit is removed, and that a process without the
+// owner's mark does not end.
 func TestReaperKillsWhatItsOwnerStarted(t *testing.T) {
 	if mode := os.Getenv(ownerHelperEnv); mode != "" {
 		owner(t, mode)
@@ -137,14 +144,19 @@ func TestReaperKillsWhatItsOwnerStarted(t *testing.T) {
 			require.NoError(t, sh.Start())
 			t.Cleanup(func() { _ = syscall.Kill(-sh.Process.Pid, syscall.SIGKILL) })
 			sc := bufio.NewScanner(out)
-			sleepPID := 0
+			sleepPID, dir := 0, ""
 			for sleepPID == 0 && sc.Scan() {
+				if d, ok := strings.CutPrefix(sc.Text(), "dir "); ok {
+					dir = d
+					t.Cleanup(func() { _ = os.RemoveAll(d) })
+				}
 				if s, ok := strings.CutPrefix(sc.Text(), "sleep "); ok {
 					sleepPID, err = strconv.Atoi(s)
 					require.NoError(t, err)
 				}
 			}
 			require.NotZero(t, sleepPID, "the helper did not start its sleep")
+			require.DirExists(t, dir)
 			t.Cleanup(func() { _ = syscall.Kill(sleepPID, syscall.SIGKILL) })
 			owner := childOf(t, sh.Process.Pid)
 			require.True(t, alive(sleepPID))
@@ -153,6 +165,8 @@ func TestReaperKillsWhatItsOwnerStarted(t *testing.T) {
 			assert.Eventually(t, func() bool { return !alive(sleepPID) && !alive(owner) }, 10*time.Second, 50*time.Millisecond,
 				"the owner (%d) and its sleep (%d) must end", owner, sleepPID)
 			assert.True(t, alive(bystander.Process.Pid), "a process of another run must not be killed")
+			assert.Eventually(t, func() bool { _, err := os.Stat(dir); return os.IsNotExist(err) }, 10*time.Second, 50*time.Millisecond,
+				"the folder given to RemoveOnExit must be removed")
 			_ = sh.Wait()
 		})
 	}
@@ -178,4 +192,51 @@ func alive(pid int) bool {
 	}
 	i := strings.LastIndexByte(string(b), ')')
 	return i > 0 && len(b) > i+2 && b[i+2] != 'Z'
+}
+
+func TestCheckPath(t *testing.T) {
+	for _, tc := range []struct {
+		name, path, wantErr string
+	}{
+		{name: "absolute and clean", path: "/tmp/capkit-envtest-1"},
+		{name: "relative", path: "tmp/x", wantErr: `"tmp/x" on exit: want an absolute`},
+		{name: "not clean", path: "/tmp/../etc", wantErr: `"/tmp/../etc" on exit: want an absolute`},
+		{name: "the root", path: "/", wantErr: `"/" on exit: want an absolute, clean path other than the root`},
+		{name: "empty", path: "", wantErr: `"" on exit`},
+		{name: "a newline", path: "/tmp/a\n/etc", wantErr: "holds a newline"},
+		{name: "too long", path: "/" + strings.Repeat("a", maxPath), wantErr: "longer than 4096 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := checkPath(tc.path)
+			if tc.wantErr == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tc.wantErr)
+		})
+	}
+}
+
+// The reaper reads one path a line; what RemoveOnExit would refuse, an overlong line and an unended last line (the
+// owner died while writing it) are skipped, and the paths kept are bounded.
+func TestRemovalsRead(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     []string
+	}{
+		{name: "paths", in: "/a\n/b/c\n", want: []string{"/a", "/b/c"}},
+		{name: "refused ones skipped", in: "/a\nrelative\n/\n/b/../c\n\n/d\n", want: []string{"/a", "/d"}},
+		{name: "an overlong line skipped whole", in: "/" + strings.Repeat("x", 3*maxPath) + "\n/e\n", want: []string{"/e"}},
+		{name: "an unended last line dropped", in: "/a\n/b", want: []string{"/a"}},
+		{name: "nothing", in: ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var rs removals
+			rs.read(strings.NewReader(tc.in))
+			assert.Equal(t, tc.want, rs.paths)
+		})
+	}
+	var rs removals
+	rs.read(strings.NewReader(strings.Repeat("/p\n", maxPaths+10)))
+	assert.Len(t, rs.paths, maxPaths)
 }

@@ -42,6 +42,7 @@ type Environment struct {
 
 	env   *envtest.Environment
 	nodes []*FakeNodes // stopped by Stop
+	dir   string       // etcd's data and the API server's certificates
 }
 
 // Option configures NewEnvironment.
@@ -166,22 +167,59 @@ func NewEnvironment(opts ...Option) (*Environment, error) {
 		e.env.WebhookInstallOptions = *o.webhooks
 	}
 	// envtest puts kube-apiserver and etcd in process groups of their own: when this process ends without Stop (go
-	// test's -timeout, a signal, a killed go test), the reaper kills them and whatever else it started from now on.
+	// test's -timeout, a signal, a killed go test), the reaper kills them and whatever else it started from now on,
+	// and removes their folder.
 	if err := reaper.Start(testing.Testing()); err != nil {
 		return nil, fmt.Errorf("cannot start envtest: %w", err)
 	}
+	if err := e.makeDir(); err != nil {
+		return nil, err
+	}
 	cfg, err := e.env.Start()
 	if err != nil {
+		_ = e.env.Stop()
+		_ = os.RemoveAll(e.dir)
 		return nil, fmt.Errorf("cannot start envtest with binaries in %q: %w", assets, err)
+	}
+	if d := e.env.WebhookInstallOptions.LocalServingCertDir; d != "" { // always made, in a folder of its own
+		if err := reaper.RemoveOnExit(d); err != nil {
+			_ = e.Stop()
+			return nil, fmt.Errorf("cannot start envtest: %w", err)
+		}
 	}
 	e.Config = cfg
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {
-		_ = e.env.Stop()
+		_ = e.Stop()
 		return nil, fmt.Errorf("cannot create client: %w", err)
 	}
 	e.Client = c
 	return e, nil
+}
+
+// makeDir makes the folder of etcd's data and the API server's certificates, and has the reaper remove it if this
+// process ends without Stop. envtest would make two folders of its own, removed only by Stop, and two more for each
+// failed try to start.
+func (e *Environment) makeDir() error {
+	dir, err := os.MkdirTemp("", "capkit-envtest-")
+	if err != nil {
+		return fmt.Errorf("cannot make envtest's folder: %w", err)
+	}
+	if err := reaper.RemoveOnExit(dir); err != nil {
+		_ = os.RemoveAll(dir)
+		return fmt.Errorf("cannot start envtest: %w", err)
+	}
+	e.dir = dir
+	cp := &e.env.ControlPlane
+	cp.Etcd = &envtest.Etcd{DataDir: filepath.Join(dir, "etcd")}
+	cp.APIServer = &envtest.APIServer{CertDir: filepath.Join(dir, "apiserver")}
+	for _, d := range []string{cp.Etcd.DataDir, cp.APIServer.CertDir} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			_ = os.RemoveAll(dir)
+			return fmt.Errorf("cannot make envtest's folder: %w", err)
+		}
+	}
+	return nil
 }
 
 // WebhookInstallOptions returns the webhook options in use (host, port and certificate folder for the
@@ -200,9 +238,13 @@ func (e *Environment) Stop() error {
 		_ = n.Stop()
 	}
 	e.nodes = nil
-	env := e.env
-	e.env = nil
-	if err := env.Stop(); err != nil {
+	env, dir := e.env, e.dir
+	e.env, e.dir = nil, ""
+	err := env.Stop()
+	if dir != "" {
+		err = errors.Join(err, os.RemoveAll(dir)) // after the processes that write in it ended
+	}
+	if err != nil {
 		return fmt.Errorf("cannot stop envtest: %w", err)
 	}
 	return nil

@@ -17,6 +17,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/capkit/capkit/internal/reaper"
 )
 
 // kwokVersion is the version of KWOK's kwok controller that hack/kwok-binaries.sh builds.
@@ -67,6 +69,10 @@ func (e *Environment) StartFakeNodes(ctx context.Context, nodes ...NodeSpec) (*F
 	}
 	dir, err := os.MkdirTemp("", "capkit-nodes-")
 	if err != nil {
+		return nil, fmt.Errorf("cannot start fake nodes: %w", err)
+	}
+	if err := reaper.RemoveOnExit(dir); err != nil { // the reaper kills kwok and kube-scheduler, then removes their logs
+		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("cannot start fake nodes: %w", err)
 	}
 	f := &FakeNodes{dir: dir, env: e}

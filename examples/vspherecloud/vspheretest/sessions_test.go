@@ -1,7 +1,10 @@
 package vspheretest_test
 
 import (
+	"fmt"
+	"os"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -54,4 +57,31 @@ func TestWaitVMTasks(t *testing.T) {
 	require.NoError(t, sim.WaitVMTasks(vm.UUID))
 	assert.Zero(t, sim.VMs(t))
 	require.NoError(t, sim.WaitVMTasks(vm.UUID), "no VM, no task")
+}
+
+// Close leaves nothing in the temporary folder, even with clones still running: the
+// simulator's files outlived each test before (one folder per test, in every run).
+func TestCloseLeavesNoFiles(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	sim, err := vspheretest.Start()
+	require.NoError(t, err)
+	sp := cloud.CloneSpec{Name: "held", Inventory: sim.Inventory, CPUs: 2, MemoryMiB: 4096, DiskGiB: 20}
+	sim.SetCloneTime(time.Hour) // a clone that ends with the simulator's clock
+	_, err = sim.Client.Clone(t.Context(), sp)
+	require.NoError(t, err)
+	sim.SetCloneTime(0)
+	for i := range 8 { // clones that write their VMs' files now (each of them alone leaves them about 1 time in 6)
+		sp.Name = fmt.Sprintf("running-%d", i)
+		_, err = sim.Client.Clone(t.Context(), sp)
+		require.NoError(t, err)
+	}
+	entries, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	require.NotEmpty(t, entries, "the simulator keeps its files in TMPDIR")
+
+	sim.Close()
+	entries, err = os.ReadDir(tmp)
+	require.NoError(t, err)
+	assert.Empty(t, entries)
 }

@@ -165,6 +165,13 @@ func Start(opts ...Option) (_ *Simulator, err error) {
 // timeout or CancelWaitForUpdates, never when its client goes away.
 func (s *Simulator) Close() {
 	s.clones.releaseAll()
+	if s.admin != nil {
+		// The released clones fail now, but a task still running writes into the folder that Remove removes, which
+		// then stays behind (one per test, in the temporary folder).
+		ctx, cancel := context.WithTimeout(context.Background(), closeWait)
+		_ = s.waitTasks(ctx, true)
+		cancel()
+	}
 	s.mu.Lock()
 	proxies := s.proxies
 	s.mu.Unlock()
@@ -557,7 +564,11 @@ func (s *Simulator) WaitVMTasks(uuid string) error {
 // has a step meet a task of its previous reconcile half done (vcsim runs two destroys of one VM at once, and can
 // crash on the files they both remove). Clones are left alone: they end on the simulator's clock (Advance).
 func (s *Simulator) WaitTasks() error {
-	ctx := context.Background()
+	return s.waitTasks(context.Background(), false)
+}
+
+// waitTasks waits until every task that is not a clone has ended, and clones too with clones.
+func (s *Simulator) waitTasks(ctx context.Context, clones bool) error {
 	pc := property.DefaultCollector(s.admin)
 	var tm mo.TaskManager
 	if err := pc.RetrieveOne(ctx, *s.admin.ServiceContent.TaskManager, []string{"recentTask"}, &tm); err != nil {
@@ -572,11 +583,12 @@ func (s *Simulator) WaitTasks() error {
 	}
 	for _, t := range tasks {
 		running := t.Info.State == types.TaskInfoStateQueued || t.Info.State == types.TaskInfoStateRunning
-		if !running || strings.HasPrefix(t.Info.DescriptionId, "VirtualMachine.clone") { // vcsim's "VirtualMachine.cloneVm"
+		if !running || (!clones && strings.HasPrefix(t.Info.DescriptionId, "VirtualMachine.clone")) { // vcsim's "VirtualMachine.cloneVm"
 			continue
 		}
 		var failed task.Error
-		if err := s.WaitTask(t.Info.Key); err != nil && !errors.As(err, &failed) {
+		_, err := object.NewTask(s.admin, types.ManagedObjectReference{Type: "Task", Value: t.Info.Key}).WaitForResult(ctx)
+		if err != nil && !errors.As(err, &failed) {
 			return err
 		}
 	}
