@@ -198,8 +198,7 @@ func NewEnvironment(opts ...Option) (*Environment, error) {
 }
 
 // makeDir makes the folder of etcd's data and the API server's certificates, and has the reaper remove it if this
-// process ends without Stop. envtest would make two folders of its own, removed only by Stop, and two more for each
-// failed try to start.
+// process ends without Stop. envtest would make two folders of its own, removed only by its Stop.
 func (e *Environment) makeDir() error {
 	dir, err := os.MkdirTemp("", "capkit-envtest-")
 	if err != nil {

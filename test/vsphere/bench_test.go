@@ -112,12 +112,17 @@ func fleetTable(fleets []fleet, idle time.Duration) string {
 	}
 	perMachine := func(v int, n int) string { return strconv.FormatFloat(float64(v)/float64(n), 'f', 1, 64) }
 	row("time to provision the fleet", func(f fleet) string { return f.provision.Round(100 * time.Millisecond).String() })
-	row("per machine, bootstrap data ready to infrastructure ready: median / max", func(f fleet) string {
-		if len(f.latency) == 0 {
+	medMax := func(d []time.Duration) string {
+		if len(d) == 0 {
 			return "-"
 		}
-		return fmt.Sprintf("%s / %s", f.latency[len(f.latency)/2], f.latency[len(f.latency)-1])
-	})
+		return fmt.Sprintf("%s / %s", d[len(d)/2], d[len(d)-1])
+	}
+	row("per machine, bootstrap data ready to infrastructure ready: median / max", func(f fleet) string { return medMax(f.latency.total) })
+	row("… of which the bootstrap data on the Machine (Cluster API)", func(f fleet) string { return medMax(f.latency.toData) })
+	row("… then the clone call (the provider)", func(f fleet) string { return medMax(f.latency.toCall) })
+	row("… then the VM created and powered on (the simulator)", func(f fleet) string { return medMax(f.latency.toVM) })
+	row("… then infrastructure ready (the provider)", func(f fleet) string { return medMax(f.latency.afterVM) })
 	row("time to delete the fleet", func(f fleet) string { return f.delete.Round(100 * time.Millisecond).String() })
 	row("vCenter requests per machine, provision", func(f fleet) string { return perMachine(f.vcProvision, f.n) })
 	row(fmt.Sprintf("vCenter requests per machine, %s idle", idle), func(f fleet) string { return perMachine(f.vcIdle, f.n) })

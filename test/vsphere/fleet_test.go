@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -11,12 +13,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
+	"github.com/capkit/capkit/examples/vspherecloud/vspheretest"
 	"github.com/capkit/capkit/test/internal/capienv"
 )
 
@@ -138,8 +142,8 @@ type fleet struct {
 	k8sDelete             int
 	writes                int // Kubernetes API writes, provision and delete
 	idle                  time.Duration
-	vcKinds               map[string]int  // vCenter requests while provisioning, by kind
-	latency               []time.Duration // per Machine, from bootstrap data ready to infrastructure ready, sorted
+	vcKinds               map[string]int // vCenter requests while provisioning, by kind
+	latency               latency        // per Machine, from bootstrap data ready to infrastructure ready
 	vms, clones, left     int
 	usage                 capienv.Usage
 }
@@ -153,6 +157,14 @@ func runFleet(ctx context.Context, r *running, n int, idle time.Duration, then f
 	cpu0 := r.used().CPU
 	r.vc.Requests.Reset()
 	r.k8s.Requests.Reset()
+	calls, data := newFirsts(), newFirsts()
+	r.w.sim.OnClone(calls.record)
+	defer r.w.sim.OnClone(nil)
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	if err := watchBootstrapData(watchCtx, ns, data); err != nil {
+		return f, err
+	}
 	start := time.Now()
 	for i := range n {
 		if err := r.createCluster(ctx, ns, fmt.Sprintf("%s-%d", r.name, i)); err != nil {
@@ -166,7 +178,7 @@ func runFleet(ctx context.Context, r *running, n int, idle time.Duration, then f
 	f.provision = time.Since(start)
 	f.vcProvision, f.k8sProvision, f.writes = r.vc.Requests.Total(), apiCalls(r), r.k8s.Requests.Writes()
 	f.vcKinds = r.vc.Requests.ByKind()
-	if f.latency, err = providerLatency(ctx, ns); err != nil {
+	if f.latency, err = providerLatency(ctx, r.w.sim, data, calls, ns); err != nil {
 		return f, err
 	}
 	f.vms, f.clones = r.w.sim.VMs(r.tb), r.w.sim.Clones()-clones0
@@ -314,15 +326,98 @@ func deleteNodes(ctx context.Context) error {
 	return capienv.DeleteNodes(ctx, env.Client, names...)
 }
 
-// providerLatency returns, for each Machine of ns, the time from its BootstrapConfigReady condition turning true to
-// its InfrastructureReady condition turning true, sorted: the infrastructure provider's part of provisioning once it
-// has what it needs, apart from what Cluster API and the bootstrap provider take (conditions' times are in seconds).
-func providerLatency(ctx context.Context, ns string) ([]time.Duration, error) {
+// firsts records when something first happened to each of a set of objects, by name: the clone of each VM asked
+// for (vspheretest.Simulator.OnClone), each Machine given its bootstrap data (watchBootstrapData).
+type firsts struct {
+	mu sync.Mutex
+	at map[string]time.Time
+}
+
+func newFirsts() *firsts { return &firsts{at: map[string]time.Time{}} }
+
+func (c *firsts) record(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.at[name]; !ok {
+		c.at[name] = time.Now()
+	}
+}
+
+func (c *firsts) get(name string) (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t, ok := c.at[name]
+	return t, ok
+}
+
+// watchBootstrapData records in seen when each Machine of ns is first seen with spec.bootstrap.dataSecretName, until
+// ctx ends: the moment the infrastructure provider can start. The Machine's BootstrapConfigReady condition keeps the
+// bootstrap provider's own time (Cluster API mirrors its transition time), from before Cluster API's Machine
+// controller copied the data's name onto the Machine. A watch the API server ends is opened again where it stopped;
+// all end with ctx.
+func watchBootstrapData(ctx context.Context, ns string, seen *firsts) error {
+	wc, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
+	if err != nil {
+		return err
+	}
+	var list clusterv1.MachineList
+	if err := wc.List(ctx, &list, client.InNamespace(ns)); err != nil {
+		return err
+	}
+	rv := list.ResourceVersion
+	open := func() (watch.Interface, error) {
+		return wc.Watch(ctx, &clusterv1.MachineList{}, client.InNamespace(ns), &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: rv}})
+	}
+	w, err := open()
+	if err != nil {
+		return err
+	}
+	go func() {
+		for {
+			for ev := range w.ResultChan() {
+				if ev.Type == watch.Error {
+					rv = "" // too old: the next watch starts with the Machines as they are (their data seen late)
+				}
+				if m, ok := ev.Object.(*clusterv1.Machine); ok {
+					rv = m.ResourceVersion
+					if ptr.Deref(m.Spec.Bootstrap.DataSecretName, "") != "" {
+						seen.record(m.Name)
+					}
+				}
+			}
+			w.Stop()
+			for ctx.Err() == nil {
+				if w, err = open(); err == nil {
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			if ctx.Err() != nil {
+				return
+			}
+		}
+	}()
+	return nil
+}
+
+// latency is, per Machine and sorted, the time from its BootstrapConfigReady condition turning true to its
+// InfrastructureReady condition turning true, as Cluster API reports them, and its parts: until Cluster API gave the
+// Machine its bootstrap data (watchBootstrapData); until the infrastructure provider asked for the clone of the
+// Machine's VM; until the simulator created the VM (config.createDate), which the clone powers on; until the provider
+// saw the VM and its address (the stand-in for guest tools gives it within guestToolsEvery). Conditions' times are
+// in seconds.
+type latency struct {
+	total, toData, toCall, toVM, afterVM []time.Duration
+}
+
+// providerLatency returns the latency of the Machines of ns, whose bootstrap data and clone calls data and calls
+// recorded.
+func providerLatency(ctx context.Context, sim *vspheretest.Simulator, data, calls *firsts, ns string) (latency, error) {
+	var l latency
 	var machines clusterv1.MachineList
 	if err := env.Client.List(ctx, &machines, client.InNamespace(ns)); err != nil {
-		return nil, err
+		return l, err
 	}
-	out := make([]time.Duration, 0, len(machines.Items))
 	for _, m := range machines.Items {
 		var bootstrap, infra time.Time
 		for _, c := range m.Status.Conditions {
@@ -334,10 +429,29 @@ func providerLatency(ctx context.Context, ns string) ([]time.Duration, error) {
 			}
 		}
 		if bootstrap.IsZero() || infra.IsZero() {
-			return nil, fmt.Errorf("machine %s/%s is provisioned without both conditions true", ns, m.Name)
+			return l, fmt.Errorf("machine %s/%s is provisioned without both conditions true", ns, m.Name)
 		}
-		out = append(out, max(0, infra.Sub(bootstrap)))
+		vm, err := sim.Inspect(strings.TrimPrefix(m.Spec.ProviderID, "vsphere://"))
+		if err != nil || vm.Config == nil {
+			return l, fmt.Errorf("cannot read the VM of machine %s/%s (%q): %w", ns, m.Name, m.Spec.ProviderID, err)
+		}
+		called, ok := calls.get(vm.Config.Name)
+		if !ok {
+			return l, fmt.Errorf("machine %s/%s: no clone call of its VM %q was seen", ns, m.Name, vm.Config.Name)
+		}
+		given, ok := data.get(m.Name)
+		if !ok {
+			return l, fmt.Errorf("machine %s/%s was not seen with its bootstrap data", ns, m.Name)
+		}
+		created := ptr.Deref(vm.Config.CreateDate, time.Time{})
+		l.total = append(l.total, max(0, infra.Sub(bootstrap)))
+		l.toData = append(l.toData, max(0, given.Sub(bootstrap)).Round(time.Second))
+		l.toCall = append(l.toCall, max(0, called.Sub(given)).Round(time.Second))
+		l.toVM = append(l.toVM, max(0, created.Sub(called)).Round(time.Second))
+		l.afterVM = append(l.afterVM, max(0, infra.Sub(created)).Round(time.Second))
 	}
-	slices.Sort(out)
-	return out, nil
+	for _, d := range [][]time.Duration{l.total, l.toData, l.toCall, l.toVM, l.afterVM} {
+		slices.Sort(d)
+	}
+	return l, nil
 }
