@@ -8,7 +8,13 @@ set -euo pipefail
 min="${1:-12}"
 [[ "$min" =~ ^[0-9]{1,4}$ ]] || { echo "hack/disk-space.sh: MIN_GIB must be a whole number of GiB, got \"$min\"" >&2; exit 2; }
 cache="$("${GO:-go}" env GOCACHE)"
-free_gib() { df -Pk "$1" | awk 'NR == 2 { print int($4 / 1048576) }'; }
+# free_gib prints the GiB free on the file system of $1, or of its nearest folder that exists (a fresh machine has no
+# build cache yet).
+free_gib() {
+  local d="$1"
+  while [[ ! -d "$d" && "$d" != "/" && "$d" != "." ]]; do d="$(dirname "$d")"; done
+  df -Pk "$d" | awk 'NR == 2 { print int($4 / 1048576) }'
+}
 free="$(free_gib "$cache")"
 echo "capkit: $free GiB free for Go's build cache ($cache), $(free_gib "${TMPDIR:-/tmp}") GiB for temporary files"
 if (( free < min )); then

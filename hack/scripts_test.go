@@ -132,10 +132,12 @@ func TestDiskSpace(t *testing.T) {
 	for _, tc := range []struct {
 		name, min string
 		cleaned   bool
+		noCache   bool // GOCACHE names a folder that does not exist yet
 		wantErr   string
 	}{
 		{name: "enough room", min: "0"},
 		{name: "too little room", min: "9999", cleaned: true},
+		{name: "no cache yet (a fresh machine)", min: "0", noCache: true},
 		{name: "not a number", min: "12G", wantErr: `MIN_GIB must be a whole number of GiB, got "12G"`},
 		{name: "too long", min: "123456", wantErr: `got "123456"`},
 	} {
@@ -144,6 +146,9 @@ func TestDiskSpace(t *testing.T) {
 			entry := filepath.Join(cache, "00", "entry-a")
 			require.NoError(t, os.MkdirAll(filepath.Dir(entry), 0o755))
 			require.NoError(t, os.WriteFile(entry, []byte("built"), 0o644))
+			if tc.noCache {
+				cache = filepath.Join(cache, "not", "yet")
+			}
 			cmd := exec.Command("bash", "disk-space.sh", tc.min)
 			cmd.Env = append(os.Environ(), "GOCACHE="+cache)
 			var stdout, stderr bytes.Buffer
@@ -157,6 +162,10 @@ func TestDiskSpace(t *testing.T) {
 			}
 			require.NoError(t, err, stderr.String())
 			assert.Contains(t, stdout.String(), "GiB free for Go's build cache ("+cache+")")
+			if tc.noCache {
+				assert.NoDirExists(t, cache, "nothing made")
+				return
+			}
 			if tc.cleaned {
 				assert.NoFileExists(t, entry)
 				assert.Contains(t, stdout.String(), "emptying Go's build cache")

@@ -31,9 +31,15 @@ type Clients[C any] struct {
 	timeout time.Duration
 
 	mu     sync.Mutex
-	builds map[[sha256.Size]byte]*sync.Mutex // one build per key at a time, so that clusters with one key log in once
+	builds map[[sha256.Size]byte]*keyBuild // one build per key at a time, so that clusters with one key log in once
 	byKey  map[[sha256.Size]byte]*sharedClient[C]
 	users  map[types.NamespacedName][sha256.Size]byte
+}
+
+// keyBuild serializes the builds of one key; it is dropped when no Get waits for it.
+type keyBuild struct {
+	sync.Mutex
+	gets int // the Gets holding or waiting for it, under Clients.mu
 }
 
 type sharedClient[C any] struct {
@@ -65,14 +71,15 @@ func NewClients[C any](closeFn func(context.Context, C) error, opts ...ClientsOp
 		}
 	}
 	return &Clients[C]{close: closeFn, timeout: set.timeout,
-		builds: map[[sha256.Size]byte]*sync.Mutex{}, byKey: map[[sha256.Size]byte]*sharedClient[C]{}, users: map[types.NamespacedName][sha256.Size]byte{}}
+		builds: map[[sha256.Size]byte]*keyBuild{}, byKey: map[[sha256.Size]byte]*sharedClient[C]{}, users: map[types.NamespacedName][sha256.Size]byte{}}
 }
 
 // Get returns the client of endpoint (whatever besides the credentials the client depends on, such as a server's
 // URL; not secret) and creds for cluster, building it with build when no cluster uses one. The key is a hash: the
 // credentials are neither kept nor shown. When cluster used another client, no more used, Get closes that one; a
-// failed close is logged to the logger of ctx (logr.FromContextOrDiscard) and is no error of Get. Builds run one at
-// a time, so that clusters with the same key build once; a Get of a client that exists never waits for one.
+// failed close is logged to the logger of ctx (logr.FromContextOrDiscard) and is no error of Get. The builds of one
+// key run one at a time, so that clusters with the same key build once; builds of other keys do not wait for each
+// other, and a Get of a client that exists never waits for one.
 func (c *Clients[C]) Get(ctx context.Context, cluster types.NamespacedName, endpoint string, creds Credentials,
 	build func(context.Context) (C, error)) (C, error) {
 	key := sha256.Sum256(fmt.Appendf(nil, "%q %s", endpoint, creds.get().fingerprint))
@@ -80,18 +87,19 @@ func (c *Clients[C]) Get(ctx context.Context, cluster types.NamespacedName, endp
 		return client, nil
 	}
 	c.mu.Lock()
-	lock, ok := c.builds[key]
+	b, ok := c.builds[key]
 	if !ok {
-		lock = &sync.Mutex{}
-		c.builds[key] = lock
+		b = &keyBuild{}
+		c.builds[key] = b
 	}
+	b.gets++
 	c.mu.Unlock()
-	lock.Lock()
+	b.Lock()
 	defer func() {
-		lock.Unlock()
+		b.Unlock()
 		c.mu.Lock()
-		if c.builds[key] == lock {
-			delete(c.builds, key) // bounded by the builds in flight
+		if b.gets--; b.gets == 0 {
+			delete(c.builds, key) // bounded by the keys being built
 		}
 		c.mu.Unlock()
 	}()
@@ -104,13 +112,6 @@ func (c *Clients[C]) Get(ctx context.Context, cluster types.NamespacedName, endp
 		return zero, err
 	}
 	c.mu.Lock()
-	if e, built := c.byKey[key]; built {
-		// Another build of the key won (its lock was replaced after it ended): use its client, close this one.
-		old := c.attach(cluster, key)
-		c.mu.Unlock()
-		c.closeAll(ctx, append(old, client))
-		return e.client, nil
-	}
 	c.byKey[key] = &sharedClient[C]{client: client}
 	old := c.attach(cluster, key)
 	c.mu.Unlock()

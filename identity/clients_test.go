@@ -198,3 +198,56 @@ func TestClientsBuildsOfOtherKeysDoNotWait(t *testing.T) {
 		t.Fatal("the build of another key waited for the slow one")
 	}
 }
+
+// The builds of one key never overlap, even after a build failed while other Gets of the key waited: one client is
+// built after the failure, and the waiters share it.
+func TestClientsBuildsOfOneKeyNeverOverlap(t *testing.T) {
+	ctx := t.Context()
+	c := identity.NewClients[int](nil)
+	creds := identity.NewCredentials(map[string][]byte{"password": []byte("p")})
+	var mu sync.Mutex
+	running, most, built := 0, 0, 0
+	first := make(chan struct{})
+	build := func(context.Context) (int, error) {
+		mu.Lock()
+		running++
+		most = max(most, running)
+		built++
+		n := built
+		mu.Unlock()
+		defer func() { mu.Lock(); running--; mu.Unlock() }()
+		if n == 1 {
+			<-first // the others queue up behind it, then it fails
+			return 0, errors.New("vCenter did not answer")
+		}
+		time.Sleep(10 * time.Millisecond)
+		return n, nil
+	}
+	var wg sync.WaitGroup
+	results := make([]int, 6)
+	errs := make([]error, 6)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = c.Get(ctx, types.NamespacedName{Namespace: "ns", Name: fmt.Sprintf("c%d", i)}, "vc", creds, build)
+		}()
+		if i == 0 {
+			require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return built == 1 }, 10*time.Second, time.Millisecond)
+		}
+	}
+	time.Sleep(50 * time.Millisecond) // the other five wait for the first build
+	close(first)
+	wg.Wait()
+	assert.Equal(t, 1, most, "two builds of one key ran at once")
+	assert.Equal(t, 2, built, "the failed build and one more")
+	failed := 0
+	for i := range results {
+		if errs[i] != nil {
+			failed++
+			continue
+		}
+		assert.Equal(t, 2, results[i], "Get %d shares the one client built after the failure", i)
+	}
+	assert.Equal(t, 1, failed)
+}

@@ -33,5 +33,7 @@
 // without stopping them (go test's -timeout, SIGINT, SIGTERM, SIGKILL), kills kube-apiserver, etcd, kube-scheduler,
 // kwok and every other process started after it that inherited the environment variable CAPKIT_TESTENV_RUN. In a
 // test binary the reaper also ends the binary when its parent (go test) has gone, since go test does not pass its
-// SIGTERM on. A process started with an environment that drops CAPKIT_TESTENV_RUN is not reaped.
+// SIGTERM on. Then it removes their folders: etcd's data and the API server's certificates (one capkit-envtest-*
+// folder in the temporary folder, which Stop removes too), the webhook serving certificates and the fake nodes' logs.
+// A process started with an environment that drops CAPKIT_TESTENV_RUN is not reaped.
 package testenv

@@ -387,7 +387,9 @@ func watchBootstrapData(ctx context.Context, ns string, seen *firsts) error {
 			}
 			w.Stop()
 			for ctx.Err() == nil {
-				if w, err = open(); err == nil {
+				next, err := open()
+				if err == nil {
+					w = next
 					break
 				}
 				time.Sleep(100 * time.Millisecond)
